@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"membench/workloads"
+)
+
+// command is one subcommand. Each lives in its own file and adds itself to
+// commands from init().
+type command struct {
+	name    string
+	usage   string // the synopsis after "membench NAME"
+	summary string
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// env is what a subcommand may touch.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// usageErr marks bad usage or bad input: exit status 2.
+type usageErr struct{ err error }
+
+func (e usageErr) Error() string { return e.err.Error() }
+func (e usageErr) Unwrap() error { return e.err }
+
+// badUsage formats a usage error.
+func badUsage(format string, args ...any) error {
+	return usageErr{fmt.Errorf(format, args...)}
+}
+
+// errSilent is returned when the message was already printed (--help).
+var errHelp = errors.New("help requested")
+
+// run is the whole program: it parses args and runs one subcommand.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	e := &env{stdout: stdout, stderr: stderr}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return badUsage("no command given")
+		}
+		return nil
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		return badUsage("unknown command %q (valid: %s)", args[0], strings.Join(commandNames(), ", "))
+	}
+	err := c.run(ctx, e, args[1:])
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+func commandNames() []string {
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "membench benchmarks tensor memory planners and allocators.")
+	fmt.Fprintln(w, "\nUsage:")
+	for _, n := range commandNames() {
+		c := commands[n]
+		fmt.Fprintf(w, "  membench %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'membench COMMAND --help' for a command's flags.")
+}
+
+// newFlags returns a flag set for a subcommand that reports errors instead
+// of exiting and prints --help to e.stdout.
+func newFlags(e *env, c *command) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "Usage: membench %s %s\n\n%s\n\nFlags:\n", c.name, c.usage, c.summary)
+		fs.SetOutput(e.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args, turning --help into errHelp and flag errors into
+// usage errors.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.Usage()
+			return errHelp
+		}
+		return usageErr{fmt.Errorf("%s: %w", fs.Name(), err)}
+	}
+	return nil
+}
+
+// exitCode maps an error to the process exit status and prints it:
+// 0 ok, 1 the work failed, 2 bad usage or bad input.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "membench:", err)
+	if isUsage(err) {
+		return 2
+	}
+	return 1
+}
+
+func isUsage(err error) bool {
+	var ue usageErr
+	var ie *workloads.InputError
+	var we *workloads.UsageError
+	return errors.As(err, &ue) || errors.As(err, &ie) || errors.As(err, &we)
+}

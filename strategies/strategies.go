@@ -1,0 +1,207 @@
+// Package strategies holds the static memory planners: the Strategy
+// interface, the registry, plans, their validation and the lower bounds.
+//
+// A new heuristic is one file that calls Register from init().
+package strategies
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"membench/workloads"
+)
+
+// Plan places every buffer of a problem in one arena.
+type Plan struct {
+	// Offsets[i] is the byte offset of buffer i, in the problem's order.
+	Offsets []int64
+	// Footprint is max(offset+size) over buffers, 0 for none.
+	Footprint int64
+	// ObjectIDs[i] is the shared object holding buffer i; nil for offset
+	// planners.
+	ObjectIDs []int
+	// ObjectSizes[k] is the size of shared object k; nil for offset planners.
+	ObjectSizes []int64
+}
+
+// IsObjects reports whether the plan is a shared-object assignment.
+func (p *Plan) IsObjects() bool { return p.ObjectIDs != nil }
+
+// Strategy plans a whole problem ahead of time.
+type Strategy interface {
+	// Name returns the spec the strategy was built from.
+	Name() string
+	// Plan returns a plan for p. It honours ctx: when ctx is cancelled it
+	// returns ctx.Err() promptly.
+	Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
+}
+
+// Kind says what a strategy returns.
+type Kind string
+
+// The kinds of strategies.
+const (
+	Objects  Kind = "objects"
+	Offsets  Kind = "offsets"
+	External Kind = "external"
+)
+
+// Info describes a registered strategy.
+type Info struct {
+	Name   string
+	Kind   Kind
+	Doc    string
+	Params []workloads.ParamDoc
+	// New builds the strategy; it reads its parameters from args.
+	New func(args *workloads.Args) (Strategy, error)
+}
+
+var (
+	mu        sync.RWMutex
+	registry  = map[string]Info{}
+	validName = regexp.MustCompile(`^[a-z0-9-]+$`)
+	// execHook builds `exec:PATH` strategies when the exec support is linked in.
+	execHook func(spec string) (Strategy, error)
+)
+
+// Register makes a strategy available by name. It panics on a duplicate or
+// invalid name (names match [a-z0-9-]+), like database/sql drivers.
+func Register(info Info) {
+	mu.Lock()
+	defer mu.Unlock()
+	if !validName.MatchString(info.Name) {
+		panic(fmt.Sprintf("strategies: invalid name %q (want [a-z0-9-]+)", info.Name))
+	}
+	if info.New == nil {
+		panic(fmt.Sprintf("strategies: %s registered without New", info.Name))
+	}
+	if _, dup := registry[info.Name]; dup {
+		panic(fmt.Sprintf("strategies: Register called twice for %s", info.Name))
+	}
+	registry[info.Name] = info
+}
+
+// Simple wraps a parameterless strategy constructor for Info.New.
+func Simple(f func() Strategy) func(*workloads.Args) (Strategy, error) {
+	return func(*workloads.Args) (Strategy, error) { return f(), nil }
+}
+
+// SetExecHook installs the builder of `exec:PATH` strategies.
+func SetExecHook(f func(spec string) (Strategy, error)) {
+	mu.Lock()
+	defer mu.Unlock()
+	execHook = f
+}
+
+// All returns every registered strategy, sorted by name.
+func All() []Info {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Info, 0, len(registry))
+	for _, in := range registry {
+		out = append(out, in)
+	}
+	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Names returns the registered names, sorted.
+func Names() []string {
+	all := All()
+	names := make([]string, len(all))
+	for i, in := range all {
+		names[i] = in.Name
+	}
+	return names
+}
+
+// Lookup builds the strategy named by spec (`NAME` or `NAME?key=value&...`,
+// or `exec:PATH`). Unknown names and parameters are UsageErrors that list
+// the valid ones.
+func Lookup(spec string) (Strategy, error) {
+	if strings.HasPrefix(spec, "exec:") {
+		mu.RLock()
+		h := execHook
+		mu.RUnlock()
+		if h == nil {
+			return nil, workloads.Usagef("exec strategies are not available in this build")
+		}
+		return h(spec)
+	}
+	sp, err := workloads.ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	mu.RLock()
+	info, ok := registry[sp.Name]
+	mu.RUnlock()
+	if !ok {
+		return nil, workloads.Usagef("unknown strategy %q (valid: %s, exec:PATH)", sp.Name, strings.Join(Names(), ", "))
+	}
+	args := workloads.NewArgs(sp)
+	s, err := info.New(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := args.Check(info.Params); err != nil {
+		return nil, err
+	}
+	return named{s, spec}, nil
+}
+
+// named reports the spec as given as the strategy's name.
+type named struct {
+	Strategy
+	spec string
+}
+
+func (n named) Name() string { return n.spec }
+
+// Unwrap returns the strategy built from the spec.
+func (n named) Unwrap() Strategy { return n.Strategy }
+
+// AlignUp rounds x up to a multiple of align (align <= 1 leaves x as is).
+func AlignUp(x, align int64) int64 {
+	if align <= 1 {
+		return x
+	}
+	return (x + align - 1) / align * align
+}
+
+// ObjectsToOffsets lays shared objects back to back in id order, as
+// TFLite's ObjectsToOffsets does, except that where align > 1 each object
+// starts at the next aligned offset. It fills plan.Offsets and
+// plan.Footprint from plan.ObjectIDs and plan.ObjectSizes and the sizes of
+// the buffers.
+func ObjectsToOffsets(plan *Plan, bufs []workloads.Buffer, align int64) {
+	starts := make([]int64, len(plan.ObjectSizes))
+	var next int64
+	for k, s := range plan.ObjectSizes {
+		next = AlignUp(next, align)
+		starts[k] = next
+		next += s
+	}
+	plan.Offsets = make([]int64, len(plan.ObjectIDs))
+	plan.Footprint = 0
+	for i, id := range plan.ObjectIDs {
+		plan.Offsets[i] = starts[id]
+		if end := starts[id] + bufs[i].Size; end > plan.Footprint {
+			plan.Footprint = end
+		}
+	}
+}
+
+// Footprint returns max(offset+size) over the buffers, 0 for none.
+func Footprint(bufs []workloads.Buffer, offsets []int64) int64 {
+	var fp int64
+	for i, b := range bufs {
+		if e := offsets[i] + b.Size; e > fp {
+			fp = e
+		}
+	}
+	return fp
+}

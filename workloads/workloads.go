@@ -1,0 +1,99 @@
+// Package workloads holds the problems membench runs on: usage records
+// (the static view), alloc/free traces (the dynamic view), the conversions
+// between them, the file readers and the registry of named workloads.
+//
+// It imports nothing else of membench.
+package workloads
+
+// Buffer is one usage record: a tensor of Size bytes live during the
+// inclusive task interval [First, Last].
+type Buffer struct {
+	ID    int
+	Size  int64
+	First int
+	Last  int
+}
+
+// Conflicts reports whether a and b are live at a common task and so must
+// not share memory. A buffer last used at task t and one first produced at
+// t conflict: outputs are written while inputs are still read.
+func Conflicts(a, b Buffer) bool {
+	return a.First <= b.Last && b.First <= a.Last
+}
+
+// Problem is an ordered list of buffers to place. Order matters only for
+// tie-breaking, as in TFLite.
+type Problem struct {
+	// Name is the workload spec or file the problem came from.
+	Name    string
+	Buffers []Buffer
+	// Alignment, when > 1, requires every offset to be a multiple of it.
+	Alignment int64
+	// Capacity, when > 0, is the memory budget the instance is posed with.
+	Capacity int64
+}
+
+// Len returns the number of buffers.
+func (p *Problem) Len() int { return len(p.Buffers) }
+
+// MaxTask returns the largest Last over all buffers, or -1 for none.
+func (p *Problem) MaxTask() int {
+	m := -1
+	for _, b := range p.Buffers {
+		if b.Last > m {
+			m = b.Last
+		}
+	}
+	return m
+}
+
+// LoadBound returns LB_load: the maximum over tasks of the total size of
+// the buffers live at that task. No offset plan can use less memory.
+// It runs in O(n log n) and needs no per-task array, so sparse task ids
+// cost nothing.
+func (p *Problem) LoadBound() int64 {
+	return LoadBound(p.Buffers)
+}
+
+// EventKind says what a trace event does.
+type EventKind uint8
+
+// The kinds of trace events.
+const (
+	// Alloc requests Size bytes for tensor ID.
+	Alloc EventKind = iota
+	// Free releases tensor ID.
+	Free
+	// View makes ID share the storage of Of; it allocates nothing.
+	View
+)
+
+// String returns the event letter used in trace files.
+func (k EventKind) String() string {
+	switch k {
+	case Alloc:
+		return "a"
+	case Free:
+		return "f"
+	case View:
+		return "v"
+	}
+	return "?"
+}
+
+// Event is one step of a trace.
+type Event struct {
+	Kind EventKind
+	ID   int
+	// Size is the requested bytes of an Alloc.
+	Size int64
+	// Of is the tensor whose storage a View shares.
+	Of int
+}
+
+// Trace is the dynamic view of a workload: the alloc/free requests an
+// eager-mode runtime makes, in order.
+type Trace struct {
+	Name   string
+	Events []Event
+}
