@@ -1,0 +1,127 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// CompareRow is one workload of a comparison.
+type CompareRow struct {
+	Workload string
+	// BaseFootprint and CandFootprint are the two subjects' footprints.
+	BaseFootprint, CandFootprint int64
+	// Ratio is CandFootprint / BaseFootprint.
+	Ratio float64
+	// Outcome is "win" (candidate smaller), "tie" or "loss".
+	Outcome string
+	// BaseNs and CandNs are the median times; TimeDelta is benchstat's
+	// delta ("~" where the difference is not significant) and TimeTest the
+	// test's p-value and sample sizes.
+	BaseNs, CandNs      float64
+	TimeDelta, TimeTest string
+}
+
+// Comparison is the answer to "does the candidate beat the baseline?".
+type Comparison struct {
+	Baseline, Candidate string
+	Rows                []CompareRow
+	// Missing lists workloads where one side has no ok result.
+	Missing []string
+	// GeoMean is the geometric mean of the footprint ratios.
+	GeoMean            float64
+	Wins, Ties, Losses int
+	// Faster and Slower count workloads with a significant time difference.
+	Faster, Slower int
+}
+
+// Compare compares two subjects over every workload both ran on. Time is
+// compared with a Mann-Whitney U-test, as benchstat does (alpha 0.05).
+func Compare(recs []Record, baseline, candidate string) (*Comparison, error) {
+	groups := Aggregate(recs)
+	by := map[[2]string]*Group{}
+	var workloads []string
+	seen := map[string]bool{}
+	for _, g := range groups {
+		by[[2]string{g.Workload, g.Subject}] = g
+		if !seen[g.Workload] && (g.Subject == baseline || g.Subject == candidate) {
+			seen[g.Workload] = true
+			workloads = append(workloads, g.Workload)
+		}
+	}
+	if len(workloads) == 0 {
+		return nil, fmt.Errorf("compare: no results for %q or %q", baseline, candidate)
+	}
+	c := &Comparison{Baseline: baseline, Candidate: candidate}
+	thr := benchmath.DefaultThresholds
+	var ratios []float64
+	for _, w := range workloads {
+		b, k := by[[2]string{w, baseline}], by[[2]string{w, candidate}]
+		if b == nil || k == nil || b.OK == 0 || k.OK == 0 {
+			c.Missing = append(c.Missing, w)
+			continue
+		}
+		row := CompareRow{Workload: w, BaseFootprint: b.Footprint, CandFootprint: k.Footprint,
+			BaseNs: b.MedianNs, CandNs: k.MedianNs}
+		switch {
+		case k.Footprint < b.Footprint:
+			row.Outcome = "win"
+			c.Wins++
+		case k.Footprint > b.Footprint:
+			row.Outcome = "loss"
+			c.Losses++
+		default:
+			row.Outcome = "tie"
+			c.Ties++
+		}
+		if b.Footprint > 0 {
+			row.Ratio = float64(k.Footprint) / float64(b.Footprint)
+			ratios = append(ratios, row.Ratio)
+		}
+		row.TimeDelta, row.TimeTest = "?", "no samples"
+		if len(b.TimesNs) > 0 && len(k.TimesNs) > 0 {
+			s1 := benchmath.NewSample(append([]float64(nil), b.TimesNs...), &thr)
+			s2 := benchmath.NewSample(append([]float64(nil), k.TimesNs...), &thr)
+			cmp := benchmath.AssumeNothing.Compare(s1, s2)
+			row.TimeDelta = cmp.FormatDelta(b.MedianNs, k.MedianNs)
+			row.TimeTest = cmp.String()
+			if cmp.P <= cmp.Alpha {
+				if k.MedianNs < b.MedianNs {
+					c.Faster++
+				} else if k.MedianNs > b.MedianNs {
+					c.Slower++
+				}
+			}
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	if len(c.Rows) == 0 {
+		return nil, fmt.Errorf("compare: no workload has ok results for both %q and %q", baseline, candidate)
+	}
+	c.GeoMean, _ = GeoMean(ratios)
+	return c, nil
+}
+
+// Write prints the comparison as an aligned table with a verdict.
+func (c *Comparison) Write(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "workload\tbaseline B\tcandidate B\tratio\toutcome\tbaseline time\tcandidate time\tdelta\ttest\t\n")
+	for _, r := range c.Rows {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.4f\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.BaseFootprint,
+			r.CandFootprint, r.Ratio, r.Outcome, fmtNs(r.BaseNs), fmtNs(r.CandNs), r.TimeDelta, r.TimeTest)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nbaseline  %s\ncandidate %s\n", c.Baseline, c.Candidate)
+	fmt.Fprintf(w, "footprint ratio geomean %.4f over %d workloads: %d wins, %d ties, %d losses\n",
+		c.GeoMean, len(c.Rows), c.Wins, c.Ties, c.Losses)
+	fmt.Fprintf(w, "time: significantly faster on %d, slower on %d (Mann-Whitney U, alpha 0.05)\n", c.Faster, c.Slower)
+	if len(c.Missing) > 0 {
+		fmt.Fprintf(w, "no ok result for both on: %s\n", strings.Join(c.Missing, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+// Package results holds the result records of a sweep, their JSONL store,
+// aggregation, the Go benchmark-format export, comparisons and tables.
+package results
+
+import "fmt"
+
+// Kinds of subjects.
+const (
+	KindStrategy  = "strategy"
+	KindAllocator = "allocator"
+)
+
+// Statuses of a cell.
+const (
+	StatusOK      = "ok"
+	StatusInvalid = "invalid"
+	StatusError   = "error"
+	StatusTimeout = "timeout"
+	StatusOOM     = "oom"
+)
+
+// Record is the outcome of one cell: (workload, subject, repeat).
+type Record struct {
+	// Workload is the workload spec as given.
+	Workload string `json:"workload"`
+	// N is the number of buffers of the workload's problem.
+	N int `json:"n"`
+	// Hash is the content hash of the workload's problem.
+	Hash string `json:"hash"`
+	// Subject is the strategy or allocator spec as given.
+	Subject string `json:"subject"`
+	// Kind is KindStrategy or KindAllocator.
+	Kind   string `json:"kind"`
+	Repeat int    `json:"repeat"`
+	Status string `json:"status"`
+
+	// Footprint is the plan's footprint, or the allocator's peak reserved
+	// bytes.
+	Footprint int64 `json:"footprint"`
+	LBLoad    int64 `json:"lb_load"`
+	LBObjects int64 `json:"lb_objects"`
+	// Ratio is Footprint / LBLoad (0 where LBLoad is 0).
+	Ratio float64 `json:"ratio"`
+	// RatioObjects is Footprint / LBObjects (0 where LBObjects is 0).
+	RatioObjects float64 `json:"ratio_objects"`
+	// Objects is the number of shared objects of an object plan.
+	Objects int `json:"objects,omitempty"`
+
+	// Alloc holds an allocator replay's statistics.
+	Alloc *AllocStats `json:"alloc,omitempty"`
+
+	// Iters is the number of timed iterations behind each sample.
+	Iters int `json:"iters"`
+	// TimesNs are wall-time samples in ns per iteration (per planning call,
+	// or per trace event for allocators).
+	TimesNs []float64 `json:"times_ns"`
+
+	Error string `json:"error,omitempty"`
+}
+
+// AllocStats are the statistics of one allocator replay (DESIGN §1).
+type AllocStats struct {
+	PeakInUse        int64 `json:"peak_in_use"`
+	PeakAllocated    int64 `json:"peak_allocated"`
+	PeakReserved     int64 `json:"peak_reserved"`
+	LargestFreeChunk int64 `json:"largest_free_chunk"`
+	// Fragmentation is PeakReserved / PeakInUse.
+	Fragmentation float64 `json:"fragmentation"`
+	// BFCFragmentation is BFC's metric at the end of the trace; nil where
+	// undefined (no free pool).
+	BFCFragmentation *float64 `json:"bfc_fragmentation"`
+	// BFCFragmentationMax is the largest value of BFC's metric over time.
+	BFCFragmentationMax float64 `json:"bfc_fragmentation_max"`
+	OOMs                int64   `json:"ooms"`
+}
+
+// Key identifies a cell.
+type Key struct {
+	Workload, Subject string
+	Repeat            int
+}
+
+// Key returns the record's cell key.
+func (r *Record) Key() Key { return Key{r.Workload, r.Subject, r.Repeat} }
+
+func (k Key) String() string {
+	return fmt.Sprintf("%s × %s #%d", k.Workload, k.Subject, k.Repeat)
+}

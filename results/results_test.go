@@ -1,0 +1,178 @@
+package results
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// fixedRecords is a tiny sweep: two workloads, two strategies, one
+// allocator, two repeats, and one failed cell.
+func fixedRecords() []Record {
+	var recs []Record
+	for _, w := range []struct {
+		name string
+		n    int
+		lb   int64
+	}{{"zoo/mobilenet-v2", 65, 1000}, {"synthetic/chain?n=10", 10, 64}} {
+		for rep := 0; rep < 2; rep++ {
+			recs = append(recs,
+				Record{Workload: w.name, N: w.n, Subject: "greedy-by-size", Kind: KindStrategy, Repeat: rep,
+					Status: StatusOK, Footprint: w.lb * 11 / 10, LBLoad: w.lb, Ratio: float64(w.lb*11/10) / float64(w.lb),
+					Iters: 10, TimesNs: []float64{1000 + float64(rep), 1100}},
+				Record{Workload: w.name, N: w.n, Subject: "naive", Kind: KindStrategy, Repeat: rep,
+					Status: StatusOK, Footprint: w.lb * 3, LBLoad: w.lb, Ratio: 3,
+					Iters: 100, TimesNs: []float64{50, 60}},
+				Record{Workload: w.name, N: w.n, Subject: "bfc", Kind: KindAllocator, Repeat: rep,
+					Status: StatusOK, Footprint: 2 << 20, LBLoad: w.lb, Ratio: float64(2<<20) / float64(w.lb),
+					Iters: 1, TimesNs: []float64{55.5}, Alloc: &AllocStats{PeakInUse: w.lb, PeakReserved: 2 << 20}},
+			)
+		}
+	}
+	recs = append(recs, Record{Workload: "synthetic/chain?n=10", N: 10, Subject: "min-cost-flow",
+		Kind: KindStrategy, Status: StatusTimeout, Error: "cell timed out after 60s"})
+	return recs
+}
+
+func TestStoreAppendAndTornLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	s, old, err := Open(path)
+	if err != nil || len(old) != 0 {
+		t.Fatalf("Open new: %v, %d records", err, len(old))
+	}
+	recs := fixedRecords()
+	for i := range recs[:3] {
+		if err := s.Append(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	// A kill mid-write leaves a torn line.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"workload":"zoo/x","sub`)
+	f.Close()
+
+	got, good, err := ReadFile(path)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("ReadFile: %v, %d records, want 3", err, len(got))
+	}
+	s, old, err = Open(path)
+	if err != nil || len(old) != 3 {
+		t.Fatalf("reopen: %v, %d records", err, len(old))
+	}
+	if err := s.Append(&recs[3]); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	got, good2, err := ReadFile(path)
+	if err != nil || len(got) != 4 || got[3].Key() != recs[3].Key() {
+		t.Fatalf("after torn line and append: %v, %d records", err, len(got))
+	}
+	if info, _ := os.Stat(path); info.Size() != good2 || good2 <= good {
+		t.Errorf("file size %d, intact prefix %d (was %d)", info.Size(), good2, good)
+	}
+}
+
+func TestReadFileBadLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	os.WriteFile(path, []byte("{\"workload\":\"a\"}\nnot json\n{}\n"), 0o644)
+	_, _, err := ReadFile(path)
+	if err == nil || !strings.Contains(err.Error(), "results.jsonl:2: not a result record") {
+		t.Fatalf("err = %v, want one naming line 2", err)
+	}
+}
+
+func TestBenchfmtParsesBack(t *testing.T) {
+	var buf bytes.Buffer
+	recs := fixedRecords()
+	if err := WriteBenchfmt(&buf, map[string]string{"goos": "linux", "cpu": "test cpu"}, recs); err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(&buf, "results.txt")
+	n := 0
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			t.Fatalf("unexpected record %#v", r.Result())
+		}
+		if res.GetConfig("goos") != "linux" || res.GetConfig("cpu") != "test cpu" {
+			t.Errorf("config lost: %q %q", res.GetConfig("goos"), res.GetConfig("cpu"))
+		}
+		base, parts := res.Name.Parts()
+		if s := string(base); s != "Plan" && s != "Replay" {
+			t.Errorf("base name %q", s)
+		}
+		if len(parts) != 2 || !strings.HasPrefix(string(parts[0]), "/workload=") {
+			t.Errorf("name parts %q", parts)
+		}
+		if _, ok := res.Value(UnitFootprint); !ok {
+			t.Errorf("%s: no %s value", res.Name, UnitFootprint)
+		}
+		n++
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// 12 ok records: 8 strategy records with 2 samples, 4 allocator records with 1.
+	if n != 20 {
+		t.Errorf("parsed %d results, want 20", n)
+	}
+}
+
+func TestSummaryGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummary(&buf, "membench sweep: tiny", fixedRecords()); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "summary.md")
+	if *update {
+		os.WriteFile(golden, buf.Bytes(), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != string(want) {
+		t.Errorf("summary.md differs from %s (run with -update to accept):\n%s", golden, buf.String())
+	}
+}
+
+func TestCompare(t *testing.T) {
+	c, err := Compare(fixedRecords(), "naive", "greedy-by-size")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Wins != 2 || c.Losses != 0 || c.Ties != 0 || len(c.Missing) != 0 {
+		t.Errorf("wins/ties/losses = %d/%d/%d missing %v; want 2/0/0", c.Wins, c.Ties, c.Losses, c.Missing)
+	}
+	if len(c.Rows) != 2 {
+		t.Fatalf("rows = %d, want 2", len(c.Rows))
+	}
+	if c.Rows[0].Ratio < 0.36 || c.Rows[0].Ratio > 0.37 {
+		t.Errorf("ratio = %v, want 1100/3000", c.Rows[0].Ratio)
+	}
+	// greedy-by-size's samples (1000..1100 ns) against naive's (50..60 ns)
+	// differ on every sample: significant with n=4+4.
+	if c.Slower != 2 || c.Rows[0].TimeDelta == "~" {
+		t.Errorf("slower = %d, delta %q: want a significant slowdown on both", c.Slower, c.Rows[0].TimeDelta)
+	}
+	var out bytes.Buffer
+	c.Write(&out)
+	if !strings.Contains(out.String(), "2 wins, 0 ties, 0 losses") {
+		t.Errorf("verdict missing from:\n%s", out.String())
+	}
+	c, err = Compare(fixedRecords(), "greedy-by-size", "min-cost-flow")
+	if err == nil {
+		t.Errorf("compare against a subject that only failed: want an error, got %+v", c)
+	}
+	if _, err := Compare(fixedRecords(), "naive", "nope"); err == nil {
+		t.Error("compare with an absent candidate: want an error")
+	}
+}
