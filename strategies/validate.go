@@ -1,6 +1,15 @@
 package strategies
 
-import "membench/workloads"
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+
+	"membench/workloads"
+)
 
 // Bounds are the lower bounds on a problem's footprint.
 type Bounds struct {
@@ -12,11 +21,298 @@ type Bounds struct {
 
 // LowerBounds computes both lower bounds of p.
 func LowerBounds(p *workloads.Problem) Bounds {
-	panic("TODO")
+	var objs int64
+	for _, m := range PositionalMaximums(p.Buffers) {
+		objs += m
+	}
+	return Bounds{Load: p.LoadBound(), Objects: objs}
+}
+
+// Validate's errors wrap one of these, so callers can tell a bad input
+// (ErrInvalidProblem) from a planner's mistake (ErrInvalidPlan).
+var (
+	ErrInvalidProblem = errors.New("invalid problem")
+	ErrInvalidPlan    = errors.New("invalid plan")
+)
+
+func problemErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidProblem, fmt.Sprintf(format, args...))
+}
+
+func planErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidPlan, fmt.Sprintf(format, args...))
 }
 
 // Validate checks plan against p and returns an error describing the first
-// violation found, or nil.
+// violation found, or nil. A plan is valid iff it has one non-negative,
+// aligned offset per buffer, no two conflicting buffers overlap in
+// [offset, offset+size) (zero-size buffers overlap nothing), object plans
+// lay their objects out as ObjectsToOffsets does with objects that cover
+// their tensors, and Footprint is max(offset+size).
+//
+// It runs in O(n log n): a sweep over time keeps the address ranges of the
+// live buffers in an ordered set, and each new buffer is compared with the
+// live range that starts last below its end.
 func Validate(p *workloads.Problem, plan *Plan) error {
-	panic("TODO")
+	if p == nil {
+		return problemErr("nil problem")
+	}
+	if plan == nil {
+		return planErr("nil plan")
+	}
+	bufs := p.Buffers
+	n := len(bufs)
+	if p.Alignment < 0 {
+		return problemErr("alignment %d is negative", p.Alignment)
+	}
+	for i, b := range bufs {
+		if b.Size < 0 {
+			return problemErr("buffer %d has negative size %d", i, b.Size)
+		}
+		if b.First > b.Last {
+			return problemErr("buffer %d has first task %d > last task %d", i, b.First, b.Last)
+		}
+	}
+	if len(plan.Offsets) != n {
+		return planErr("%d offsets for %d buffers", len(plan.Offsets), n)
+	}
+	align := p.Alignment
+	var fp int64
+	for i, off := range plan.Offsets {
+		if off < 0 {
+			return planErr("buffer %d has negative offset %d", i, off)
+		}
+		if align > 1 && off%align != 0 {
+			return planErr("buffer %d has offset %d, not a multiple of the alignment %d", i, off, align)
+		}
+		size := bufs[i].Size
+		if off > math.MaxInt64-size {
+			return planErr("buffer %d: offset %d + size %d overflows int64", i, off, size)
+		}
+		fp = max(fp, off+size)
+	}
+	if plan.IsObjects() || plan.ObjectSizes != nil {
+		if err := validateObjects(bufs, align, plan); err != nil {
+			return err
+		}
+	}
+	if plan.Footprint != fp {
+		return planErr("footprint %d, want max(offset+size) = %d", plan.Footprint, fp)
+	}
+	return sweep(bufs, plan.Offsets)
+}
+
+// validateObjects checks the shared-object part of a plan: ids in range,
+// objects that cover their tensors, and offsets equal to ObjectsToOffsets'.
+func validateObjects(bufs []workloads.Buffer, align int64, plan *Plan) error {
+	if len(plan.ObjectIDs) != len(bufs) {
+		return planErr("%d object ids for %d buffers", len(plan.ObjectIDs), len(bufs))
+	}
+	// Laying the objects out must not overflow before ObjectsToOffsets does it.
+	var end int64
+	for k, s := range plan.ObjectSizes {
+		if s < 0 {
+			return planErr("object %d has negative size %d", k, s)
+		}
+		if align > 1 && end > math.MaxInt64-(align-1) || AlignUp(end, align) > math.MaxInt64-s {
+			return planErr("objects 0..%d laid back to back overflow int64", k)
+		}
+		end = AlignUp(end, align) + s
+	}
+	for i, id := range plan.ObjectIDs {
+		if id < 0 || id >= len(plan.ObjectSizes) {
+			return planErr("buffer %d has object id %d, want 0..%d", i, id, len(plan.ObjectSizes)-1)
+		}
+		if s := plan.ObjectSizes[id]; s < bufs[i].Size {
+			return planErr("buffer %d of size %d is in object %d of size %d", i, bufs[i].Size, id, s)
+		}
+	}
+	want := Plan{ObjectIDs: plan.ObjectIDs, ObjectSizes: plan.ObjectSizes}
+	ObjectsToOffsets(&want, bufs, align)
+	for i, off := range plan.Offsets {
+		if off != want.Offsets[i] {
+			return planErr("buffer %d has offset %d, but its object %d starts at %d", i, off, plan.ObjectIDs[i], want.Offsets[i])
+		}
+	}
+	return nil
+}
+
+// keyed pairs a sort key with a buffer index; sorting these flat records is
+// much faster than sorting indices through a comparison closure.
+type keyed struct {
+	key int64
+	i   int32
+}
+
+func sortKeyed(s []keyed) {
+	slices.SortFunc(s, func(a, b keyed) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+}
+
+// sweep reports the first pair of conflicting buffers whose address ranges
+// overlap. Inputs are known to be well-formed and overflow-free.
+func sweep(bufs []workloads.Buffer, offsets []int64) error {
+	m := 0
+	for _, b := range bufs {
+		if b.Size > 0 {
+			m++
+		}
+	}
+	if m < 2 {
+		return nil
+	}
+	if len(bufs) > math.MaxInt32 {
+		return planErr("%d buffers is more than the validator supports", len(bufs))
+	}
+	starts := make([]keyed, 0, m)
+	ends := make([]keyed, 0, m)
+	byOff := make([]keyed, 0, m)
+	for i, b := range bufs {
+		if b.Size == 0 {
+			continue
+		}
+		starts = append(starts, keyed{int64(b.First), int32(i)})
+		ends = append(ends, keyed{int64(b.Last), int32(i)})
+		byOff = append(byOff, keyed{offsets[i], int32(i)})
+	}
+	sortKeyed(starts)
+	sortKeyed(ends)
+	sortKeyed(byOff)
+	// rank[i] is buffer i's position in address order: the key of the
+	// ordered set. Only buffers with Size > 0 get one.
+	rank := make([]int32, len(bufs))
+	for r, k := range byOff {
+		rank[k.i] = int32(r)
+	}
+	live := newRankSet(m)
+	e := 0
+	for _, s := range starts {
+		// Starts at task t come before ends at t: lifetimes are inclusive.
+		for ends[e].key < s.key {
+			live.remove(int(rank[ends[e].i]))
+			e++
+		}
+		i := int(s.i)
+		r := int(rank[i])
+		// Live ranges are disjoint, so only the neighbours of i in address
+		// order can overlap it: the one starting last at or below it and
+		// the one starting first above it.
+		if j := live.pred(r); j >= 0 {
+			if err := overlap(bufs, offsets, i, int(byOff[j].i)); err != nil {
+				return err
+			}
+		}
+		if j := live.succ(r); j >= 0 {
+			if err := overlap(bufs, offsets, i, int(byOff[j].i)); err != nil {
+				return err
+			}
+		}
+		live.insert(int(rank[i]))
+	}
+	return nil
+}
+
+// overlap reports buffers i and j, live at i's first task, if their
+// address ranges overlap.
+func overlap(bufs []workloads.Buffer, offsets []int64, i, j int) error {
+	if i > j {
+		i, j = j, i
+	}
+	ilo, ihi := offsets[i], offsets[i]+bufs[i].Size
+	jlo, jhi := offsets[j], offsets[j]+bufs[j].Size
+	if ilo >= jhi || jlo >= ihi {
+		return nil
+	}
+	return planErr("buffers %d and %d overlap: [%d,%d) and [%d,%d) both live at task %d",
+		i, j, ilo, ihi, jlo, jhi, max(bufs[i].First, bufs[j].First))
+}
+
+// rankSet is an ordered set of small integers: a 64-ary tree of bitsets
+// where a bit on level k+1 says whether word j of level k is non-empty.
+// Insert, remove and predecessor cost O(log64 n) word operations.
+type rankSet struct {
+	levels [][]uint64
+}
+
+func newRankSet(n int) *rankSet {
+	s := &rankSet{}
+	for {
+		words := (n + 63) / 64
+		s.levels = append(s.levels, make([]uint64, words))
+		if words <= 1 {
+			return s
+		}
+		n = words
+	}
+}
+
+func (s *rankSet) insert(x int) {
+	for _, lvl := range s.levels {
+		w := x >> 6
+		was := lvl[w]
+		lvl[w] = was | 1<<uint(x&63)
+		if was != 0 {
+			return
+		}
+		x = w
+	}
+}
+
+func (s *rankSet) remove(x int) {
+	for _, lvl := range s.levels {
+		w := x >> 6
+		lvl[w] &^= 1 << uint(x&63)
+		if lvl[w] != 0 {
+			return
+		}
+		x = w
+	}
+}
+
+// pred returns the largest member <= x, or -1 if there is none.
+func (s *rankSet) pred(x int) int {
+	k := 0
+	for {
+		if x < 0 || k == len(s.levels) {
+			return -1
+		}
+		w := x >> 6
+		if m := s.levels[k][w] & (^uint64(0) >> uint(63-x&63)); m != 0 {
+			x = w<<6 + 63 - bits.LeadingZeros64(m)
+			break
+		}
+		x = w - 1
+		k++
+	}
+	for k > 0 {
+		k--
+		x = x<<6 + 63 - bits.LeadingZeros64(s.levels[k][x])
+	}
+	return x
+}
+
+// succ returns the smallest member >= x, or -1 if there is none.
+func (s *rankSet) succ(x int) int {
+	k := 0
+	for {
+		if k == len(s.levels) || x>>6 >= len(s.levels[k]) {
+			return -1
+		}
+		w := x >> 6
+		if m := s.levels[k][w] & (^uint64(0) << uint(x&63)); m != 0 {
+			x = w<<6 + bits.TrailingZeros64(m)
+			break
+		}
+		x = w + 1
+		k++
+	}
+	for k > 0 {
+		k--
+		x = x<<6 + bits.TrailingZeros64(s.levels[k][x])
+	}
+	return x
 }

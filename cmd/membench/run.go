@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"membench/harness"
 	"membench/workloads"
 )
 
@@ -47,11 +48,22 @@ func badUsage(format string, args ...any) error {
 	return usageErr{fmt.Errorf(format, args...)}
 }
 
-// errSilent is returned when the message was already printed (--help).
+// exitStatus is an exit status whose message was already printed.
+type exitStatus struct{ code int }
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// errHelp is returned when the message was already printed (--help).
 var errHelp = errors.New("help requested")
 
 // run is the whole program: it parses args and runs one subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if harness.IsWorker() {
+		if code := harness.WorkerMain(); code != 0 {
+			return exitStatus{code}
+		}
+		return nil
+	}
 	e := &env{stdout: stdout, stderr: stderr}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stdout)
@@ -122,6 +134,10 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
+	}
+	var es exitStatus
+	if errors.As(err, &es) {
+		return es.code
 	}
 	fmt.Fprintln(stderr, "membench:", err)
 	if isUsage(err) {

@@ -1,0 +1,202 @@
+package harness
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"membench/allocators"
+	"membench/results"
+	"membench/strategies"
+	"membench/workloads"
+)
+
+// Cell is one unit of work: one subject on one workload, one repeat.
+type Cell struct {
+	// Index is the cell's position in the full, unsharded cell order.
+	Index    int    `json:"index"`
+	Workload string `json:"workload"`
+	Subject  string `json:"subject"`
+	Kind     string `json:"kind"`
+	Repeat   int    `json:"repeat"`
+	// Info is the workload's size, hash and lower bounds, computed once
+	// per workload by the parent.
+	Info WorkloadInfo `json:"info"`
+	// Timeout bounds the cell; BenchTime and Samples shape its timing.
+	Timeout   time.Duration `json:"timeout"`
+	BenchTime time.Duration `json:"benchtime"`
+	Samples   int           `json:"samples"`
+}
+
+// Key returns the cell's record key.
+func (c *Cell) Key() results.Key {
+	return results.Key{Workload: c.Workload, Subject: c.Subject, Repeat: c.Repeat}
+}
+
+// WorkloadInfo is what the parent learns of a workload once.
+type WorkloadInfo struct {
+	N         int    `json:"n"`
+	Hash      string `json:"hash"`
+	LBLoad    int64  `json:"lb_load"`
+	LBObjects int64  `json:"lb_objects"`
+}
+
+// Hash returns a content hash of a problem: alignment, capacity and every
+// buffer's size and lifetime in order.
+func Hash(p *workloads.Problem) string {
+	h := sha256.New()
+	var buf [8 * 3]byte
+	binary.LittleEndian.PutUint64(buf[0:], uint64(p.Alignment))
+	binary.LittleEndian.PutUint64(buf[8:], uint64(p.Capacity))
+	binary.LittleEndian.PutUint64(buf[16:], uint64(len(p.Buffers)))
+	h.Write(buf[:])
+	for _, b := range p.Buffers {
+		binary.LittleEndian.PutUint64(buf[0:], uint64(b.Size))
+		binary.LittleEndian.PutUint64(buf[8:], uint64(b.First))
+		binary.LittleEndian.PutUint64(buf[16:], uint64(b.Last))
+		h.Write(buf[:])
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// subject is a resolved strategy or allocator entry.
+type subject struct {
+	spec, kind string
+	maxN       int
+}
+
+// Plan is an expanded config: the workload specs with their info and the
+// full cell list in run order.
+type Plan struct {
+	Config    *Config
+	Workloads []string
+	Infos     map[string]WorkloadInfo
+	Cells     []Cell
+}
+
+// Expand resolves every spec of the config (unknown names and parameters
+// are usage errors), loads every workload once for its size, hash and
+// lower bounds, and lists the cells: for each repeat, for each workload,
+// every subject in turn, so that drift spreads across subjects.
+func (c *Config) Expand() (*Plan, error) {
+	var wspecs []string
+	seen := map[string]bool{}
+	for _, e := range c.Workloads {
+		specs, err := Expand(e)
+		if err != nil {
+			return nil, workloads.Usagef("workloads: %v", err)
+		}
+		for _, s := range specs {
+			s = withSeed(s, c.Seed)
+			if seen[s] {
+				return nil, workloads.Usagef("workload %q listed twice", s)
+			}
+			seen[s] = true
+			wspecs = append(wspecs, s)
+		}
+	}
+	var subs []subject
+	seenS := map[string]bool{}
+	add := func(entries []Entry, kind string, check func(string) error) error {
+		for _, e := range entries {
+			specs, err := Expand(e)
+			if err != nil {
+				return workloads.Usagef("%ss: %v", kind, err)
+			}
+			for _, s := range specs {
+				if err := check(s); err != nil {
+					return err
+				}
+				if seenS[s] {
+					return workloads.Usagef("subject %q listed twice", s)
+				}
+				seenS[s] = true
+				subs = append(subs, subject{s, kind, e.MaxN})
+			}
+		}
+		return nil
+	}
+	if err := add(c.Strategies, results.KindStrategy, func(s string) error {
+		_, err := strategies.Lookup(s)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if err := add(c.Allocators, results.KindAllocator, func(s string) error {
+		_, err := allocators.Lookup(s)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	pl := &Plan{Config: c, Workloads: wspecs, Infos: map[string]WorkloadInfo{}}
+	for _, ws := range wspecs {
+		w, err := workloads.Load(ws)
+		if err != nil {
+			return nil, err
+		}
+		lb := strategies.LowerBounds(w.Problem)
+		pl.Infos[ws] = WorkloadInfo{N: len(w.Problem.Buffers), Hash: Hash(w.Problem), LBLoad: lb.Load, LBObjects: lb.Objects}
+	}
+	idx := 0
+	for r := 0; r < c.Repeats; r++ {
+		for _, ws := range wspecs {
+			info := pl.Infos[ws]
+			for _, s := range subs {
+				if s.maxN > 0 && info.N > s.maxN {
+					continue
+				}
+				pl.Cells = append(pl.Cells, Cell{Index: idx, Workload: ws, Subject: s.spec, Kind: s.kind,
+					Repeat: r, Info: info, Timeout: c.Timeout.Duration, BenchTime: c.BenchTime.Duration, Samples: c.Samples})
+				idx++
+			}
+		}
+	}
+	return pl, nil
+}
+
+// withSeed adds seed=N to a registered workload that takes a seed and was
+// given none, so that the recorded spec reproduces the workload.
+func withSeed(spec string, seed int64) string {
+	sp, err := workloads.ParseSpec(spec)
+	if err != nil {
+		return spec
+	}
+	info, ok := workloads.Lookup(sp.Name)
+	if !ok {
+		return spec
+	}
+	takes := false
+	for _, p := range info.Params {
+		takes = takes || p.Name == "seed"
+	}
+	for _, p := range sp.Params {
+		if p.Key == "seed" {
+			return spec
+		}
+	}
+	if !takes {
+		return spec
+	}
+	sep := "&"
+	if !strings.Contains(spec, "?") {
+		sep = "?"
+	}
+	return fmt.Sprintf("%s%sseed=%d", spec, sep, seed)
+}
+
+// Shard keeps the cells of shard i of n: those whose index is i mod n.
+func Shard(cells []Cell, i, n int) []Cell {
+	if n <= 1 {
+		return cells
+	}
+	var out []Cell
+	for _, c := range cells {
+		if c.Index%n == i {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,340 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"membench/results"
+	"membench/results/plot"
+	"membench/workloads"
+)
+
+// Options control a sweep.
+type Options struct {
+	Config *Config
+	// Out is the output folder (default out/<config name>).
+	Out string
+	// Jobs is the number of worker processes. Use 1 when timings matter:
+	// parallel workers share cores, caches and memory bandwidth.
+	Jobs int
+	// Resume finishes an interrupted sweep in Out; Force overwrites one.
+	Resume, Force bool
+	// Shard and Shards select shard Shard (0-based) of Shards.
+	Shard, Shards int
+	// Progress receives the progress bar (Terminal) or periodic lines.
+	Progress io.Writer
+	Terminal bool
+	// Executable is the binary to re-execute as workers (default: this one).
+	Executable string
+}
+
+// Outcome summarises a finished sweep.
+type Outcome struct {
+	Dir string
+	// Ran counts the cells run now, Skipped those already done.
+	Ran, Skipped int
+	// Records are all the sweep's records, old and new.
+	Records []results.Record
+	// Failed lists the records whose status is not ok.
+	Failed []results.Record
+	// Files are the output files written.
+	Files []string
+}
+
+// Run runs (or resumes) a sweep and writes its output folder. It returns
+// an error when a cell failed (after writing every output), or when the
+// sweep could not run at all.
+func Run(ctx context.Context, o Options) (*Outcome, error) {
+	c := o.Config
+	if o.Out == "" {
+		o.Out = filepath.Join("out", c.Name)
+	}
+	if o.Jobs < 1 {
+		o.Jobs = 1
+	}
+	if o.Shards < 1 {
+		o.Shards = 1
+	}
+	if o.Shard < 0 || o.Shard >= o.Shards {
+		return nil, workloads.Usagef("shard %d/%d: want 0 <= I < N", o.Shard, o.Shards)
+	}
+	if o.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		o.Executable = exe
+	}
+	pl, err := c.Expand()
+	if err != nil {
+		return nil, err
+	}
+	cells := Shard(pl.Cells, o.Shard, o.Shards)
+	shard := ""
+	if o.Shards > 1 {
+		shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
+	}
+
+	manPath := filepath.Join(o.Out, "manifest.json")
+	resPath := filepath.Join(o.Out, "results.jsonl")
+	man := newManifest(c, shard, len(cells), o.Jobs)
+	old, err := readManifest(manPath)
+	switch {
+	case err == nil && o.Resume:
+		if old.ConfigHash != man.ConfigHash || old.Shard != man.Shard {
+			return nil, workloads.Usagef("%s holds a sweep of another config (hash %s, shard %q; this one %s, %q): "+
+				"resume it with the same config, or choose another --out or --force", o.Out, old.ConfigHash, old.Shard, man.ConfigHash, man.Shard)
+		}
+		old.Resumed = append(old.Resumed, time.Now().UTC())
+		old.End = time.Time{}
+		man = old
+	case err == nil && !o.Force:
+		return nil, workloads.Usagef("%s already holds a sweep: pass --resume to finish it or --force to start over", o.Out)
+	case err == nil || errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(o.Out, 0o755); err != nil {
+			return nil, err
+		}
+		// Results without a manifest, or of a sweep being overwritten, go.
+		os.Remove(resPath)
+	default:
+		return nil, fmt.Errorf("%s: %w", manPath, err)
+	}
+	if err := man.write(manPath); err != nil {
+		return nil, err
+	}
+
+	store, done, err := results.Open(resPath)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	have := map[results.Key]bool{}
+	for i := range done {
+		have[done[i].Key()] = true
+	}
+	var todo []Cell
+	for _, cell := range cells {
+		if !have[cell.Key()] {
+			todo = append(todo, cell)
+		}
+	}
+	out := &Outcome{Dir: o.Out, Skipped: len(cells) - len(todo)}
+
+	prog := newProgress(o, len(todo))
+	err = runCells(ctx, o, todo, func(rec results.Record) error {
+		out.Ran++
+		prog.step(rec)
+		return store.Append(&rec)
+	})
+	prog.finish()
+	if err != nil {
+		return out, err
+	}
+
+	recs, _, err := results.ReadFile(resPath)
+	if err != nil {
+		return out, err
+	}
+	man.End = time.Now().UTC()
+	if err := man.write(manPath); err != nil {
+		return out, err
+	}
+	return finish(out, o.Out, man, recs)
+}
+
+// finish writes results.txt, summary.md and the plots from the records and
+// reports failed cells as an error.
+func finish(out *Outcome, dir string, man *Manifest, recs []results.Record) (*Outcome, error) {
+	out.Records = recs
+	files, err := WriteReports(dir, man, recs)
+	out.Files = files
+	if err != nil {
+		return out, err
+	}
+	for _, r := range recs {
+		if r.Status != results.StatusOK {
+			out.Failed = append(out.Failed, r)
+		}
+	}
+	if len(out.Failed) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d of %d cells failed:", len(out.Failed), len(recs))
+		for i, r := range out.Failed {
+			if i == 10 {
+				fmt.Fprintf(&b, "\n  ... and %d more (see %s)", len(out.Failed)-10, filepath.Join(dir, "results.jsonl"))
+				break
+			}
+			msg, _, _ := strings.Cut(r.Error, "\n")
+			fmt.Fprintf(&b, "\n  %s: %s: %s", r.Key(), r.Status, msg)
+		}
+		return out, errors.New(b.String())
+	}
+	return out, nil
+}
+
+// WriteReports writes results.txt, summary.md and plots/*.png from the
+// records of a sweep folder.
+func WriteReports(dir string, man *Manifest, recs []results.Record) ([]string, error) {
+	var files []string
+	txt := filepath.Join(dir, "results.txt")
+	var b strings.Builder
+	if err := results.WriteBenchfmt(&b, man.benchConfig(), recs); err != nil {
+		return nil, err
+	}
+	if err := results.WriteFileAtomic(txt, []byte(b.String())); err != nil {
+		return nil, err
+	}
+	files = append(files, txt)
+	b.Reset()
+	md := filepath.Join(dir, "summary.md")
+	if err := results.WriteSummary(&b, "membench sweep: "+man.Config.Name, recs); err != nil {
+		return nil, err
+	}
+	if err := results.WriteFileAtomic(md, []byte(b.String())); err != nil {
+		return nil, err
+	}
+	files = append(files, md)
+	plotDir := filepath.Join(dir, "plots")
+	if err := os.MkdirAll(plotDir, 0o755); err != nil {
+		return nil, err
+	}
+	pngs, err := plot.WriteAll(plotDir, recs)
+	files = append(files, pngs...)
+	return files, err
+}
+
+// runCells runs cells on o.Jobs workers and hands each record to emit, in
+// the order the cells end. emit runs on one goroutine at a time.
+func runCells(ctx context.Context, o Options, cells []Cell, emit func(results.Record) error) error {
+	if len(cells) == 0 {
+		return nil
+	}
+	queue := make(chan Cell)
+	recs := make(chan results.Record)
+	errc := make(chan error, o.Jobs)
+	jobs := min(o.Jobs, len(cells))
+	for range jobs {
+		go func() {
+			var w *worker
+			defer func() {
+				if w != nil {
+					w.close()
+				}
+			}()
+			for cell := range queue {
+				if w == nil {
+					var err error
+					if w, err = startWorker(o.Executable); err != nil {
+						errc <- err
+						return
+					}
+				}
+				rec, ok := w.run(ctx, cell)
+				if !ok {
+					w = nil // it was killed or died; start afresh
+				}
+				if ctx.Err() != nil {
+					errc <- ctx.Err()
+					return
+				}
+				recs <- rec
+			}
+			errc <- nil
+		}()
+	}
+	go func() {
+		defer close(queue)
+		for _, cell := range cells {
+			select {
+			case queue <- cell:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var firstErr error
+	for running := jobs; running > 0; {
+		select {
+		case rec := <-recs:
+			if err := emit(rec); err != nil && firstErr == nil {
+				firstErr = err
+			}
+		case err := <-errc:
+			running--
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		}
+	}
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	if errors.Is(firstErr, context.Canceled) {
+		return fmt.Errorf("interrupted; finished cells are saved, rerun with --resume to finish the sweep")
+	}
+	return firstErr
+}
+
+// progress shows a bar with ETA on a terminal and a plain line every ten
+// seconds otherwise.
+type progress struct {
+	bar   *progressbar.ProgressBar
+	w     io.Writer
+	total int
+	n     int
+	start time.Time
+	last  time.Time
+	fails int
+}
+
+func newProgress(o Options, total int) *progress {
+	p := &progress{w: o.Progress, total: total, start: time.Now(), last: time.Now()}
+	if p.w == nil {
+		p.w = io.Discard
+	}
+	if o.Terminal && total > 0 {
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription("cells"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionClearOnFinish(),
+		)
+	} else {
+		fmt.Fprintf(p.w, "membench: %d cells to run\n", total)
+	}
+	return p
+}
+
+func (p *progress) step(r results.Record) {
+	p.n++
+	if r.Status != results.StatusOK {
+		p.fails++
+	}
+	if p.bar != nil {
+		p.bar.Add(1)
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= 10*time.Second || p.n == p.total {
+		p.last = now
+		el := now.Sub(p.start)
+		eta := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n))
+		fmt.Fprintf(p.w, "membench: %d/%d cells, %d failed, %v elapsed, ETA %v\n",
+			p.n, p.total, p.fails, el.Round(time.Second), eta.Round(time.Second))
+	}
+}
+
+func (p *progress) finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}

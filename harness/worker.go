@@ -1,0 +1,203 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"membench/results"
+)
+
+// workerEnv marks a process started as a sweep worker.
+const workerEnv = "MEMBENCH_WORKER"
+
+// IsWorker reports whether this process was started as a sweep worker.
+// Programs that run sweeps call WorkerMain first thing when it is true
+// (cmd/membench's run and tests' TestMain do).
+func IsWorker() bool { return os.Getenv(workerEnv) == "1" }
+
+// WorkerMain serves cells: one JSON cell a line on stdin, one JSON record
+// a line on file descriptor 3, until stdin closes. Stdout stays free for
+// whatever a subject prints. It returns the process exit status.
+func WorkerMain() int {
+	// The parent owns interrupts: a Ctrl-C reaches the whole process group.
+	signal.Ignore(os.Interrupt)
+	out := os.NewFile(3, "records")
+	if out == nil {
+		fmt.Fprintln(os.Stderr, "membench worker: no record pipe on fd 3")
+		return 2
+	}
+	in := bufio.NewReader(os.Stdin)
+	enc := json.NewEncoder(out)
+	var x executor
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			var c Cell
+			if err := json.Unmarshal(line, &c); err != nil {
+				fmt.Fprintln(os.Stderr, "membench worker: bad cell:", err)
+				return 2
+			}
+			rec := x.Execute(context.Background(), c)
+			if err := enc.Encode(&rec); err != nil {
+				fmt.Fprintln(os.Stderr, "membench worker:", err)
+				return 1
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0
+			}
+			fmt.Fprintln(os.Stderr, "membench worker:", err)
+			return 1
+		}
+	}
+}
+
+// worker is the parent's handle on one worker process.
+type worker struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan []byte
+	stderr *tail
+	done   chan struct{} // closed when the process has exited
+	err    error         // the exit error, valid after done
+}
+
+// startWorker re-executes this binary as a worker.
+func startWorker(exe string) (*worker, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), workerEnv+"=1")
+	cmd.ExtraFiles = []*os.File{pw}
+	w := &worker{cmd: cmd, lines: make(chan []byte, 1), stderr: &tail{max: 4096}, done: make(chan struct{})}
+	cmd.Stderr = w.stderr
+	cmd.Stdout = io.Discard
+	w.stdin, err = cmd.StdinPipe()
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, err
+	}
+	pw.Close()
+	go func() {
+		r := bufio.NewReaderSize(pr, 1<<16)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				break
+			}
+			w.lines <- line
+		}
+		pr.Close()
+		close(w.lines)
+	}()
+	go func() {
+		w.err = cmd.Wait()
+		close(w.done)
+	}()
+	return w, nil
+}
+
+// run sends one cell and waits for its record, for at most the cell's
+// timeout plus a grace period. A worker that overruns is killed and the
+// cell recorded as a timeout; one that dies is recorded as an error, or as
+// oom when the runtime said it ran out of memory. ok is false when the
+// worker can no longer be used.
+func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) {
+	fail := func(status, msg string) (results.Record, bool) {
+		return results.Record{Workload: c.Workload, N: c.Info.N, Hash: c.Info.Hash, Subject: c.Subject,
+			Kind: c.Kind, Repeat: c.Repeat, Status: status, LBLoad: c.Info.LBLoad, LBObjects: c.Info.LBObjects,
+			TimesNs: []float64{}, Error: msg}, false
+	}
+	b, _ := json.Marshal(c)
+	if _, err := w.stdin.Write(append(b, '\n')); err != nil {
+		w.kill()
+		return fail(results.StatusError, "worker: "+err.Error()+w.stderr.String())
+	}
+	grace := min(max(c.Timeout/10, time.Second), 10*time.Second)
+	timer := time.NewTimer(c.Timeout + grace)
+	defer timer.Stop()
+	select {
+	case line, open := <-w.lines:
+		if !open {
+			<-w.done
+			msg := fmt.Sprintf("worker died: %v", w.err)
+			if s := w.stderr.String(); s != "" {
+				msg += "\n" + s
+			}
+			if strings.Contains(w.stderr.String(), "out of memory") {
+				return fail(results.StatusOOM, msg)
+			}
+			return fail(results.StatusError, msg)
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			w.kill()
+			return fail(results.StatusError, "worker sent a bad record: "+err.Error())
+		}
+		return rec, true
+	case <-timer.C:
+		w.kill()
+		return fail(results.StatusTimeout, fmt.Sprintf("cell timed out after %v; worker killed", c.Timeout))
+	case <-ctx.Done():
+		w.kill()
+		return fail("", ctx.Err().Error())
+	}
+}
+
+// kill stops the worker process and waits for it.
+func (w *worker) kill() {
+	w.cmd.Process.Kill()
+	<-w.done
+}
+
+// close ends a healthy worker by closing its input.
+func (w *worker) close() {
+	w.stdin.Close()
+	select {
+	case <-w.done:
+	case <-time.After(5 * time.Second):
+		w.kill()
+	}
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.TrimSpace(t.buf))
+}
