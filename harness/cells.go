@@ -100,11 +100,14 @@ func (c *Config) Expand() (*Plan, error) {
 	}
 	var subs []subject
 	seenS := map[string]bool{}
-	add := func(entries []Entry, kind string, check func(string) error) error {
+	add := func(entries []Entry, kind string, all []string, check func(string) error) error {
 		for _, e := range entries {
 			specs, err := Expand(e)
 			if err != nil {
 				return workloads.Usagef("%ss: %v", kind, err)
+			}
+			if e.Spec == "*" {
+				specs = all
 			}
 			for _, s := range specs {
 				if err := check(s); err != nil {
@@ -114,18 +117,23 @@ func (c *Config) Expand() (*Plan, error) {
 					return workloads.Usagef("subject %q listed twice", s)
 				}
 				seenS[s] = true
-				subs = append(subs, subject{s, kind, e.MaxN})
+				maxN := e.MaxN
+				name, _, _ := strings.Cut(s, "?")
+				if m, ok := c.MaxN[name]; ok && (maxN == 0 || m < maxN) {
+					maxN = m
+				}
+				subs = append(subs, subject{s, kind, maxN})
 			}
 		}
 		return nil
 	}
-	if err := add(c.Strategies, results.KindStrategy, func(s string) error {
+	if err := add(c.Strategies, results.KindStrategy, strategies.Names(), func(s string) error {
 		_, err := strategies.Lookup(s)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	if err := add(c.Allocators, results.KindAllocator, func(s string) error {
+	if err := add(c.Allocators, results.KindAllocator, allocators.Names(), func(s string) error {
 		_, err := allocators.Lookup(s)
 		return err
 	}); err != nil {

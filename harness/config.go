@@ -35,8 +35,12 @@ type Config struct {
 	// Samples is the number of timing samples per cell (default 5), so that
 	// comparisons have enough samples for a significance test.
 	Samples int `toml:"samples" json:"samples"`
+	// MaxN maps a subject name (without parameters) to the largest
+	// workload, in buffers, it runs on; larger ones are not run.
+	MaxN map[string]int `toml:"max_n" json:"max_n,omitempty"`
 	// Workloads, Strategies and Allocators list specs; a table entry may
-	// give params as lists, which expand into their cross product.
+	// give params as lists, which expand into their cross product. The
+	// subject "*" stands for every registered strategy or allocator.
 	Workloads  []Entry `toml:"workloads" json:"workloads"`
 	Strategies []Entry `toml:"strategies" json:"strategies"`
 	Allocators []Entry `toml:"allocators" json:"allocators"`
@@ -138,7 +142,7 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 		return nil, &workloads.InputError{File: file, Msg: err.Error()}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, &workloads.InputError{File: file, Msg: fmt.Sprintf("unknown key %q (valid: name, seed, repeats, timeout, benchtime, samples, workloads, strategies, allocators)", und[0].String())}
+		return nil, &workloads.InputError{File: file, Msg: fmt.Sprintf("unknown key %q (valid: name, seed, repeats, timeout, benchtime, samples, max_n, workloads, strategies, allocators)", und[0].String())}
 	}
 	if err := c.fill(); err != nil {
 		return nil, &workloads.InputError{File: file, Msg: err.Error()}

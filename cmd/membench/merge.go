@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"membench/harness"
+)
+
+func init() {
+	register(&command{
+		name:    "merge",
+		usage:   "--out DIR DIR...",
+		summary: "Merge the output folders of a sharded sweep into one, as if run unsharded.",
+		run:     runMerge,
+	})
+}
+
+func runMerge(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, commands["merge"])
+	out := fs.String("out", "", "output `DIR` for the merged sweep")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return badUsage("merge: want --out DIR and at least one shard folder")
+	}
+	o, err := harness.Merge(*out, fs.Args())
+	if o != nil {
+		fmt.Fprintf(e.stdout, "%s: merged %d folders, %d failed cells\n", o.Dir, fs.NArg(), len(o.Failed))
+	}
+	return err
+}

@@ -1,0 +1,349 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"membench/results"
+	"membench/strategies"
+	"membench/workloads"
+	_ "membench/workloads/synthetic"
+)
+
+// Misbehaving strategies, registered in this test binary only. Workers are
+// this same binary re-executed, so they know them too.
+type sleeper struct{}
+
+func (sleeper) Name() string { return "test-sleep" }
+func (sleeper) Plan(context.Context, *workloads.Problem) (*strategies.Plan, error) {
+	select {} // never returns and ignores its context
+}
+
+type panicker struct{}
+
+func (panicker) Name() string { return "test-panic" }
+func (panicker) Plan(context.Context, *workloads.Problem) (*strategies.Plan, error) {
+	panic("test-panic always panics")
+}
+
+type overlapper struct{}
+
+func (overlapper) Name() string { return "test-overlap" }
+func (overlapper) Plan(_ context.Context, p *workloads.Problem) (*strategies.Plan, error) {
+	plan := &strategies.Plan{Offsets: make([]int64, len(p.Buffers))}
+	plan.Footprint = strategies.Footprint(p.Buffers, plan.Offsets)
+	return plan, nil
+}
+
+func init() {
+	for _, s := range []strategies.Strategy{sleeper{}, panicker{}, overlapper{}} {
+		strategies.Register(strategies.Info{Name: s.Name(), Kind: strategies.Offsets, Doc: "test only",
+			New: strategies.Simple(func() strategies.Strategy { return s })})
+	}
+}
+
+// sweepEnv makes the test binary run a whole sweep (for the kill -9 test).
+const sweepEnv = "MEMBENCH_TEST_SWEEP"
+
+func TestMain(m *testing.M) {
+	if IsWorker() {
+		os.Exit(WorkerMain())
+	}
+	if spec := os.Getenv(sweepEnv); spec != "" {
+		var o Options
+		if err := json.Unmarshal([]byte(spec), &o); err != nil {
+			panic(err)
+		}
+		if _, err := Run(context.Background(), o); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func tinyConfig(t *testing.T, strats ...string) *Config {
+	t.Helper()
+	c, err := ParseConfig("tiny.toml", []byte(`
+name = "tiny"
+repeats = 2
+benchtime = "1ms"
+samples = 2
+timeout = "20s"
+workloads = ["synthetic/chain?n=12", { spec = "synthetic/random-dag", params = { n = [30, 60] } }]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(strats) == 0 {
+		strats = []string{"naive", "greedy-by-size", "offset-greedy-by-size"}
+	}
+	c.Strategies = entries(strats...)
+	return c
+}
+
+func entries(specs ...string) []Entry {
+	var out []Entry
+	for _, s := range specs {
+		out = append(out, Entry{Spec: s})
+	}
+	return out
+}
+
+func keysOnce(t *testing.T, recs []results.Record, want int) map[results.Key]results.Record {
+	t.Helper()
+	m := map[results.Key]results.Record{}
+	for _, r := range recs {
+		if _, dup := m[r.Key()]; dup {
+			t.Errorf("cell %s recorded twice", r.Key())
+		}
+		m[r.Key()] = r
+	}
+	if len(m) != want {
+		t.Errorf("%d distinct cells recorded, want %d", len(m), want)
+	}
+	return m
+}
+
+func TestSweepEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	out, err := Run(context.Background(), Options{Config: tinyConfig(t), Out: dir, Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 workloads x 3 strategies x 2 repeats.
+	if out.Ran != 18 || out.Skipped != 0 {
+		t.Errorf("ran %d, skipped %d; want 18, 0", out.Ran, out.Skipped)
+	}
+	recs := keysOnce(t, out.Records, 18)
+	for k, r := range recs {
+		if r.Status != results.StatusOK || len(r.TimesNs) != 2 || r.Iters < 1 || r.Footprint < r.LBLoad || r.LBLoad <= 0 {
+			t.Errorf("%s: %+v", k, r)
+		}
+	}
+	for _, f := range []string{"manifest.json", "results.jsonl", "results.txt", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	f, _ := os.Open(filepath.Join(dir, "results.txt"))
+	defer f.Close()
+	br := benchfmt.NewReader(f, "results.txt")
+	n := 0
+	for br.Scan() {
+		if _, ok := br.Result().(*benchfmt.Result); ok {
+			n++
+		}
+	}
+	if n != 36 {
+		t.Errorf("results.txt holds %d results, want 36 (18 cells x 2 samples)", n)
+	}
+	// A second run without --resume refuses to overwrite.
+	if _, err := Run(context.Background(), Options{Config: tinyConfig(t), Out: dir}); err == nil ||
+		!strings.Contains(err.Error(), "pass --resume") {
+		t.Errorf("rerun without --resume: err = %v", err)
+	}
+	// Resuming a finished sweep runs nothing.
+	out, err = Run(context.Background(), Options{Config: tinyConfig(t), Out: dir, Resume: true})
+	if err != nil || out.Ran != 0 || out.Skipped != 18 {
+		t.Errorf("resume of a finished sweep: ran %d skipped %d err %v", out.Ran, out.Skipped, err)
+	}
+	// Resuming with another config is refused.
+	other := tinyConfig(t, "naive")
+	if _, err := Run(context.Background(), Options{Config: other, Out: dir, Resume: true}); err == nil ||
+		!strings.Contains(err.Error(), "another config") {
+		t.Errorf("resume with another config: err = %v", err)
+	}
+}
+
+func TestFailuresAreRecorded(t *testing.T) {
+	c := tinyConfig(t, "naive", "test-sleep", "test-panic", "test-overlap")
+	c.Timeout.Duration = 500 * time.Millisecond
+	c.Repeats = 1
+	c.Workloads = entries("synthetic/chain?n=12")
+	start := time.Now()
+	out, err := Run(context.Background(), Options{Config: c, Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "3 of 4 cells failed") {
+		t.Fatalf("err = %v, want 3 of 4 cells failed", err)
+	}
+	if el := time.Since(start); el > 15*time.Second {
+		t.Errorf("sweep took %v; the sleeping cell should be killed after ~1.5s", el)
+	}
+	want := map[string]string{"naive": "ok", "test-sleep": "timeout", "test-panic": "error", "test-overlap": "invalid"}
+	for _, r := range out.Records {
+		if r.Status != want[r.Subject] {
+			t.Errorf("%s: status %s, want %s (%s)", r.Subject, r.Status, want[r.Subject], r.Error)
+		}
+		if r.Subject == "test-panic" && !strings.Contains(r.Error, "test-panic always panics") {
+			t.Errorf("panic record lacks the panic value: %q", r.Error)
+		}
+		if r.Subject == "test-overlap" && !strings.Contains(r.Error, "overlap") {
+			t.Errorf("invalid record lacks the validator's reason: %q", r.Error)
+		}
+	}
+	if len(out.Records) != 4 {
+		t.Errorf("%d records, want 4", len(out.Records))
+	}
+}
+
+func TestKillAndResume(t *testing.T) {
+	dir := t.TempDir()
+	c := tinyConfig(t)
+	c.BenchTime.Duration = 30 * time.Millisecond
+	o := Options{Config: c, Out: dir}
+	spec, _ := json.Marshal(o)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), sweepEnv+"="+string(spec))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "results.jsonl")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		recs, _, _ := results.ReadFile(path)
+		if len(recs) >= 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("sweep wrote no records in 60s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	// Power loss mid-write: a torn last line.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"workload":"synthetic/chain?n=12","subject":"na`)
+	f.Close()
+	before, _, _ := results.ReadFile(path)
+	if len(before) >= 18 {
+		t.Fatalf("the sweep finished before it was killed (%d records); slow it down", len(before))
+	}
+	o.Resume = true
+	out, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Skipped != len(before) || out.Ran != 18-len(before) {
+		t.Errorf("resume ran %d and skipped %d; %d were done", out.Ran, out.Skipped, len(before))
+	}
+	keysOnce(t, out.Records, 18)
+}
+
+func TestShardAndMerge(t *testing.T) {
+	base := t.TempDir()
+	whole := filepath.Join(base, "whole")
+	if _, err := Run(context.Background(), Options{Config: tinyConfig(t), Out: whole}); err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for i := range 3 {
+		d := filepath.Join(base, "shard"+string(rune('0'+i)))
+		dirs = append(dirs, d)
+		out, err := Run(context.Background(), Options{Config: tinyConfig(t), Out: d, Shard: i, Shards: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Ran != 6 {
+			t.Errorf("shard %d ran %d cells, want 6", i, out.Ran)
+		}
+	}
+	merged := filepath.Join(base, "merged")
+	if _, err := Merge(merged, dirs[:2]); err == nil || !strings.Contains(err.Error(), "shards 2/3 are missing") {
+		t.Errorf("merge of 2 of 3 shards: err = %v", err)
+	}
+	out, err := Merge(merged, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrecs, _, _ := results.ReadFile(filepath.Join(whole, "results.jsonl"))
+	w := keysOnce(t, wrecs, 18)
+	m := keysOnce(t, out.Records, 18)
+	for k, r := range w {
+		mr, ok := m[k]
+		if !ok || mr.Status != r.Status || mr.Footprint != r.Footprint || mr.LBLoad != r.LBLoad || mr.Hash != r.Hash || mr.N != r.N {
+			t.Errorf("%s: merged %+v, unsharded %+v", k, mr, r)
+		}
+	}
+	for _, f := range []string{"manifest.json", "results.txt", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(merged, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := Merge(filepath.Join(base, "m2"), []string{dirs[0], dirs[0]}); err == nil {
+		t.Error("merging a shard twice: want an error")
+	}
+}
+
+func TestExpand(t *testing.T) {
+	specs, err := Expand(Entry{Spec: "synthetic/random-dag", Params: map[string]any{"n": []any{int64(10), int64(20)}, "k": int64(4)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"synthetic/random-dag?k=4&n=10", "synthetic/random-dag?k=4&n=20"}
+	if strings.Join(specs, " ") != strings.Join(want, " ") {
+		t.Errorf("Expand = %q, want %q", specs, want)
+	}
+	c := tinyConfig(t)
+	c.Seed = 7
+	c.Strategies = entries("*")
+	c.MaxN = map[string]int{"min-cost-flow": 20}
+	pl, err := c.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Workloads[1] != "synthetic/random-dag?n=30&seed=7" {
+		t.Errorf("seed not added: %q", pl.Workloads[1])
+	}
+	subjects := map[string]int{}
+	for _, cell := range pl.Cells {
+		subjects[cell.Subject]++
+	}
+	if len(subjects) != len(strategies.Names()) {
+		t.Errorf("\"*\" expanded to %d strategies, want %d", len(subjects), len(strategies.Names()))
+	}
+	if subjects["min-cost-flow"] != 2 { // only chain n=12, twice
+		t.Errorf("min-cost-flow cells = %d, want 2 (max_n 20)", subjects["min-cost-flow"])
+	}
+	for i, cell := range pl.Cells {
+		if cell.Index != i {
+			t.Fatalf("cell %d has index %d", i, cell.Index)
+		}
+	}
+	c.Strategies = entries("no-such-strategy")
+	var ue *workloads.UsageError
+	if _, err := c.Expand(); !errors.As(err, &ue) || !strings.Contains(err.Error(), "valid:") {
+		t.Errorf("unknown strategy: err = %v, want a usage error listing the valid names", err)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"name = \"x\"\nbogus = 1\nworkloads=[\"a\"]\nstrategies=[\"naive\"]\n", `bad.toml: unknown key "bogus"`},
+		{"name = \"x\"\nrepeats = \n", "bad.toml:2:"},
+		{"name = \"x\"\nstrategies=[\"naive\"]\n", "bad.toml: no workloads"},
+		{"workloads=[{spec=\"a\", bogus=1}]\nstrategies=[\"naive\"]\n", `unknown key "bogus"`},
+		{"timeout = \"-1s\"\nworkloads=[\"a\"]\nstrategies=[\"naive\"]\n", "must be positive"},
+	} {
+		_, err := ParseConfig("bad.toml", []byte(tc.in))
+		var ie *workloads.InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseConfig(%q) = %v, want an input error containing %q", tc.in, err, tc.want)
+		}
+	}
+	c, err := DefaultConfig()
+	if err != nil || c.Name != "default" {
+		t.Fatalf("DefaultConfig: %v", err)
+	}
+}
