@@ -1,10 +1,433 @@
-// Package plot draws membench's paper-style figures as PNG with gonum/plot.
+// Package plot draws membench's paper-style figures as PNG with gonum/plot:
+// footprint / lower bound bars, planning-time scaling, offset-plan layouts,
+// allocator timelines and ratio distributions.
 package plot
 
-import "membench/results"
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
 
-// WriteAll draws every figure the records support into dir and returns
-// the files written.
+	"github.com/montanaflynn/stats"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"membench/results"
+	"membench/workloads"
+)
+
+// Figure size and resolution: a full column width of a paper at print DPI.
+const (
+	Width  = 6.5 * vg.Inch
+	Height = 4 * vg.Inch
+	DPI    = 150
+)
+
+// PixelSize returns the size in pixels of the PNGs written here.
+func PixelSize() (w, h int) {
+	return int(math.Round(float64(Width/vg.Inch) * DPI)), int(math.Round(float64(Height/vg.Inch) * DPI))
+}
+
+// save renders p to file as PNG, atomically.
+func save(p *plot.Plot, file string) error {
+	c := vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(DPI))
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(file, buf.Bytes())
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Title.TextStyle.Font.Size = vg.Points(12)
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// family is a workload spec without its parameters: the instances of one
+// generator.
+func family(spec string) string {
+	name, _, _ := strings.Cut(spec, "?")
+	return name
+}
+
+// WriteAll draws every figure the records support into dir and returns the
+// files written: footprint-<family>.png per workload family and kind,
+// scaling.png, and distribution-<family>.png for families with at least
+// five instances.
 func WriteAll(dir string, recs []results.Record) ([]string, error) {
-	return nil, nil
+	var files []string
+	groups := results.Aggregate(recs)
+	for _, kind := range []string{results.KindStrategy, results.KindAllocator} {
+		byFam := map[string][]*results.Group{}
+		var fams []string
+		for _, g := range groups {
+			if g.Kind != kind {
+				continue
+			}
+			f := strings.SplitN(g.Workload, "/", 2)[0]
+			if _, ok := byFam[f]; !ok {
+				fams = append(fams, f)
+			}
+			byFam[f] = append(byFam[f], g)
+		}
+		for _, f := range fams {
+			name := "footprint-" + slug(f) + ".png"
+			if kind == results.KindAllocator {
+				name = "footprint-allocators-" + slug(f) + ".png"
+			}
+			file := filepath.Join(dir, name)
+			if err := Footprint(file, byFam[f], kind); err != nil {
+				return files, err
+			}
+			files = append(files, file)
+		}
+	}
+	if file := filepath.Join(dir, "scaling.png"); true {
+		ok, err := Scaling(file, groups)
+		if err != nil {
+			return files, err
+		}
+		if ok {
+			files = append(files, file)
+		}
+	}
+	byFam := map[string]map[string]bool{}
+	var fams []string
+	for _, g := range groups {
+		f := family(g.Workload)
+		if byFam[f] == nil {
+			byFam[f] = map[string]bool{}
+			fams = append(fams, f)
+		}
+		byFam[f][g.Workload] = true
+	}
+	for _, f := range fams {
+		if len(byFam[f]) < 5 {
+			continue
+		}
+		file := filepath.Join(dir, "distribution-"+slug(f)+".png")
+		if err := Distribution(file, groups, f); err != nil {
+			return files, err
+		}
+		files = append(files, file)
+	}
+	return files, nil
+}
+
+func slug(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(s))
+}
+
+func axesOf(gs []*results.Group) (workloads, subjects []string) {
+	seenW, seenS := map[string]bool{}, map[string]bool{}
+	for _, g := range gs {
+		if !seenW[g.Workload] {
+			seenW[g.Workload] = true
+			workloads = append(workloads, g.Workload)
+		}
+		if !seenS[g.Subject] {
+			seenS[g.Subject] = true
+			subjects = append(subjects, g.Subject)
+		}
+	}
+	return workloads, subjects
+}
+
+// Footprint draws grouped bars of footprint / LB_load per workload (groups)
+// and subject (bars), the memory-planning papers' figure. Failed cells
+// leave a gap.
+func Footprint(file string, gs []*results.Group, kind string) error {
+	ws, subs := axesOf(gs)
+	ylabel := "footprint / LB_load"
+	title := "Footprint relative to the lower bound"
+	if kind == results.KindAllocator {
+		ylabel = "peak reserved / LB_load"
+		title = "Allocator footprint relative to the lower bound"
+	}
+	p := newPlot(title, "", ylabel)
+	cell := map[[2]string]*results.Group{}
+	for _, g := range gs {
+		cell[[2]string{g.Workload, g.Subject}] = g
+	}
+	width := vg.Points(math.Max(1.5, math.Min(12, 300/float64(len(ws)*len(subs)))))
+	top := 1.0
+	for j, s := range subs {
+		vals := make(plotter.Values, len(ws))
+		for i, w := range ws {
+			if g := cell[[2]string{w, s}]; g != nil && g.OK > 0 {
+				vals[i] = g.Ratio
+				top = max(top, g.Ratio)
+			}
+		}
+		bars, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return err
+		}
+		bars.LineStyle.Width = 0
+		bars.Color = plotutil.Color(j)
+		bars.Offset = width * vg.Length(float64(j)-float64(len(subs)-1)/2)
+		p.Add(bars)
+		p.Legend.Add(s, bars)
+	}
+	labels := make([]string, len(ws))
+	for i, w := range ws {
+		labels[i] = shortName(w)
+	}
+	p.NominalX(labels...)
+	p.X.Tick.Label.Rotation = math.Pi / 5
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.Font.Size = vg.Points(7)
+	p.Y.Min = 0
+	// Headroom for the legend above the tallest bar.
+	p.Y.Max = top * (1.1 + 0.04*float64(len(subs)))
+	p.Legend.Left = false
+	p.Legend.TextStyle.Font.Size = vg.Points(7)
+	one := plotter.NewFunction(func(float64) float64 { return 1 })
+	one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(one)
+	return save(p, file)
+}
+
+// shortName drops the family prefix of a spec for axis labels.
+func shortName(spec string) string {
+	if _, rest, ok := strings.Cut(spec, "/"); ok {
+		return rest
+	}
+	return spec
+}
+
+// Scaling draws median planning time against buffer count on log-log axes,
+// one line per strategy, with error bars from the fastest to the slowest
+// sample. It uses the workload family with the most distinct sizes and
+// reports false (writing nothing) when none has three.
+func Scaling(file string, gs []*results.Group) (bool, error) {
+	sizes := map[string]map[int]bool{}
+	for _, g := range gs {
+		if g.Kind == results.KindStrategy && g.OK > 0 {
+			f := family(g.Workload)
+			if sizes[f] == nil {
+				sizes[f] = map[int]bool{}
+			}
+			sizes[f][g.N] = true
+		}
+	}
+	best := ""
+	for f, ns := range sizes {
+		if len(ns) > len(sizes[best]) || len(ns) == len(sizes[best]) && f < best {
+			best = f
+		}
+	}
+	if len(sizes[best]) < 3 {
+		return false, nil
+	}
+	p := newPlot("Planning time vs size ("+best+")", "buffers (n)", "seconds per plan")
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: 1}
+	type pt struct {
+		n           int
+		med, lo, hi float64
+	}
+	bySub := map[string][]pt{}
+	var subs []string
+	for _, g := range gs {
+		if g.Kind != results.KindStrategy || g.OK == 0 || family(g.Workload) != best || len(g.TimesNs) == 0 {
+			continue
+		}
+		if _, ok := bySub[g.Subject]; !ok {
+			subs = append(subs, g.Subject)
+		}
+		lo, _ := stats.Min(g.TimesNs)
+		hi, _ := stats.Max(g.TimesNs)
+		bySub[g.Subject] = append(bySub[g.Subject], pt{g.N, g.MedianNs / 1e9, lo / 1e9, hi / 1e9})
+	}
+	for j, s := range subs {
+		pts := bySub[s]
+		// Several instances of one size: keep the median of medians.
+		slices.SortFunc(pts, func(a, b pt) int { return cmp.Compare(a.n, b.n) })
+		var xys plotter.XYs
+		var errs plotter.YErrors
+		for i := 0; i < len(pts); {
+			k := i
+			var meds, los, his []float64
+			for ; k < len(pts) && pts[k].n == pts[i].n; k++ {
+				meds, los, his = append(meds, pts[k].med), append(los, pts[k].lo), append(his, pts[k].hi)
+			}
+			m, _ := stats.Median(meds)
+			lo, _ := stats.Min(los)
+			hi, _ := stats.Max(his)
+			if m > 0 && pts[i].n > 0 {
+				xys = append(xys, plotter.XY{X: float64(pts[i].n), Y: m})
+				errs = append(errs, struct{ Low, High float64 }{m - lo, hi - m})
+			}
+			i = k
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return false, err
+		}
+		line.Color, points.Color = plotutil.Color(j), plotutil.Color(j)
+		points.Shape = plotutil.Shape(j)
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{xys, errs})
+		if err != nil {
+			return false, err
+		}
+		eb.Color = plotutil.Color(j)
+		p.Add(line, points, eb)
+		p.Legend.Add(s, line, points)
+	}
+	p.Legend.Left = true
+	p.Legend.TextStyle.Font.Size = vg.Points(7)
+	return true, save(p, file)
+}
+
+// Distribution draws, for the instances of one workload family, a box plot
+// of footprint / LB_load per strategy.
+func Distribution(file string, gs []*results.Group, fam string) error {
+	bySub := map[string][]float64{}
+	var subs []string
+	for _, g := range gs {
+		if g.Kind != results.KindStrategy || g.OK == 0 || family(g.Workload) != fam {
+			continue
+		}
+		if _, ok := bySub[g.Subject]; !ok {
+			subs = append(subs, g.Subject)
+		}
+		bySub[g.Subject] = append(bySub[g.Subject], g.Ratio)
+	}
+	p := newPlot(fmt.Sprintf("Footprint / LB_load over %s instances", fam), "", "footprint / LB_load")
+	for j, s := range subs {
+		box, err := plotter.NewBoxPlot(vg.Points(18), float64(j), plotter.Values(bySub[s]))
+		if err != nil {
+			return err
+		}
+		box.FillColor = plotutil.Color(j)
+		p.Add(box)
+	}
+	p.NominalX(subs...)
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.Font.Size = vg.Points(8)
+	return save(p, file)
+}
+
+// Layout draws an offset plan as rectangles on time × address, with the
+// live-bytes profile (whose peak is LB_load) as a line.
+func Layout(file string, bufs []workloads.Buffer, offsets []int64, title string) error {
+	p := newPlot(title, "task", "address (bytes)")
+	for i, b := range bufs {
+		if b.Size == 0 {
+			continue
+		}
+		x0, x1 := float64(b.First), float64(b.Last+1)
+		y0, y1 := float64(offsets[i]), float64(offsets[i]+b.Size)
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+		if err != nil {
+			return err
+		}
+		c := plotutil.Color(i)
+		poly.Color = color.NRGBA{R: c.(color.RGBA).R, G: c.(color.RGBA).G, B: c.(color.RGBA).B, A: 170}
+		poly.LineStyle.Width = vg.Points(0.3)
+		poly.LineStyle.Color = color.Black
+		p.Add(poly)
+	}
+	if prof := liveProfile(bufs); len(prof) > 0 {
+		line, err := plotter.NewLine(prof)
+		if err != nil {
+			return err
+		}
+		line.Color = color.Black
+		line.Width = vg.Points(1.2)
+		line.StepStyle = plotter.PostStep
+		p.Add(line)
+		p.Legend.Add("live bytes", line)
+	}
+	p.Y.Min = 0
+	return save(p, file)
+}
+
+// liveProfile returns the bytes live at each task as a step line.
+func liveProfile(bufs []workloads.Buffer) plotter.XYs {
+	T := 0
+	for _, b := range bufs {
+		T = max(T, b.Last+1)
+	}
+	if T == 0 || T > 1<<22 {
+		return nil
+	}
+	delta := make([]float64, T+1)
+	for _, b := range bufs {
+		delta[b.First] += float64(b.Size)
+		delta[b.Last+1] -= float64(b.Size)
+	}
+	xys := make(plotter.XYs, T+1)
+	live := 0.0
+	for t := 0; t <= T; t++ {
+		live += delta[t]
+		xys[t] = plotter.XY{X: float64(t), Y: live}
+	}
+	return xys
+}
+
+// TimelinePoint is the state of an allocator after one trace event.
+type TimelinePoint struct {
+	InUse, Reserved int64
+}
+
+// Timeline draws an allocator replay's requested bytes in use and reserved
+// bytes over the trace's events.
+func Timeline(file string, pts []TimelinePoint, title string) error {
+	p := newPlot(title, "trace event", "bytes")
+	inUse := make(plotter.XYs, len(pts))
+	reserved := make(plotter.XYs, len(pts))
+	for i, q := range pts {
+		inUse[i] = plotter.XY{X: float64(i), Y: float64(q.InUse)}
+		reserved[i] = plotter.XY{X: float64(i), Y: float64(q.Reserved)}
+	}
+	if len(pts) > 0 {
+		lr, err := plotter.NewLine(reserved)
+		if err != nil {
+			return err
+		}
+		lr.Color = plotutil.Color(1)
+		lr.Width = vg.Points(1.5)
+		li, err := plotter.NewLine(inUse)
+		if err != nil {
+			return err
+		}
+		li.Color = plotutil.Color(0)
+		li.Width = vg.Points(1)
+		p.Add(lr, li)
+		p.Legend.Add("reserved", lr)
+		p.Legend.Add("in use (requested)", li)
+	}
+	p.Y.Min = 0
+	p.Legend.Left = true
+	return save(p, file)
 }
