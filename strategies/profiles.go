@@ -1,6 +1,8 @@
 package strategies
 
 import (
+	"cmp"
+	"context"
 	"slices"
 
 	"membench/workloads"
@@ -35,44 +37,134 @@ func TaskProfiles(bufs []workloads.Buffer) [][]int32 {
 		profiles[t] = flat[pos : pos : pos+int(c)]
 		pos += int(c)
 	}
-	for i, b := range bufs {
+	// Appending in one global stable size order leaves every profile
+	// sorted, with no per-task sort.
+	for _, i := range bySizeDesc(bufs) {
+		b := bufs[i]
 		for t := max(b.First, 0); t <= b.Last; t++ {
-			profiles[t] = append(profiles[t], int32(i))
+			profiles[t] = append(profiles[t], i)
 		}
 	}
-	for _, prof := range profiles {
-		slices.SortStableFunc(prof, func(x, y int32) int {
-			sx, sy := bufs[x].Size, bufs[y].Size
-			switch {
-			case sx > sy:
-				return -1
-			case sx < sy:
-				return 1
-			}
-			return 0
-		})
-	}
 	return profiles
+}
+
+// bySizeDesc returns the buffer indices sorted by size descending, ties in
+// index order.
+func bySizeDesc(bufs []workloads.Buffer) []int32 {
+	order := make([]int32, len(bufs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int {
+		if c := cmp.Compare(bufs[y].Size, bufs[x].Size); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	return order
 }
 
 // PositionalMaximums returns TFLite's positional maximums: element k is the
 // maximum over tasks of the k-th largest size live at that task. The
 // sequence is non-increasing; its sum is LB_objects.
+//
+// It needs no task profiles: pm[k] >= s exactly when some task has more
+// than k live buffers of size >= s. Buffers are added largest first to a
+// segment tree counting, per task, the live buffers added so far; after
+// each run of equal sizes s, the entries up to the tree's maximum that are
+// still unset become s. That is O(n log n), whatever the lifetimes.
 func PositionalMaximums(bufs []workloads.Buffer) []int64 {
-	return positionalMaximums(bufs, TaskProfiles(bufs))
-}
-
-func positionalMaximums(bufs []workloads.Buffer, profiles [][]int32) []int64 {
-	var pm []int64
-	for _, prof := range profiles {
-		for k, i := range prof {
-			s := bufs[i].Size
-			if k == len(pm) {
-				pm = append(pm, s)
-			} else if s > pm[k] {
-				pm[k] = s
-			}
-		}
-	}
+	pm, _ := positionalMaximums(context.Background(), bufs)
 	return pm
 }
+
+// positionalMaximums is PositionalMaximums for planners, which must stop
+// when ctx is cancelled.
+func positionalMaximums(ctx context.Context, bufs []workloads.Buffer) ([]int64, error) {
+	// The count peaks at a task where some buffer starts, so only starts
+	// need a leaf.
+	var starts []int
+	for _, b := range bufs {
+		if f := max(b.First, 0); f <= b.Last {
+			starts = append(starts, f)
+		}
+	}
+	slices.Sort(starts)
+	starts = slices.Compact(starts)
+	tree := newMaxAddTree(len(starts))
+	var pm []int64
+	order := bySizeDesc(bufs)
+	for k := 0; k < len(order); {
+		s := bufs[order[k]].Size
+		for ; k < len(order) && bufs[order[k]].Size == s; k++ {
+			if k%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			b := bufs[order[k]]
+			f := max(b.First, 0)
+			if f > b.Last {
+				continue
+			}
+			lo, _ := slices.BinarySearch(starts, f)
+			hi, found := slices.BinarySearch(starts, b.Last)
+			if found {
+				hi++
+			}
+			tree.add(lo, hi)
+		}
+		for int32(len(pm)) < tree.max() {
+			pm = append(pm, s)
+		}
+	}
+	return pm, nil
+}
+
+// maxAddTree is a segment tree over n leaves supporting +1 on a range and
+// the maximum over all leaves.
+type maxAddTree struct {
+	size int
+	best []int32 // max of the subtree, pending adds included
+	add1 []int32 // adds applied to the whole subtree
+}
+
+func newMaxAddTree(n int) *maxAddTree {
+	size := 1
+	for size < n {
+		size *= 2
+	}
+	return &maxAddTree{size: size, best: make([]int32, 2*size), add1: make([]int32, 2*size)}
+}
+
+// add adds 1 to leaves [lo, hi).
+func (t *maxAddTree) add(lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	l, r := lo+t.size, hi+t.size
+	for l < r {
+		if l&1 == 1 {
+			t.best[l]++
+			t.add1[l]++
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			t.best[r]++
+			t.add1[r]++
+		}
+		l, r = l/2, r/2
+	}
+	t.pull(lo + t.size)
+	t.pull(hi - 1 + t.size)
+}
+
+// pull recomputes the ancestors of node i.
+func (t *maxAddTree) pull(i int) {
+	for i /= 2; i >= 1; i /= 2 {
+		t.best[i] = max(t.best[2*i], t.best[2*i+1]) + t.add1[i]
+	}
+}
+
+func (t *maxAddTree) max() int32 { return t.best[1] }

@@ -78,6 +78,16 @@ func RandomDAG(cfg DAGConfig) *workloads.Problem {
 	r := newRNG(cfg.Seed, familyDAG)
 	sz, _ := newSizer(r, cfg.MinSize, cfg.MaxSize, cfg.Elem, cfg.K)
 	bufs := make([]workloads.Buffer, cfg.N)
+	last := fillDAG(r, sz, cfg, bufs)
+	for i := range bufs {
+		bufs[i].Last = min(bufs[i].Last, last)
+	}
+	return &workloads.Problem{Name: cfg.Spec(), Buffers: bufs}
+}
+
+// fillDAG writes the records of a random graph into bufs with ID = index
+// and returns the last op; lifetimes may run past it.
+func fillDAG(r rng, sz *sizer, cfg DAGConfig, bufs []workloads.Buffer) int {
 	op, left := -1, 0
 	for i := range bufs {
 		if left == 0 {
@@ -102,10 +112,7 @@ func RandomDAG(cfg DAGConfig) *workloads.Problem {
 		}
 		bufs[i] = workloads.Buffer{ID: i, Size: size, First: op, Last: op + span}
 	}
-	for i := range bufs {
-		bufs[i].Last = min(bufs[i].Last, op)
-	}
-	return &workloads.Problem{Name: cfg.Spec(), Buffers: bufs}
+	return op
 }
 
 // Stream selectors keep families with equal seeds on unrelated streams.
@@ -117,22 +124,17 @@ const (
 	familyAdversarial
 )
 
+func (c DAGConfig) generate() *workloads.Problem { return RandomDAG(c) }
+
 func init() {
 	d := DefaultDAG(1000, 1)
-	params := []workloads.ParamDoc{
-		{Name: "n", Default: "1000", Doc: "number of tensors"},
-		{Name: "seed", Default: "1", Doc: "random seed"},
-		{Name: "min", Default: "1K", Doc: "smallest size in bytes (sizes are log-uniform, multiples of 4)"},
-		{Name: "max", Default: "64M", Doc: "largest size in bytes"},
-		{Name: "k", Default: "0", Doc: "number of distinct sizes; 0 = continuous"},
-		{Name: "outputs", Default: "1", Doc: "most outputs per op (each op has 1..outputs)"},
-	}
-	workloads.Register(workloads.Info{
-		Name: "synthetic/random-dag",
-		Doc: "random operator graph in execution order, like TFLite's rand_* fixtures: one op per task, " +
+	params := append(append(baseParams("1000"), sizeParams("1K", "64M")...),
+		workloads.ParamDoc{Name: "k", Default: "0", Doc: "number of distinct sizes; 0 = continuous"},
+		workloads.ParamDoc{Name: "outputs", Default: "1", Doc: "most outputs per op (each op has 1..outputs)"})
+	register("synthetic/random-dag",
+		"random operator graph in execution order, like TFLite's rand_* fixtures: one op per task, "+
 			"tensors read by 1-3 nearby ops, 10% skip connections, rare long-lived tensors, log-uniform sizes",
-		Params: params,
-		New: func(a *workloads.Args) (*workloads.Problem, error) {
+		params, func(a *workloads.Args) family {
 			c := d
 			c.N = a.Int("n", d.N)
 			c.Seed = a.Int64("seed", d.Seed)
@@ -140,13 +142,6 @@ func init() {
 			c.MaxSize = a.Bytes("max", d.MaxSize)
 			c.K = a.Int("k", d.K)
 			c.Outputs = a.Int("outputs", d.Outputs)
-			if err := a.Check(params); err != nil {
-				return nil, err
-			}
-			if err := c.Validate(); err != nil {
-				return nil, usage("synthetic/random-dag", err)
-			}
-			return RandomDAG(c), nil
-		},
-	})
+			return c
+		})
 }

@@ -39,6 +39,12 @@ func (r rng) intn(n int) int {
 	return int(hi)
 }
 
+// int64n returns an integer in [0, n); n must be > 0.
+func (r rng) int64n(n int64) int64 {
+	hi, _ := bits.Mul64(r.src.Uint64(), uint64(n))
+	return int64(hi)
+}
+
 // between returns an integer in [lo, hi].
 func (r rng) between(lo, hi int) int { return lo + r.intn(hi-lo+1) }
 
@@ -161,4 +167,74 @@ func checkN(n int) error {
 // usage turns a configuration error into a UsageError naming the workload.
 func usage(name string, err error) error {
 	return workloads.Usagef("%s: %v", name, err)
+}
+
+// sortByFirst returns the buffers stably ordered by First, renumbered so
+// that ID = index; every First must lie in [0, tasks).
+func sortByFirst(bufs []workloads.Buffer, tasks int) []workloads.Buffer {
+	out := countingSort(bufs, tasks, func(b workloads.Buffer) int { return b.First })
+	for i := range out {
+		out[i].ID = i
+	}
+	return out
+}
+
+// countingSort returns xs stably ordered by key, in O(len(xs) + keys);
+// every key must lie in [0, keys).
+func countingSort[T any](xs []T, keys int, key func(T) int) []T {
+	start := make([]int, keys+1)
+	for _, x := range xs {
+		start[key(x)+1]++
+	}
+	for k := 1; k <= keys; k++ {
+		start[k] += start[k-1]
+	}
+	out := make([]T, len(xs))
+	for _, x := range xs {
+		k := key(x)
+		out[start[k]] = x
+		start[k]++
+	}
+	return out
+}
+
+// sizeParams documents the size-range parameters most families take.
+func sizeParams(defMin, defMax string) []workloads.ParamDoc {
+	return []workloads.ParamDoc{
+		{Name: "min", Default: defMin, Doc: "smallest size in bytes (log-uniform, multiples of 4)"},
+		{Name: "max", Default: defMax, Doc: "largest size in bytes"},
+	}
+}
+
+// baseParams documents n and seed.
+func baseParams(defN string) []workloads.ParamDoc {
+	return []workloads.ParamDoc{
+		{Name: "n", Default: defN, Doc: "number of tensors"},
+		{Name: "seed", Default: "1", Doc: "random seed"},
+	}
+}
+
+// family is a parsed configuration of one generator.
+type family interface {
+	Validate() error
+	generate() *workloads.Problem
+}
+
+// register adds a family to the workload registry: parse reads the
+// parameters; unknown or malformed ones are reported before range errors,
+// and nothing is generated until all are good.
+func register(name, doc string, params []workloads.ParamDoc, parse func(*workloads.Args) family) {
+	workloads.Register(workloads.Info{
+		Name: name, Doc: doc, Params: params,
+		New: func(a *workloads.Args) (*workloads.Problem, error) {
+			f := parse(a)
+			if err := a.Check(params); err != nil {
+				return nil, err
+			}
+			if err := f.Validate(); err != nil {
+				return nil, usage(name, err)
+			}
+			return f.generate(), nil
+		},
+	})
 }

@@ -81,6 +81,14 @@ var goldenSpecs = []string{
 	"synthetic/random-dag?n=40&seed=1&k=4",
 	"synthetic/random-dag?n=200&seed=7&k=8&outputs=2",
 	"synthetic/random-dag?n=5000&seed=3&min=16&max=1M&outputs=3",
+	"synthetic/chain",
+	"synthetic/chain?n=50&seed=2&min=16&max=64",
+	"synthetic/random-intervals",
+	"synthetic/random-intervals?n=3000&seed=5&tasks=100&maxlen=1000&min=4&max=4K",
+	"synthetic/repeated-shapes",
+	"synthetic/repeated-shapes?n=777&seed=3&k=2&block=10&min=64&max=128",
+	"synthetic/adversarial-greedy",
+	"synthetic/adversarial-greedy?n=5000&seed=7&tasks=200&capacity=64K",
 }
 
 func TestGolden(t *testing.T) {
@@ -136,6 +144,16 @@ func TestBadParams(t *testing.T) {
 		{"synthetic/random-dag?min=1&max=3", "holds no multiple of 4"},
 		{"synthetic/random-dag?min=4&max=12&k=4", "k=4 distinct sizes do not fit in [4, 12] in steps of 4"},
 		{"synthetic/random-dag?outputs=0", "outputs=0 must be >= 1"},
+		{"synthetic/random-dag?k=2000000", "k=2000000 must be in [0, 1048576]"},
+		{"synthetic/chain?max=1", "must satisfy 1 <= min <= max"},
+		{"synthetic/chain?k=1", `unknown parameter "k" (valid: max, min, n, seed)`},
+		{"synthetic/random-intervals?tasks=0", "tasks=0 must be in [1, 100000000]"},
+		{"synthetic/random-intervals?maxlen=0", "maxlen=0 must be >= 1"},
+		{"synthetic/repeated-shapes?k=0", "k=0 must be >= 1"},
+		{"synthetic/repeated-shapes?block=0", "block=0 must be in [1, 1048576]"},
+		{"synthetic/adversarial-greedy?n=100&tasks=3&capacity=10", "n=100 exceeds the 30 task-byte cells of tasks x capacity"},
+		{"synthetic/adversarial-greedy?capacity=0", "capacity=0 must be >= 1"},
+		{"synthetic/adversarial-greedy?seed=1.5", `parameter seed="1.5": want an integer`},
 	} {
 		_, err := build(t, tc.spec)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

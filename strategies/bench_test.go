@@ -1,0 +1,110 @@
+package strategies_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"membench/strategies"
+	"membench/workloads"
+	"membench/workloads/synthetic"
+)
+
+// benchSizes are the problem sizes of BenchmarkStrategies.
+var benchSizes = []int{1_000, 5_000, 20_000, 1_000_000}
+
+// benchMaxN is the largest n each strategy is benchmarked at: the
+// O(n log n) ones run at 1e6, min-cost-flow (about n^3.8 in TFLite) only at
+// 1,000. Strategies not listed stop at defaultBenchMaxN.
+var benchMaxN = map[string]int{
+	"naive":                 1_000_000,
+	"equality":              1_000_000,
+	"greedy-in-order":       1_000_000,
+	"offset-greedy-by-size": 1_000_000,
+	"min-cost-flow":         1_000,
+}
+
+const defaultBenchMaxN = 20_000
+
+var (
+	dagMu    sync.Mutex
+	dagCache = map[int]*workloads.Problem{}
+)
+
+// dag returns the shared random DAG-shaped problem of n buffers (seed 1),
+// shaped like the TFLite fixtures' rand_* inputs.
+func dag(n int) *workloads.Problem {
+	dagMu.Lock()
+	defer dagMu.Unlock()
+	if p, ok := dagCache[n]; ok {
+		return p
+	}
+	p := synthetic.RandomDAG(synthetic.DefaultDAG(n, 1))
+	dagCache[n] = p
+	return p
+}
+
+// BenchmarkStrategies times every registered strategy on random DAGs; the
+// plan of the last iteration is validated.
+func BenchmarkStrategies(b *testing.B) {
+	for _, info := range strategies.All() {
+		if info.Kind == strategies.External {
+			continue
+		}
+		maxN, ok := benchMaxN[info.Name]
+		if !ok {
+			maxN = defaultBenchMaxN
+		}
+		b.Run(info.Name, func(b *testing.B) {
+			for _, n := range benchSizes {
+				if n > maxN {
+					continue
+				}
+				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+					s, err := strategies.Lookup(info.Name)
+					if err != nil {
+						b.Fatal(err)
+					}
+					p := dag(n)
+					ctx := context.Background()
+					var plan *strategies.Plan
+					for b.Loop() {
+						if plan, err = s.Plan(ctx, p); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := strategies.Validate(p, plan); err != nil {
+						b.Fatalf("invalid plan: %v", err)
+					}
+					b.ReportMetric(float64(plan.Footprint)/float64(p.LoadBound()), "footprint/lb")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkValidate times Validate on a valid plan of a random DAG: every
+// buffer at its own address range, laid out in a random order so the
+// address order is unrelated to the time order.
+func BenchmarkValidate(b *testing.B) {
+	for _, n := range []int{1_000_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			p := dag(n)
+			rng := rand.New(rand.NewPCG(1, 1))
+			offs := make([]int64, n)
+			var next int64
+			for _, i := range rng.Perm(n) {
+				offs[i] = next
+				next += p.Buffers[i].Size
+			}
+			plan := &strategies.Plan{Offsets: offs, Footprint: next}
+			for b.Loop() {
+				if err := strategies.Validate(p, plan); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

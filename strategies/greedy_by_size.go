@@ -1,0 +1,421 @@
+package strategies
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"membench/workloads"
+)
+
+// greedy-by-size is TFLite's GreedyBySizeDistPriorityAssignment. The rules
+// are TFLite's; only the data structures differ:
+//
+//   - positions come from the positional maximums by binary search;
+//   - records are taken in position order, so only the records of the
+//     current position sit in a heap keyed (best_dist, -size, index);
+//   - per-record distance vectors are not stored: an object keeps its
+//     tensors' intervals sorted, and dist(i, o) is found by binary search;
+//   - assigning b to object o can only change dist(i, o) for records lying
+//     inside o's gap around b, so only those are visited, through an index
+//     of records by first task that skips assigned ones.
+//
+// The result is identical to TFLite's, ties included.
+
+func init() {
+	Register(Info{
+		Name: "greedy-by-size",
+		Kind: Objects,
+		Doc: "TFLite GREEDY_BY_SIZE (GreedyBySizeDistPriorityAssignment): largest positional " +
+			"class first, each tensor joins the object holding its nearest time-disjoint tensor",
+		New: Simple(func() Strategy { return greedyBySize{} }),
+	})
+}
+
+type greedyBySize struct{}
+
+func (greedyBySize) Name() string { return "greedy-by-size" }
+
+func (greedyBySize) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	ids, sizes, err := greedyBySizeObjects(ctx, p.Buffers)
+	if err != nil {
+		return nil, err
+	}
+	plan := &Plan{ObjectIDs: ids, ObjectSizes: sizes}
+	ObjectsToOffsets(plan, p.Buffers, p.Alignment)
+	return plan, nil
+}
+
+// gbsNoDist is TFLite's kNotAssigned distance: the record intersects some
+// tensor of the object (or there are no objects).
+const gbsNoDist = math.MaxInt64
+
+// gbsCheckRecords rejects inputs TFLite's size_t records cannot express.
+func gbsCheckRecords(name string, bufs []workloads.Buffer) error {
+	if len(bufs) > math.MaxInt32-1 {
+		return fmt.Errorf("%s: %d buffers is too many", name, len(bufs))
+	}
+	for i, b := range bufs {
+		switch {
+		case b.Size < 0:
+			return fmt.Errorf("%s: buffer %d (id %d): negative size %d", name, i, b.ID, b.Size)
+		case b.First < 0:
+			return fmt.Errorf("%s: buffer %d (id %d): negative first task %d", name, i, b.ID, b.First)
+		case b.First > b.Last:
+			return fmt.Errorf("%s: buffer %d (id %d): first task %d > last task %d", name, i, b.ID, b.First, b.Last)
+		}
+	}
+	return nil
+}
+
+// gbsPositions returns each record's position: the index of the rightmost
+// positional maximum that is >= its size.
+func gbsPositions(bufs []workloads.Buffer, pm []int64) ([]int32, error) {
+	pos := make([]int32, len(bufs))
+	for i, b := range bufs {
+		// pm is non-increasing: count the leading entries >= size.
+		k := sort.Search(len(pm), func(k int) bool { return pm[k] < b.Size })
+		if k == 0 {
+			return nil, fmt.Errorf("greedy-by-size: buffer %d (id %d) of size %d exceeds every positional maximum", i, b.ID, b.Size)
+		}
+		pos[i] = int32(k - 1)
+	}
+	return pos, nil
+}
+
+// gbs is the state of one greedy-by-size run.
+type gbs struct {
+	ctx   context.Context
+	first []int
+	last  []int
+	size  []int64
+	pos   []int32
+
+	bestDist []int64
+	bestObj  []int32
+	objOf    []int32 // -1 while unassigned
+
+	// Objects: the intervals of their tensors, sorted by time.
+	objFirst [][]int
+	objLast  [][]int
+	objSize  []int64
+
+	// Records sorted by first task; next skips assigned ones
+	// (union-find with path halving, next[n] == n).
+	byFirst  []int32
+	firstAt  []int
+	rankOf   []int32
+	next     []int32
+	curPos   int32
+	heap     []int32
+	heapAt   []int32 // index in heap, -1 when not in it
+	work     int
+	canceled error
+}
+
+// tick accounts for cost units of work and polls ctx every so often, so
+// that cancellation is seen promptly even inside one long iteration.
+func (g *gbs) tick(cost int) bool {
+	g.work += cost
+	if g.work < 1<<14 {
+		return g.canceled == nil
+	}
+	g.work = 0
+	if g.canceled == nil {
+		g.canceled = g.ctx.Err()
+	}
+	return g.canceled == nil
+}
+
+func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, []int64, error) {
+	if err := gbsCheckRecords("greedy-by-size", bufs); err != nil {
+		return nil, nil, err
+	}
+	n := len(bufs)
+	ids := make([]int, n)
+	sizes := make([]int64, 0)
+	if n == 0 {
+		return ids, sizes, nil
+	}
+	pm, err := positionalMaximums(ctx, bufs)
+	if err != nil {
+		return nil, nil, err
+	}
+	pos, err := gbsPositions(bufs, pm)
+	if err != nil {
+		return nil, nil, err
+	}
+	g := &gbs{
+		ctx:      ctx,
+		first:    make([]int, n),
+		last:     make([]int, n),
+		size:     make([]int64, n),
+		pos:      pos,
+		bestDist: make([]int64, n),
+		bestObj:  make([]int32, n),
+		objOf:    make([]int32, n),
+		byFirst:  make([]int32, n),
+		firstAt:  make([]int, n),
+		rankOf:   make([]int32, n),
+		next:     make([]int32, n+1),
+		heapAt:   make([]int32, n),
+	}
+	for i, b := range bufs {
+		g.first[i], g.last[i], g.size[i] = b.First, b.Last, b.Size
+		g.bestDist[i] = gbsNoDist
+		g.bestObj[i] = -1
+		g.objOf[i] = -1
+		g.byFirst[i] = int32(i)
+		g.heapAt[i] = -1
+	}
+	slices.SortFunc(g.byFirst, func(a, b int32) int {
+		if c := cmp.Compare(g.first[a], g.first[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	for k, i := range g.byFirst {
+		g.firstAt[k] = g.first[i]
+		g.rankOf[i] = int32(k)
+		g.next[k] = int32(k)
+	}
+	g.next[n] = int32(n)
+
+	// Records grouped by position, each group in index order.
+	groups := gbsBuckets(pos)
+	for _, group := range groups {
+		g.curPos = pos[group[0]]
+		g.heap = append(g.heap[:0], group...)
+		for k, i := range g.heap {
+			g.heapAt[i] = int32(k)
+		}
+		for k := len(g.heap)/2 - 1; k >= 0; k-- {
+			g.down(k)
+		}
+		for len(g.heap) > 0 {
+			if !g.tick(64) {
+				return nil, nil, g.canceled
+			}
+			b := g.pop()
+			g.assign(b)
+			if g.canceled != nil {
+				return nil, nil, g.canceled
+			}
+		}
+	}
+	for i, o := range g.objOf {
+		ids[i] = int(o)
+	}
+	return ids, g.objSize, nil
+}
+
+// gbsBuckets lists the records of each used position, in position
+// order, each in index order.
+func gbsBuckets(pos []int32) [][]int32 {
+	var maxPos int32
+	for _, p := range pos {
+		maxPos = max(maxPos, p)
+	}
+	counts := make([]int, maxPos+2)
+	for _, p := range pos {
+		counts[p+1]++
+	}
+	for k := 1; k < len(counts); k++ {
+		counts[k] += counts[k-1]
+	}
+	flat := make([]int32, len(pos))
+	fill := slices.Clone(counts[:maxPos+1])
+	for i, p := range pos {
+		flat[fill[p]] = int32(i)
+		fill[p]++
+	}
+	var groups [][]int32
+	for p := int32(0); p <= maxPos; p++ {
+		if counts[p+1] > counts[p] {
+			groups = append(groups, flat[counts[p]:counts[p+1]])
+		}
+	}
+	return groups
+}
+
+// assign gives record b its object and updates the records it affects.
+func (g *gbs) assign(b int32) {
+	fb, lb := g.first[b], g.last[b]
+	lo, hi := -1, math.MaxInt // the gap of the object around b
+	var o int32
+	if g.bestDist[b] == gbsNoDist {
+		o = int32(len(g.objSize))
+		g.objSize = append(g.objSize, g.size[b])
+		g.objFirst = append(g.objFirst, []int{fb})
+		g.objLast = append(g.objLast, []int{lb})
+	} else {
+		o = g.bestObj[b]
+		g.objSize[o] = max(g.objSize[o], g.size[b])
+		fs, ls := g.objFirst[o], g.objLast[o]
+		k, _ := slices.BinarySearch(ls, fb)
+		if k > 0 {
+			lo = ls[k-1]
+		}
+		if k < len(fs) {
+			hi = fs[k]
+		}
+		g.objFirst[o] = slices.Insert(fs, k, fb)
+		g.objLast[o] = slices.Insert(ls, k, lb)
+	}
+	g.objOf[b] = o
+	g.remove(g.rankOf[b])
+
+	// Only records inside (lo, hi) can see their distance to o change:
+	// others either intersect a neighbour of b in o or have a nearer one.
+	k, _ := slices.BinarySearch(g.firstAt, lo+1)
+	for k = g.find(k); k < len(g.firstAt) && g.firstAt[k] < hi; k = g.find(k + 1) {
+		if !g.tick(1) {
+			return
+		}
+		i := g.byFirst[k]
+		li := g.last[i]
+		if li >= hi {
+			continue
+		}
+		fi := g.first[i]
+		var d int64
+		switch {
+		case li < fb:
+			d = int64(fb - li)
+		case lb < fi:
+			d = int64(fi - lb)
+		default:
+			// i now intersects o. If o was its best, TFLite recomputes.
+			if g.bestObj[i] == o && g.bestDist[i] != gbsNoDist {
+				g.recalc(i)
+			}
+			continue
+		}
+		if d < g.bestDist[i] {
+			g.bestDist[i] = d
+			g.bestObj[i] = o
+			if g.pos[i] == g.curPos {
+				g.fix(i)
+			}
+		}
+	}
+}
+
+// recalc is TFLite's RecalcBestDist: the lowest-id object at minimal
+// distance.
+func (g *gbs) recalc(i int32) {
+	fi, li := g.first[i], g.last[i]
+	best := int64(gbsNoDist)
+	bo := g.bestObj[i]
+	for o := range g.objSize {
+		if !g.tick(1) {
+			return
+		}
+		fs, ls := g.objFirst[o], g.objLast[o]
+		k, _ := slices.BinarySearch(ls, fi)
+		if k < len(fs) && fs[k] <= li {
+			continue // intersects
+		}
+		d := int64(gbsNoDist)
+		if k < len(fs) {
+			d = int64(fs[k] - li)
+		}
+		if k > 0 {
+			d = min(d, int64(fi-ls[k-1]))
+		}
+		if d < best {
+			best, bo = d, int32(o)
+			if d == 1 {
+				break // distances are >= 1: nothing later is strictly nearer
+			}
+		}
+	}
+	g.bestDist[i], g.bestObj[i] = best, bo
+	if g.pos[i] == g.curPos {
+		g.fix(i)
+	}
+}
+
+func (g *gbs) find(k int) int {
+	nx := g.next
+	for int(nx[k]) != k {
+		nx[k] = nx[nx[k]]
+		k = int(nx[k])
+	}
+	return k
+}
+
+func (g *gbs) remove(k int32) { g.next[k] = k + 1 }
+
+// less orders records by TFLite's priority: smaller best_dist, then larger
+// size, then lower index (TFLite's scan keeps the first of equals).
+func (g *gbs) less(a, b int32) bool {
+	if g.bestDist[a] != g.bestDist[b] {
+		return g.bestDist[a] < g.bestDist[b]
+	}
+	if g.size[a] != g.size[b] {
+		return g.size[a] > g.size[b]
+	}
+	return a < b
+}
+
+func (g *gbs) swap(x, y int) {
+	h := g.heap
+	h[x], h[y] = h[y], h[x]
+	g.heapAt[h[x]] = int32(x)
+	g.heapAt[h[y]] = int32(y)
+}
+
+func (g *gbs) up(k int) {
+	for k > 0 {
+		p := (k - 1) / 2
+		if !g.less(g.heap[k], g.heap[p]) {
+			return
+		}
+		g.swap(k, p)
+		k = p
+	}
+}
+
+func (g *gbs) down(k int) {
+	n := len(g.heap)
+	for {
+		c := 2*k + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && g.less(g.heap[c+1], g.heap[c]) {
+			c++
+		}
+		if !g.less(g.heap[c], g.heap[k]) {
+			return
+		}
+		g.swap(k, c)
+		k = c
+	}
+}
+
+// fix restores the heap after record i's key changed.
+func (g *gbs) fix(i int32) {
+	k := int(g.heapAt[i])
+	if k < 0 {
+		return
+	}
+	g.up(k)
+	g.down(int(g.heapAt[i]))
+}
+
+func (g *gbs) pop() int32 {
+	top := g.heap[0]
+	last := len(g.heap) - 1
+	g.swap(0, last)
+	g.heap = g.heap[:last]
+	g.heapAt[top] = -1
+	if last > 0 {
+		g.down(0)
+	}
+	return top
+}

@@ -1,0 +1,402 @@
+package strategies
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"membench/workloads"
+)
+
+// gbsRefGreedyBySize is the plain form of TFLite's rules, one dist vector per
+// record and a full scan per pick, against which the fast version is held.
+func gbsRefGreedyBySize(bufs []workloads.Buffer) ([]int, []int64) {
+	pm := gbsRefPositionalMaximums(bufs)
+	n := len(bufs)
+	type info struct {
+		pos      int
+		dist     []int64
+		best     int64
+		bestObj  int
+		assigned bool
+	}
+	gbsRecs := make([]info, n)
+	for i, b := range bufs {
+		k := 0
+		for k < len(pm) && pm[k] >= b.Size {
+			k++
+		}
+		gbsRecs[i] = info{pos: k - 1, best: gbsNoDist, bestObj: -1}
+	}
+	higher := func(a, b int) bool { // TFLite's operator>
+		ra, rb := &gbsRecs[a], &gbsRecs[b]
+		if ra.pos != rb.pos {
+			return ra.pos < rb.pos
+		}
+		if ra.best != rb.best {
+			return ra.best < rb.best
+		}
+		return bufs[a].Size > bufs[b].Size
+	}
+	ids := make([]int, n)
+	var sizes []int64
+	for range n {
+		b := -1
+		for i := range n {
+			if !gbsRecs[i].assigned && (b < 0 || higher(i, b)) {
+				b = i
+			}
+		}
+		o, newObj := gbsRecs[b].bestObj, gbsRecs[b].best == gbsNoDist
+		if newObj {
+			o = len(sizes)
+			sizes = append(sizes, bufs[b].Size)
+		} else {
+			sizes[o] = max(sizes[o], bufs[b].Size)
+		}
+		ids[b], gbsRecs[b].assigned = o, true
+		for i := range n {
+			r := &gbsRecs[i]
+			if r.assigned || (!newObj && r.dist[o] == gbsNoDist) {
+				continue
+			}
+			d := int64(gbsNoDist)
+			if bufs[i].Last < bufs[b].First {
+				d = int64(bufs[b].First - bufs[i].Last)
+			} else if bufs[b].Last < bufs[i].First {
+				d = int64(bufs[i].First - bufs[b].Last)
+			}
+			switch {
+			case newObj:
+				r.dist = append(r.dist, d)
+			case d == gbsNoDist:
+				r.dist[o] = gbsNoDist
+				if r.bestObj == o {
+					r.best = gbsNoDist
+					for k, dk := range r.dist {
+						if dk < r.best {
+							r.best, r.bestObj = dk, k
+						}
+					}
+				}
+			default:
+				r.dist[o] = min(r.dist[o], d)
+			}
+			if d < r.best {
+				r.best, r.bestObj = d, o
+			}
+		}
+	}
+	return ids, sizes
+}
+
+// gbsRefPositionalMaximums computes the positional maximums from the task
+// profiles, as TFLite does.
+func gbsRefPositionalMaximums(bufs []workloads.Buffer) []int64 {
+	var pm []int64
+	for _, prof := range TaskProfiles(bufs) {
+		for k, i := range prof {
+			if k == len(pm) {
+				pm = append(pm, bufs[i].Size)
+			} else {
+				pm[k] = max(pm[k], bufs[i].Size)
+			}
+		}
+	}
+	return pm
+}
+
+// gbsShape says what random problems look like.
+type gbsShape struct {
+	n int
+	// pool, when > 0, draws sizes from that many distinct values, to
+	// stress ties; otherwise sizes are log-uniform in [16 B, 64 MiB).
+	pool int
+	// perOp is the most tensors one op produces (>= 1).
+	perOp int
+	// shuffle presents the buffers in random order.
+	shuffle bool
+	// wide keeps 1% of the tensors alive for up to n tasks, so that many
+	// more are live at once than in the fixtures.
+	wide bool
+	// maxSize, when > 0, caps log-uniform sizes at about this (for huge
+	// sizes).
+	maxSize float64
+}
+
+// gbsRandomDAG returns buffers shaped like a network's tensors (like the
+// fixtures' rand_* inputs): op t produces tensors at task t, each read by
+// 1-3 nearby ops, sometimes by a skip connection up to 24 ops on, and 5%
+// kept alive 25-64 ops.
+func gbsRandomDAG(rng *rand.Rand, s gbsShape) []workloads.Buffer {
+	maxSize := s.maxSize
+	if maxSize == 0 {
+		maxSize = 1 << 26
+	}
+	var pool []int64
+	for range s.pool {
+		pool = append(pool, int64(math.Exp(rng.Float64()*math.Log(maxSize/16)))*16)
+	}
+	bufs := make([]workloads.Buffer, 0, s.n)
+	for t := 0; len(bufs) < s.n; t++ {
+		for k := 1 + rng.IntN(max(s.perOp, 1)); k > 0 && len(bufs) < s.n; k-- {
+			size := int64(math.Exp(rng.Float64()*math.Log(maxSize/16) + math.Log(16)))
+			if pool != nil {
+				size = pool[rng.IntN(len(pool))]
+			}
+			if rng.IntN(50) == 0 {
+				size = 0
+			}
+			last := t
+			for c := 1 + rng.IntN(3); c > 0; c-- {
+				last = max(last, t+1+rng.IntN(3))
+			}
+			switch r := rng.IntN(100); {
+			case r < 10: // skip connection
+				last = t + 4 + rng.IntN(20)
+			case r < 15: // long-lived
+				last = t + 25 + rng.IntN(40)
+			case r < 16 && s.wide: // alive for much of the run
+				last = t + rng.IntN(s.n+1)
+			}
+			bufs = append(bufs, workloads.Buffer{Size: size, First: t, Last: last})
+		}
+	}
+	if s.shuffle {
+		rng.Shuffle(len(bufs), func(i, j int) { bufs[i], bufs[j] = bufs[j], bufs[i] })
+	}
+	for i := range bufs {
+		bufs[i].ID = i
+	}
+	return bufs
+}
+
+func TestGreedyBySizeMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 11))
+	for trial := range 300 {
+		s := gbsShape{
+			n:       1 + rng.IntN(200),
+			perOp:   1 + rng.IntN(3),
+			shuffle: trial%4 == 3,
+		}
+		switch trial % 3 {
+		case 0:
+			s.pool = 1 + rng.IntN(4)
+		case 1:
+			s.pool = 5 + rng.IntN(20)
+		}
+		s.wide = trial%5 == 4
+		if trial%10 == 9 {
+			s.maxSize = 1 << 50
+		}
+		bufs := gbsRandomDAG(rng, s)
+		wantIDs, wantSizes := gbsRefGreedyBySize(bufs)
+		ids, sizes, err := greedyBySizeObjects(context.Background(), bufs)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
+			t.Fatalf("trial %d (%+v): got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
+				trial, s, ids, sizes, wantIDs, wantSizes, bufs)
+		}
+	}
+}
+
+func gbsRecs(rs ...[3]int64) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, len(rs))
+	for i, r := range rs {
+		bufs[i] = workloads.Buffer{ID: i, Size: r[0], First: int(r[1]), Last: int(r[2])}
+	}
+	return bufs
+}
+
+func TestGreedyBySizeHandCases(t *testing.T) {
+	tests := []struct {
+		name      string
+		bufs      []workloads.Buffer
+		wantIDs   []int
+		wantSizes []int64
+	}{
+		{name: "empty", wantIDs: []int{}, wantSizes: []int64{}},
+		{name: "one", bufs: gbsRecs([3]int64{16, 0, 1}), wantIDs: []int{0}, wantSizes: []int64{16}},
+		{
+			// Upstream Model.ComplexRecords.
+			name: "complex",
+			bufs: gbsRecs([3]int64{32, 0, 1}, [3]int64{32, 1, 4}, [3]int64{8, 2, 5}, [3]int64{16, 3, 5},
+				[3]int64{8, 4, 5}, [3]int64{64, 5, 7}, [3]int64{8, 6, 8}, [3]int64{8, 7, 8}, [3]int64{16, 8, 9}),
+			wantIDs:   []int{1, 0, 2, 1, 3, 0, 1, 2, 0},
+			wantSizes: []int64{64, 32, 8, 8},
+		},
+		{
+			// pm = [100 90 50]. X (3) is 6 from A in object 0, then 2 from
+			// B when B opens object 1; C later joins object 0 also 2 from
+			// X. The tie keeps object 1, though object 0 has the lower id
+			// and is larger.
+			name: "distance tie keeps earlier best",
+			bufs: gbsRecs([3]int64{100, 0, 3}, [3]int64{90, 3, 7}, [3]int64{50, 5, 7}, [3]int64{40, 9, 9},
+				[3]int64{100, 30, 30}, [3]int64{90, 30, 30}, [3]int64{50, 30, 30}),
+			wantIDs:   []int{0, 1, 0, 1, 0, 1, 2},
+			wantSizes: []int64{100, 90, 50},
+		},
+		{
+			// Equal priority everywhere: the lowest index opens object 0;
+			// the others are then equally near it and join in turn.
+			name:      "full ties by index",
+			bufs:      gbsRecs([3]int64{8, 2, 2}, [3]int64{8, 0, 0}, [3]int64{8, 4, 4}),
+			wantIDs:   []int{0, 0, 0},
+			wantSizes: []int64{8},
+		},
+		{
+			name:      "zero sizes",
+			bufs:      gbsRecs([3]int64{0, 0, 5}, [3]int64{16, 1, 2}, [3]int64{0, 3, 4}, [3]int64{16, 3, 3}),
+			wantIDs:   []int{1, 0, 2, 0},
+			wantSizes: []int64{16, 0, 0},
+		},
+		{
+			name:      "huge sizes",
+			bufs:      gbsRecs([3]int64{1 << 50, 0, 1}, [3]int64{1 << 41, 1, 2}, [3]int64{3 << 40, 2, 3}),
+			wantIDs:   []int{0, 1, 0},
+			wantSizes: []int64{1 << 50, 1 << 41},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ids, sizes, err := greedyBySizeObjects(context.Background(), tc.bufs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids, tc.wantIDs) || !slices.Equal(sizes, tc.wantSizes) {
+				t.Errorf("got ids %v sizes %v, want %v %v", ids, sizes, tc.wantIDs, tc.wantSizes)
+			}
+			refIDs, refSizes := gbsRefGreedyBySize(tc.bufs)
+			if !slices.Equal(refIDs, tc.wantIDs) || !slices.Equal(refSizes, tc.wantSizes) {
+				t.Errorf("reference: ids %v sizes %v, want %v %v", refIDs, refSizes, tc.wantIDs, tc.wantSizes)
+			}
+		})
+	}
+}
+
+func TestGBSPositions(t *testing.T) {
+	pm := []int64{64, 32, 8, 8, 0}
+	tests := []struct {
+		size int64
+		want int32
+	}{
+		{64, 0}, {40, 0}, {32, 1}, {9, 1}, {8, 3}, {1, 3}, {0, 4},
+	}
+	for _, tc := range tests {
+		got, err := gbsPositions([]workloads.Buffer{{Size: tc.size}}, pm)
+		if err != nil || got[0] != tc.want {
+			t.Errorf("position of size %d in %v = %v, %v; want %d", tc.size, pm, got, err, tc.want)
+		}
+	}
+	if _, err := gbsPositions([]workloads.Buffer{{ID: 7, Size: 65}}, pm); err == nil ||
+		!strings.Contains(err.Error(), "id 7") {
+		t.Errorf("size above every maximum: err = %v, want one naming id 7", err)
+	}
+}
+
+func TestGreedyBySizeBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		buf  workloads.Buffer
+		want string
+	}{
+		{"first after last", workloads.Buffer{ID: 4, Size: 8, First: 5, Last: 3}, "buffer 1 (id 4): first task 5 > last task 3"},
+		{"negative size", workloads.Buffer{ID: 4, Size: -1, First: 0, Last: 3}, "buffer 1 (id 4): negative size -1"},
+		{"negative first", workloads.Buffer{ID: 4, Size: 8, First: -2, Last: 3}, "buffer 1 (id 4): negative first task -2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 3, Size: 8, First: 0, Last: 1}, tc.buf}}
+			plan, err := greedyBySize{}.Plan(context.Background(), p)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Plan = %v, %v; want error containing %q", plan, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestGreedyBySizePlanLayout(t *testing.T) {
+	// Upstream Model.ChainRecords: objects [64 32], laid back to back.
+	p := &workloads.Problem{Buffers: gbsRecs([3]int64{16, 0, 1}, [3]int64{8, 1, 2}, [3]int64{64, 2, 3},
+		[3]int64{32, 3, 4}, [3]int64{8, 4, 5})}
+	s, err := Lookup("greedy-by-size")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{0, 64, 0, 64, 0}; !slices.Equal(plan.Offsets, want) || plan.Footprint != 96 {
+		t.Errorf("offsets %v footprint %d, want %v 96", plan.Offsets, plan.Footprint, want)
+	}
+	p.Alignment = 128
+	plan, err = s.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{0, 128, 0, 128, 0}; !slices.Equal(plan.Offsets, want) || plan.Footprint != 160 {
+		t.Errorf("aligned: offsets %v footprint %d, want %v 160", plan.Offsets, plan.Footprint, want)
+	}
+	empty, err := s.Plan(context.Background(), &workloads.Problem{})
+	if err != nil || !empty.IsObjects() || empty.Footprint != 0 || len(empty.Offsets) != 0 {
+		t.Errorf("empty problem: %+v, %v; want an empty object plan", empty, err)
+	}
+}
+
+func TestGreedyBySizeCancel(t *testing.T) {
+	bufs := gbsRandomDAG(rand.New(rand.NewPCG(1, 1)), gbsShape{n: 100_000})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := greedyBySizeObjects(ctx, bufs); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled before: err = %v, want context.Canceled", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := greedyBySizeObjects(ctx, bufs)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	start := time.Now()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		if waited := time.Since(start); waited > 100*time.Millisecond {
+			t.Errorf("returned %v after cancel, want <= 100ms", waited)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("no return 1s after cancel")
+	}
+}
+
+func TestPositionalMaximumsFast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for trial := range 200 {
+		bufs := gbsRandomDAG(rng, gbsShape{n: rng.IntN(300), pool: trial % 6, perOp: 1 + trial%3,
+			shuffle: trial%2 == 1, wide: trial%3 == 2})
+		if got, want := PositionalMaximums(bufs), gbsRefPositionalMaximums(bufs); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: PositionalMaximums = %v, want %v (from the task profiles)", trial, got, want)
+		}
+	}
+	// Task ids far apart cost nothing: only starts get a leaf.
+	sparse := gbsRecs([3]int64{5, 1000000, 1000001}, [3]int64{7, 1000001, 1 << 40}, [3]int64{3, 0, 0})
+	if got, want := PositionalMaximums(sparse), []int64{7, 5}; !slices.Equal(got, want) {
+		t.Errorf("sparse tasks: PositionalMaximums = %v, want %v", got, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := positionalMaximums(ctx, sparse); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v, want context.Canceled", err)
+	}
+}

@@ -1,0 +1,215 @@
+package strategytest_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"membench/strategies"
+	"membench/strategies/strategytest"
+	"membench/workloads"
+)
+
+// fake is a configurable test strategy. Its correct behaviour is to give
+// every buffer its own aligned range (or its own object) in input order.
+type fake struct {
+	objects bool
+	// Defects:
+	overlap      bool          // every offset 0
+	shuffle      bool          // lays buffers out in a random order
+	ignoreCtx    bool          // never looks at ctx
+	stall        time.Duration // works this long on n >= 1000 before looking at ctx again
+	oversize     int64         // objects this much larger than their tensors
+	mutate       bool          // sorts the caller's buffers
+	panicOnEmpty bool
+	ignoreAlign  bool
+	failUnsorted bool
+}
+
+func (f *fake) Name() string { return "fake" }
+
+func (f *fake) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan, error) {
+	if !f.ignoreCtx {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	bufs := p.Buffers
+	if f.panicOnEmpty && len(bufs) == 0 {
+		panic("no buffers")
+	}
+	if f.failUnsorted && !slices.IsSortedFunc(bufs, func(a, b workloads.Buffer) int { return a.First - b.First }) {
+		return nil, errors.New("input not sorted")
+	}
+	if f.mutate {
+		slices.SortStableFunc(bufs, func(a, b workloads.Buffer) int { return a.First - b.First })
+	}
+	if f.stall > 0 && len(bufs) >= 1000 {
+		time.Sleep(f.stall)
+	}
+	order := make([]int, len(bufs))
+	for i := range order {
+		order[i] = i
+	}
+	if f.shuffle {
+		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	align := p.Alignment
+	if f.ignoreAlign {
+		align = 1
+	}
+	plan := &strategies.Plan{}
+	if f.objects {
+		plan.ObjectIDs = make([]int, len(bufs))
+		plan.ObjectSizes = make([]int64, len(bufs))
+		for k, i := range order {
+			plan.ObjectIDs[i] = k
+			plan.ObjectSizes[k] = bufs[i].Size + f.oversize
+		}
+		strategies.ObjectsToOffsets(plan, bufs, align)
+		return plan, nil
+	}
+	plan.Offsets = make([]int64, len(bufs))
+	var next int64
+	for k, i := range order {
+		if !f.ignoreCtx && k%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		next = strategies.AlignUp(next, align)
+		if !f.overlap {
+			plan.Offsets[i] = next
+		}
+		next += bufs[i].Size
+	}
+	plan.Footprint = strategies.Footprint(bufs, plan.Offsets)
+	return plan, nil
+}
+
+// TestSuiteAcceptsCorrect shows the suite passes correct strategies of
+// both kinds.
+func TestSuiteAcceptsCorrect(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		s    strategies.Strategy
+		kind strategies.Kind
+	}{
+		{"offsets", &fake{}, strategies.Offsets},
+		{"objects", &fake{objects: true}, strategies.Objects},
+		{"objects as external", &fake{objects: true}, strategies.External},
+		{"slow but cancellable", &fake{stall: 5 * time.Millisecond}, strategies.Offsets},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := strategytest.Test(tt.s, tt.kind); err != nil {
+				t.Errorf("Test = %v, want nil", err)
+			}
+		})
+	}
+}
+
+// TestSuiteCatchesBroken shows the suite catches each kind of defect and
+// names the check and the problem that exposed it.
+func TestSuiteCatchesBroken(t *testing.T) {
+	tests := []struct {
+		name string
+		s    *fake
+		kind strategies.Kind
+		want []string // substrings of the joined failures
+	}{
+		{"overlapping", &fake{overlap: true}, strategies.Offsets,
+			[]string{`corpus: fake on problem "adjacent-lifetimes" (5 buffers: {16,0,1} {8,1,2} {64,2,3} {32,3,4} {8,4,5}): invalid plan: buffers 0 and 1 overlap: [0,16) and [0,8) both live at task 1`}},
+		{"nondeterministic", &fake{shuffle: true}, strategies.Offsets,
+			[]string{`corpus: fake on problem "equal-sizes"`, "not deterministic: planning twice gave {footprint"}},
+		{"ignores ctx", &fake{ignoreCtx: true, stall: 300 * time.Millisecond}, strategies.Offsets,
+			[]string{"cancelled: fake on problem", "with a cancelled context: got error <nil>, want context.Canceled",
+				`cancel-during: fake on problem "synthetic/random-dag?n=100000&seed=1`, "after the cancellation, want <= 100ms"}},
+		{"slow to notice cancellation", &fake{stall: 300 * time.Millisecond}, strategies.Offsets,
+			[]string{"cancel-during:", "after the cancellation, want <= 100ms"}},
+		{"objects from an offset strategy", &fake{objects: true}, strategies.Offsets,
+			[]string{"offset strategy returned object ids or sizes"}},
+		{"offsets from an object strategy", &fake{}, strategies.Objects,
+			[]string{`fake on problem "one-buffer" (1 buffers: {16,0,1}): object strategy returned no object ids`}},
+		{"footprint not the sum of objects", &fake{objects: true, oversize: 8}, strategies.Objects,
+			[]string{"footprint 16, but object sizes sum to 24"}},
+		{"mutates input", &fake{mutate: true}, strategies.Offsets,
+			[]string{`problem "unsorted"`, "Plan modified the problem's buffers"}},
+		{"panics", &fake{panicOnEmpty: true}, strategies.Offsets,
+			[]string{`corpus: fake on problem "empty" (0 buffers): Plan: panic: no buffers`}},
+		{"ignores alignment", &fake{ignoreAlign: true}, strategies.Offsets,
+			[]string{`problem "aligned-128" (5 buffers, alignment 128: {16,0,1}`, "not a multiple of the alignment 128"}},
+		{"fails on unsorted input", &fake{failUnsorted: true}, strategies.Offsets,
+			[]string{`problem "unsorted" (4 buffers: {8,0,1} {8,0,2} {8,5,6} {8,1,3}): Plan: input not sorted`, "random: fake on problem \"random?seed="}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := strategytest.Test(tt.s, tt.kind)
+			if err == nil {
+				t.Fatal("Test = nil, want failures")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("failures do not mention %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestRandomProblem(t *testing.T) {
+	var unsorted, aligned, zero, huge int
+	for seed := range uint64(200) {
+		p := strategytest.RandomProblem(seed, 100)
+		if q := strategytest.RandomProblem(seed, 100); !slices.Equal(p.Buffers, q.Buffers) || p.Alignment != q.Alignment {
+			t.Fatalf("seed %d: not reproducible", seed)
+		}
+		if len(p.Buffers) > 100 {
+			t.Fatalf("seed %d: %d buffers, want <= 100", seed, len(p.Buffers))
+		}
+		for i, b := range p.Buffers {
+			if b.Size < 0 || b.First > b.Last || b.First < 0 || b.ID != i && slices.IsSortedFunc(p.Buffers, byFirst) {
+				t.Fatalf("seed %d: bad buffer %d: %+v", seed, i, b)
+			}
+		}
+		if !slices.IsSortedFunc(p.Buffers, byFirst) {
+			unsorted++
+		}
+		if p.Alignment > 1 {
+			aligned++
+		}
+		for _, b := range p.Buffers {
+			if b.Size == 0 {
+				zero++
+			}
+			if b.Size > 1<<32 {
+				huge++
+			}
+		}
+	}
+	if unsorted < 20 || aligned < 20 || zero < 20 || huge < 20 {
+		t.Errorf("too little variety: %d unsorted, %d aligned, %d zero-size, %d huge", unsorted, aligned, zero, huge)
+	}
+}
+
+func byFirst(a, b workloads.Buffer) int { return a.First - b.First }
+
+// TestCorpusWellFormed checks the corpus problems are valid inputs with
+// unique names.
+func TestCorpusWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range strategytest.Corpus() {
+		if seen[c.Name] {
+			t.Errorf("duplicate corpus name %q", c.Name)
+		}
+		seen[c.Name] = true
+		for i, b := range c.Problem.Buffers {
+			if b.Size < 0 || b.First > b.Last || b.First < 0 {
+				t.Errorf("%s: bad buffer %d: %+v", c.Name, i, b)
+			}
+		}
+	}
+}
