@@ -347,3 +347,17 @@ func TestParseConfigErrors(t *testing.T) {
 		t.Fatalf("DefaultConfig: %v", err)
 	}
 }
+
+// TestExampleConfigs checks that every example config in scripts/configs
+// parses.
+func TestExampleConfigs(t *testing.T) {
+	paths, _ := filepath.Glob("../scripts/configs/*.toml")
+	if len(paths) < 5 {
+		t.Fatalf("found %d example configs, want at least 5", len(paths))
+	}
+	for _, p := range paths {
+		if _, err := LoadConfig(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
