@@ -3,21 +3,25 @@ package strategies
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"testing"
+
+	"membench/workloads/synthetic"
 )
 
-// BenchmarkGreedyBySize plans random DAG-shaped problems like the fixtures'
-// rand_* inputs; "wide" keeps 1% of the tensors alive for up to n tasks.
+// BenchmarkGreedyBySize plans the shared random DAGs (synthetic.DefaultDAG,
+// seed 1, as BenchmarkStrategies); "long" makes 5% of the tensors live
+// 65..1024 ops (instead of 0.5%), so that many more objects exist at once.
 func BenchmarkGreedyBySize(b *testing.B) {
-	for _, wide := range []bool{false, true} {
+	for _, long := range []bool{false, true} {
 		for _, n := range []int{1000, 5000, 20000} {
+			cfg := synthetic.DefaultDAG(n, 1)
 			name := fmt.Sprintf("n=%d", n)
-			if wide {
-				name = "wide/" + name
+			if long {
+				cfg.LongPerMille = 50
+				name = "long/" + name
 			}
+			bufs := synthetic.RandomDAG(cfg).Buffers
 			b.Run(name, func(b *testing.B) {
-				bufs := gbsRandomDAG(rand.New(rand.NewPCG(uint64(n), 3)), gbsShape{n: n, wide: wide})
 				for b.Loop() {
 					if _, _, err := greedyBySizeObjects(context.Background(), bufs); err != nil {
 						b.Fatal(err)

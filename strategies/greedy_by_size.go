@@ -20,8 +20,8 @@ import (
 //   - per-record distance vectors are not stored: an object keeps its
 //     tensors' intervals sorted, and dist(i, o) is found by binary search;
 //   - assigning b to object o can only change dist(i, o) for records lying
-//     inside o's gap around b, so only those are visited, through an index
-//     of records by first task that skips assigned ones.
+//     inside o's gap around b, so only those are visited: records are
+//     numbered by first task, and a union-find skips assigned ones.
 //
 // The result is identical to TFLite's, ties included.
 
@@ -54,7 +54,8 @@ func (greedyBySize) Plan(ctx context.Context, p *workloads.Problem) (*Plan, erro
 const gbsNoDist = math.MaxInt64
 
 // gbsCheckRecords rejects inputs TFLite's size_t records cannot express.
-func gbsCheckRecords(name string, bufs []workloads.Buffer) error {
+func gbsCheckRecords(bufs []workloads.Buffer) error {
+	const name = "greedy-by-size"
 	if len(bufs) > math.MaxInt32-1 {
 		return fmt.Errorf("%s: %d buffers is too many", name, len(bufs))
 	}
@@ -86,10 +87,13 @@ func gbsPositions(bufs []workloads.Buffer, pm []int64) ([]int32, error) {
 	return pos, nil
 }
 
-// gbs is the state of one greedy-by-size run.
+// gbs is the state of one greedy-by-size run. Records are renumbered in
+// order of first task (ties by index), so that the scans below walk the
+// arrays in order; orig maps back to the problem's index.
 type gbs struct {
 	ctx   context.Context
-	first []int
+	orig  []int32
+	first []int // non-decreasing
 	last  []int
 	size  []int64
 	pos   []int32
@@ -103,11 +107,8 @@ type gbs struct {
 	objLast  [][]int
 	objSize  []int64
 
-	// Records sorted by first task; next skips assigned ones
-	// (union-find with path halving, next[n] == n).
-	byFirst  []int32
-	firstAt  []int
-	rankOf   []int32
+	// next skips assigned records (union-find with path halving,
+	// next[n] == n).
 	next     []int32
 	curPos   int32
 	heap     []int32
@@ -130,8 +131,9 @@ func (g *gbs) tick(cost int) bool {
 	return g.canceled == nil
 }
 
+// greedyBySizeObjects returns TFLite's object_ids and object_sizes.
 func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, []int64, error) {
-	if err := gbsCheckRecords("greedy-by-size", bufs); err != nil {
+	if err := gbsCheckRecords(bufs); err != nil {
 		return nil, nil, err
 	}
 	n := len(bufs)
@@ -150,47 +152,46 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 	}
 	g := &gbs{
 		ctx:      ctx,
+		orig:     make([]int32, n),
 		first:    make([]int, n),
 		last:     make([]int, n),
 		size:     make([]int64, n),
-		pos:      pos,
+		pos:      make([]int32, n),
 		bestDist: make([]int64, n),
 		bestObj:  make([]int32, n),
 		objOf:    make([]int32, n),
-		byFirst:  make([]int32, n),
-		firstAt:  make([]int, n),
-		rankOf:   make([]int32, n),
 		next:     make([]int32, n+1),
 		heapAt:   make([]int32, n),
 	}
-	for i, b := range bufs {
-		g.first[i], g.last[i], g.size[i] = b.First, b.Last, b.Size
-		g.bestDist[i] = gbsNoDist
-		g.bestObj[i] = -1
-		g.objOf[i] = -1
-		g.byFirst[i] = int32(i)
-		g.heapAt[i] = -1
+	for i := range g.orig {
+		g.orig[i] = int32(i)
 	}
-	slices.SortFunc(g.byFirst, func(a, b int32) int {
-		if c := cmp.Compare(g.first[a], g.first[b]); c != 0 {
+	slices.SortFunc(g.orig, func(a, b int32) int {
+		if c := cmp.Compare(bufs[a].First, bufs[b].First); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
-	for k, i := range g.byFirst {
-		g.firstAt[k] = g.first[i]
-		g.rankOf[i] = int32(k)
-		g.next[k] = int32(k)
+	rank := make([]int32, n)
+	for r, i := range g.orig {
+		rank[i] = int32(r)
+		b := bufs[i]
+		g.first[r], g.last[r], g.size[r], g.pos[r] = b.First, b.Last, b.Size, pos[i]
+		g.bestDist[r] = gbsNoDist
+		g.bestObj[r] = -1
+		g.objOf[r] = -1
+		g.next[r] = int32(r)
+		g.heapAt[r] = -1
 	}
 	g.next[n] = int32(n)
 
-	// Records grouped by position, each group in index order.
-	groups := gbsBuckets(pos)
-	for _, group := range groups {
+	for _, group := range gbsBuckets(pos) {
 		g.curPos = pos[group[0]]
-		g.heap = append(g.heap[:0], group...)
-		for k, i := range g.heap {
-			g.heapAt[i] = int32(k)
+		g.heap = g.heap[:0]
+		for _, i := range group {
+			r := rank[i]
+			g.heapAt[r] = int32(len(g.heap))
+			g.heap = append(g.heap, r)
 		}
 		for k := len(g.heap)/2 - 1; k >= 0; k-- {
 			g.down(k)
@@ -199,15 +200,14 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 			if !g.tick(64) {
 				return nil, nil, g.canceled
 			}
-			b := g.pop()
-			g.assign(b)
+			g.assign(g.pop())
 			if g.canceled != nil {
 				return nil, nil, g.canceled
 			}
 		}
 	}
-	for i, o := range g.objOf {
-		ids[i] = int(o)
+	for r, o := range g.objOf {
+		ids[g.orig[r]] = int(o)
 	}
 	return ids, g.objSize, nil
 }
@@ -266,16 +266,16 @@ func (g *gbs) assign(b int32) {
 		g.objLast[o] = slices.Insert(ls, k, lb)
 	}
 	g.objOf[b] = o
-	g.remove(g.rankOf[b])
+	g.next[b] = b + 1
 
 	// Only records inside (lo, hi) can see their distance to o change:
 	// others either intersect a neighbour of b in o or have a nearer one.
-	k, _ := slices.BinarySearch(g.firstAt, lo+1)
-	for k = g.find(k); k < len(g.firstAt) && g.firstAt[k] < hi; k = g.find(k + 1) {
+	k, _ := slices.BinarySearch(g.first, lo+1)
+	for k = g.find(k); k < len(g.first) && g.first[k] < hi; k = g.find(k + 1) {
 		if !g.tick(1) {
 			return
 		}
-		i := g.byFirst[k]
+		i := int32(k)
 		li := g.last[i]
 		if li >= hi {
 			continue
@@ -348,10 +348,9 @@ func (g *gbs) find(k int) int {
 	return k
 }
 
-func (g *gbs) remove(k int32) { g.next[k] = k + 1 }
-
 // less orders records by TFLite's priority: smaller best_dist, then larger
-// size, then lower index (TFLite's scan keeps the first of equals).
+// size, then lower index in the problem (TFLite's scan keeps the first of
+// equals).
 func (g *gbs) less(a, b int32) bool {
 	if g.bestDist[a] != g.bestDist[b] {
 		return g.bestDist[a] < g.bestDist[b]
@@ -359,7 +358,7 @@ func (g *gbs) less(a, b int32) bool {
 	if g.size[a] != g.size[b] {
 		return g.size[a] > g.size[b]
 	}
-	return a < b
+	return g.orig[a] < g.orig[b]
 }
 
 func (g *gbs) swap(x, y int) {

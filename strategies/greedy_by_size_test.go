@@ -3,7 +3,6 @@ package strategies
 import (
 	"context"
 	"errors"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"membench/workloads"
+	"membench/workloads/synthetic"
 )
 
 // gbsRefGreedyBySize is the plain form of TFLite's rules, one dist vector per
@@ -111,67 +111,35 @@ func gbsRefPositionalMaximums(bufs []workloads.Buffer) []int64 {
 	return pm
 }
 
-// gbsShape says what random problems look like.
-type gbsShape struct {
-	n int
-	// pool, when > 0, draws sizes from that many distinct values, to
-	// stress ties; otherwise sizes are log-uniform in [16 B, 64 MiB).
-	pool int
-	// perOp is the most tensors one op produces (>= 1).
-	perOp int
-	// shuffle presents the buffers in random order.
-	shuffle bool
-	// wide keeps 1% of the tensors alive for up to n tasks, so that many
-	// more are live at once than in the fixtures.
-	wide bool
-	// maxSize, when > 0, caps log-uniform sizes at about this (for huge
-	// sizes).
-	maxSize float64
-}
-
-// gbsRandomDAG returns buffers shaped like a network's tensors (like the
-// fixtures' rand_* inputs): op t produces tensors at task t, each read by
-// 1-3 nearby ops, sometimes by a skip connection up to 24 ops on, and 5%
-// kept alive 25-64 ops.
-func gbsRandomDAG(rng *rand.Rand, s gbsShape) []workloads.Buffer {
-	maxSize := s.maxSize
-	if maxSize == 0 {
-		maxSize = 1 << 26
+// gbsRandomCase returns a random DAG-shaped problem for the exactness
+// check, varied to stress ties: few distinct sizes, several tensors per op,
+// many long-lived tensors, sizes up to 2^50, zero sizes, shuffled order.
+func gbsRandomCase(rng *rand.Rand, trial int) []workloads.Buffer {
+	cfg := synthetic.DefaultDAG(1+rng.IntN(200), int64(trial))
+	cfg.Outputs = 1 + trial%3
+	switch trial % 3 {
+	case 0:
+		cfg.K = 1 + rng.IntN(4)
+	case 1:
+		cfg.K = 5 + rng.IntN(20)
 	}
-	var pool []int64
-	for range s.pool {
-		pool = append(pool, int64(math.Exp(rng.Float64()*math.Log(maxSize/16)))*16)
+	if trial%5 == 4 {
+		cfg.LongPerMille = 100
 	}
-	bufs := make([]workloads.Buffer, 0, s.n)
-	for t := 0; len(bufs) < s.n; t++ {
-		for k := 1 + rng.IntN(max(s.perOp, 1)); k > 0 && len(bufs) < s.n; k-- {
-			size := int64(math.Exp(rng.Float64()*math.Log(maxSize/16) + math.Log(16)))
-			if pool != nil {
-				size = pool[rng.IntN(len(pool))]
-			}
-			if rng.IntN(50) == 0 {
-				size = 0
-			}
-			last := t
-			for c := 1 + rng.IntN(3); c > 0; c-- {
-				last = max(last, t+1+rng.IntN(3))
-			}
-			switch r := rng.IntN(100); {
-			case r < 10: // skip connection
-				last = t + 4 + rng.IntN(20)
-			case r < 15: // long-lived
-				last = t + 25 + rng.IntN(40)
-			case r < 16 && s.wide: // alive for much of the run
-				last = t + rng.IntN(s.n+1)
-			}
-			bufs = append(bufs, workloads.Buffer{Size: size, First: t, Last: last})
+	if trial%10 == 9 {
+		cfg.MaxSize = 1 << 50
+	}
+	bufs := synthetic.RandomDAG(cfg).Buffers
+	for i := range bufs {
+		if rng.IntN(50) == 0 {
+			bufs[i].Size = 0
 		}
 	}
-	if s.shuffle {
+	if trial%4 == 3 {
 		rng.Shuffle(len(bufs), func(i, j int) { bufs[i], bufs[j] = bufs[j], bufs[i] })
-	}
-	for i := range bufs {
-		bufs[i].ID = i
+		for i := range bufs {
+			bufs[i].ID = i
+		}
 	}
 	return bufs
 }
@@ -179,30 +147,15 @@ func gbsRandomDAG(rng *rand.Rand, s gbsShape) []workloads.Buffer {
 func TestGreedyBySizeMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 11))
 	for trial := range 300 {
-		s := gbsShape{
-			n:       1 + rng.IntN(200),
-			perOp:   1 + rng.IntN(3),
-			shuffle: trial%4 == 3,
-		}
-		switch trial % 3 {
-		case 0:
-			s.pool = 1 + rng.IntN(4)
-		case 1:
-			s.pool = 5 + rng.IntN(20)
-		}
-		s.wide = trial%5 == 4
-		if trial%10 == 9 {
-			s.maxSize = 1 << 50
-		}
-		bufs := gbsRandomDAG(rng, s)
+		bufs := gbsRandomCase(rng, trial)
 		wantIDs, wantSizes := gbsRefGreedyBySize(bufs)
 		ids, sizes, err := greedyBySizeObjects(context.Background(), bufs)
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
 		if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
-			t.Fatalf("trial %d (%+v): got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
-				trial, s, ids, sizes, wantIDs, wantSizes, bufs)
+			t.Fatalf("trial %d: got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
+				trial, ids, sizes, wantIDs, wantSizes, bufs)
 		}
 	}
 }
@@ -352,7 +305,7 @@ func TestGreedyBySizePlanLayout(t *testing.T) {
 }
 
 func TestGreedyBySizeCancel(t *testing.T) {
-	bufs := gbsRandomDAG(rand.New(rand.NewPCG(1, 1)), gbsShape{n: 100_000})
+	bufs := synthetic.RandomDAG(synthetic.DefaultDAG(100_000, 1)).Buffers
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, _, err := greedyBySizeObjects(ctx, bufs); !errors.Is(err, context.Canceled) {
@@ -383,8 +336,7 @@ func TestGreedyBySizeCancel(t *testing.T) {
 func TestPositionalMaximumsFast(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	for trial := range 200 {
-		bufs := gbsRandomDAG(rng, gbsShape{n: rng.IntN(300), pool: trial % 6, perOp: 1 + trial%3,
-			shuffle: trial%2 == 1, wide: trial%3 == 2})
+		bufs := gbsRandomCase(rng, trial)
 		if got, want := PositionalMaximums(bufs), gbsRefPositionalMaximums(bufs); !slices.Equal(got, want) {
 			t.Fatalf("trial %d: PositionalMaximums = %v, want %v (from the task profiles)", trial, got, want)
 		}

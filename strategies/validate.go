@@ -1,12 +1,10 @@
 package strategies
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
-	"slices"
 
 	"membench/workloads"
 )
@@ -137,20 +135,48 @@ func validateObjects(bufs []workloads.Buffer, align int64, plan *Plan) error {
 	return nil
 }
 
-// keyed pairs a sort key with a buffer index; sorting these flat records is
-// much faster than sorting indices through a comparison closure.
+// keyed pairs a sort key with a buffer index.
 type keyed struct {
 	key int64
 	i   int32
 }
 
-func sortKeyed(s []keyed) {
-	slices.SortFunc(s, func(a, b keyed) int {
-		if c := cmp.Compare(a.key, b.key); c != 0 {
-			return c
+// radixSort sorts s by key, keeping equal keys in their order, using buf
+// (as long as s) as scratch; it returns whichever of the two holds the
+// result. It skips the bytes in which all keys agree, so task ids below
+// 2^24 take three passes.
+func radixSort(s, buf []keyed) []keyed {
+	if len(s) < 2 {
+		return s
+	}
+	// Flipping the sign bit orders negative keys first.
+	ukey := func(k keyed) uint64 { return uint64(k.key) ^ 1<<63 }
+	var diff uint64
+	u0 := ukey(s[0])
+	for _, k := range s {
+		diff |= ukey(k) ^ u0
+	}
+	for shift := uint(0); shift < 64; shift += 8 {
+		if diff>>shift&0xff == 0 {
+			continue
 		}
-		return cmp.Compare(a.i, b.i)
-	})
+		var pos [256]int
+		for _, k := range s {
+			pos[byte(ukey(k)>>shift)]++
+		}
+		sum := 0
+		for b, c := range pos {
+			pos[b] = sum
+			sum += c
+		}
+		for _, k := range s {
+			d := byte(ukey(k) >> shift)
+			buf[pos[d]] = k
+			pos[d]++
+		}
+		s, buf = buf, s
+	}
+	return s
 }
 
 // sweep reports the first pair of conflicting buffers whose address ranges
@@ -179,9 +205,16 @@ func sweep(bufs []workloads.Buffer, offsets []int64) error {
 		ends = append(ends, keyed{int64(b.Last), int32(i)})
 		byOff = append(byOff, keyed{offsets[i], int32(i)})
 	}
-	sortKeyed(starts)
-	sortKeyed(ends)
-	sortKeyed(byOff)
+	// Built in index order, so the stable sort breaks ties by index.
+	scratch := make([]keyed, m)
+	sort := func(s []keyed) []keyed {
+		out := radixSort(s, scratch)
+		if &out[0] == &scratch[0] {
+			scratch = s
+		}
+		return out
+	}
+	starts, ends, byOff = sort(starts), sort(ends), sort(byOff)
 	// rank[i] is buffer i's position in address order: the key of the
 	// ordered set. Only buffers with Size > 0 get one.
 	rank := make([]int32, len(bufs))

@@ -1,0 +1,331 @@
+package allocators
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"membench/workloads"
+)
+
+// ReplayOptions control Replay.
+type ReplayOptions struct {
+	// Repeat is how many timed replays give NsPerOp (their median); < 1
+	// means 1.
+	Repeat int
+	// Verify checks the replay's integrity with real backing memory.
+	Verify bool
+	// New builds fresh allocators for the timed replays of allocators that
+	// do not implement Resetter. With neither, the recorded replay is
+	// also the only timed one.
+	New func() Allocator
+	// Timeline records one TimelinePoint per allocator call, for plots.
+	Timeline bool
+}
+
+// Resetter is implemented by allocators that can return to their initial
+// state while keeping the memory their tables have grown. Replay resets
+// such an allocator between timed replays, so they run warm.
+type Resetter interface {
+	Reset()
+}
+
+// AllocRecord is the outcome of one allocation request of a trace.
+type AllocRecord struct {
+	// ID is the trace's tensor id.
+	ID   int
+	Size int64
+	// Offset is -1 and Chunk 0 where the request failed or asked for 0 bytes.
+	Offset, Chunk int64
+}
+
+// TimelinePoint is the state after one allocator call.
+type TimelinePoint struct {
+	// Event is the index of the trace event that made the call.
+	Event int
+	// InUse is requested bytes live, Allocated chunk bytes live.
+	InUse, Allocated int64
+	Reserved         int64
+	LargestFreeChunk int64
+}
+
+// FragSample is BFC's fragmentation metric after trace event Event.
+type FragSample struct {
+	Event int
+	Value float64
+}
+
+// ReplayResult is what a trace replay produced (DESIGN §1, §4).
+type ReplayResult struct {
+	// Allocs has one record per allocation request, in trace order.
+	Allocs []AllocRecord
+	// Events is the trace length, Calls the Alloc and Free calls made.
+	Events, Calls int
+	OOMs          int
+	// PeakInUse is the most requested bytes live at once (LB_load of the
+	// trace when nothing failed); PeakAllocated the most chunk bytes.
+	PeakInUse, PeakAllocated int64
+	// PeakReserved is the allocator's footprint.
+	PeakReserved int64
+	// LargestFreeChunk and BFCFragmentation are taken at the end.
+	LargestFreeChunk int64
+	// BFCFragmentation is (reserved - in use - largest free) / (reserved -
+	// in use), NaN where nothing is free.
+	BFCFragmentation float64
+	// BFCFragmentationMax is the largest defined value of the metric over
+	// the replay (0 if it never was).
+	BFCFragmentationMax float64
+	// FragSamples holds the metric at about 1000 evenly spaced calls.
+	FragSamples []FragSample
+	// Fragmentation is PeakReserved / PeakInUse (NaN when PeakInUse is 0).
+	Fragmentation float64
+	// NsPerOp is the median over the timed replays of the replay loop's
+	// time divided by Events; TimesNs holds each replay's value.
+	NsPerOp float64
+	TimesNs []float64
+	// Timeline is set when ReplayOptions.Timeline was.
+	Timeline []TimelinePoint
+	// Final is the allocator's counters at the end.
+	Final Stats
+}
+
+// replayOp is one allocator call: an Alloc of size bytes for storage slot
+// (the index of the allocation request), or a Free of slot when size < 0.
+type replayOp struct {
+	size int64
+	slot int32
+	ev   int32
+}
+
+// compiled is a trace reduced to allocator calls: views and the frees
+// that do not drop a storage's last reference are resolved up front.
+type compiled struct {
+	ops    []replayOp
+	allocs []AllocRecord
+}
+
+func compileTrace(tr *workloads.Trace) (*compiled, error) {
+	if len(tr.Events) > math.MaxInt32 {
+		return nil, &workloads.InputError{File: tr.Name, Msg: fmt.Sprintf("%d events: at most %d supported", len(tr.Events), math.MaxInt32)}
+	}
+	c := &compiled{ops: make([]replayOp, 0, len(tr.Events))}
+	live := map[int]int32{} // trace id -> storage slot
+	var refs []int32        // per slot
+	fail := func(i int, format string, args ...any) error {
+		return &workloads.InputError{File: tr.Name, Msg: fmt.Sprintf("event %d: ", i+1) + fmt.Sprintf(format, args...)}
+	}
+	for i, ev := range tr.Events {
+		switch ev.Kind {
+		case workloads.Alloc:
+			if _, ok := live[ev.ID]; ok {
+				return nil, fail(i, "alloc of id %d, which is still live", ev.ID)
+			}
+			if ev.Size < 0 {
+				return nil, fail(i, "alloc of id %d with %d bytes: want >= 0", ev.ID, ev.Size)
+			}
+			slot := int32(len(c.allocs))
+			c.allocs = append(c.allocs, AllocRecord{ID: ev.ID, Size: ev.Size, Offset: -1})
+			refs = append(refs, 1)
+			live[ev.ID] = slot
+			if ev.Size > 0 {
+				c.ops = append(c.ops, replayOp{size: ev.Size, slot: slot, ev: int32(i)})
+			}
+		case workloads.View:
+			if _, ok := live[ev.ID]; ok {
+				return nil, fail(i, "view %d of %d: id %d is still live", ev.ID, ev.Of, ev.ID)
+			}
+			slot, ok := live[ev.Of]
+			if !ok {
+				return nil, fail(i, "view %d of id %d, which is not live", ev.ID, ev.Of)
+			}
+			refs[slot]++
+			live[ev.ID] = slot
+		case workloads.Free:
+			slot, ok := live[ev.ID]
+			if !ok {
+				return nil, fail(i, "free of id %d, which is not allocated", ev.ID)
+			}
+			delete(live, ev.ID)
+			if refs[slot]--; refs[slot] == 0 && c.allocs[slot].Size > 0 {
+				c.ops = append(c.ops, replayOp{size: -1, slot: slot, ev: int32(i)})
+			}
+		default:
+			return nil, fail(i, "unknown event kind %d", ev.Kind)
+		}
+	}
+	return c, nil
+}
+
+// Replay runs a trace through a: one recorded replay on a itself, whose
+// allocations and statistics make the result, then opts.Repeat timed
+// replays of the bare call loop. An OOM is recorded and the replay goes
+// on; freeing a failed or zero-byte allocation is a no-op; a view shares
+// its storage until the last tensor sharing it is freed. A malformed trace
+// (unknown free, id reuse while live) is a workloads.InputError.
+func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOptions) (*ReplayResult, error) {
+	c, err := compileTrace(tr)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Verify {
+		// TODO(verify): wrap a with the integrity checker from verify.go
+		// (owned by the "alloc" helper) once it exists.
+		return nil, errors.New("replay: --verify is not available yet")
+	}
+	res := &ReplayResult{Allocs: c.allocs, Events: len(tr.Events), Calls: len(c.ops)}
+	offs := make([]int64, len(c.allocs))
+	start := time.Now()
+	if err := record(ctx, a, c, offs, res, opts.Timeline); err != nil {
+		return nil, err
+	}
+	recorded := time.Since(start)
+
+	repeat := max(opts.Repeat, 1)
+	for r := 0; r < repeat; r++ {
+		var b Allocator
+		if rs, ok := a.(Resetter); ok {
+			rs.Reset()
+			b = a
+		} else if opts.New != nil {
+			b = opts.New()
+		} else {
+			res.TimesNs = append(res.TimesNs, perEvent(recorded, res.Events))
+			break
+		}
+		start := time.Now()
+		ooms, err := run(ctx, b, c.ops, offs)
+		elapsed := time.Since(start)
+		if err != nil {
+			return nil, err
+		}
+		if ooms != res.OOMs {
+			return nil, fmt.Errorf("replay: %d OOMs on timed replay %d, %d on the recorded one: the allocator is not deterministic", ooms, r+1, res.OOMs)
+		}
+		res.TimesNs = append(res.TimesNs, perEvent(elapsed, res.Events))
+	}
+	res.NsPerOp = median(res.TimesNs)
+	return res, nil
+}
+
+func perEvent(d time.Duration, events int) float64 {
+	if events == 0 {
+		return 0
+	}
+	return float64(d.Nanoseconds()) / float64(events)
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// ctxEvery is how many calls run between context checks.
+const ctxEvery = 1 << 12
+
+// run is the timed loop: the allocator calls alone, with offsets kept in a
+// flat slice indexed by storage slot. It returns the number of OOMs.
+func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, error) {
+	ooms := 0
+	for i := range ops {
+		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		op := &ops[i]
+		if op.size < 0 {
+			if off := offs[op.slot]; off >= 0 {
+				if err := a.Free(off); err != nil {
+					return 0, fmt.Errorf("replay: call %d: %w", i+1, err)
+				}
+			}
+			continue
+		}
+		blk, err := a.Alloc(op.size)
+		if err != nil {
+			if !errors.Is(err, ErrOOM) {
+				return 0, fmt.Errorf("replay: call %d: %w", i+1, err)
+			}
+			offs[op.slot] = -1
+			ooms++
+			continue
+		}
+		offs[op.slot] = blk.Offset
+	}
+	return ooms, nil
+}
+
+// record is the recorded replay: run plus the allocation records, the
+// peaks, BFC's metric over time and the optional timeline.
+func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *ReplayResult, timeline bool) error {
+	var inUse, allocated int64
+	stride := max(1, len(c.ops)/1000)
+	if timeline {
+		res.Timeline = make([]TimelinePoint, 0, len(c.ops))
+	}
+	for i := range offs {
+		offs[i] = -1
+	}
+	for i := range c.ops {
+		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		op := &c.ops[i]
+		rec := &c.allocs[op.slot]
+		if op.size < 0 {
+			if off := offs[op.slot]; off >= 0 {
+				if err := a.Free(off); err != nil {
+					return fmt.Errorf("replay: event %d: free of id %d at %d: %w", op.ev+1, rec.ID, off, err)
+				}
+				inUse -= rec.Size
+				allocated -= rec.Chunk
+			}
+		} else if blk, err := a.Alloc(op.size); err != nil {
+			if !errors.Is(err, ErrOOM) {
+				return fmt.Errorf("replay: event %d: alloc of id %d: %w", op.ev+1, rec.ID, err)
+			}
+			res.OOMs++
+		} else {
+			if blk.Size < op.size || blk.Offset < 0 {
+				return fmt.Errorf("replay: event %d: %d bytes for id %d got block %+v", op.ev+1, op.size, rec.ID, blk)
+			}
+			offs[op.slot] = blk.Offset
+			rec.Offset, rec.Chunk = blk.Offset, blk.Size
+			inUse += rec.Size
+			allocated += rec.Chunk
+			res.PeakInUse = max(res.PeakInUse, inUse)
+			res.PeakAllocated = max(res.PeakAllocated, allocated)
+		}
+		st := a.Stats()
+		f := BFCFragmentation(st)
+		if !math.IsNaN(f) {
+			res.BFCFragmentationMax = max(res.BFCFragmentationMax, f)
+		}
+		if i%stride == 0 || i == len(c.ops)-1 {
+			res.FragSamples = append(res.FragSamples, FragSample{Event: int(op.ev), Value: f})
+		}
+		if timeline {
+			res.Timeline = append(res.Timeline, TimelinePoint{Event: int(op.ev), InUse: inUse, Allocated: allocated,
+				Reserved: st.Reserved, LargestFreeChunk: st.LargestFreeChunk})
+		}
+	}
+	st := a.Stats()
+	res.Final = st
+	res.PeakReserved = st.PeakReserved
+	res.LargestFreeChunk = st.LargestFreeChunk
+	res.BFCFragmentation = BFCFragmentation(st)
+	res.Fragmentation = math.NaN()
+	if res.PeakInUse > 0 {
+		res.Fragmentation = float64(res.PeakReserved) / float64(res.PeakInUse)
+	}
+	return nil
+}

@@ -1,0 +1,7 @@
+package main
+
+// Plug-in packages register themselves from init().
+import (
+	_ "membench/workloads/synthetic"
+	_ "membench/workloads/zoo"
+)

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"text/tabwriter"
+
+	"membench/allocators"
+	"membench/workloads"
+)
+
+func init() {
+	register(&command{
+		name:    "replay",
+		usage:   "--allocator SPEC [--repeat N] [--verify] [--format text|json] [--plot FILE.png] WORKLOAD",
+		summary: "Replay a workload's alloc/free trace through one allocator and report its memory and speed.",
+		run:     runReplay,
+	})
+}
+
+// replayJSON is the object `replay --format json` prints (DESIGN §4).
+type replayJSON struct {
+	Allocator string      `json:"allocator"`
+	Allocs    [][4]int64  `json:"allocs"`
+	OOMs      int         `json:"ooms"`
+	Stats     replayStats `json:"stats"`
+}
+
+type replayStats struct {
+	PeakInUse        int64    `json:"peak_in_use"`
+	PeakAllocated    int64    `json:"peak_allocated"`
+	PeakReserved     int64    `json:"peak_reserved"`
+	LargestFreeChunk int64    `json:"largest_free_chunk"`
+	Fragmentation    *float64 `json:"fragmentation"`
+	NsPerOp          float64  `json:"ns_per_op"`
+}
+
+func runReplay(ctx context.Context, e *env, args []string) error {
+	c := commands["replay"]
+	fs := newFlags(e, c)
+	spec := fs.String("allocator", "", "allocator spec, e.g. bfc?memory_limit=1G (required)")
+	repeat := fs.Int("repeat", 5, "timed replays; ns_per_op is their median")
+	verify := fs.Bool("verify", false, "back the device with real memory and check every allocation's integrity")
+	format := fs.String("format", "text", "output format: text or json")
+	plot := fs.String("plot", "", "write the in-use vs reserved timeline to this PNG")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *spec == "":
+		return badUsage("replay: --allocator is required (valid: %v)", allocators.Names())
+	case *repeat < 1:
+		return badUsage("replay: --repeat=%d: want >= 1", *repeat)
+	case *format != "text" && *format != "json":
+		return badUsage("replay: --format=%q: want text or json", *format)
+	case fs.NArg() != 1:
+		return badUsage("replay: want exactly one WORKLOAD, got %d", fs.NArg())
+	}
+	if *plot != "" {
+		return errors.New("replay: --plot is not supported yet (the plot package is missing)")
+	}
+	f, err := allocators.Lookup(*spec)
+	if err != nil {
+		return err
+	}
+	w, err := workloads.Load(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	tr := w.Trace
+	if tr == nil {
+		tr = w.Problem.ToTrace()
+	}
+	res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New})
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		return writeReplayJSON(e, *spec, res)
+	}
+	return writeReplayText(e, *spec, fs.Arg(0), res)
+}
+
+func writeReplayJSON(e *env, spec string, res *allocators.ReplayResult) error {
+	out := replayJSON{Allocator: spec, Allocs: make([][4]int64, len(res.Allocs)), OOMs: res.OOMs,
+		Stats: replayStats{
+			PeakInUse: res.PeakInUse, PeakAllocated: res.PeakAllocated, PeakReserved: res.PeakReserved,
+			LargestFreeChunk: res.LargestFreeChunk, NsPerOp: res.NsPerOp,
+		}}
+	for i, a := range res.Allocs {
+		out.Allocs[i] = [4]int64{int64(a.ID), a.Size, a.Offset, a.Chunk}
+	}
+	if f := res.BFCFragmentation; !math.IsNaN(f) {
+		out.Stats.Fragmentation = &f
+	}
+	enc := json.NewEncoder(e.stdout)
+	return enc.Encode(out)
+}
+
+func writeReplayText(e *env, spec, workload string, res *allocators.ReplayResult) error {
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	frag := "undefined (nothing free)"
+	if f := res.BFCFragmentation; !math.IsNaN(f) {
+		frag = fmt.Sprintf("%.4f", f)
+	}
+	ratio := "undefined"
+	if !math.IsNaN(res.Fragmentation) {
+		ratio = fmt.Sprintf("%.4f", res.Fragmentation)
+	}
+	rows := [][2]string{
+		{"allocator", spec},
+		{"workload", fmt.Sprintf("%s (%d events, %d allocation requests)", workload, res.Events, len(res.Allocs))},
+		{"OOMs", fmt.Sprint(res.OOMs)},
+		{"peak in use", bytesExact(res.PeakInUse) + " (requested bytes live)"},
+		{"peak allocated", bytesExact(res.PeakAllocated) + " (chunk bytes live)"},
+		{"peak reserved", bytesExact(res.PeakReserved) + " (footprint)"},
+		{"reserved / in use", ratio},
+		{"largest free chunk", bytesExact(res.LargestFreeChunk) + " (at the end)"},
+		{"BFC fragmentation", frag + fmt.Sprintf(" at the end, max %.4f", res.BFCFragmentationMax)},
+		{"time per event", fmt.Sprintf("%.1f ns (median of %d)", res.NsPerOp, len(res.TimesNs))},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
+	}
+	return tw.Flush()
+}
+
+// bytesExact prints n exactly and in binary units.
+func bytesExact(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%d B = %s", n, humanBytes(n))
+}

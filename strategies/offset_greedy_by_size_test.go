@@ -1,0 +1,269 @@
+package strategies
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"membench/workloads"
+	"membench/workloads/synthetic"
+)
+
+// refOffsetGreedyBySize is a line-by-line port of TFLite's
+// GreedyBySizeAssignment, O(n^2): the reference the indexed version must
+// match exactly.
+func refOffsetGreedyBySize(bufs []workloads.Buffer, align int64) ([]int64, int64) {
+	align = max(align, 1)
+	order := make([]int, len(bufs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		switch {
+		case bufs[x].Size > bufs[y].Size:
+			return -1
+		case bufs[x].Size < bufs[y].Size:
+			return 1
+		}
+		return 0
+	})
+	offsets := make([]int64, len(bufs))
+	var allocs []int // placed tensors by offset; a new one goes after equal offsets
+	var total int64
+	for _, i := range order {
+		rec := bufs[i]
+		best, bestDiff, prev := int64(-1), int64(math.MaxInt64), int64(0)
+		for _, j := range allocs {
+			if bufs[j].Last < rec.First || bufs[j].First > rec.Last {
+				continue
+			}
+			cur := offsets[j]
+			if cur >= prev {
+				if d := cur - prev; d >= rec.Size && d < bestDiff {
+					bestDiff, best = d, prev
+				}
+			}
+			prev = max(prev, AlignUp(cur+bufs[j].Size, align))
+		}
+		if best < 0 {
+			best = prev
+		}
+		pos := 0
+		for pos < len(allocs) && offsets[allocs[pos]] <= best {
+			pos++
+		}
+		allocs = slices.Insert(allocs, pos, i)
+		offsets[i] = best
+		total = max(total, best+rec.Size)
+	}
+	return offsets, total
+}
+
+// randomTieProblems returns DAG-shaped problems rich in ties: few distinct
+// sizes, tiny sizes (so gaps fit exactly), zero sizes, several outputs
+// per task, and shuffled record order.
+func randomTieProblems(count int) []*workloads.Problem {
+	r := rand.New(rand.NewPCG(7, 11))
+	var out []*workloads.Problem
+	for s := range count {
+		c := synthetic.DefaultDAG(r.IntN(300), int64(s))
+		c.K = []int{0, 1, 2, 3, 8}[r.IntN(5)]
+		c.Outputs = 1 + r.IntN(3)
+		if r.IntN(2) == 0 {
+			c.MinSize, c.MaxSize, c.Elem = 1, 64, 1
+		}
+		if c.K > 0 && c.MaxSize == 64 {
+			c.K = min(c.K, 64)
+		}
+		p := synthetic.RandomDAG(c)
+		if r.IntN(3) == 0 {
+			for i := range p.Buffers {
+				if r.IntN(8) == 0 {
+					p.Buffers[i].Size = 0
+				}
+			}
+		}
+		if r.IntN(2) == 0 {
+			r.Shuffle(len(p.Buffers), func(i, j int) { p.Buffers[i], p.Buffers[j] = p.Buffers[j], p.Buffers[i] })
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestOffsetGreedyBySizeMatchesReference(t *testing.T) {
+	for k, p := range randomTieProblems(300) {
+		for _, align := range []int64{1, 128} {
+			want, wantTotal := refOffsetGreedyBySize(p.Buffers, align)
+			got, total, err := offsetGreedyBySizeOffsets(context.Background(), p.Buffers, align)
+			if err != nil {
+				t.Fatalf("problem %d (%s) align %d: %v", k, p.Name, align, err)
+			}
+			if !slices.Equal(got, want) || total != wantTotal {
+				t.Fatalf("problem %d (%s) align %d: offsets differ from the reference (total %d, want %d)",
+					k, p.Name, align, total, wantTotal)
+			}
+		}
+	}
+}
+
+func TestOffsetBestGap(t *testing.T) {
+	tests := []struct {
+		name  string
+		items []offsetPlaced // sorted by (off, seq)
+		size  int64
+		want  int64
+	}{
+		{"nothing placed", nil, 10, 0},
+		{"no gap: above the highest end", []offsetPlaced{{0, 10, 1}, {10, 30, 2}}, 5, 30},
+		{"gap below the first tensor", []offsetPlaced{{20, 30, 1}}, 20, 0},
+		{"gap too small", []offsetPlaced{{19, 30, 1}}, 20, 30},
+		{"smallest fitting gap wins over a lower one",
+			[]offsetPlaced{{30, 40, 1}, {50, 60, 2}, {70, 80, 3}}, 10, 40},
+		{"equal gaps: lowest address",
+			[]offsetPlaced{{10, 20, 1}, {30, 40, 2}, {50, 60, 3}}, 10, 0},
+		{"a tensor under the running end opens no gap",
+			[]offsetPlaced{{0, 100, 1}, {10, 20, 2}, {120, 130, 3}}, 15, 100},
+		{"zero size takes the first zero-length gap",
+			[]offsetPlaced{{5, 10, 1}, {10, 20, 2}}, 0, 10},
+		{"zero-size tensors split a gap",
+			[]offsetPlaced{{10, 10, 1}, {30, 40, 2}}, 20, 10},
+		{"aligned ends set the gap start",
+			[]offsetPlaced{{0, 128, 1}, {256, 384, 2}}, 100, 128},
+		{"huge sizes", []offsetPlaced{{0, 1 << 41, 1}, {3 << 40, 4 << 40, 2}}, 1 << 40, 1 << 41},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := offsetBestGap(tc.items, tc.size); got != tc.want {
+				t.Errorf("offsetBestGap = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOffsetGreedyBySizePlans(t *testing.T) {
+	tests := []struct {
+		name  string
+		recs  [][3]int64 // size, first, last
+		align int64
+		want  []int64
+		total int64
+	}{
+		{"empty", nil, 1, []int64{}, 0},
+		{"one", [][3]int64{{16, 0, 1}}, 1, []int64{0}, 16},
+		// D (size 10, task 1) finds the hole under C left by A ending at task 0.
+		{"hole", [][3]int64{{100, 0, 0}, {60, 1, 1}, {50, 0, 1}, {10, 1, 1}}, 1, []int64{0, 0, 100, 60}, 150},
+		{"hole aligned", [][3]int64{{100, 0, 0}, {60, 1, 1}, {50, 0, 1}, {10, 1, 1}}, 64, []int64{0, 0, 128, 64}, 178},
+		{"adjacent lifetimes conflict", [][3]int64{{8, 0, 1}, {8, 1, 2}}, 1, []int64{0, 8}, 16},
+		{"equal sizes keep record order", [][3]int64{{8, 0, 2}, {8, 1, 3}, {8, 2, 4}}, 1, []int64{0, 8, 16}, 24},
+		// A zero-size tensor fits the zero-length gap below the lowest tensor.
+		{"zero sizes", [][3]int64{{0, 0, 3}, {8, 0, 3}, {0, 1, 2}}, 1, []int64{0, 0, 0}, 8},
+		{"unsorted input", [][3]int64{{8, 5, 6}, {16, 0, 1}, {8, 1, 5}}, 1, []int64{0, 0, 16}, 24},
+		{"huge sizes", [][3]int64{{1 << 40, 0, 1}, {1 << 41, 1, 2}, {3, 2, 3}}, 1, []int64{1 << 41, 0, 1 << 41}, 3 << 40},
+		{"sparse task ids", [][3]int64{{8, 0, 1 << 40}, {8, 1 << 39, 1 << 39}, {8, 1<<40 + 1, 1<<40 + 1}}, 1, []int64{0, 8, 0}, 16},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bufs := make([]workloads.Buffer, len(tc.recs))
+			for i, r := range tc.recs {
+				bufs[i] = workloads.Buffer{ID: i, Size: r[0], First: int(r[1]), Last: int(r[2])}
+			}
+			got, total, err := offsetGreedyBySizeOffsets(context.Background(), bufs, tc.align)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) || total != tc.total {
+				t.Errorf("offsets %v total %d, want %v total %d", got, total, tc.want, tc.total)
+			}
+			ref, refTotal := refOffsetGreedyBySize(bufs, tc.align)
+			if !slices.Equal(got, ref) || total != refTotal {
+				t.Errorf("reference gives %v total %d", ref, refTotal)
+			}
+		})
+	}
+}
+
+func TestOffsetGreedyBySizeErrors(t *testing.T) {
+	s, err := Lookup("offset-greedy-by-size")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 0, Size: 4, First: 0, Last: 1}, {ID: 7, Size: 4, First: 3, Last: 2}}}
+	_, err = s.Plan(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "Error while calculating the assignment") ||
+		!strings.Contains(err.Error(), "buffer 1 (id 7) has first task 3 after last task 2") {
+		t.Errorf("first > last: err = %v", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	big := synthetic.RandomDAG(synthetic.DefaultDAG(100_000, 1))
+	if _, err := s.Plan(ctx, big); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: err = %v, want context.Canceled", err)
+	}
+}
+
+func TestOffsetGreedyBySizePlanShape(t *testing.T) {
+	s, err := Lookup("offset-greedy-by-size")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := synthetic.RandomDAG(synthetic.DefaultDAG(500, 3))
+	p.Alignment = 64
+	plan, err := s.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.IsObjects() || plan.ObjectSizes != nil {
+		t.Errorf("offset planner returned objects")
+	}
+	if plan.Footprint != Footprint(p.Buffers, plan.Offsets) {
+		t.Errorf("footprint %d, recomputed %d", plan.Footprint, Footprint(p.Buffers, plan.Offsets))
+	}
+	for i, o := range plan.Offsets {
+		if o%64 != 0 {
+			t.Fatalf("offset %d of buffer %d not aligned to 64", o, i)
+		}
+	}
+}
+
+// benchSizes are the sizes the speed table uses.
+var benchSizes = []int{1_000, 5_000, 20_000}
+
+func benchPlan(b *testing.B, name string, n int) {
+	s, err := Lookup(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := synthetic.RandomDAG(synthetic.DefaultDAG(n, 1))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Plan(context.Background(), p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkOffsetGreedyBySize(b *testing.B) {
+	for _, n := range append(benchSizes, 1_000_000) {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchPlan(b, "offset-greedy-by-size", n) })
+	}
+}
+
+// BenchmarkOffsetGreedyBySizeReference times the O(n^2) TFLite port, for
+// comparison with the indexed version.
+func BenchmarkOffsetGreedyBySizeReference(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			p := synthetic.RandomDAG(synthetic.DefaultDAG(n, 1))
+			for b.Loop() {
+				refOffsetGreedyBySize(p.Buffers, 1)
+			}
+		})
+	}
+}
