@@ -13,7 +13,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"membench/results"
-	"membench/results/plot"
 	"membench/workloads"
 )
 
@@ -206,7 +205,7 @@ func WriteReports(dir string, man *Manifest, recs []results.Record) ([]string, e
 	if err := os.MkdirAll(plotDir, 0o755); err != nil {
 		return nil, err
 	}
-	pngs, err := plot.WriteAll(plotDir, recs)
+	pngs, err := drawPlots(context.Background(), plotDir, recs, "")
 	files = append(files, pngs...)
 	return files, err
 }
