@@ -2,16 +2,94 @@ package harness
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"math"
+	"time"
 
+	"membench/allocators"
 	"membench/results"
+	"membench/results/plot"
 	"membench/workloads"
 )
 
-func runAllocator(ctx context.Context, c Cell, w *workloads.Workload, rec *results.Record) error {
-	return errors.New("allocator cells: not yet available")
+// trace returns the workload's recorded trace, or its problem's (DESIGN §1).
+func trace(w *workloads.Workload) *workloads.Trace {
+	if w.Trace == nil {
+		w.Trace = w.Problem.ToTrace()
+	}
+	return w.Trace
 }
 
+// runAllocator replays the workload's trace. A first replay gives the
+// statistics and the time of one replay; then enough timed replays to fill
+// Samples samples of BenchTime each, as testing.B would, each sample the
+// mean ns per trace event over its replays.
+func runAllocator(ctx context.Context, c Cell, w *workloads.Workload, rec *results.Record) error {
+	f, err := allocators.Lookup(c.Subject)
+	if err != nil {
+		return err
+	}
+	tr := trace(w)
+	first, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: 1, New: f.New})
+	if err != nil {
+		return err
+	}
+	perReplay := time.Duration(first.NsPerOp * float64(max(first.Events, 1)))
+	per := 1
+	if perReplay > 0 {
+		per = int(min(max(float64(c.BenchTime)/float64(perReplay), 1), 1e6))
+	}
+	res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: per * c.Samples, New: f.New})
+	if err != nil {
+		return err
+	}
+	if res.OOMs != first.OOMs || res.PeakReserved != first.PeakReserved {
+		return fmt.Errorf("replay is not deterministic: %d OOMs and %d reserved, then %d and %d",
+			first.OOMs, first.PeakReserved, res.OOMs, res.PeakReserved)
+	}
+	rec.Footprint = res.PeakReserved
+	rec.Ratio = ratio(res.PeakReserved, c.Info.LBLoad)
+	rec.RatioObjects = ratio(res.PeakReserved, c.Info.LBObjects)
+	st := &results.AllocStats{
+		PeakInUse: res.PeakInUse, PeakAllocated: res.PeakAllocated, PeakReserved: res.PeakReserved,
+		LargestFreeChunk: res.LargestFreeChunk, BFCFragmentationMax: res.BFCFragmentationMax, OOMs: int64(res.OOMs),
+	}
+	if !math.IsNaN(res.Fragmentation) && !math.IsInf(res.Fragmentation, 0) {
+		st.Fragmentation = res.Fragmentation
+	}
+	if v := res.BFCFragmentation; !math.IsNaN(v) && !math.IsInf(v, 0) {
+		st.BFCFragmentation = &v
+	}
+	rec.Alloc = st
+	rec.Iters = per
+	for i := 0; i < c.Samples; i++ {
+		sum := 0.0
+		for _, t := range res.TimesNs[i*per : (i+1)*per] {
+			sum += t
+		}
+		rec.TimesNs = append(rec.TimesNs, sum/float64(per))
+	}
+	return nil
+}
+
+// drawTimeline replays a workload's trace and draws in-use against
+// reserved bytes.
 func drawTimeline(ctx context.Context, file, workload, subject string) error {
-	return errors.New("timeline: not yet available")
+	w, err := workloads.Load(workload)
+	if err != nil {
+		return err
+	}
+	f, err := allocators.Lookup(subject)
+	if err != nil {
+		return err
+	}
+	res, err := allocators.Replay(ctx, f.New(), trace(w), allocators.ReplayOptions{Timeline: true})
+	if err != nil {
+		return fmt.Errorf("timeline: %s on %s: %w", subject, workload, err)
+	}
+	pts := make([]plot.TimelinePoint, len(res.Timeline))
+	for i, p := range res.Timeline {
+		pts[i] = plot.TimelinePoint{InUse: p.InUse, Reserved: p.Reserved}
+	}
+	return plot.Timeline(file, pts, subject+" on "+workload)
 }
