@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func benchReplay(b *testing.B, tr *workloads.Trace, o BFCOptions) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	offs := make([]int64, len(c.allocs))
+	offs := make([]int64, c.slots)
 	ctx := context.Background()
 	if _, err := run(ctx, a, c.ops, offs); err != nil { // warm up
 		b.Fatal(err)
@@ -98,5 +99,39 @@ func BenchmarkBFCReplay(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		tr := randomTrace(n, 10_000, 42)
 		b.Run(fmt.Sprintf("random-%d", n), func(b *testing.B) { benchReplay(b, tr, o) })
+	}
+}
+
+// BenchmarkReadReplay1e6 reads a 10^6-event trace file and replays it
+// through bfc once: the end-to-end cost of `membench replay --repeat 1`.
+func BenchmarkReadReplay1e6(b *testing.B) {
+	tr := randomTrace(1_000_000, 10_000, 7)
+	var sb strings.Builder
+	for _, e := range tr.Events {
+		switch e.Kind {
+		case workloads.Alloc:
+			fmt.Fprintf(&sb, "a,%d,%d\n", e.ID, e.Size)
+		case workloads.Free:
+			fmt.Fprintf(&sb, "f,%d,\n", e.ID)
+		}
+	}
+	path := filepath.Join(b.TempDir(), "random-1e6.trace")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	o := BFCOptions{MemoryLimit: 16 << 30, AllowGrowth: true, Alignment: 256}
+	b.ResetTimer()
+	for range b.N {
+		w, err := workloads.Load(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, err := NewBFC(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Replay(context.Background(), a, w.Trace, ReplayOptions{Repeat: 1}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

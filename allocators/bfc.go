@@ -20,6 +20,9 @@ const (
 	// bfcDefaultLimit is the memory_limit when none is given: a 16 GiB device.
 	bfcDefaultLimit = 16 << 30
 	bfcNone         = -1 // invalid chunk handle or bin
+	// bfcMaxLimit (4 PiB) keeps every size sum and doubling clear of
+	// overflow.
+	bfcMaxLimit = 1 << 52
 )
 
 func init() {
@@ -72,8 +75,8 @@ func newBFCFromArgs(args *workloads.Args) (Allocator, error) {
 // NewBFC returns a BFC allocator with no memory reserved yet.
 func NewBFC(o BFCOptions) (*BFC, error) {
 	switch {
-	case o.MemoryLimit < bfcMinAlloc:
-		return nil, workloads.Usagef("bfc: memory_limit=%d: want at least %d bytes", o.MemoryLimit, bfcMinAlloc)
+	case o.MemoryLimit < bfcMinAlloc || o.MemoryLimit > bfcMaxLimit:
+		return nil, workloads.Usagef("bfc: memory_limit=%d: want %d to %d bytes", o.MemoryLimit, bfcMinAlloc, int64(bfcMaxLimit))
 	case o.FragmentationFraction < 0:
 		return nil, workloads.Usagef("bfc: fragmentation_fraction=%g: want >= 0", o.FragmentationFraction)
 	case o.Alignment <= 0 || o.Alignment&(o.Alignment-1) != 0:
@@ -164,6 +167,12 @@ func (b *BFC) Alloc(size int64) (Block, error) {
 	if size <= 0 {
 		return Block{}, fmt.Errorf("bfc: allocation of %d bytes: want > 0", size)
 	}
+	if size > b.opt.MemoryLimit {
+		// No rule can serve it, and garbage collection would not run:
+		// TensorFlow's outcome, without rounding past int64.
+		b.ooms++
+		return Block{}, fmt.Errorf("bfc: %d bytes exceed memory_limit %d: %w", size, b.opt.MemoryLimit, ErrOOM)
+	}
 	rounded := roundBFC(size)
 	h := b.find(rounded)
 	if h == bfcNone && b.extend(rounded) {
@@ -188,6 +197,9 @@ func (b *BFC) Alloc(size int64) (Block, error) {
 	b.largestAlloc = max(b.largestAlloc, c.size)
 	return Block{Offset: c.addr, Size: c.size}, nil
 }
+
+// Alignment returns the alignment of every offset: 256, or more if asked.
+func (b *BFC) Alignment() int64 { return max(b.opt.Alignment, bfcMinAlloc) }
 
 // padFor is the padding chunk split off below an allocation for alignments
 // above 256 (rounded to 256 so it can be a chunk of its own).

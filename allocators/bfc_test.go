@@ -301,7 +301,8 @@ func TestBFCSpecs(t *testing.T) {
 			BFCOptions{MemoryLimit: 1 << 30, GarbageCollection: true, FragmentationFraction: 0.01, CoalesceRegions: true, Alignment: 4096}, ""},
 		{"bfc?bogus=1", BFCOptions{}, `bfc: unknown parameter "bogus" (valid: alignment, allow_growth, coalesce_regions, fragmentation_fraction, garbage_collection, memory_limit)`},
 		{"bfc?memory_limit=lots", BFCOptions{}, `bfc: parameter memory_limit="lots": want a byte size`},
-		{"bfc?memory_limit=100", BFCOptions{}, "bfc: memory_limit=100: want at least 256 bytes"},
+		{"bfc?memory_limit=100", BFCOptions{}, "bfc: memory_limit=100: want 256 to 4503599627370496 bytes"},
+		{"bfc?memory_limit=8192T", BFCOptions{}, "bfc: memory_limit=9007199254740992: want 256 to"},
 		{"bfc?alignment=48", BFCOptions{}, "bfc: alignment=48: want a power of two"},
 		{"bfc?fragmentation_fraction=-1", BFCOptions{}, "bfc: fragmentation_fraction=-1: want >= 0"},
 	}
@@ -356,6 +357,9 @@ func TestBFCErrorsAndNaN(t *testing.T) {
 	if err := b.Free(0); !errors.Is(err, ErrBadFree) {
 		t.Errorf("double free = %v, want ErrBadFree", err)
 	}
+	if _, err := b.Alloc(math.MaxInt64); !errors.Is(err, ErrOOM) || b.Stats().OOMs != 2 {
+		t.Errorf("Alloc(MaxInt64) = %v, want ErrOOM", err)
+	}
 	if _, err := b.Alloc(0); err == nil || errors.Is(err, ErrOOM) {
 		t.Errorf("Alloc(0) = %v, want a non-OOM error", err)
 	}
@@ -386,5 +390,116 @@ func TestBFCLargeAlignment(t *testing.T) {
 	}
 	if b.bins[binFor(3840)].n != 2 {
 		t.Errorf("want the two 3840-byte padding chunks free, bin holds %d", b.bins[binFor(3840)].n)
+	}
+}
+
+// checkInvariants walks every region: chunks tile it, no two neighbours
+// are both free, free chunks sit in the right bin, and the counters agree.
+func (b *BFC) checkInvariants() error {
+	var pool, inUse, free int64
+	nFree := 0
+	for i, r := range b.regions {
+		if i > 0 && b.regions[i-1].addr+b.regions[i-1].size > r.addr {
+			return fmt.Errorf("regions %d and %d overlap", i-1, i)
+		}
+		pool += r.size
+		at, prev := r.addr, int32(bfcNone)
+		for h := r.first; h != bfcNone; h = b.chunks[h].next {
+			c := b.chunks[h]
+			switch {
+			case c.addr != at || c.prev != prev:
+				return fmt.Errorf("region %d: chunk %d at %d (prev %d), want %d (prev %d)", i, h, c.addr, c.prev, at, prev)
+			case c.inUse && c.bin != bfcNone:
+				return fmt.Errorf("in-use chunk at %d is in bin %d", c.addr, c.bin)
+			case !c.inUse && int(c.bin) != binFor(c.size):
+				return fmt.Errorf("free chunk at %d of %d bytes in bin %d", c.addr, c.size, c.bin)
+			case !c.inUse && prev != bfcNone && !b.chunks[prev].inUse:
+				return fmt.Errorf("free chunks at %d and %d not coalesced", b.chunks[prev].addr, c.addr)
+			}
+			if c.inUse {
+				inUse += c.size
+			} else {
+				nFree++
+				free = max(free, c.size)
+			}
+			at, prev = c.addr+c.size, h
+		}
+		if at != r.addr+r.size {
+			return fmt.Errorf("region %d ends at %d, its chunks at %d", i, r.addr+r.size, at)
+		}
+	}
+	n := 0
+	for i := range b.bins {
+		n += b.bins[i].n
+		if (b.bins[i].n > 0) != (b.nonEmpty&(1<<i) != 0) {
+			return fmt.Errorf("bin %d holds %d, bitmap %b", i, b.bins[i].n, b.nonEmpty)
+		}
+	}
+	st := b.Stats()
+	if pool != st.Reserved || inUse != st.InUse || free != st.LargestFreeChunk || n != nFree || b.live.n != int(b.numAllocs)-countFreed(b) {
+		return fmt.Errorf("pool %d in use %d largest free %d free chunks %d, stats %+v, bins hold %d", pool, inUse, free, nFree, st, n)
+	}
+	return nil
+}
+
+func countFreed(b *BFC) int {
+	used := 0
+	for _, r := range b.regions {
+		for h := r.first; h != bfcNone; h = b.chunks[h].next {
+			if b.chunks[h].inUse {
+				used++
+			}
+		}
+	}
+	return int(b.numAllocs) - used
+}
+
+// TestBFCInvariants drives random traces through every combination of
+// growth, garbage collection and region coalescing under small limits,
+// so OOMs and collections happen, checking the chunk structure after
+// every call and the memory contents through a Verifier.
+func TestBFCInvariants(t *testing.T) {
+	for _, limit := range []int64{4 << 20, 16 << 20} {
+		for cfg := range 16 {
+			o := BFCOptions{MemoryLimit: limit, AllowGrowth: cfg&1 != 0, GarbageCollection: cfg&2 != 0,
+				CoalesceRegions: cfg&4 != 0, Alignment: 256}
+			if cfg&8 != 0 {
+				o.FragmentationFraction, o.Alignment = 0.01, 1024
+			}
+			t.Run(fmt.Sprintf("%d/%+v", limit, o), func(t *testing.T) {
+				b := mustBFC(t, o)
+				v := Verify(b)
+				tr := randomTrace(4000, int(limit>>17), uint64(cfg))
+				offs := map[int]int64{}
+				for i, ev := range tr.Events {
+					if ev.Kind == workloads.Alloc {
+						blk, err := v.Alloc(ev.Size)
+						switch {
+						case errors.Is(err, ErrOOM):
+							continue
+						case err != nil:
+							t.Fatalf("event %d: %v", i, err)
+						case blk.Offset%b.Alignment() != 0:
+							t.Fatalf("event %d: offset %d not aligned to %d", i, blk.Offset, b.Alignment())
+						}
+						offs[ev.ID] = blk.Offset
+					} else if off, ok := offs[ev.ID]; ok {
+						delete(offs, ev.ID)
+						if err := v.Free(off); err != nil {
+							t.Fatalf("event %d: %v", i, err)
+						}
+					}
+					if err := b.checkInvariants(); err != nil {
+						t.Fatalf("event %d (%+v): %v", i, ev, err)
+					}
+				}
+				if err := v.Check(); err != nil {
+					t.Fatal(err)
+				}
+				if st := b.Stats(); st.OOMs == 0 || st.InUse != 0 || st.PeakReserved > limit {
+					t.Errorf("want OOMs, nothing in use at the end and at most the limit reserved: %+v", st)
+				}
+			})
+		}
 	}
 }

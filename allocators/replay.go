@@ -16,7 +16,9 @@ type ReplayOptions struct {
 	// Repeat is how many timed replays give NsPerOp (their median); < 1
 	// means 1.
 	Repeat int
-	// Verify checks the replay's integrity with real backing memory.
+	// Verify runs the recorded replay through a Verifier, which backs the
+	// device with sparse real memory and fails with ErrIntegrity on an
+	// overlap or a corrupted allocation; timed replays run bare.
 	Verify bool
 	// New builds fresh allocators for the timed replays of allocators that
 	// do not implement Resetter. With neither, the recorded replay is
@@ -92,71 +94,138 @@ type ReplayResult struct {
 	Final Stats
 }
 
-// replayOp is one allocator call: an Alloc of size bytes for storage slot
-// (the index of the allocation request), or a Free of slot when size < 0.
+// replayOp is one allocator call: an Alloc of size bytes whose offset goes
+// to slot, or a Free of the offset in slot when size < 0. Slots are reused
+// once freed, so the offset table stays as small as the live set and in
+// cache.
 type replayOp struct {
 	size int64
 	slot int32
-	ev   int32
 }
 
 // compiled is a trace reduced to allocator calls: views and the frees
 // that do not drop a storage's last reference are resolved up front.
 type compiled struct {
-	ops    []replayOp
-	allocs []AllocRecord
+	ops []replayOp
+	// req and ev give each op's allocation request and trace event.
+	req, ev []int32
+	allocs  []AllocRecord
+	slots   int // distinct slots
 }
 
 func compileTrace(tr *workloads.Trace) (*compiled, error) {
 	if len(tr.Events) > math.MaxInt32 {
 		return nil, &workloads.InputError{File: tr.Name, Msg: fmt.Sprintf("%d events: at most %d supported", len(tr.Events), math.MaxInt32)}
 	}
-	c := &compiled{ops: make([]replayOp, 0, len(tr.Events))}
-	live := map[int]int32{} // trace id -> storage slot
-	var refs []int32        // per slot
+	n := len(tr.Events)
+	c := &compiled{ops: make([]replayOp, 0, n), req: make([]int32, 0, n), ev: make([]int32, 0, n)}
+	live := newIDTable(tr.Events) // trace id -> allocation request
+	var refs, slotOf []int32      // per request: sharers, offset slot
+	var freeSlots []int32
+	emit := func(size int64, req, i int) {
+		c.ops = append(c.ops, replayOp{size: size, slot: slotOf[req]})
+		c.req = append(c.req, int32(req))
+		c.ev = append(c.ev, int32(i))
+	}
 	fail := func(i int, format string, args ...any) error {
 		return &workloads.InputError{File: tr.Name, Msg: fmt.Sprintf("event %d: ", i+1) + fmt.Sprintf(format, args...)}
 	}
 	for i, ev := range tr.Events {
 		switch ev.Kind {
 		case workloads.Alloc:
-			if _, ok := live[ev.ID]; ok {
+			if _, ok := live.get(ev.ID); ok {
 				return nil, fail(i, "alloc of id %d, which is still live", ev.ID)
 			}
 			if ev.Size < 0 {
 				return nil, fail(i, "alloc of id %d with %d bytes: want >= 0", ev.ID, ev.Size)
 			}
-			slot := int32(len(c.allocs))
+			req := int32(len(c.allocs))
 			c.allocs = append(c.allocs, AllocRecord{ID: ev.ID, Size: ev.Size, Offset: -1})
 			refs = append(refs, 1)
-			live[ev.ID] = slot
+			slotOf = append(slotOf, -1)
+			live.set(ev.ID, req)
 			if ev.Size > 0 {
-				c.ops = append(c.ops, replayOp{size: ev.Size, slot: slot, ev: int32(i)})
+				if k := len(freeSlots); k > 0 {
+					slotOf[req] = freeSlots[k-1]
+					freeSlots = freeSlots[:k-1]
+				} else {
+					slotOf[req] = int32(c.slots)
+					c.slots++
+				}
+				emit(ev.Size, int(req), i)
 			}
 		case workloads.View:
-			if _, ok := live[ev.ID]; ok {
+			if _, ok := live.get(ev.ID); ok {
 				return nil, fail(i, "view %d of %d: id %d is still live", ev.ID, ev.Of, ev.ID)
 			}
-			slot, ok := live[ev.Of]
+			req, ok := live.get(ev.Of)
 			if !ok {
 				return nil, fail(i, "view %d of id %d, which is not live", ev.ID, ev.Of)
 			}
-			refs[slot]++
-			live[ev.ID] = slot
+			refs[req]++
+			live.set(ev.ID, req)
 		case workloads.Free:
-			slot, ok := live[ev.ID]
+			req, ok := live.get(ev.ID)
 			if !ok {
 				return nil, fail(i, "free of id %d, which is not allocated", ev.ID)
 			}
-			delete(live, ev.ID)
-			if refs[slot]--; refs[slot] == 0 && c.allocs[slot].Size > 0 {
-				c.ops = append(c.ops, replayOp{size: -1, slot: slot, ev: int32(i)})
+			live.set(ev.ID, -1)
+			if refs[req]--; refs[req] == 0 && slotOf[req] >= 0 {
+				emit(-1, int(req), i)
+				freeSlots = append(freeSlots, slotOf[req])
 			}
 		default:
 			return nil, fail(i, "unknown event kind %d", ev.Kind)
 		}
 	}
 	return c, nil
+}
+
+// idTable maps trace ids to allocation requests (-1: not live): a flat slice
+// when the ids are dense enough, as recorded and generated traces number
+// them, else a map.
+type idTable struct {
+	dense []int32
+	m     map[int]int32
+}
+
+func newIDTable(evs []workloads.Event) *idTable {
+	hi := -1
+	for _, e := range evs {
+		if e.ID < 0 || e.Of < 0 {
+			return &idTable{m: map[int]int32{}}
+		}
+		hi = max(hi, e.ID, e.Of)
+	}
+	if hi >= 4*len(evs)+1024 {
+		return &idTable{m: map[int]int32{}}
+	}
+	t := &idTable{dense: make([]int32, hi+1)}
+	for i := range t.dense {
+		t.dense[i] = -1
+	}
+	return t
+}
+
+func (t *idTable) get(id int) (int32, bool) {
+	if t.m != nil {
+		s, ok := t.m[id]
+		return s, ok
+	}
+	s := t.dense[id]
+	return s, s >= 0
+}
+
+// set records id's slot; -1 removes it.
+func (t *idTable) set(id int, slot int32) {
+	switch {
+	case t.m == nil:
+		t.dense[id] = slot
+	case slot < 0:
+		delete(t.m, id)
+	default:
+		t.m[id] = slot
+	}
 }
 
 // Replay runs a trace through a: one recorded replay on a itself, whose
@@ -170,18 +239,26 @@ func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOp
 	if err != nil {
 		return nil, err
 	}
-	if opts.Verify {
-		// TODO(verify): wrap a with the integrity checker from verify.go
-		// (owned by the "alloc" helper) once it exists.
-		return nil, errors.New("replay: --verify is not available yet")
-	}
 	res := &ReplayResult{Allocs: c.allocs, Events: len(tr.Events), Calls: len(c.ops)}
-	offs := make([]int64, len(c.allocs))
+	offs := make([]int64, c.slots)
+	// The recorded replay runs through the Verifier when asked; timed
+	// replays never do.
+	rec := a
+	var v *Verifier
+	if opts.Verify {
+		v = Verify(a)
+		rec = v
+	}
 	start := time.Now()
-	if err := record(ctx, a, c, offs, res, opts.Timeline); err != nil {
+	if err := record(ctx, rec, c, offs, res, opts.Timeline); err != nil {
 		return nil, err
 	}
 	recorded := time.Since(start)
+	if v != nil {
+		if err := v.Check(); err != nil {
+			return nil, err
+		}
+	}
 
 	repeat := max(opts.Repeat, 1)
 	for r := 0; r < repeat; r++ {
@@ -234,7 +311,7 @@ func median(xs []float64) float64 {
 const ctxEvery = 1 << 12
 
 // run is the timed loop: the allocator calls alone, with offsets kept in a
-// flat slice indexed by storage slot. It returns the number of OOMs.
+// flat slice indexed by slot. It returns the number of OOMs.
 func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, error) {
 	ooms := 0
 	for i := range ops {
@@ -280,23 +357,24 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 			return ctx.Err()
 		}
 		op := &c.ops[i]
-		rec := &c.allocs[op.slot]
+		rec, ev := &c.allocs[c.req[i]], int(c.ev[i])+1
 		if op.size < 0 {
 			if off := offs[op.slot]; off >= 0 {
 				if err := a.Free(off); err != nil {
-					return fmt.Errorf("replay: event %d: free of id %d at %d: %w", op.ev+1, rec.ID, off, err)
+					return fmt.Errorf("replay: event %d: free of id %d at %d: %w", ev, rec.ID, off, err)
 				}
 				inUse -= rec.Size
 				allocated -= rec.Chunk
 			}
 		} else if blk, err := a.Alloc(op.size); err != nil {
 			if !errors.Is(err, ErrOOM) {
-				return fmt.Errorf("replay: event %d: alloc of id %d: %w", op.ev+1, rec.ID, err)
+				return fmt.Errorf("replay: event %d: alloc of id %d: %w", ev, rec.ID, err)
 			}
+			offs[op.slot] = -1
 			res.OOMs++
 		} else {
 			if blk.Size < op.size || blk.Offset < 0 {
-				return fmt.Errorf("replay: event %d: %d bytes for id %d got block %+v", op.ev+1, op.size, rec.ID, blk)
+				return fmt.Errorf("replay: event %d: %d bytes for id %d got block %+v", ev, op.size, rec.ID, blk)
 			}
 			offs[op.slot] = blk.Offset
 			rec.Offset, rec.Chunk = blk.Offset, blk.Size
@@ -311,10 +389,10 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 			res.BFCFragmentationMax = max(res.BFCFragmentationMax, f)
 		}
 		if i%stride == 0 || i == len(c.ops)-1 {
-			res.FragSamples = append(res.FragSamples, FragSample{Event: int(op.ev), Value: f})
+			res.FragSamples = append(res.FragSamples, FragSample{Event: ev - 1, Value: f})
 		}
 		if timeline {
-			res.Timeline = append(res.Timeline, TimelinePoint{Event: int(op.ev), InUse: inUse, Allocated: allocated,
+			res.Timeline = append(res.Timeline, TimelinePoint{Event: ev - 1, InUse: inUse, Allocated: allocated,
 				Reserved: st.Reserved, LargestFreeChunk: st.LargestFreeChunk})
 		}
 	}

@@ -136,6 +136,8 @@ func TestReplaySemantics(t *testing.T) {
 			[]AllocRecord{{1, 0, -1, 0}, {3, 1, 0, 256}}, 0, 1, 256},
 		{"OOM is recorded, free of it is a no-op", []workloads.Event{al(1, 600<<10), al(2, 600<<10), fr(2), al(3, 1)},
 			[]AllocRecord{{1, 600 << 10, 0, 1 << 20}, {2, 600 << 10, -1, 0}, {3, 1, -1, 0}}, 2, 600 << 10, 1 << 20},
+		{"sparse and negative ids", []workloads.Event{al(1<<40, 256), vw(-3, 1<<40), fr(1 << 40), al(7, 256), fr(-3), fr(7)},
+			[]AllocRecord{{1 << 40, 256, 0, 256}, {7, 256, 256, 256}}, 0, 512, 0},
 		{"id reused after free", []workloads.Event{al(1, 512), fr(1), al(1, 256)},
 			[]AllocRecord{{1, 512, 0, 512}, {1, 256, 0, 256}}, 0, 512, 256},
 	}
@@ -229,5 +231,29 @@ func TestMedian(t *testing.T) {
 		if got := median(tc.in); got != tc.want {
 			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// overlapping hands every request the same offset: a broken allocator.
+type overlapping struct{ inUse int64 }
+
+func (o *overlapping) Alloc(size int64) (Block, error) {
+	o.inUse += size
+	return Block{Offset: 0, Size: size}, nil
+}
+func (o *overlapping) Free(int64) error { return nil }
+func (o *overlapping) Stats() Stats     { return Stats{InUse: o.inUse} }
+
+func TestReplayVerify(t *testing.T) {
+	for _, fx := range bfcFixtures(t) {
+		tr := readTraceFile(t, filepath.Join("testdata/bfc", fx.trace))
+		if _, err := Replay(context.Background(), mustBFC(t, fx.opt), tr, ReplayOptions{Verify: true}); err != nil {
+			t.Errorf("%s: %v", fx.name, err)
+		}
+	}
+	tr := &workloads.Trace{Name: "t", Events: []workloads.Event{al(1, 64), al(2, 64)}}
+	_, err := Replay(context.Background(), &overlapping{}, tr, ReplayOptions{Verify: true})
+	if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "event 2: alloc of id 2") {
+		t.Fatalf("err = %v, want ErrIntegrity at event 2", err)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
+	"sort"
 
 	"membench/workloads"
 )
@@ -35,25 +37,90 @@ func (greedyByBreadth) Plan(ctx context.Context, p *workloads.Problem) (*Plan, e
 // breadthSpan is one tensor's lifetime in an object's schedule.
 type breadthSpan struct{ first, last int }
 
+// breadthChunk bounds the chunks of a breadthSchedule: inserts move at
+// most this many entries, where one sorted slice per object made
+// planning quadratic (objects hold thousands of tensors).
+const breadthChunk = 128
+
+// breadthSchedule is an object's disjoint lifetimes ordered by first
+// task, as sorted chunks of at most breadthChunk entries: TFLite's
+// std::set, flat enough to search fast.
+type breadthSchedule struct {
+	chunks [][]breadthSpan
+	heads  []int // heads[c] = chunks[c][0].first
+}
+
+// locate returns the chunk to search for first task f: the last one whose
+// head is <= f, or 0.
+func (s *breadthSchedule) locate(f int) int {
+	return max(sort.Search(len(s.heads), func(c int) bool { return s.heads[c] > f })-1, 0)
+}
+
+// free reports whether no span overlaps [f, l].
+func (s *breadthSchedule) free(f, l int) bool {
+	if len(s.chunks) == 0 {
+		return true
+	}
+	c := s.locate(f)
+	ch := s.chunks[c]
+	k, _ := slices.BinarySearchFunc(ch, f, func(x breadthSpan, f int) int { return cmp.Compare(x.first, f) })
+	// The successor: the first span starting at or after f.
+	if k < len(ch) {
+		if ch[k].first <= l {
+			return false
+		}
+	} else if c+1 < len(s.chunks) && s.chunks[c+1][0].first <= l {
+		return false
+	}
+	// The predecessor: the last span starting before f (in chunk c, as
+	// heads[c] <= f unless c is 0).
+	return k == 0 || ch[k-1].last < f
+}
+
+// insert adds a span that overlaps none in s.
+func (s *breadthSchedule) insert(sp breadthSpan) {
+	if len(s.chunks) == 0 {
+		s.chunks = [][]breadthSpan{{sp}}
+		s.heads = []int{sp.first}
+		return
+	}
+	c := s.locate(sp.first)
+	ch := s.chunks[c]
+	k, _ := slices.BinarySearchFunc(ch, sp.first, func(x breadthSpan, f int) int { return cmp.Compare(x.first, f) })
+	ch = slices.Insert(ch, k, sp)
+	s.heads[c] = ch[0].first
+	if len(ch) <= breadthChunk {
+		s.chunks[c] = ch
+		return
+	}
+	half := len(ch) / 2
+	right := slices.Clone(ch[half:])
+	s.chunks[c] = ch[:half:half]
+	s.chunks = slices.Insert(s.chunks, c+1, right)
+	s.heads = slices.Insert(s.heads, c+1, right[0].first)
+}
+
+// all returns the spans in order.
+func (s *breadthSchedule) all() []breadthSpan {
+	var out []breadthSpan
+	for _, ch := range s.chunks {
+		out = append(out, ch...)
+	}
+	return out
+}
+
 // breadthObjects is the set of shared objects built so far.
 type breadthObjects struct {
 	sizes []int64
-	// sched[o] is object o's tensors' lifetimes, disjoint and sorted by first.
-	sched [][]breadthSpan
+	// sched[o] is object o's tensors' lifetimes.
+	sched []breadthSchedule
 	// bySize lists the object ids ordered by (size, id), so the best
 	// object is the first free one at or after the tensor's size.
 	bySize []int32
 }
 
 // free reports whether object o has no tensor overlapping [f, l].
-func (bo *breadthObjects) free(o int32, f, l int) bool {
-	s := bo.sched[o]
-	k, _ := slices.BinarySearchFunc(s, f, func(x breadthSpan, f int) int { return cmp.Compare(x.first, f) })
-	if k < len(s) && s[k].first <= l {
-		return false
-	}
-	return k == 0 || s[k-1].last < f
-}
+func (bo *breadthObjects) free(o int32, f, l int) bool { return bo.sched[o].free(f, l) }
 
 // rank returns where object (size, id) belongs in bySize.
 func (bo *breadthObjects) rank(size int64, id int32) int {
@@ -99,13 +166,12 @@ func (bo *breadthObjects) assign(o int32, size int64, f, l int) int32 {
 	if o < 0 {
 		o = int32(len(bo.sizes))
 		bo.sizes = append(bo.sizes, size)
-		bo.sched = append(bo.sched, []breadthSpan{sp})
+		bo.sched = append(bo.sched, breadthSchedule{})
+		bo.sched[o].insert(sp)
 		bo.bySize = slices.Insert(bo.bySize, bo.rank(size, o), o)
 		return o
 	}
-	s := bo.sched[o]
-	k, _ := slices.BinarySearchFunc(s, f, func(x breadthSpan, f int) int { return cmp.Compare(x.first, f) })
-	bo.sched[o] = slices.Insert(s, k, sp)
+	bo.sched[o].insert(sp)
 	if size > bo.sizes[o] {
 		bo.bySize = slices.Delete(bo.bySize, bo.rank(bo.sizes[o], o), bo.rank(bo.sizes[o], o)+1)
 		bo.sizes[o] = size
@@ -115,62 +181,115 @@ func (bo *breadthObjects) assign(o int32, size int64, f, l int) int32 {
 }
 
 // greedyByBreadthObjects assigns tensors to shared objects like TFLite's
-// GreedyByBreadthAssignment. TFLite scans every object per tensor; here
-// objects are kept ordered by (size, id), so the scan starts at the
+// GreedyByBreadthAssignment, without its task profiles (O(L) memory for L
+// task-tensor pairs) and without scanning every object per tensor.
+//
+// TFLite visits tasks by breadth descending (ties: lower task first) and,
+// in each, the tensors not yet assigned by size descending (ties: record
+// order). So a tensor is assigned at the first task of its lifetime in
+// that visit order, and the whole visit order is a sort of the tensors by
+// (that task's rank, size descending, index). That task is always one
+// where some tensor starts: from one such task to the next no tensor
+// starts, so the later tasks have a subset of the live tensors, no more
+// breadth and a higher id. A range-minimum over the ranks of the distinct
+// first tasks finds it.
+//
+// Objects are kept ordered by (size, id), so the search starts at the
 // smallest object that fits and stops at the first free one, which is
 // the object TFLite's scan ends on.
 func greedyByBreadthObjects(ctx context.Context, bufs []workloads.Buffer) (*Plan, error) {
-	if err := lifetimeError("greedy-by-breadth", bufs); err != nil {
+	if err := recordError("greedy-by-breadth", bufs); err != nil {
 		return nil, err
 	}
-	profiles := TaskProfiles(bufs)
-	breadth := make([]int64, len(profiles))
-	tasks := make([]int32, len(profiles))
-	for t, prof := range profiles {
-		for _, i := range prof {
-			breadth[t] += bufs[i].Size
+	for i, b := range bufs {
+		if b.Last < 0 { // in no task profile: TFLite leaves it unassigned
+			return nil, fmt.Errorf("greedy-by-breadth: Error while calculating the assignment: buffer %d (id %d) is live at no task >= 0 (tasks %d..%d)",
+				i, b.ID, b.First, b.Last)
 		}
-		tasks[t] = int32(t)
 	}
-	// Breadth descending, ties by ascending task id (TFLite's stable sort
-	// over reversed iterators).
-	slices.SortFunc(tasks, func(x, y int32) int {
+	order := breadthOrder(bufs)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ids := make([]int, len(bufs))
+	bo := breadthObjects{sizes: []int64{}}
+	for k, i := range order {
+		if k%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		b := bufs[i]
+		o := bo.choose(b.Size, b.First, b.Last)
+		ids[i] = int(bo.assign(o, b.Size, b.First, b.Last))
+	}
+	return &Plan{ObjectIDs: ids, ObjectSizes: bo.sizes}, nil
+}
+
+// breadthOrder returns the buffer indices in the order TFLite's
+// GreedyByBreadthAssignment assigns them (see greedyByBreadthObjects).
+func breadthOrder(bufs []workloads.Buffer) []int32 {
+	ts := newTaskSpans(bufs, true)
+	d := ts.tasks()
+	// Breadth at each distinct first task, from a difference array.
+	breadth := make([]int64, d+1)
+	for i, b := range bufs {
+		sp := ts.span[ts.id[i]]
+		breadth[sp[0]] += b.Size
+		breadth[sp[1]+1] -= b.Size
+	}
+	byBreadth := make([]int32, d)
+	for t := range d {
+		breadth[t+1] += breadth[t]
+		byBreadth[t] = t
+	}
+	slices.SortFunc(byBreadth, func(x, y int32) int {
 		if c := cmp.Compare(breadth[y], breadth[x]); c != 0 {
 			return c
 		}
 		return cmp.Compare(x, y)
 	})
-
-	ids := make([]int, len(bufs))
-	for i := range ids {
-		ids[i] = -1
+	// A bottom-up segment tree of the ranks answers range minimums.
+	tree := make([]int32, 2*d)
+	for r, t := range byBreadth {
+		tree[d+t] = int32(r)
 	}
-	bo := breadthObjects{sizes: []int64{}}
-	steps := 0
-	for _, t := range tasks {
-		for _, i := range profiles[t] {
-			if steps++; steps%ctxCheckEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
+	for v := d - 1; v >= 1; v-- {
+		tree[v] = min(tree[2*v], tree[2*v+1])
+	}
+	type key struct {
+		rank int32
+		idx  int32
+		size int64
+	}
+	keys := make([]key, len(bufs))
+	for i, b := range bufs {
+		sp := ts.span[ts.id[i]]
+		r := int32(math.MaxInt32)
+		for l, h := sp[0]+d, sp[1]+d+1; l < h; l, h = l>>1, h>>1 {
+			if l&1 == 1 {
+				r = min(r, tree[l])
+				l++
 			}
-			if ids[i] >= 0 {
-				continue
+			if h&1 == 1 {
+				h--
+				r = min(r, tree[h])
 			}
-			b := bufs[i]
-			o := bo.choose(b.Size, b.First, b.Last)
-			ids[i] = int(bo.assign(o, b.Size, b.First, b.Last))
 		}
+		keys[i] = key{r, int32(i), b.Size}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for i, id := range ids {
-		if id < 0 { // only a tensor live at no task >= 0
-			b := bufs[i]
-			return nil, fmt.Errorf("greedy-by-breadth: Error while calculating the assignment: buffer %d (id %d) is live at no task >= 0 (tasks %d..%d)",
-				i, b.ID, b.First, b.Last)
+	slices.SortFunc(keys, func(x, y key) int {
+		if x.rank != y.rank {
+			return cmp.Compare(x.rank, y.rank)
 		}
+		if x.size != y.size {
+			return cmp.Compare(y.size, x.size)
+		}
+		return cmp.Compare(x.idx, y.idx)
+	})
+	order := make([]int32, len(bufs))
+	for k, x := range keys {
+		order[k] = x.idx
 	}
-	return &Plan{ObjectIDs: ids, ObjectSizes: bo.sizes}, nil
+	return order
 }

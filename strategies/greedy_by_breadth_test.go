@@ -1,9 +1,11 @@
 package strategies
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -92,7 +94,26 @@ func refGreedyByBreadth(bufs []workloads.Buffer) ([]int, []int64) {
 }
 
 func TestGreedyByBreadthMatchesReference(t *testing.T) {
-	for k, p := range randomTieProblems(300) {
+	problems := randomTieProblems(300)
+	// TFLite's task profiles count first tasks below 0 as 0; and task ids
+	// may be sparse.
+	for k, p := range randomTieProblems(40) {
+		for i := range p.Buffers {
+			if k%2 == 0 && i%3 == 0 {
+				p.Buffers[i].First -= 5
+			} else if k%2 == 1 {
+				p.Buffers[i].First *= 97
+				p.Buffers[i].Last *= 97
+			}
+		}
+		problems = append(problems, p)
+	}
+	// Large enough for objects of thousands of tensors (chunk splits).
+	big := synthetic.DefaultDAG(5000, 9)
+	problems = append(problems, synthetic.RandomDAG(big))
+	big.K = 3
+	problems = append(problems, synthetic.RandomDAG(big))
+	for k, p := range problems {
 		wantIDs, wantSizes := refGreedyByBreadth(p.Buffers)
 		got, err := greedyByBreadthObjects(context.Background(), p.Buffers)
 		if err != nil {
@@ -133,7 +154,11 @@ func TestBreadthChoose(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bo := breadthObjects{sizes: slices.Clone(sizes)}
 			for _, s := range sched {
-				bo.sched = append(bo.sched, slices.Clone(s))
+				var bs breadthSchedule
+				for _, sp := range s {
+					bs.insert(sp)
+				}
+				bo.sched = append(bo.sched, bs)
 			}
 			for o := range bo.sizes {
 				bo.bySize = slices.Insert(bo.bySize, bo.rank(bo.sizes[o], int32(o)), int32(o))
@@ -156,8 +181,45 @@ func TestBreadthAssignGrows(t *testing.T) {
 	if !slices.Equal(bo.sizes, []int64{32, 16}) || !slices.Equal(bo.bySize, []int32{1, 0}) {
 		t.Errorf("sizes %v bySize %v, want [32 16] [1 0]", bo.sizes, bo.bySize)
 	}
-	if !slices.Equal(bo.sched[0], []breadthSpan{{0, 1}, {2, 3}}) {
-		t.Errorf("schedule %v", bo.sched[0])
+	if !slices.Equal(bo.sched[0].all(), []breadthSpan{{0, 1}, {2, 3}}) {
+		t.Errorf("schedule %v", bo.sched[0].all())
+	}
+}
+
+// TestBreadthSchedule checks the chunked schedule against a plain sorted
+// slice through enough inserts to split chunks many times.
+func TestBreadthSchedule(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	var s breadthSchedule
+	var plain []breadthSpan
+	freePlain := func(f, l int) bool {
+		for _, sp := range plain {
+			if sp.first <= l && f <= sp.last {
+				return false
+			}
+		}
+		return true
+	}
+	for range 20_000 {
+		f := r.IntN(100_000)
+		l := f + r.IntN(4)
+		got, want := s.free(f, l), freePlain(f, l)
+		if got != want {
+			t.Fatalf("free(%d, %d) = %v, want %v", f, l, got, want)
+		}
+		if want {
+			s.insert(breadthSpan{f, l})
+			k, _ := slices.BinarySearchFunc(plain, f, func(x breadthSpan, f int) int { return cmp.Compare(x.first, f) })
+			plain = slices.Insert(plain, k, breadthSpan{f, l})
+		}
+	}
+	if !slices.Equal(s.all(), plain) || len(s.chunks) < 10 {
+		t.Errorf("schedule holds %d spans in %d chunks; want the %d inserted, in order", len(s.all()), len(s.chunks), len(plain))
+	}
+	for c, ch := range s.chunks {
+		if len(ch) == 0 || len(ch) > breadthChunk || s.heads[c] != ch[0].first {
+			t.Fatalf("chunk %d: %d entries, head %d", c, len(ch), s.heads[c])
+		}
 	}
 }
 
@@ -171,14 +233,14 @@ func TestGreedyByBreadthErrors(t *testing.T) {
 		buf  workloads.Buffer
 		want string
 	}{
-		{"first after last", workloads.Buffer{ID: 9, Size: 4, First: 3, Last: 2}, "buffer 1 (id 9) has first task 3 after last task 2"},
-		{"no task", workloads.Buffer{ID: 9, Size: 4, First: -3, Last: -1}, "buffer 1 (id 9) is live at no task"},
+		{"first after last", workloads.Buffer{ID: 9, Size: 4, First: 3, Last: 2}, "Error while calculating the assignment: buffer 1 (id 9) has first task 3 after last task 2"},
+		{"no task", workloads.Buffer{ID: 9, Size: 4, First: -3, Last: -1}, "Error while calculating the assignment: buffer 1 (id 9) is live at no task >= 0"},
+		{"negative size", workloads.Buffer{ID: 9, Size: -4, First: 0, Last: 1}, "buffer 1 (id 9) has negative size -4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 0, Size: 4, First: 0, Last: 1}, tc.buf}}
 			_, err := s.Plan(context.Background(), p)
-			if err == nil || !strings.Contains(err.Error(), "Error while calculating the assignment") ||
-				!strings.Contains(err.Error(), tc.want) {
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want one containing %q", err, tc.want)
 			}
 		})

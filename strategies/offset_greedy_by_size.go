@@ -34,13 +34,16 @@ func (offsetGreedyBySize) Plan(ctx context.Context, p *workloads.Problem) (*Plan
 	return &Plan{Offsets: offsets, Footprint: fp}, nil
 }
 
-// lifetimeError reports the first buffer whose First is after its Last;
-// TFLite's planners cannot assign such a tensor.
-func lifetimeError(strategy string, bufs []workloads.Buffer) error {
+// recordError reports the first buffer TFLite's planners cannot assign:
+// one whose First is after its Last, or with a negative size.
+func recordError(strategy string, bufs []workloads.Buffer) error {
 	for i, b := range bufs {
 		if b.First > b.Last {
 			return fmt.Errorf("%s: Error while calculating the assignment: buffer %d (id %d) has first task %d after last task %d",
 				strategy, i, b.ID, b.First, b.Last)
+		}
+		if b.Size < 0 {
+			return fmt.Errorf("%s: buffer %d (id %d) has negative size %d", strategy, i, b.ID, b.Size)
 		}
 	}
 	return nil
@@ -66,7 +69,7 @@ type offsetPlaced struct {
 // TFLite's list restricted to them, so the gap walk and its choice are
 // unchanged.
 func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, int64, error) {
-	if err := lifetimeError("offset-greedy-by-size", bufs); err != nil {
+	if err := recordError("offset-greedy-by-size", bufs); err != nil {
 		return nil, 0, err
 	}
 	align = max(align, 1)
@@ -159,15 +162,12 @@ func offsetBestGap(items []offsetPlaced, size int64) int64 {
 	return best
 }
 
-// offsetTimeIndex finds, for a buffer, every buffer whose lifetime
-// overlaps its own. It numbers buffers by (first task, index), so the
-// buffers starting in a time range are a range of ids, and numbers the
-// distinct first tasks 0..D-1 (the only points ever queried).
-//
-// "Overlaps [f, l]" splits into two disjoint parts: lifetimes containing f
-// (a stabbing query on a segment tree over the distinct first tasks) and
-// lifetimes starting in (f, l] (a range of ids).
-type offsetTimeIndex struct {
+// taskSpans numbers buffers by (first task, index), so the buffers
+// starting in a time range are a range of ids, and numbers the distinct
+// first tasks 0..D-1. Between two consecutive distinct first tasks no
+// buffer starts, so they are the only points where a buffer's set of
+// overlapping buffers can change.
+type taskSpans struct {
 	// id[i] is the id of buffer index i.
 	id []int32
 	// span[id] = [a, b]: the numbers of the buffer's first task and of the
@@ -175,6 +175,58 @@ type offsetTimeIndex struct {
 	span [][2]int32
 	// The buffers whose first task is number t have ids startPtr[t] .. startPtr[t+1]-1.
 	startPtr []int32
+}
+
+// newTaskSpans builds the spans of bufs, whose lifetimes must satisfy
+// First <= Last; with clamp, first tasks below 0 count as 0 (as TFLite's
+// task profiles do), and buffers must have Last >= 0.
+func newTaskSpans(bufs []workloads.Buffer, clamp bool) *taskSpans {
+	n := len(bufs)
+	type firstKey struct {
+		first int
+		idx   int32
+	}
+	byFirst := make([]firstKey, n)
+	for i, b := range bufs {
+		f := b.First
+		if clamp {
+			f = max(f, 0)
+		}
+		byFirst[i] = firstKey{f, int32(i)}
+	}
+	slices.SortFunc(byFirst, func(x, y firstKey) int {
+		if x.first != y.first {
+			return cmp.Compare(x.first, y.first)
+		}
+		return cmp.Compare(x.idx, y.idx)
+	})
+	ts := &taskSpans{id: make([]int32, n), span: make([][2]int32, n)}
+	var firsts []int
+	for id, k := range byFirst {
+		ts.id[k.idx] = int32(id)
+		if len(firsts) == 0 || firsts[len(firsts)-1] != k.first {
+			firsts = append(firsts, k.first)
+			ts.startPtr = append(ts.startPtr, int32(id))
+		}
+		ts.span[id][0] = int32(len(firsts) - 1)
+	}
+	ts.startPtr = append(ts.startPtr, int32(n))
+	for id, k := range byFirst {
+		last := bufs[k.idx].Last
+		ts.span[id][1] = int32(sort.Search(len(firsts), func(t int) bool { return firsts[t] > last }) - 1)
+	}
+	return ts
+}
+
+// tasks returns D, the number of distinct first tasks.
+func (ts *taskSpans) tasks() int32 { return int32(len(ts.startPtr) - 1) }
+
+// offsetTimeIndex finds, for a buffer, every placed buffer whose lifetime
+// overlaps its own. "Overlaps [f, l]" splits into two disjoint parts:
+// lifetimes containing f (a stabbing query on a segment tree over the
+// distinct first tasks) and lifetimes starting in (f, l] (a range of ids).
+type offsetTimeIndex struct {
+	*taskSpans
 	// placed[id] is the placed buffer id; seq 0 while unplaced.
 	placed []offsetPlaced
 	// A segment tree over 0..D-1 (leaves at D..2D-1) holding each placed
@@ -192,45 +244,9 @@ type offsetTimeIndex struct {
 type offsetNode struct{ ptr, len int32 }
 
 func newOffsetTimeIndex(bufs []workloads.Buffer) *offsetTimeIndex {
-	n := len(bufs)
-	type firstKey struct {
-		first int
-		idx   int32
-	}
-	byFirst := make([]firstKey, n)
-	for i, b := range bufs {
-		byFirst[i] = firstKey{b.First, int32(i)}
-	}
-	slices.SortFunc(byFirst, func(x, y firstKey) int {
-		if x.first != y.first {
-			return cmp.Compare(x.first, y.first)
-		}
-		return cmp.Compare(x.idx, y.idx)
-	})
-	ix := &offsetTimeIndex{id: make([]int32, n), span: make([][2]int32, n)}
-	var firsts []int
-	for id, k := range byFirst {
-		ix.id[k.idx] = int32(id)
-		if len(firsts) == 0 || firsts[len(firsts)-1] != k.first {
-			firsts = append(firsts, k.first)
-			ix.startPtr = append(ix.startPtr, int32(id))
-		}
-	}
-	d := int32(len(firsts))
-	ix.startPtr = append(ix.startPtr, int32(n))
+	ix := &offsetTimeIndex{taskSpans: newTaskSpans(bufs, false)}
+	d := ix.tasks()
 	ix.leaves = d
-	for id, k := range byFirst {
-		last := bufs[k.idx].Last
-		b := sort.Search(len(firsts), func(t int) bool { return firsts[t] > last }) - 1
-		ix.span[id] = [2]int32{int32(len(ix.startPtr) - 2), int32(b)}
-	}
-	// The first-task numbers, filled in order.
-	for t := int32(0); t < d; t++ {
-		for id := ix.startPtr[t]; id < ix.startPtr[t+1]; id++ {
-			ix.span[id][0] = t
-		}
-	}
-
 	// Count each node's share; place fills the lists as buffers are placed.
 	ix.node = make([]offsetNode, 2*d)
 	for _, sp := range ix.span {
@@ -252,7 +268,7 @@ func newOffsetTimeIndex(bufs []workloads.Buffer) *offsetTimeIndex {
 		ix.node[v].len = 0
 	}
 	ix.seg = make([]offsetPlaced, total)
-	ix.placed = make([]offsetPlaced, n)
+	ix.placed = make([]offsetPlaced, len(bufs))
 	return ix
 }
 

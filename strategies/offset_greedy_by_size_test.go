@@ -97,7 +97,12 @@ func randomTieProblems(count int) []*workloads.Problem {
 }
 
 func TestOffsetGreedyBySizeMatchesReference(t *testing.T) {
-	for k, p := range randomTieProblems(300) {
+	problems := randomTieProblems(300)
+	big := synthetic.DefaultDAG(3000, 9)
+	problems = append(problems, synthetic.RandomDAG(big))
+	big.K = 3
+	problems = append(problems, synthetic.RandomDAG(big))
+	for k, p := range problems {
 		for _, align := range []int64{1, 128} {
 			want, wantTotal := refOffsetGreedyBySize(p.Buffers, align)
 			got, total, err := offsetGreedyBySizeOffsets(context.Background(), p.Buffers, align)

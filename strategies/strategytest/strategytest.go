@@ -282,14 +282,37 @@ func checkCancelled(s strategies.Strategy, _ strategies.Kind) []error {
 	return nil
 }
 
+// CancelAttempts is how many times the cancel-during check may try: a
+// strategy passes if any attempt returns in time, so a loaded machine does
+// not fail it, while one that ignores its context fails every attempt.
+const CancelAttempts = 3
+
 // checkCancelDuring cancels the context 10 ms into planning a CancelN
 // problem and requires Plan to return within CancelLatency of that. A plan
-// finished in time must be valid; a late one must come with ctx's error.
+// finished before the cancellation must be valid; a late one must come
+// with ctx's error.
 func checkCancelDuring(s strategies.Strategy, _ strategies.Kind) []error {
 	p := bigProblem()
-	fail := func(format string, args ...any) []error {
-		return []error{fmt.Errorf("%s on %s, cancelled 10ms in: %s", s.Name(), Describe(p), fmt.Sprintf(format, args...))}
+	var best time.Duration
+	for range CancelAttempts {
+		late, err := cancelDuring(s, p)
+		if err != nil {
+			return []error{fmt.Errorf("%s on %s, cancelled 10ms in: %w", s.Name(), Describe(p), err)}
+		}
+		if late <= CancelLatency {
+			return nil
+		}
+		if best == 0 || late < best {
+			best = late
+		}
 	}
+	return []error{fmt.Errorf("%s on %s, cancelled 10ms in: Plan returned %v after the cancellation at best in %d attempts, want <= %v",
+		s.Name(), Describe(p), best.Round(time.Millisecond), CancelAttempts, CancelLatency)}
+}
+
+// cancelDuring runs one attempt of checkCancelDuring and returns how long
+// after the cancellation Plan returned (0 if it finished before).
+func cancelDuring(s strategies.Strategy, p *workloads.Problem) (time.Duration, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
@@ -298,8 +321,8 @@ func checkCancelDuring(s strategies.Strategy, _ strategies.Kind) []error {
 		at   time.Time
 	}
 	done := make(chan result, 1)
-	var cancelAt time.Time
 	var mu sync.Mutex
+	var cancelAt time.Time
 	go func() {
 		plan, err := safePlan(ctx, s, p)
 		done <- result{plan, err, time.Now()}
@@ -310,40 +333,30 @@ func checkCancelDuring(s strategies.Strategy, _ strategies.Kind) []error {
 		mu.Unlock()
 		cancel()
 	})
+	defer timer.Stop()
 	var r result
 	select {
 	case r = <-done:
 	case <-time.After(10*time.Millisecond + CancelLatency + 2*time.Second):
-		return fail("Plan had not returned 2s after the deadline")
+		return 0, errors.New("Plan had not returned 2s after the cancellation")
 	}
-	timer.Stop()
 	mu.Lock()
 	at := cancelAt
 	mu.Unlock()
-	if at.IsZero() || r.at.Before(at) {
-		// It finished before the cancellation: its plan must be good.
-		if r.err != nil {
-			return fail("Plan: %v", r.err)
-		}
-		if err := strategies.Validate(p, r.plan); err != nil {
-			return fail("%v", err)
-		}
-		return nil
+	var late time.Duration
+	if !at.IsZero() && r.at.After(at) {
+		late = r.at.Sub(at)
 	}
-	if late := r.at.Sub(at); late > CancelLatency {
-		return fail("Plan returned %v after the cancellation, want <= %v", late.Round(time.Millisecond), CancelLatency)
+	switch {
+	case r.err == nil:
+		// Finished before the cancellation, or as it came: the plan counts.
+		return late, strategies.Validate(p, r.plan)
+	case late == 0:
+		return 0, fmt.Errorf("Plan: %w", r.err)
+	case !errors.Is(r.err, context.Canceled):
+		return late, fmt.Errorf("got error %v, want context.Canceled", r.err)
 	}
-	if r.err == nil {
-		// It finished as the cancellation came; accept a valid plan.
-		if err := strategies.Validate(p, r.plan); err != nil {
-			return fail("%v", err)
-		}
-		return nil
-	}
-	if !errors.Is(r.err, context.Canceled) {
-		return fail("got error %v, want context.Canceled", r.err)
-	}
-	return nil
+	return late, nil
 }
 
 func checkCorpus(s strategies.Strategy, kind strategies.Kind) []error {
