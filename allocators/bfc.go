@@ -31,7 +31,7 @@ func init() {
 		Doc:  "TensorFlow's best-fit-with-coalescing allocator (exact port of bfc_allocator.cc)",
 		Params: []workloads.ParamDoc{
 			{Name: "memory_limit", Default: "16G", Doc: "device bytes BFC may reserve (K/M/G/T suffixes)"},
-			{Name: "allow_growth", Default: "true", Doc: "grow regions from 2 MiB by doubling; false reserves memory_limit in one region"},
+			{Name: "allow_growth", Default: "true", Doc: "grow regions from 2 MiB by doubling; false reserves memory_limit as one region at the first allocation"},
 			{Name: "garbage_collection", Default: "false", Doc: "on OOM, return regions with no chunk in use to the device and retry"},
 			{Name: "fragmentation_fraction", Default: "0", Doc: "split a chunk whose waste would reach this fraction of memory_limit (0: 128 MiB)"},
 			{Name: "coalesce_regions", Default: "false", Doc: "merge a new region with an adjacent one (VMM-style sub-allocators)"},

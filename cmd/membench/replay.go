@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"text/tabwriter"
@@ -59,9 +58,6 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	case fs.NArg() != 1:
 		return badUsage("replay: want exactly one WORKLOAD, got %d", fs.NArg())
 	}
-	if *plot != "" {
-		return errors.New("replay: --plot is not supported yet (the plot package is missing)")
-	}
 	f, err := allocators.Lookup(*spec)
 	if err != nil {
 		return err
@@ -74,9 +70,14 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if tr == nil {
 		tr = w.Problem.ToTrace()
 	}
-	res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New})
+	res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != ""})
 	if err != nil {
 		return err
+	}
+	if *plot != "" {
+		if err := plotTimeline(*plot, res, *spec+" on "+fs.Arg(0)); err != nil {
+			return err
+		}
 	}
 	if *format == "json" {
 		return writeReplayJSON(e, *spec, res)

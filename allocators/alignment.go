@@ -1,0 +1,84 @@
+package allocators
+
+import (
+	"fmt"
+
+	"membench/workloads"
+)
+
+// DefaultAlignment is the alignment assumed of an allocator that does not
+// implement Aligner: 256 bytes, the alignment TensorFlow's BFC allocator and
+// cudaMalloc guarantee.
+const DefaultAlignment = 256
+
+// Aligner is implemented by allocators that document the alignment of the
+// offsets they hand out. The conformance suite checks every offset against
+// it.
+type Aligner interface {
+	// Alignment returns the power of two every offset is a multiple of.
+	Alignment() int64
+}
+
+// AlignmentOf returns a's documented alignment, or DefaultAlignment.
+func AlignmentOf(a Allocator) int64 {
+	if al, ok := a.(Aligner); ok {
+		return al.Alignment()
+	}
+	return DefaultAlignment
+}
+
+// maxRequest bounds the requests the allocators in this package serve; a
+// larger one is an OOM, which keeps all size arithmetic clear of overflow.
+const maxRequest = int64(1) << 52
+
+// roundPow2 rounds x up to a multiple of align, a power of two.
+func roundPow2(x, align int64) int64 { return (x + align - 1) &^ (align - 1) }
+
+// ceilPow2 returns the smallest power of two >= x (x >= 1).
+func ceilPow2(x int64) int64 {
+	p := int64(1)
+	for p < x {
+		p <<= 1
+	}
+	return p
+}
+
+// memoryLimitDoc documents the memory_limit parameter every allocator in
+// this package takes.
+var memoryLimitDoc = workloads.ParamDoc{
+	Name:    "memory_limit",
+	Default: "0",
+	Doc:     "bytes the allocator may reserve from the device (K/M/G suffixes); 0 means unlimited",
+}
+
+// statTracker keeps an allocator's Stats and its peaks up to date.
+type statTracker struct{ st Stats }
+
+func (t *statTracker) allocated(chunk int64) {
+	t.st.InUse += chunk
+	t.st.PeakInUse = max(t.st.PeakInUse, t.st.InUse)
+	t.st.NumAllocs++
+}
+
+func (t *statTracker) freed(chunk int64) { t.st.InUse -= chunk }
+
+func (t *statTracker) reserve(n int64) {
+	t.st.Reserved += n
+	t.st.PeakReserved = max(t.st.PeakReserved, t.st.Reserved)
+}
+
+// oom counts a failed request and returns the error for it.
+func (t *statTracker) oom(name string, size int64) error {
+	t.st.OOMs++
+	return fmt.Errorf("%s: %d bytes: %w", name, size, ErrOOM)
+}
+
+// badFree returns the error for a free of an offset that is not live.
+func badFree(name string, off int64) error {
+	return fmt.Errorf("%s: offset %d: %w", name, off, ErrBadFree)
+}
+
+// badSize returns the error for a request of size <= 0.
+func badSize(name string, size int64) error {
+	return fmt.Errorf("%s: request of %d bytes: the size must be positive", name, size)
+}

@@ -1,0 +1,94 @@
+package allocators
+
+import (
+	"math/bits"
+
+	"membench/workloads"
+)
+
+// pool is a simple caching pool. A request is rounded up to its size
+// class, the next power of two and at least poolMinClass (256) bytes, so
+// internal fragmentation is below 50%. Each class keeps a LIFO free list of
+// its chunks; a miss carves a new chunk from a bump pointer over the
+// simulated device. Memory is never given back nor moved between classes,
+// so Reserved only grows and an OOM happens when the bump pointer would
+// pass memory_limit even if other classes hold free chunks.
+type pool struct {
+	next  int64
+	limit int64
+	free  [64][]int64     // per class (log2 of the chunk size): free offsets
+	live  map[int64]int64 // offset -> chunk bytes
+	stats statTracker
+}
+
+// poolMinClass is the smallest size class and the pool's alignment.
+const poolMinClass = 256
+
+func init() {
+	Register(Info{
+		Name: "pool",
+		Doc: "simple caching pool: sizes rounded up to a power of two (at least 256 bytes), " +
+			"one LIFO free list per size class, misses carved from a bump pointer; memory is never given back",
+		Params: []workloads.ParamDoc{memoryLimitDoc},
+		New: func(args *workloads.Args) (Allocator, error) {
+			return &pool{limit: args.Bytes("memory_limit", 0), live: map[int64]int64{}}, nil
+		},
+	})
+}
+
+// poolClass returns the class (log2 of the chunk size) serving size.
+func poolClass(size int64) int {
+	return bits.Len64(uint64(max(size, poolMinClass) - 1))
+}
+
+func (p *pool) Alloc(size int64) (Block, error) {
+	if size <= 0 {
+		return Block{}, badSize("pool", size)
+	}
+	if size > maxRequest {
+		return Block{}, p.stats.oom("pool", size)
+	}
+	c := poolClass(size)
+	n := int64(1) << c
+	var off int64
+	if fl := p.free[c]; len(fl) > 0 {
+		off = fl[len(fl)-1]
+		p.free[c] = fl[:len(fl)-1]
+	} else {
+		if p.limit > 0 && p.next+n > p.limit {
+			return Block{}, p.stats.oom("pool", size)
+		}
+		off = p.next
+		p.next += n
+		p.stats.reserve(n)
+	}
+	p.live[off] = n
+	p.stats.allocated(n)
+	return Block{Offset: off, Size: n}, nil
+}
+
+func (p *pool) Free(off int64) error {
+	n, ok := p.live[off]
+	if !ok {
+		return badFree("pool", off)
+	}
+	delete(p.live, off)
+	c := bits.TrailingZeros64(uint64(n))
+	p.free[c] = append(p.free[c], off)
+	p.stats.freed(n)
+	return nil
+}
+
+func (p *pool) Stats() Stats {
+	s := p.stats.st
+	for c := len(p.free) - 1; c >= 0; c-- {
+		if len(p.free[c]) > 0 {
+			s.LargestFreeChunk = int64(1) << c
+			break
+		}
+	}
+	return s
+}
+
+// Alignment implements Aligner.
+func (p *pool) Alignment() int64 { return poolMinClass }
