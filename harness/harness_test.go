@@ -81,6 +81,7 @@ benchtime = "1ms"
 samples = 2
 timeout = "20s"
 workloads = ["synthetic/chain?n=12", { spec = "synthetic/random-dag", params = { n = [30, 60] } }]
+strategies = ["naive"] # replaced below
 `))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -123,5 +124,9 @@ func Replot(ctx context.Context, dir, kind string) ([]string, error) {
 	if err != nil {
 		return nil, &workloads.InputError{File: filepath.Join(dir, "results.jsonl"), Msg: err.Error()}
 	}
-	return drawPlots(ctx, filepath.Join(dir, "plots"), recs, kind)
+	plotDir := filepath.Join(dir, "plots")
+	if err := os.MkdirAll(plotDir, 0o755); err != nil {
+		return nil, err
+	}
+	return drawPlots(ctx, plotDir, recs, kind)
 }

@@ -32,11 +32,15 @@ func IsWorker() bool { return os.Getenv(workerEnv) == "1" }
 func WorkerMain() int {
 	// The parent owns interrupts: a Ctrl-C reaches the whole process group.
 	signal.Ignore(os.Interrupt)
+	// Processes a subject starts (exec:PATH planners, which may run
+	// membench) are not workers.
+	os.Unsetenv(workerEnv)
 	out := os.NewFile(3, "records")
 	if out == nil {
 		fmt.Fprintln(os.Stderr, "membench worker: no record pipe on fd 3")
 		return 2
 	}
+	closeOnExec(3)
 	in := bufio.NewReader(os.Stdin)
 	enc := json.NewEncoder(out)
 	var x executor

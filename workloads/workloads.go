@@ -2,6 +2,40 @@
 // (the static view), alloc/free traces (the dynamic view), the conversions
 // between them, the file readers and the registry of named workloads.
 //
+// # File formats
+//
+// Load sniffs a file's format (DESIGN §5); each has a reader and, except
+// PyTorch snapshots, a writer:
+//
+//   - TFLite records (ReadTFLite): header size,first_task,last_task, one
+//     inclusive record per line.
+//   - MiniMalloc (ReadMiniMalloc): header id,lower,upper,size[,alignment],
+//     half-open [lower, upper); legacy buffer,start,end,size with inclusive
+//     end. One alignment per problem; gaps and offset columns are refused.
+//   - Trace (ReadTrace): a,ID,BYTES / f,ID, / v,ID,OF lines, # comments.
+//   - PyTorch snapshots (ReadPyTorch): the pickle of
+//     torch.cuda.memory._dump_snapshot(), converted to a trace.
+//   - membench JSON (ReadJSON), below.
+//
+// The membench JSON schema, with inclusive lifetimes:
+//
+//	{
+//	  "name": "resnet-50",        // optional, informational
+//	  "alignment": 128,           // optional; offsets must be multiples of it
+//	  "capacity": 1048576,        // optional memory budget
+//	  "buffers": [                // required, in problem order
+//	    {"id": 0, "size": 16, "first": 0, "last": 1},
+//	    {"id": 1, "label": "b1", "size": 8, "first": 1, "last": 2}
+//	  ]
+//	}
+//
+// In a buffer, size (bytes >= 0), first and last (tasks, first <= last) are
+// required; id defaults to the buffer's index and must be unique; label
+// keeps a non-numeric id (Problem.Labels). Unknown fields are errors.
+//
+// Every reader reports malformed input as an *InputError naming the file,
+// the line and what was expected; none panics.
+//
 // It imports nothing else of membench.
 package workloads
 
@@ -31,6 +65,10 @@ type Problem struct {
 	Alignment int64
 	// Capacity, when > 0, is the memory budget the instance is posed with.
 	Capacity int64
+	// Labels, when set, holds each buffer's id as written in the input file,
+	// parallel to Buffers: MiniMalloc ids need not be numbers, and writing
+	// the problem back must reproduce them.
+	Labels []string
 }
 
 // Len returns the number of buffers.

@@ -22,13 +22,14 @@ func init() {
 
 // planOutput is the JSON of `plan --format json` (DESIGN §4).
 type planOutput struct {
-	Strategy    string   `json:"strategy"`
-	Footprint   int64    `json:"footprint"`
-	LowerBound  int64    `json:"lower_bound"`
-	LBObjects   int64    `json:"lb_objects"`
-	Seconds     float64  `json:"seconds"`
-	Offsets     []int64  `json:"offsets"`
-	ObjectIDs   []int    `json:"object_ids,omitempty"`
+	Strategy   string  `json:"strategy"`
+	Footprint  int64   `json:"footprint"`
+	LowerBound int64   `json:"lower_bound"`
+	LBObjects  int64   `json:"lb_objects"`
+	Seconds    float64 `json:"seconds"`
+	Offsets    []int64 `json:"offsets"`
+	// Pointers, so that an object plan of no buffers still shows both.
+	ObjectIDs   *[]int   `json:"object_ids,omitempty"`
 	ObjectSizes *[]int64 `json:"object_sizes,omitempty"`
 }
 
@@ -66,12 +67,8 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	p := w.Problem
-	if *alignStr != "" {
-		a, err := workloads.ParseBytes(*alignStr)
-		if err != nil || a < 1 {
-			return badUsage("plan: --align %q: want a positive byte size", *alignStr)
-		}
-		p.Alignment = a
+	if err := setAlign("plan", p, *alignStr); err != nil {
+		return err
 	}
 
 	plan, secs, err := timePlan(ctx, s, p, *repeat)
@@ -98,7 +95,8 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			out.Offsets = []int64{}
 		}
 		if plan.IsObjects() {
-			out.ObjectIDs = plan.ObjectIDs
+			ids := plan.ObjectIDs
+			out.ObjectIDs = &ids
 			sizes := plan.ObjectSizes
 			if sizes == nil {
 				sizes = []int64{}
@@ -123,6 +121,19 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "objects      %d\n", len(plan.ObjectSizes))
 	}
 	fmt.Fprintf(e.stdout, "time         %s (median of %d)\n", time.Duration(secs*float64(time.Second)), *repeat)
+	return nil
+}
+
+// setAlign applies an --align flag value (empty: keep the workload's).
+func setAlign(cmd string, p *workloads.Problem, s string) error {
+	if s == "" {
+		return nil
+	}
+	a, err := workloads.ParseBytes(s)
+	if err != nil || a < 1 {
+		return badUsage("%s: --align %q: want a positive byte size", cmd, s)
+	}
+	p.Alignment = a
 	return nil
 }
 

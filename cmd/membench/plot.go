@@ -35,7 +35,11 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "wrote %s\n", f)
 	}
 	if err == nil && len(files) == 0 {
-		return fmt.Errorf("plot: the results in %s support no %s figure", fs.Arg(0), *kind)
+		what := "figure"
+		if *kind != "" {
+			what = *kind + " figure"
+		}
+		return fmt.Errorf("plot: the results in %s support no %s", fs.Arg(0), what)
 	}
 	return err
 }

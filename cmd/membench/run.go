@@ -117,11 +117,10 @@ func newFlags(e *env, c *command) *pflag.FlagSet {
 }
 
 // parseFlags parses args, turning --help into errHelp and flag errors into
-// usage errors.
+// usage errors. pflag itself prints the usage on --help.
 func parseFlags(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
 			return errHelp
 		}
 		return usageErr{fmt.Errorf("%s: %w", fs.Name(), err)}

@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -80,7 +81,7 @@ func WriteAll(dir string, recs []results.Record) ([]string, error) {
 			if g.Kind != kind {
 				continue
 			}
-			f := strings.SplitN(g.Workload, "/", 2)[0]
+			f := figureGroup(g.Workload)
 			if _, ok := byFam[f]; !ok {
 				fams = append(fams, f)
 			}
@@ -128,6 +129,21 @@ func WriteAll(dir string, recs []results.Record) ([]string, error) {
 		files = append(files, file)
 	}
 	return files, nil
+}
+
+// registeredName matches the names of registered workloads; other specs
+// are file paths.
+var registeredName = regexp.MustCompile(`^[a-z0-9-]+(/[a-z0-9-]+)*$`)
+
+// figureGroup names the footprint figure a workload goes in: its
+// registry family (zoo, synthetic), or "files" for workload files, whose
+// first path element means nothing.
+func figureGroup(spec string) string {
+	name := family(spec)
+	if !registeredName.MatchString(name) {
+		return "files"
+	}
+	return strings.SplitN(name, "/", 2)[0]
 }
 
 func slug(s string) string {
@@ -209,8 +225,12 @@ func Footprint(file string, gs []*results.Group, kind string) error {
 	return save(p, file)
 }
 
-// shortName drops the family prefix of a spec for axis labels.
+// shortName drops the family prefix of a spec, or the folders of a file
+// path, for axis labels.
 func shortName(spec string) string {
+	if !registeredName.MatchString(family(spec)) {
+		return filepath.Base(spec)
+	}
 	if _, rest, ok := strings.Cut(spec, "/"); ok {
 		return rest
 	}

@@ -1,0 +1,142 @@
+package strategies
+
+import (
+	"context"
+	"slices"
+
+	"membench/workloads"
+)
+
+func init() {
+	Register(Info{
+		Name: "equality",
+		Kind: Objects,
+		Doc:  "TFLite EQUALITY: reuse the most recently released object of exactly the tensor's size, else a new object",
+		New:  Simple(func() Strategy { return equality{} }),
+	})
+}
+
+// equality is TFLite's EqualityAssignmentWithHash. Released objects are
+// stacked per size in release order and reuse takes the top of the stack.
+type equality struct{}
+
+func (equality) Name() string { return "equality" }
+
+func (equality) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	return planSortedObjects(ctx, "equality", p, equalityAssign)
+}
+
+func equalityAssign(ctx context.Context, bufs []workloads.Buffer) ([]int, []int64, error) {
+	n := len(bufs)
+	ids := make([]int, n)
+	sizes := []int64{}
+	// The per-size stacks of free objects are singly linked lists through
+	// next (indexed by object id), headed in a hash table slot per size.
+	pool := newSizeTable(n)
+	next := make([]int32, 0, n)
+	objSlot := make([]int32, 0, n)
+	start, released := releaseLists(bufs)
+	var batch []releasedObject
+	for i, b := range bufs {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		// TFLite's queue releases by last task, ties by object id; the
+		// order decides which object each stack offers first.
+		batch = batch[:0]
+		for _, t := range released[start[i]:start[i+1]] {
+			batch = append(batch, releasedObject{bufs[t].Last, int32(ids[t])})
+		}
+		sortReleased(batch)
+		for _, r := range batch {
+			slot := objSlot[r.id]
+			next[r.id] = pool.slots[slot].head
+			pool.slots[slot].head = r.id
+		}
+		slot := pool.find(b.Size)
+		id := pool.slots[slot].head
+		if id >= 0 {
+			pool.slots[slot].head = next[id]
+		} else {
+			id = int32(len(sizes))
+			sizes = append(sizes, b.Size)
+			next = append(next, -1)
+			objSlot = append(objSlot, slot)
+		}
+		ids[i] = int(id)
+	}
+	return ids, sizes, nil
+}
+
+// sizeTable is an open-addressing hash table from a size to the head of
+// its stack of free objects (-1: empty stack). It never grows: it is
+// made with room for every record's size.
+type sizeTable struct {
+	slots []sizeSlot
+	mask  uint64
+	shift uint
+}
+
+// sizeSlot keeps key and head together: one cache line per lookup.
+type sizeSlot struct {
+	key  int64
+	head int32
+	used bool
+}
+
+func newSizeTable(n int) *sizeTable {
+	bits := uint(3)
+	for 1<<bits < n+n/2 { // load <= 2/3: short probes, small table
+		bits++
+	}
+	return &sizeTable{slots: make([]sizeSlot, 1<<bits), mask: 1<<bits - 1, shift: 64 - bits}
+}
+
+// find returns the slot of size, claiming an empty one (with an empty
+// stack) if size is new.
+func (t *sizeTable) find(size int64) int32 {
+	// Fibonacci hashing: the top bits of the product mix all of size's.
+	h := (uint64(size) * 0x9e3779b97f4a7c15) >> t.shift
+	for {
+		sl := &t.slots[h]
+		if !sl.used {
+			*sl = sizeSlot{key: size, head: -1, used: true}
+			return int32(h)
+		}
+		if sl.key == size {
+			return int32(h)
+		}
+		h = (h + 1) & t.mask
+	}
+}
+
+// releasedObject is an object leaving TFLite's queue of objects in use.
+type releasedObject struct {
+	last int
+	id   int32
+}
+
+func (a releasedObject) less(b releasedObject) bool {
+	return a.last < b.last || a.last == b.last && a.id < b.id
+}
+
+// sortReleased puts a batch in the queue's order: by last task, then id.
+// Batches are mostly tiny, so insertion sort, unless one is large.
+func sortReleased(batch []releasedObject) {
+	if len(batch) > 16 {
+		slices.SortFunc(batch, func(a, b releasedObject) int {
+			if a.less(b) {
+				return -1
+			}
+			return 1 // ids are unique, so never equal
+		})
+		return
+	}
+	for k := 1; k < len(batch); k++ {
+		for j := k; j > 0 && batch[j].less(batch[j-1]); j-- {
+			batch[j], batch[j-1] = batch[j-1], batch[j]
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package strategies
+
+import (
+	"context"
+
+	"membench/workloads"
+)
+
+func init() {
+	Register(Info{
+		Name: "naive",
+		Kind: Objects,
+		Doc:  "TFLite NAIVE: every tensor gets its own object (no reuse); the worst case",
+		New:  Simple(func() Strategy { return naive{} }),
+	})
+}
+
+// naive is TFLite's NaiveAssignment: object i holds tensor i.
+type naive struct{}
+
+func (naive) Name() string { return "naive" }
+
+func (naive) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	if err := recordError("naive", p.Buffers); err != nil {
+		return nil, err
+	}
+	n := len(p.Buffers)
+	plan := &Plan{ObjectIDs: make([]int, n), ObjectSizes: make([]int64, n)}
+	for i, b := range p.Buffers {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		plan.ObjectIDs[i] = i
+		plan.ObjectSizes[i] = b.Size
+	}
+	ObjectsToOffsets(plan, p.Buffers, p.Alignment)
+	return plan, nil
+}

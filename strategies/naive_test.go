@@ -1,0 +1,33 @@
+package strategies
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"membench/workloads"
+)
+
+func TestNaive(t *testing.T) {
+	p := &workloads.Problem{Buffers: []workloads.Buffer{
+		{ID: 0, Size: 16, First: 3, Last: 4}, {ID: 1, Size: 8, First: 0, Last: 2}, {ID: 2, Size: 0, First: 1, Last: 1}, {ID: 3, Size: 32, First: 1, Last: 5},
+	}}
+	plan, err := naive{}.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 1, 2, 3}; !slices.Equal(plan.ObjectIDs, want) {
+		t.Errorf("ids = %v, want %v", plan.ObjectIDs, want)
+	}
+	if want := []int64{16, 8, 0, 32}; !slices.Equal(plan.ObjectSizes, want) {
+		t.Errorf("sizes = %v, want %v", plan.ObjectSizes, want)
+	}
+	if want := []int64{0, 16, 24, 24}; !slices.Equal(plan.Offsets, want) || plan.Footprint != 56 {
+		t.Errorf("offsets = %v footprint %d, want %v 56", plan.Offsets, plan.Footprint, want)
+	}
+}
+
+func TestNaiveCases(t *testing.T)    { testPlanCases(t, naive{}) }
+func TestNaiveBadInput(t *testing.T) { testBadInput(t, naive{}) }
+func TestNaiveCancel(t *testing.T)   { testCancel(t, naive{}) }
+func BenchmarkNaive(b *testing.B)    { benchObjects(b, naive{}) }

@@ -1,0 +1,133 @@
+package strategies
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"membench/workloads"
+)
+
+// byFirst returns the buffers stably sorted by First and perm, where
+// perm[k] is the caller's index of sorted buffer k. Input that is already
+// sorted is returned as is with a nil perm.
+func byFirst(bufs []workloads.Buffer) ([]workloads.Buffer, []int32) {
+	if slices.IsSortedFunc(bufs, func(a, b workloads.Buffer) int { return cmp.Compare(a.First, b.First) }) {
+		return bufs, nil
+	}
+	perm := make([]int32, len(bufs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	// Ties broken by index make the unstable sort stable.
+	slices.SortFunc(perm, func(a, b int32) int {
+		if c := cmp.Compare(bufs[a].First, bufs[b].First); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	sorted := make([]workloads.Buffer, len(bufs))
+	for k, i := range perm {
+		sorted[k] = bufs[i]
+	}
+	return sorted, perm
+}
+
+// objectAssigner computes a shared-object assignment for buffers sorted by
+// First: ids[i] is the object of buffer i, sizes[k] the size of object k.
+type objectAssigner func(ctx context.Context, bufs []workloads.Buffer) (ids []int, sizes []int64, err error)
+
+// planSortedObjects checks p's buffers, runs assign on them stably sorted
+// by First (the order TFLite's queue-based planners assume), maps the
+// object ids back to p's order and lays the objects out with
+// ObjectsToOffsets.
+func planSortedObjects(ctx context.Context, name string, p *workloads.Problem, assign objectAssigner) (*Plan, error) {
+	if err := recordError(name, p.Buffers); err != nil {
+		return nil, err
+	}
+	if len(p.Buffers) > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: %d buffers is too many", name, len(p.Buffers))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sorted, perm := byFirst(p.Buffers)
+	ids, sizes, err := assign(ctx, sorted)
+	if err != nil {
+		return nil, err
+	}
+	if perm != nil {
+		back := make([]int, len(ids))
+		for k, i := range perm {
+			back[i] = ids[k]
+		}
+		ids = back
+	}
+	plan := &Plan{ObjectIDs: ids, ObjectSizes: sizes}
+	ObjectsToOffsets(plan, p.Buffers, p.Alignment)
+	return plan, nil
+}
+
+// releaseAt answers, for buffers sorted by First, when TFLite's queue of
+// objects in use lets each buffer's object go: at[i] is the first record
+// k with First > buffer i's Last (n if none). Records come in First
+// order, so this is when "pop everything with last_task < first_task"
+// pops buffer i.
+func releaseAt(bufs []workloads.Buffer) []int32 {
+	n := len(bufs)
+	at := make([]int32, n)
+	if n == 0 {
+		return at
+	}
+	lo, hi := bufs[0].First, bufs[0].Last
+	for _, b := range bufs {
+		hi = max(hi, b.Last)
+	}
+	if span := uint64(hi) - uint64(lo); span < uint64(2*n+1024) {
+		// Dense task ids: next[t-lo] = first record with First > t.
+		next := make([]int32, span+1)
+		k := 0
+		for t := range next {
+			for k < n && bufs[k].First <= lo+t {
+				k++
+			}
+			next[t] = int32(k)
+		}
+		for i, b := range bufs {
+			at[i] = next[b.Last-lo]
+		}
+		return at
+	}
+	for i, b := range bufs {
+		rest := bufs[i:]
+		at[i] = int32(i + sort.Search(len(rest), func(j int) bool { return rest[j].First > b.Last }))
+	}
+	return at
+}
+
+// releaseLists groups releaseAt by record: the buffers released just
+// before record k are list[start[k]:start[k+1]], in index order.
+func releaseLists(bufs []workloads.Buffer) (start, list []int32) {
+	n := len(bufs)
+	at := releaseAt(bufs)
+	start = make([]int32, n+2)
+	for _, k := range at {
+		if int(k) < n {
+			start[k+2]++
+		}
+	}
+	for k := 2; k < len(start); k++ {
+		start[k] += start[k-1]
+	}
+	list = make([]int32, start[n+1])
+	for i, k := range at {
+		if int(k) < n {
+			list[start[k+1]] = int32(i)
+			start[k+1]++
+		}
+	}
+	return start[:n+1], list
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package strategytest
+
+const raceSlowdown = 1

@@ -1,0 +1,188 @@
+package workloads
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// ToTrace turns the problem into a trace (DESIGN §1): walking tasks in
+// order, first allocate every buffer with First == t, then free every buffer
+// with Last == t, each group in ID order (ties in file order). It sorts
+// twice and merges, so it costs O(n log n) however sparse the task ids are.
+func (p *Problem) ToTrace() *Trace {
+	type key struct {
+		task, id int
+		idx      int32
+	}
+	byKey := func(a, b key) int {
+		if a.task != b.task {
+			return cmp.Compare(a.task, b.task)
+		}
+		if a.id != b.id {
+			return cmp.Compare(a.id, b.id)
+		}
+		return cmp.Compare(a.idx, b.idx)
+	}
+	n := len(p.Buffers)
+	allocs := make([]key, n)
+	frees := make([]key, n)
+	for i, b := range p.Buffers {
+		allocs[i] = key{b.First, b.ID, int32(i)}
+		frees[i] = key{b.Last, b.ID, int32(i)}
+	}
+	slices.SortFunc(allocs, byKey)
+	slices.SortFunc(frees, byKey)
+	t := &Trace{Name: p.Name, Events: make([]Event, 0, 2*n)}
+	i, j := 0, 0
+	for i < n || j < n {
+		task := 0
+		if i < n && (j == n || allocs[i].task <= frees[j].task) {
+			task = allocs[i].task
+		} else {
+			task = frees[j].task
+		}
+		for ; i < n && allocs[i].task == task; i++ {
+			t.Events = append(t.Events, Event{Kind: Alloc, ID: allocs[i].id, Size: p.Buffers[allocs[i].idx].Size})
+		}
+		for ; j < n && frees[j].task == task; j++ {
+			t.Events = append(t.Events, Event{Kind: Free, ID: frees[j].id})
+		}
+	}
+	return t
+}
+
+// ToProblem turns the trace into a problem by numbering events (task =
+// event index). Each allocation is one buffer, with the allocating id as its
+// ID, in allocation order. Views share their storage's buffer, which lives
+// until the last tensor sharing it is freed (reference counting), so
+// planners see one buffer with the union lifetime. Storage never freed
+// lives to the last event. A trace that reuses an id, frees or views an id
+// it never allocated, or frees an id twice is an error.
+func (t *Trace) ToProblem() (*Problem, error) {
+	return traceProblem(t, nil)
+}
+
+// traceProblem is ToProblem; lines, when given, holds each event's line in
+// the file so that errors point at it.
+func traceProblem(t *Trace, lines []int32) (*Problem, error) {
+	type tensor struct {
+		buf   int32 // index of the storage's buffer
+		def   int32 // event that allocated or viewed it
+		freed int32 // event that freed it, or -1
+	}
+	at := func(i int32) string {
+		if lines != nil {
+			return fmt.Sprintf("line %d", lines[i])
+		}
+		return fmt.Sprintf("event %d", i)
+	}
+	fail := func(i int, format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		if lines != nil {
+			return &InputError{File: t.Name, Line: int(lines[i]), Msg: msg}
+		}
+		return &InputError{File: t.Name, Msg: fmt.Sprintf("event %d: %s", i, msg)}
+	}
+	p := &Problem{Name: t.Name}
+	ids := newIDTable(len(t.Events))
+	var tensors []tensor
+	var refs []int32 // per buffer: tensors still holding it
+	for i, e := range t.Events {
+		switch e.Kind {
+		case Alloc, View:
+			if k, used := ids.get(e.ID); used {
+				return nil, fail(i, "id %d is already used on %s; each id names one tensor", e.ID, at(tensors[k].def))
+			}
+			var buf int32
+			if e.Kind == Alloc {
+				if e.Size < 0 {
+					return nil, fail(i, "alloc of id %d: negative size %d", e.ID, e.Size)
+				}
+				buf = int32(len(p.Buffers))
+				p.Buffers = append(p.Buffers, Buffer{ID: e.ID, Size: e.Size, First: i, Last: -1})
+				refs = append(refs, 1)
+			} else {
+				k, ok := ids.get(e.Of)
+				switch {
+				case !ok:
+					return nil, fail(i, "view of id %d, which was never allocated", e.Of)
+				case tensors[k].freed >= 0:
+					return nil, fail(i, "view of id %d, which was freed on %s", e.Of, at(tensors[k].freed))
+				}
+				buf = tensors[k].buf
+				refs[buf]++
+			}
+			ids.set(e.ID, int32(len(tensors)))
+			tensors = append(tensors, tensor{buf: buf, def: int32(i), freed: -1})
+		case Free:
+			k, ok := ids.get(e.ID)
+			switch {
+			case !ok:
+				return nil, fail(i, "free of id %d, which was never allocated", e.ID)
+			case tensors[k].freed >= 0:
+				return nil, fail(i, "id %d is freed twice (first on %s)", e.ID, at(tensors[k].freed))
+			}
+			tensors[k].freed = int32(i)
+			b := tensors[k].buf
+			if refs[b]--; refs[b] == 0 {
+				p.Buffers[b].Last = i
+			}
+		default:
+			return nil, fail(i, "unknown event kind %d", e.Kind)
+		}
+	}
+	for i := range p.Buffers {
+		if p.Buffers[i].Last < 0 {
+			p.Buffers[i].Last = len(t.Events) - 1
+		}
+	}
+	return p, nil
+}
+
+// checkProblem rejects problems no reader would produce: negative sizes,
+// lifetimes ending before they start or outside [0, MaxTask].
+func checkProblem(p *Problem) error {
+	for i, b := range p.Buffers {
+		switch {
+		case b.Size < 0:
+			return fmt.Errorf("%s: buffer %d (id %d) has negative size %d", p.Name, i, b.ID, b.Size)
+		case b.First < 0 || b.Last > MaxTask:
+			return fmt.Errorf("%s: buffer %d (id %d) has lifetime [%d, %d] outside [0, %d]", p.Name, i, b.ID, b.First, b.Last, MaxTask)
+		case b.Last < b.First:
+			return fmt.Errorf("%s: buffer %d (id %d) ends at task %d before it starts at %d", p.Name, i, b.ID, b.Last, b.First)
+		}
+	}
+	if p.Labels != nil && len(p.Labels) != len(p.Buffers) {
+		return fmt.Errorf("%s: %d labels for %d buffers", p.Name, len(p.Labels), len(p.Buffers))
+	}
+	return nil
+}
+
+// idTable maps tensor ids to indices: a slice for small non-negative ids
+// (the usual, dense case), a map for the rest.
+type idTable struct {
+	dense  []int32 // index+1, 0 for none
+	sparse map[int]int32
+}
+
+func newIDTable(n int) *idTable {
+	return &idTable{dense: make([]int32, 2*n+1024), sparse: map[int]int32{}}
+}
+
+func (t *idTable) get(id int) (int32, bool) {
+	if id >= 0 && id < len(t.dense) {
+		v := t.dense[id]
+		return v - 1, v > 0
+	}
+	v, ok := t.sparse[id]
+	return v, ok
+}
+
+func (t *idTable) set(id int, v int32) {
+	if id >= 0 && id < len(t.dense) {
+		t.dense[id] = v + 1
+		return
+	}
+	t.sparse[id] = v
+}

@@ -1,0 +1,137 @@
+package workloads
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// addSeeds adds every file matching the globs to the corpus.
+func addSeeds(f *testing.F, globs ...string) {
+	for _, g := range globs {
+		paths, _ := filepath.Glob(g)
+		for _, p := range paths {
+			if data, err := os.ReadFile(p); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+}
+
+// mustInputError fails unless err is nil or an *InputError.
+func mustInputError(t *testing.T, err error) {
+	t.Helper()
+	var ie *InputError
+	if err != nil && !errors.As(err, &ie) {
+		t.Fatalf("error %v is a %T, want *InputError", err, err)
+	}
+}
+
+// checkValid fails on a problem no reader may return.
+func checkValid(t *testing.T, p *Problem) {
+	t.Helper()
+	if err := checkProblem(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzReadTFLite(f *testing.F) {
+	addSeeds(f, "testdata/load/*.csv")
+	f.Add([]byte("size,first_task,last_task\n16,0,1\n-1,2,1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ReadTFLite(bytes.NewReader(data), "f")
+		mustInputError(t, err)
+		if err != nil {
+			return
+		}
+		checkValid(t, p)
+		var buf bytes.Buffer
+		WriteTFLite(&buf, p)
+		q, err := ReadTFLite(&buf, "f")
+		if err != nil || !reflect.DeepEqual(p, q) {
+			t.Fatalf("write/read changed the problem: %v", err)
+		}
+	})
+}
+
+func FuzzReadMiniMalloc(f *testing.F) {
+	addSeeds(f, "testdata/load/*.csv", sharedMiniMalloc+"example.12.csv")
+	f.Add([]byte("id,lower,upper,size,alignment\nb1,0,3,4,64\n2,3,9,4,64\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ReadMiniMalloc(bytes.NewReader(data), "f")
+		mustInputError(t, err)
+		if err != nil {
+			return
+		}
+		checkValid(t, p)
+		var buf bytes.Buffer
+		WriteMiniMalloc(&buf, p)
+		q, err := ReadMiniMalloc(&buf, "f")
+		if err != nil || !reflect.DeepEqual(p, q) {
+			t.Fatalf("write/read changed the problem: %v\n%+v\n%+v", err, p, q)
+		}
+	})
+}
+
+func FuzzReadTrace(f *testing.F) {
+	addSeeds(f, "testdata/load/*.csv", "testdata/bfc/dnn_1k.csv")
+	f.Add([]byte("a,1,10\nv,2,1\nf,1,\nf,2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := ReadTrace(bytes.NewReader(data), "f")
+		mustInputError(t, err)
+		if err != nil {
+			return
+		}
+		p, err := tr.ToProblem()
+		if err != nil {
+			t.Fatalf("ReadTrace accepted a trace ToProblem refuses: %v", err)
+		}
+		checkValid(t, p)
+		var buf bytes.Buffer
+		WriteTrace(&buf, tr)
+		u, err := ReadTrace(&buf, "f")
+		if err != nil || !reflect.DeepEqual(tr.Events, u.Events) && len(tr.Events)+len(u.Events) > 0 {
+			t.Fatalf("write/read changed the trace: %v", err)
+		}
+	})
+}
+
+func FuzzReadJSON(f *testing.F) {
+	addSeeds(f, "testdata/load/*.json")
+	f.Add([]byte(`{"name": "x", "alignment": 64, "buffers": [{"id": 3, "label": "b", "size": 1, "first": 0, "last": 2}, {"size": 2, "first": 1, "last": 1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ReadJSON(bytes.NewReader(data), "f")
+		mustInputError(t, err)
+		if err != nil {
+			return
+		}
+		checkValid(t, p)
+		var buf bytes.Buffer
+		WriteJSON(&buf, p)
+		q, err := ReadJSON(&buf, "f")
+		if err != nil || !reflect.DeepEqual(p.Buffers, q.Buffers) && len(p.Buffers)+len(q.Buffers) > 0 ||
+			!reflect.DeepEqual(p.Labels, q.Labels) || p.Alignment != q.Alignment || p.Capacity != q.Capacity {
+			t.Fatalf("write/read changed the problem: %v\n%+v\n%+v", err, p, q)
+		}
+	})
+}
+
+func FuzzReadPyTorch(f *testing.F) {
+	addSeeds(f, "testdata/pytorch/*.pickle")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := ReadPyTorch(bytes.NewReader(data), "f")
+		mustInputError(t, err)
+		if err != nil {
+			return
+		}
+		// The conversion must always yield a well-formed trace.
+		p, err := tr.ToProblem()
+		if err != nil {
+			t.Fatalf("ReadPyTorch returned a trace ToProblem refuses: %v", err)
+		}
+		checkValid(t, p)
+	})
+}

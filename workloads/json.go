@@ -1,0 +1,378 @@
+package workloads
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// jsonBuffer is one element of "buffers". Numbers stay raw so that their
+// errors read like the CSV readers'.
+type jsonBuffer struct {
+	ID    json.RawMessage `json:"id"`
+	Label *string         `json:"label"`
+	Size  json.RawMessage `json:"size"`
+	First json.RawMessage `json:"first"`
+	Last  json.RawMessage `json:"last"`
+}
+
+const jsonTopFields = "name, alignment, capacity, buffers"
+const jsonBufferFields = "id, label, size, first, last"
+
+// ReadJSON reads a problem in membench JSON (schema in the package doc):
+//
+//	{"name": "...", "alignment": 128, "capacity": 1048576,
+//	 "buffers": [{"id": 0, "size": 16, "first": 0, "last": 1}, ...]}
+//
+// Lifetimes are inclusive. Only "buffers" is required, and in each buffer
+// size, first and last; id defaults to the buffer's index and label is
+// optional. Unknown fields are refused, as are duplicate ids. "name" is
+// informational: the problem is named after the file.
+func ReadJSON(r io.Reader, name string) (*Problem, error) {
+	data, err := readAll(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return parseJSON(data, name)
+}
+
+func parseJSON(data []byte, name string) (*Problem, error) {
+	// lineAt counts lines from the last offset asked for, so that numbering
+	// every buffer stays linear.
+	var lastOff int64
+	lastLine := 1
+	lineAt := func(off int64) int {
+		off = min(max(off, 0), int64(len(data)))
+		if off < lastOff {
+			lastOff, lastLine = 0, 1
+		}
+		lastLine += bytes.Count(data[lastOff:off], []byte{'\n'})
+		lastOff = off
+		return lastLine
+	}
+	// start skips separators so that an error points at the value itself.
+	start := func(off int64) int64 {
+		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
+			off++
+		}
+		return off
+	}
+	fail := func(off int64, format string, args ...any) error {
+		return &InputError{File: name, Line: lineAt(off), Msg: fmt.Sprintf(format, args...)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	// decodeErr explains a decoder error; what names the value being read.
+	decodeErr := func(err error, at int64, what string) error {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return fail(se.Offset, "invalid JSON: %s", strings.TrimPrefix(se.Error(), "json: "))
+		case errors.As(err, &te):
+			field := what
+			if te.Field != "" {
+				field = what + ": " + te.Field
+			}
+			return fail(at, "%s: want %s, got %s", field, jsonWant(te.Type.String()), te.Value)
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return fail(int64(len(data)), "unexpected end of JSON")
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return fail(at, "%s: unknown field %s (valid: %s)", what, strings.TrimPrefix(err.Error(), "json: unknown field "), jsonBufferFields)
+		}
+		return fail(at, "%s: %v", what, err)
+	}
+	delim := func(want json.Delim, what string) error {
+		at := start(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return decodeErr(err, at, what)
+		}
+		if d, ok := tok.(json.Delim); !ok || d != want {
+			return fail(at, "%s: want %q, got %s", what, string(want), jsonTok(tok))
+		}
+		return nil
+	}
+	number := func(what string, at int64, max int64) (int64, error) {
+		var n json.RawMessage
+		if err := dec.Decode(&n); err != nil {
+			return 0, decodeErr(err, at, what)
+		}
+		v, msg := jsonInt(what, n, max)
+		if msg != "" {
+			return 0, fail(at, "%s", msg)
+		}
+		return v, nil
+	}
+
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &InputError{File: name, Msg: `empty file: want a JSON object {"buffers": [...]}`}
+	}
+	if err := delim('{', "top level"); err != nil {
+		return nil, err
+	}
+	p := &Problem{Name: name}
+	seen := map[string]bool{}
+	var labels []string
+	var lines []int
+	hasLabels := false
+	for dec.More() {
+		at := start(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, decodeErr(err, at, "top level")
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return nil, fail(at, "field %q given twice", key)
+		}
+		seen[key] = true
+		vat := start(dec.InputOffset())
+		switch key {
+		case "name":
+			var s string
+			if err := dec.Decode(&s); err != nil {
+				return nil, decodeErr(err, vat, "name")
+			}
+		case "alignment":
+			if p.Alignment, err = number("alignment", vat, 1<<63-1); err != nil {
+				return nil, err
+			}
+		case "capacity":
+			if p.Capacity, err = number("capacity", vat, 1<<63-1); err != nil {
+				return nil, err
+			}
+		case "buffers":
+			if err := delim('[', "buffers"); err != nil {
+				return nil, err
+			}
+			for dec.More() {
+				i := len(p.Buffers)
+				what := fmt.Sprintf("buffer %d", i)
+				bat := start(dec.InputOffset())
+				var jb jsonBuffer
+				if err := dec.Decode(&jb); err != nil {
+					return nil, decodeErr(err, bat, what)
+				}
+				b, err := jb.buffer(i)
+				if err != "" {
+					return nil, fail(bat, "%s: %s", what, err)
+				}
+				p.Buffers = append(p.Buffers, b)
+				lines = append(lines, lineAt(bat))
+				if jb.Label != nil {
+					hasLabels = true
+					labels = append(labels, *jb.Label)
+				} else {
+					labels = append(labels, strconv.Itoa(b.ID))
+				}
+			}
+			if err := delim(']', "buffers"); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fail(at, "unknown field %q (valid: %s)", key, jsonTopFields)
+		}
+	}
+	if err := delim('}', "top level"); err != nil {
+		return nil, err
+	}
+	if at := start(dec.InputOffset()); at < int64(len(data)) {
+		return nil, fail(at, "unexpected data after the JSON object")
+	}
+	if !seen["buffers"] {
+		return nil, &InputError{File: name, Msg: `missing field "buffers"`}
+	}
+	if hasLabels {
+		p.Labels = labels
+	}
+	if i, j := duplicateID(p.Buffers); i >= 0 {
+		return nil, &InputError{File: name, Line: lines[j], Msg: fmt.Sprintf("buffer %d: id %d repeats buffer %d on line %d", j, p.Buffers[j].ID, i, lines[i])}
+	}
+	return p, nil
+}
+
+// buffer checks and converts one JSON buffer; i is its index.
+func (jb *jsonBuffer) buffer(i int) (Buffer, string) {
+	b := Buffer{ID: i}
+	for _, f := range []struct {
+		name string
+		v    json.RawMessage
+	}{{"size", jb.Size}, {"first", jb.First}, {"last", jb.Last}} {
+		if f.v == nil {
+			return b, fmt.Sprintf("missing field %q", f.name)
+		}
+	}
+	if jb.ID != nil {
+		id, msg := jsonInt("id", jb.ID, 1<<63-1)
+		if msg != "" {
+			return b, msg
+		}
+		b.ID = int(id)
+	}
+	var msg string
+	if b.Size, msg = jsonInt("size", jb.Size, 1<<63-1); msg != "" {
+		return b, msg
+	}
+	first, msg := jsonInt("first", jb.First, MaxTask)
+	if msg != "" {
+		return b, msg
+	}
+	last, msg := jsonInt("last", jb.Last, MaxTask)
+	if msg != "" {
+		return b, msg
+	}
+	if last < first {
+		return b, fmt.Sprintf("last %d is before first %d", last, first)
+	}
+	b.First, b.Last = int(first), int(last)
+	return b, ""
+}
+
+// jsonInt reads a JSON value that must be an integer in [0, max].
+func jsonInt(col string, raw json.RawMessage, max int64) (int64, string) {
+	if len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+		return intField(col, raw, max)
+	}
+	got := "an object"
+	switch {
+	case len(raw) == 0:
+		got = "nothing"
+	case raw[0] == '"':
+		got = "string " + string(raw)
+	case raw[0] == 't' || raw[0] == 'f':
+		got = "bool"
+	case raw[0] == 'n':
+		got = "null"
+	case raw[0] == '[':
+		got = "an array"
+	}
+	return 0, fmt.Sprintf("%s: want an integer, got %s", col, got)
+}
+
+// duplicateID returns the indices of the first buffer whose ID repeats an
+// earlier one and of that earlier one, or -1, -1. Ids in increasing order
+// (the usual case) cost one pass; otherwise a sort finds the repeated values
+// without hashing every id.
+func duplicateID(bufs []Buffer) (first, second int) {
+	increasing := true
+	for i := 1; i < len(bufs) && increasing; i++ {
+		increasing = bufs[i].ID > bufs[i-1].ID
+	}
+	if increasing {
+		return -1, -1
+	}
+	lo, hi := bufs[0].ID, bufs[0].ID
+	for _, b := range bufs {
+		lo, hi = min(lo, b.ID), max(hi, b.ID)
+	}
+	if lo >= 0 && hi < 8*len(bufs)+1024 {
+		at := make([]int32, hi+1) // index+1 of the id's first buffer
+		for i, b := range bufs {
+			if f := at[b.ID]; f > 0 {
+				return int(f - 1), i
+			}
+			at[b.ID] = int32(i + 1)
+		}
+		return -1, -1
+	}
+	ids := make([]int, len(bufs))
+	for i, b := range bufs {
+		ids[i] = b.ID
+	}
+	slices.Sort(ids)
+	seen := map[int]int{} // repeated id -> its first index, or -1
+	for k := 1; k < len(ids); k++ {
+		if ids[k] == ids[k-1] {
+			seen[ids[k]] = -1
+		}
+	}
+	if len(seen) == 0 {
+		return -1, -1
+	}
+	for i, b := range bufs {
+		if f, ok := seen[b.ID]; ok {
+			if f >= 0 {
+				return f, i
+			}
+			seen[b.ID] = i
+		}
+	}
+	panic("unreachable")
+}
+
+// jsonWant names a Go type the way a JSON user thinks of it.
+func jsonWant(goType string) string {
+	switch goType {
+	case "json.Number", "int64":
+		return "a number"
+	case "string", "*string":
+		return "a string"
+	}
+	if strings.Contains(goType, "jsonBuffer") {
+		return "an object"
+	}
+	return goType
+}
+
+func jsonTok(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		return strconv.Quote(string(v))
+	case string:
+		return "string " + strconv.Quote(v)
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(tok)
+}
+
+// WriteJSON writes p as membench JSON, one buffer per line. Labels are
+// written when the problem has them; alignment and capacity when set.
+func WriteJSON(w io.Writer, p *Problem) error {
+	bw := bufio.NewWriter(w)
+	name, _ := json.Marshal(p.Name)
+	fmt.Fprintf(bw, "{\n  \"name\": %s,\n", name)
+	if p.Alignment != 0 {
+		fmt.Fprintf(bw, "  \"alignment\": %d,\n", p.Alignment)
+	}
+	if p.Capacity != 0 {
+		fmt.Fprintf(bw, "  \"capacity\": %d,\n", p.Capacity)
+	}
+	bw.WriteString("  \"buffers\": [")
+	labels := len(p.Labels) == len(p.Buffers)
+	var buf []byte
+	for i, b := range p.Buffers {
+		buf = buf[:0]
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    {\"id\": "...)
+		buf = strconv.AppendInt(buf, int64(b.ID), 10)
+		if labels {
+			buf = append(buf, ", \"label\": "...)
+			l, _ := json.Marshal(p.Labels[i])
+			buf = append(buf, l...)
+		}
+		buf = append(buf, ", \"size\": "...)
+		buf = strconv.AppendInt(buf, b.Size, 10)
+		buf = append(buf, ", \"first\": "...)
+		buf = strconv.AppendInt(buf, int64(b.First), 10)
+		buf = append(buf, ", \"last\": "...)
+		buf = strconv.AppendInt(buf, int64(b.Last), 10)
+		buf = append(buf, '}')
+		bw.Write(buf)
+	}
+	if len(p.Buffers) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
+}

@@ -1,0 +1,443 @@
+package workloads
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/big"
+
+	"github.com/nlpodyssey/gopickle/pickle"
+	"github.com/nlpodyssey/gopickle/types"
+)
+
+// ReadPyTorch reads the pickle written by torch.cuda.memory._dump_snapshot()
+// and returns the allocation trace it records. The snapshot is a dict:
+//
+//	segments:      [{device, address, blocks: [{address, size, requested_size, state}]}]
+//	device_traces: [[{action, addr, size, stream, ...}], ...]  one list per device
+//
+// Conversion:
+//   - alloc (addr, size) allocates a new tensor id (ids count from 0 in
+//     order of allocation); free_requested frees it: that is when the
+//     program let go of it. free_completed (the allocator reclaiming it
+//     after its streams finished) only ends the address mapping, or frees
+//     it when no free_requested was recorded.
+//   - A free of an address the trace never allocated was allocated before
+//     recording began: the tensor is allocated at the start of the trace.
+//     Blocks still active_allocated in segments and never seen in the
+//     trace are allocated at the start too, and never freed.
+//   - An alloc with no matching free lives to the end of the trace.
+//   - oom (size) is a request that failed: it becomes an alloc of that size
+//     freed at once, so replays see the demand.
+//   - segment_alloc, segment_free, segment_map, segment_unmap and snapshot
+//     are the allocator's own calls, not requests, and are skipped.
+//
+// Streams are ignored (one trace). A snapshot whose trace events span
+// several devices is refused: membench replays one device's memory.
+func ReadPyTorch(r io.Reader, name string) (*Trace, error) {
+	data, err := readAll(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return parsePyTorch(data, name)
+}
+
+func parsePyTorch(data []byte, name string) (tr *Trace, err error) {
+	fail := func(format string, args ...any) error {
+		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
+	}
+	if msg := scanPickle(data); msg != "" {
+		return nil, fail("not a valid pickle: %s", msg)
+	}
+	obj, err := unpickle(data)
+	if err != nil {
+		return nil, fail("not a valid pickle: %v", err)
+	}
+	top, ok := obj.(*types.Dict)
+	if !ok {
+		return nil, fail("not a PyTorch memory snapshot: the pickle holds a %s, want a dict with segments and device_traces", pyType(obj))
+	}
+	segsV, hasSegs := dictGet(top, "segments")
+	tracesV, hasTraces := dictGet(top, "device_traces")
+	if !hasSegs && !hasTraces {
+		return nil, fail(`not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`)
+	}
+
+	var traces *types.List
+	dev := 0
+	if hasTraces {
+		if traces, ok = tracesV.(*types.List); !ok {
+			return nil, fail("device_traces: want a list, got %s", pyType(tracesV))
+		}
+		found := -1
+		for d, v := range *traces {
+			l, ok := v.(*types.List)
+			if !ok {
+				return nil, fail("device_traces[%d]: want a list, got %s", d, pyType(v))
+			}
+			if len(*l) == 0 {
+				continue
+			}
+			if found >= 0 {
+				return nil, fail("device_traces: devices %d and %d both have events; membench reads one device's trace", found, d)
+			}
+			found = d
+		}
+		dev = max(found, 0)
+	}
+
+	c := pyConv{name: name, live: map[int64]pyLive{}}
+	if traces != nil && dev < len(*traces) {
+		entries := (*traces)[dev].(*types.List)
+		for k, v := range *entries {
+			if err := c.entry(fmt.Sprintf("device_traces[%d][%d]", dev, k), v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if hasSegs {
+		if err := c.segments(segsV, dev); err != nil {
+			return nil, err
+		}
+	}
+	return c.trace(), nil
+}
+
+// pyLive is an address holding a tensor.
+type pyLive struct {
+	id        int
+	requested bool // free_requested seen, free_completed pending
+	where     string
+}
+
+// pyConv turns snapshot entries into events.
+type pyConv struct {
+	name   string
+	live   map[int64]pyLive
+	pre    []Event // allocated before recording began
+	events []Event
+	nextID int
+}
+
+func (c *pyConv) newID() int { c.nextID++; return c.nextID - 1 }
+
+func (c *pyConv) fail(where, format string, args ...any) error {
+	return &InputError{File: c.name, Msg: where + ": " + fmt.Sprintf(format, args...)}
+}
+
+// entry converts one trace entry.
+func (c *pyConv) entry(where string, v any) error {
+	d, ok := v.(*types.Dict)
+	if !ok {
+		return c.fail(where, "want a dict, got %s", pyType(v))
+	}
+	actV, ok := dictGet(d, "action")
+	if !ok {
+		return c.fail(where, `missing field "action"`)
+	}
+	action, ok := actV.(string)
+	if !ok {
+		return c.fail(where, `field "action": want a string, got %s`, pyType(actV))
+	}
+	where += fmt.Sprintf(" (%s)", action)
+	field := func(key string) (int64, error) {
+		v, ok := dictGet(d, key)
+		if !ok {
+			return 0, c.fail(where, "missing field %q", key)
+		}
+		n, ok := pyInt(v)
+		if !ok {
+			return 0, c.fail(where, "field %q: want an integer, got %s", key, pyType(v))
+		}
+		if n < 0 {
+			return 0, c.fail(where, "field %q: %d is negative", key, n)
+		}
+		return n, nil
+	}
+	switch action {
+	case "alloc":
+		addr, err := field("addr")
+		if err != nil {
+			return err
+		}
+		size, err := field("size")
+		if err != nil {
+			return err
+		}
+		if l, ok := c.live[addr]; ok && !l.requested {
+			return c.fail(where, "address 0x%x is still allocated (since %s)", addr, l.where)
+		}
+		id := c.newID()
+		c.live[addr] = pyLive{id: id, where: where}
+		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size})
+	case "free_requested", "free_completed":
+		addr, err := field("addr")
+		if err != nil {
+			return err
+		}
+		l, ok := c.live[addr]
+		switch {
+		case !ok:
+			// Allocated before recording began.
+			size, err := field("size")
+			if err != nil {
+				return err
+			}
+			id := c.newID()
+			c.pre = append(c.pre, Event{Kind: Alloc, ID: id, Size: size})
+			c.events = append(c.events, Event{Kind: Free, ID: id})
+			if action == "free_requested" {
+				c.live[addr] = pyLive{id: id, requested: true, where: where}
+			}
+		case l.requested:
+			if action == "free_requested" {
+				return c.fail(where, "address 0x%x freed twice (first %s)", addr, l.where)
+			}
+			delete(c.live, addr)
+		default:
+			c.events = append(c.events, Event{Kind: Free, ID: l.id})
+			if action == "free_requested" {
+				c.live[addr] = pyLive{id: l.id, requested: true, where: where}
+			} else {
+				delete(c.live, addr)
+			}
+		}
+	case "oom":
+		size, err := field("size")
+		if err != nil {
+			return err
+		}
+		id := c.newID()
+		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size}, Event{Kind: Free, ID: id})
+	case "segment_alloc", "segment_free", "segment_map", "segment_unmap", "snapshot":
+	default:
+		return c.fail(where, "unknown action %q", action)
+	}
+	return nil
+}
+
+// segments adds the blocks of device dev that are allocated at the snapshot
+// but were never allocated in the trace.
+func (c *pyConv) segments(v any, dev int) error {
+	segs, ok := v.(*types.List)
+	if !ok {
+		return c.fail("segments", "want a list, got %s", pyType(v))
+	}
+	for i, sv := range *segs {
+		where := fmt.Sprintf("segments[%d]", i)
+		seg, ok := sv.(*types.Dict)
+		if !ok {
+			return c.fail(where, "want a dict, got %s", pyType(sv))
+		}
+		if dv, ok := dictGet(seg, "device"); ok {
+			if d, ok := pyInt(dv); !ok || d != int64(dev) {
+				continue
+			}
+		}
+		segAddr, err := c.intKey(seg, "address", where)
+		if err != nil {
+			return err
+		}
+		bv, ok := dictGet(seg, "blocks")
+		if !ok {
+			continue
+		}
+		blocks, ok := bv.(*types.List)
+		if !ok {
+			return c.fail(where, `field "blocks": want a list, got %s`, pyType(bv))
+		}
+		addr := segAddr
+		for j, bv := range *blocks {
+			bwhere := fmt.Sprintf("%s.blocks[%d]", where, j)
+			b, ok := bv.(*types.Dict)
+			if !ok {
+				return c.fail(bwhere, "want a dict, got %s", pyType(bv))
+			}
+			size, err := c.intKey(b, "size", bwhere)
+			if err != nil {
+				return err
+			}
+			// Older snapshots give no block address: blocks tile the segment.
+			if _, ok := dictGet(b, "address"); ok {
+				if addr, err = c.intKey(b, "address", bwhere); err != nil {
+					return err
+				}
+			}
+			if st, _ := dictGet(b, "state"); st == "active_allocated" {
+				if _, seen := c.live[addr]; !seen {
+					req := size
+					if _, ok := dictGet(b, "requested_size"); ok {
+						if req, err = c.intKey(b, "requested_size", bwhere); err != nil {
+							return err
+						}
+					}
+					c.pre = append(c.pre, Event{Kind: Alloc, ID: c.newID(), Size: req})
+				}
+			}
+			addr += size
+		}
+	}
+	return nil
+}
+
+func (c *pyConv) intKey(d *types.Dict, key, where string) (int64, error) {
+	v, ok := dictGet(d, key)
+	if !ok {
+		return 0, c.fail(where, "missing field %q", key)
+	}
+	n, ok := pyInt(v)
+	if !ok {
+		return 0, c.fail(where, "field %q: want an integer, got %s", key, pyType(v))
+	}
+	if n < 0 {
+		return 0, c.fail(where, "field %q: %d is negative", key, n)
+	}
+	return n, nil
+}
+
+// trace assembles the events, renumbering ids in order of allocation.
+func (c *pyConv) trace() *Trace {
+	renum := make([]int, c.nextID)
+	next := 0
+	t := &Trace{Name: c.name, Events: make([]Event, 0, len(c.pre)+len(c.events))}
+	for _, evs := range [][]Event{c.pre, c.events} {
+		for _, e := range evs {
+			if e.Kind == Alloc {
+				renum[e.ID] = next
+				next++
+			}
+			e.ID = renum[e.ID]
+			t.Events = append(t.Events, e)
+		}
+	}
+	return t
+}
+
+// unpickle decodes data, turning a panic inside the decoder into an error.
+func unpickle(data []byte) (obj any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			obj, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	u := pickle.NewUnpickler(bytes.NewReader(data))
+	return u.Load()
+}
+
+func dictGet(d *types.Dict, key string) (any, bool) {
+	for _, e := range *d {
+		if k, ok := e.Key.(string); ok && k == key {
+			return e.Value, true
+		}
+	}
+	return nil, false
+}
+
+func pyInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case *big.Int:
+		if n.IsInt64() {
+			return n.Int64(), true
+		}
+	}
+	return 0, false
+}
+
+func pyType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "None"
+	case *types.Dict:
+		return "dict"
+	case *types.List:
+		return "list"
+	case *types.Tuple:
+		return "tuple"
+	case string:
+		return "str"
+	case int, int64, *big.Int:
+		return "int"
+	case float64:
+		return "float"
+	case bool:
+		return "bool"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// scanPickle walks the opcodes of a pickle and checks that every argument
+// fits in the data, so that a corrupt length can never make the decoder
+// allocate gigabytes. It returns "" or what is wrong.
+func scanPickle(data []byte) string {
+	i := 0
+	for i < len(data) {
+		op := data[i]
+		i++
+		rest := len(data) - i
+		var n int // argument bytes
+		switch op {
+		case '.': // STOP
+			return ""
+		case '(', '0', '1', '2', 'N', 'Q', 'R', 'a', 'b', 'd', '}', 'e', 'l', ']', 'o', 's', 't', ')', 'u',
+			0x81, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x97, 0x98:
+		case 'K', 'h', 'q', 0x80, 0x82:
+			n = 1
+		case 'M', 0x83:
+			n = 2
+		case 'J', 'j', 'r', 0x84:
+			n = 4
+		case 'G', 0x95: // BINFLOAT; FRAME, whose content is more opcodes
+			n = 8
+			if op == 0x95 && rest >= 8 && binary.LittleEndian.Uint64(data[i:]) > uint64(rest-8) {
+				return fmt.Sprintf("frame at byte %d is longer than the file", i-1)
+			}
+		case 'U', 'C', 0x8c, 0x8a:
+			if rest < 1 {
+				return fmt.Sprintf("truncated at byte %d", i-1)
+			}
+			n = 1 + int(data[i])
+		case 'T', 'X', 'B', 0x8b:
+			if rest < 4 {
+				return fmt.Sprintf("truncated at byte %d", i-1)
+			}
+			l := binary.LittleEndian.Uint32(data[i:])
+			if int32(l) < 0 || uint64(l) > uint64(rest-4) {
+				return fmt.Sprintf("bad length at byte %d", i-1)
+			}
+			n = 4 + int(l)
+		case 0x8d, 0x8e, 0x96:
+			if rest < 8 {
+				return fmt.Sprintf("truncated at byte %d", i-1)
+			}
+			l := binary.LittleEndian.Uint64(data[i:])
+			if l > uint64(rest-8) {
+				return fmt.Sprintf("bad length at byte %d", i-1)
+			}
+			n = 8 + int(l)
+		case 'F', 'I', 'L', 'P', 'S', 'V', 'g', 'p', 'c', 'i':
+			lines := 1
+			if op == 'c' || op == 'i' {
+				lines = 2
+			}
+			for ; lines > 0; lines-- {
+				k := bytes.IndexByte(data[i+n:], '\n')
+				if k < 0 {
+					return fmt.Sprintf("unterminated argument at byte %d", i-1)
+				}
+				n += k + 1
+			}
+		default:
+			return fmt.Sprintf("unknown opcode 0x%02x at byte %d", op, i-1)
+		}
+		if n > rest {
+			return fmt.Sprintf("truncated at byte %d", i-1)
+		}
+		i += n
+	}
+	return "no STOP opcode at the end"
+}

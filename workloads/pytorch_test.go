@@ -1,0 +1,94 @@
+package workloads
+
+import (
+	"os"
+	"testing"
+)
+
+func TestReadPyTorch(t *testing.T) {
+	// From gen_snapshots.py: the tensor freed at BASE+8192 (id 0) and the
+	// block live at BASE+4096 (id 1) predate the recording; the oom request
+	// (id 5) is allocated and freed at once; id 4 is never freed.
+	const basic = "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\na,5,1099511627776\nf,5,\nf,3,\n"
+	cases := []struct{ file, want string }{
+		{"basic.pickle", basic},
+		{"basic_p2.pickle", basic},
+		{"state_only.pickle", "a,0,1000\na,1,2048\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			path := "testdata/pytorch/" + c.file
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tr, err := ReadPyTorch(f, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := traceText(t, tr); got != c.want || tr.Name != path {
+				t.Fatalf("got\n%s\nwant\n%s", got, c.want)
+			}
+		})
+	}
+	w, err := Load("testdata/pytorch/basic.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Live at the peak (event 7): ids 1, 3, 4 and the failed 1 TiB request.
+	if lb, want := w.Problem.LoadBound(), int64(1000+3000+400+1<<40); lb != want {
+		t.Fatalf("LB_load %d, want %d", lb, want)
+	}
+	if w.Problem.Buffers[1].Last != 9 || w.Problem.Buffers[4].Last != 9 {
+		t.Fatalf("allocations never freed must live to the last event: %+v", w.Problem.Buffers)
+	}
+}
+
+func TestReadPyTorchErrors(t *testing.T) {
+	const dir = "testdata/pytorch/"
+	cases := []struct{ file, want string }{
+		{"two_devices.pickle", "device_traces: devices 0 and 1 both have events; membench reads one device's trace"},
+		{"not_dict.pickle", "not a PyTorch memory snapshot: the pickle holds a list, want a dict with segments and device_traces"},
+		{"no_keys.pickle", `not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`},
+		{"missing_size.pickle", `device_traces[0][1] (alloc): missing field "size"`},
+		{"unknown_action.pickle", `device_traces[0][2] (teleport): unknown action "teleport"`},
+		{"double_alloc.pickle", "device_traces[0][2] (alloc): address 0x7f0000000000 is still allocated (since device_traces[0][1] (alloc))"},
+		{"size_str.pickle", `device_traces[0][1] (alloc): field "size": want an integer, got str`},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			_, err := Load(dir + c.file)
+			if want := dir + c.file + ": " + c.want; err == nil || err.Error() != want {
+				t.Fatalf("got %v\nwant %s", err, want)
+			}
+		})
+	}
+	// Corrupt pickles are refused before the decoder sees them.
+	data, err := os.ReadFile(dir + "basic.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"truncated", data[:len(data)/2], "x: not a valid pickle: frame at byte 2 is longer than the file"},
+		{"huge frame", []byte("\x80\x04\x95\xff\xff\xff\xff\xff\xff\xff\x7f}."), "x: not a valid pickle: frame at byte 2 is longer than the file"},
+		{"huge string", []byte("\x80\x04\x8d\xff\xff\xff\xff\xff\xff\xff\x7f"), "x: not a valid pickle: bad length at byte 2"},
+		{"no stop", []byte("\x80\x04}"), "x: not a valid pickle: no STOP opcode at the end"},
+		{"bad opcode", []byte("\x80\x04\xff."), "x: not a valid pickle: unknown opcode 0xff at byte 2"},
+		{"empty stack", []byte("\x80\x04."), "x: not a valid pickle: the stack is empty"},
+		{"truncated string", []byte("\x80\x02X\x05\x00\x00\x00ab"), "x: not a valid pickle: bad length at byte 2"},
+		{"list", []byte("\x80\x02]."), "x: not a PyTorch memory snapshot: the pickle holds a list, want a dict with segments and device_traces"},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := parsePyTorch(c.data, "x")
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Writes small PyTorch memory snapshots for membench's reader tests.
+
+The dicts follow the schema documented for torch.cuda.memory._snapshot()
+(segments with blocks; device_traces with one list of trace entries per
+device), pickled with the standard library so PyTorch is not needed.
+Run from this folder: python3 gen_snapshots.py
+"""
+import pickle
+
+BASE = 0x7F0000000000  # addresses above 2**32 exercise pickle's LONG1
+
+
+def frames(name):
+    return [{"filename": "model.py", "line": 42, "name": name}]
+
+
+def entry(action, addr=None, size=0, **extra):
+    e = {"action": action, "size": size, "stream": 0, "time_us": 1000,
+         "frames": frames(action)}
+    if addr is not None:
+        e["addr"] = addr
+    e.update(extra)
+    return e
+
+
+def basic():
+    segments = [{
+        "device": 0, "address": BASE, "total_size": 2 << 20, "stream": 0,
+        "segment_type": "large", "allocated_size": 1536, "active_size": 1536,
+        "requested_size": 1400,
+        "blocks": [
+            # Allocated in the trace and still live: not added twice.
+            {"address": BASE, "size": 512, "requested_size": 400,
+             "state": "active_allocated", "frames": frames("c")},
+            {"address": BASE + 512, "size": 3584, "requested_size": 0,
+             "state": "inactive", "frames": []},
+            # Allocated before recording began, live at the snapshot.
+            {"address": BASE + 4096, "size": 1024, "requested_size": 1000,
+             "state": "active_allocated", "frames": []},
+        ],
+    }]
+    trace = [
+        entry("segment_alloc", BASE, 2 << 20),
+        entry("alloc", BASE, 500),
+        entry("alloc", BASE + 512, 3000),
+        # Allocated before recording began, freed during it.
+        entry("free_requested", BASE + 8192, 2048),
+        entry("free_completed", BASE + 8192, 2048),
+        entry("free_requested", BASE, 500),
+        entry("free_completed", BASE, 500),
+        entry("alloc", BASE, 400),  # reuses the address
+        entry("oom", size=1 << 40, device_free=123),
+        entry("free_requested", BASE + 512, 3000),
+        entry("free_completed", BASE + 512, 3000),
+        entry("snapshot", 0, 0),
+    ]
+    return {"segments": segments, "device_traces": [trace, []],
+            "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": ""}}
+
+
+def state_only():
+    # History not recorded: only the blocks allocated at the snapshot.
+    # Old-style blocks without addresses tile their segment.
+    return {"segments": [{
+        "device": 0, "address": BASE, "total_size": 4096, "stream": 0,
+        "segment_type": "small",
+        "blocks": [
+            {"size": 1024, "requested_size": 1000, "state": "active_allocated"},
+            {"size": 1024, "state": "inactive"},
+            {"size": 2048, "requested_size": 2048, "state": "active_allocated"},
+        ],
+    }], "device_traces": [[]]}
+
+
+def write(name, obj, protocol=4):
+    with open(name, "wb") as f:
+        pickle.dump(obj, f, protocol=protocol)
+
+
+def main():
+    write("basic.pickle", basic())
+    write("basic_p2.pickle", basic(), protocol=2)
+    write("state_only.pickle", state_only())
+    two = basic()
+    two["device_traces"][1] = [entry("alloc", BASE, 64)]
+    write("two_devices.pickle", two)
+    write("not_dict.pickle", [1, 2, 3])
+    write("no_keys.pickle", {"blocks": []})
+    bad = basic()
+    del bad["device_traces"][0][1]["size"]
+    write("missing_size.pickle", bad)
+    bad = basic()
+    bad["device_traces"][0][2]["action"] = "teleport"
+    write("unknown_action.pickle", bad)
+    bad = basic()
+    bad["device_traces"][0][2]["addr"] = BASE  # BASE is still allocated
+    write("double_alloc.pickle", bad)
+    bad = basic()
+    bad["device_traces"][0][1]["size"] = "big"
+    write("size_str.pickle", bad)
+
+
+if __name__ == "__main__":
+    main()
