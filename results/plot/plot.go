@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/montanaflynn/stats"
@@ -187,13 +188,33 @@ func Footprint(file string, gs []*results.Group, kind string) error {
 		cell[[2]string{g.Workload, g.Subject}] = g
 	}
 	width := vg.Points(math.Max(1.5, math.Min(12, 300/float64(len(ws)*len(subs)))))
+	var all []float64
+	for _, g := range gs {
+		if g.OK > 0 {
+			all = append(all, g.Ratio)
+		}
+	}
+	// A few huge ratios (naive, no reuse) would flatten every other bar:
+	// bars above the cap are cut there and carry their value as a label.
 	top := 1.0
+	for _, r := range all {
+		top = max(top, r)
+	}
+	limit := top
+	if p90, err := stats.Percentile(all, 90); err == nil && top > 2*max(p90, 1) {
+		limit = 1.5 * max(p90, 1)
+	}
+	var clipped plotter.XYLabels
 	for j, s := range subs {
 		vals := make(plotter.Values, len(ws))
+		off := float64(j) - float64(len(subs)-1)/2
 		for i, w := range ws {
 			if g := cell[[2]string{w, s}]; g != nil && g.OK > 0 {
-				vals[i] = g.Ratio
-				top = max(top, g.Ratio)
+				vals[i] = min(g.Ratio, limit)
+				if g.Ratio > limit {
+					clipped.XYs = append(clipped.XYs, plotter.XY{X: float64(i) + off*float64(width)/float64(barSlot(len(ws))), Y: limit})
+					clipped.Labels = append(clipped.Labels, fmt.Sprintf("%.3g", g.Ratio))
+				}
 			}
 		}
 		bars, err := plotter.NewBarChart(vals, width)
@@ -202,10 +223,23 @@ func Footprint(file string, gs []*results.Group, kind string) error {
 		}
 		bars.LineStyle.Width = 0
 		bars.Color = plotutil.Color(j)
-		bars.Offset = width * vg.Length(float64(j)-float64(len(subs)-1)/2)
+		bars.Offset = width * vg.Length(off)
 		p.Add(bars)
 		p.Legend.Add(s, bars)
 	}
+	if len(clipped.XYs) > 0 {
+		lab, err := plotter.NewLabels(clipped)
+		if err != nil {
+			return err
+		}
+		for i := range lab.TextStyle {
+			lab.TextStyle[i].Font.Size = vg.Points(6)
+			lab.TextStyle[i].Rotation = math.Pi / 2
+			lab.TextStyle[i].YAlign = draw.YTop
+		}
+		p.Add(lab)
+	}
+	top = limit
 	labels := make([]string, len(ws))
 	for i, w := range ws {
 		labels[i] = shortName(w)
@@ -223,6 +257,12 @@ func Footprint(file string, gs []*results.Group, kind string) error {
 	one.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(one)
 	return save(p, file)
+}
+
+// barSlot approximates the points one workload group spans on the
+// x axis, to place labels over clipped bars.
+func barSlot(groups int) float64 {
+	return math.Max(1, float64(Width-vg.Inch)/float64(max(groups, 1)))
 }
 
 // shortName drops the family prefix of a spec, or the folders of a file
@@ -360,7 +400,9 @@ func Distribution(file string, gs []*results.Group, fam string) error {
 // Layout draws an offset plan as rectangles on time × address, with the
 // live-bytes profile (whose peak is LB_load) as a line.
 func Layout(file string, bufs []workloads.Buffer, offsets []int64, title string) error {
-	p := newPlot(title, "task", "address (bytes)")
+	p := newPlot(title, "task", "address")
+	p.Y.Tick.Marker = byteTicks{}
+	p.X.Tick.Marker = intTicks{}
 	for i, b := range bufs {
 		if b.Size == 0 {
 			continue
@@ -424,6 +466,8 @@ type TimelinePoint struct {
 // bytes over the trace's events.
 func Timeline(file string, pts []TimelinePoint, title string) error {
 	p := newPlot(title, "trace event", "bytes")
+	p.Y.Tick.Marker = byteTicks{}
+	p.X.Tick.Marker = intTicks{}
 	inUse := make(plotter.XYs, len(pts))
 	reserved := make(plotter.XYs, len(pts))
 	for i, q := range pts {
@@ -448,6 +492,60 @@ func Timeline(file string, pts []TimelinePoint, title string) error {
 		p.Legend.Add("in use (requested)", li)
 	}
 	p.Y.Min = 0
+	// Headroom so the legend clears the reserved line.
+	maxR := 0.0
+	for _, q := range pts {
+		maxR = max(maxR, float64(q.Reserved))
+	}
+	p.Y.Max = maxR * 1.2
 	p.Legend.Left = true
 	return save(p, file)
+}
+
+// byteTicks labels an axis of bytes at round multiples of a binary unit
+// (KiB, MiB, GiB, ...).
+type byteTicks struct{}
+
+// Ticks returns about five labelled ticks between min and max.
+func (byteTicks) Ticks(min, max float64) []plot.Tick {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	u, unit := 0, 1.0
+	for unit*1024 <= max && u < len(units)-1 {
+		unit *= 1024
+		u++
+	}
+	step := niceStep((max - min) / unit / 5)
+	var ticks []plot.Tick
+	for v := math.Ceil(min/unit/step) * step; v <= max/unit*(1+1e-9); v += step {
+		ticks = append(ticks, plot.Tick{Value: v * unit, Label: strconv.FormatFloat(v, 'g', 4, 64) + " " + units[u]})
+	}
+	return ticks
+}
+
+// niceStep rounds x up to 1, 2 or 5 times a power of ten.
+func niceStep(x float64) float64 {
+	if x <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// intTicks labels an axis of counts without decimals.
+type intTicks struct{}
+
+// Ticks returns the default tick positions labelled as integers.
+func (intTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(math.Round(ticks[i].Value), 'f', 0, 64)
+		}
+	}
+	return ticks
 }
