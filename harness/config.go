@@ -35,6 +35,9 @@ type Config struct {
 	// Samples is the number of timing samples per cell (default 5), so that
 	// comparisons have enough samples for a significance test.
 	Samples int `toml:"samples" json:"samples"`
+	// MemoryLimit bounds the heap of each worker process ("8G"); a cell
+	// that outgrows it is recorded as oom. 0 means no limit.
+	MemoryLimit ByteSize `toml:"memory_limit" json:"memory_limit,omitzero"`
 	// MaxN maps a subject name (without parameters) to the largest
 	// workload, in buffers, it runs on; larger ones are not run.
 	MaxN map[string]int `toml:"max_n" json:"max_n,omitempty"`
@@ -94,6 +97,37 @@ func (e *Entry) UnmarshalTOML(v any) error {
 	return fmt.Errorf("want a spec string or a table, got %T", v)
 }
 
+// ByteSize is a byte count written as 4096 or "8G" (K/M/G/T binary
+// suffixes) in TOML.
+type ByteSize struct{ Bytes int64 }
+
+// UnmarshalTOML accepts an integer or a string with a suffix.
+func (b *ByteSize) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		if v < 0 {
+			return fmt.Errorf("byte size %d must not be negative", v)
+		}
+		b.Bytes = v
+		return nil
+	case string:
+		n, err := workloads.ParseBytes(v)
+		b.Bytes = n
+		return err
+	}
+	return fmt.Errorf("want a byte size such as 8G, got %T", v)
+}
+
+// MarshalJSON writes the byte count.
+func (b ByteSize) MarshalJSON() ([]byte, error) { return []byte(strconv.FormatInt(b.Bytes, 10)), nil }
+
+// UnmarshalJSON reads a byte count.
+func (b *ByteSize) UnmarshalJSON(data []byte) error {
+	n, err := strconv.ParseInt(string(data), 10, 64)
+	b.Bytes = n
+	return err
+}
+
 // Duration is a time.Duration written as "60s" in TOML and JSON.
 type Duration struct{ time.Duration }
 
@@ -142,7 +176,7 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 		return nil, &workloads.InputError{File: file, Msg: err.Error()}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, &workloads.InputError{File: file, Msg: fmt.Sprintf("unknown key %q (valid: name, seed, repeats, timeout, benchtime, samples, max_n, workloads, strategies, allocators)", und[0].String())}
+		return nil, &workloads.InputError{File: file, Msg: fmt.Sprintf("unknown key %q (valid: name, seed, repeats, timeout, benchtime, samples, memory_limit, max_n, workloads, strategies, allocators)", und[0].String())}
 	}
 	if err := c.fill(); err != nil {
 		return nil, &workloads.InputError{File: file, Msg: err.Error()}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,8 +47,21 @@ func (overlapper) Plan(_ context.Context, p *workloads.Problem) (*strategies.Pla
 	return plan, nil
 }
 
+// hog allocates far more than the test sweep's memory limit.
+type hog struct{}
+
+func (hog) Name() string { return "test-hog" }
+func (hog) Plan(context.Context, *workloads.Problem) (*strategies.Plan, error) {
+	var keep [][]byte
+	for range 256 {
+		keep = append(keep, make([]byte, 4<<20))
+		time.Sleep(time.Millisecond)
+	}
+	return nil, fmt.Errorf("kept %d chunks: the memory limit did not hold", len(keep))
+}
+
 func init() {
-	for _, s := range []strategies.Strategy{sleeper{}, panicker{}, overlapper{}} {
+	for _, s := range []strategies.Strategy{sleeper{}, panicker{}, overlapper{}, hog{}} {
 		strategies.Register(strategies.Info{Name: s.Name(), Kind: strategies.Offsets, Doc: "test only",
 			New: strategies.Simple(func() strategies.Strategy { return s })})
 	}
@@ -168,19 +183,20 @@ func TestSweepEndToEnd(t *testing.T) {
 }
 
 func TestFailuresAreRecorded(t *testing.T) {
-	c := tinyConfig(t, "naive", "test-sleep", "test-panic", "test-overlap")
+	c := tinyConfig(t, "naive", "test-sleep", "test-panic", "test-overlap", "test-hog")
 	c.Timeout.Duration = 500 * time.Millisecond
+	c.MemoryLimit.Bytes = 256 << 20
 	c.Repeats = 1
 	c.Workloads = entries("synthetic/chain?n=12")
 	start := time.Now()
 	out, err := Run(context.Background(), Options{Config: c, Out: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), "3 of 4 cells failed") {
-		t.Fatalf("err = %v, want 3 of 4 cells failed", err)
+	if err == nil || !strings.Contains(err.Error(), "4 of 5 cells failed") {
+		t.Fatalf("err = %v, want 4 of 5 cells failed", err)
 	}
 	if el := time.Since(start); el > 15*time.Second {
 		t.Errorf("sweep took %v; the sleeping cell should be killed after ~1.5s", el)
 	}
-	want := map[string]string{"naive": "ok", "test-sleep": "timeout", "test-panic": "error", "test-overlap": "invalid"}
+	want := map[string]string{"naive": "ok", "test-sleep": "timeout", "test-panic": "error", "test-overlap": "invalid", "test-hog": "oom"}
 	for _, r := range out.Records {
 		if r.Status != want[r.Subject] {
 			t.Errorf("%s: status %s, want %s (%s)", r.Subject, r.Status, want[r.Subject], r.Error)
@@ -192,8 +208,8 @@ func TestFailuresAreRecorded(t *testing.T) {
 			t.Errorf("invalid record lacks the validator's reason: %q", r.Error)
 		}
 	}
-	if len(out.Records) != 4 {
-		t.Errorf("%d records, want 4", len(out.Records))
+	if len(out.Records) != 5 {
+		t.Errorf("%d records, want 5", len(out.Records))
 	}
 }
 
@@ -360,5 +376,46 @@ func TestExampleConfigs(t *testing.T) {
 		if _, err := LoadConfig(p); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
+// TestSummaryGolden runs a tiny fixed sweep and compares its summary.md,
+// less the time tables (times vary run to run), with a golden file.
+func TestSummaryGolden(t *testing.T) {
+	c := tinyConfig(t, "naive", "greedy-by-size", "offset-greedy-by-size")
+	c.Allocators = entries("bfc", "bump")
+	c.Repeats = 1
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), Options{Config: c, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	skip := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "## ") {
+			skip = strings.Contains(line, "time")
+		}
+		if !skip {
+			kept = append(kept, line)
+		}
+	}
+	got := strings.Join(kept, "\n")
+	golden := filepath.Join("testdata", "summary-tiny.md")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(golden, []byte(got), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("summary.md (time tables aside) differs from %s; run with -update to accept:\n%s", golden, got)
 	}
 }

@@ -231,7 +231,7 @@ func runCells(ctx context.Context, o Options, cells []Cell, emit func(results.Re
 			for cell := range queue {
 				if w == nil {
 					var err error
-					if w, err = startWorker(o.Executable); err != nil {
+					if w, err = startWorker(o.Executable, o.Config.MemoryLimit.Bytes); err != nil {
 						errc <- err
 						return
 					}

@@ -11,6 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,8 +21,12 @@ import (
 	"membench/results"
 )
 
-// workerEnv marks a process started as a sweep worker.
-const workerEnv = "MEMBENCH_WORKER"
+// workerEnv marks a process started as a sweep worker; memLimitEnv gives
+// its memory limit in bytes.
+const (
+	workerEnv   = "MEMBENCH_WORKER"
+	memLimitEnv = "MEMBENCH_WORKER_MEMORY_LIMIT"
+)
 
 // IsWorker reports whether this process was started as a sweep worker.
 // Programs that run sweeps call WorkerMain first thing when it is true
@@ -35,6 +42,15 @@ func WorkerMain() int {
 	// Processes a subject starts (exec:PATH planners, which may run
 	// membench) are not workers.
 	os.Unsetenv(workerEnv)
+	if v := os.Getenv(memLimitEnv); v != "" {
+		os.Unsetenv(memLimitEnv)
+		limit, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || limit <= 0 {
+			fmt.Fprintf(os.Stderr, "membench worker: bad %s=%q\n", memLimitEnv, v)
+			return 2
+		}
+		go watchMemory(limit)
+	}
 	out := os.NewFile(3, "records")
 	if out == nil {
 		fmt.Fprintln(os.Stderr, "membench worker: no record pipe on fd 3")
@@ -68,6 +84,21 @@ func WorkerMain() int {
 	}
 }
 
+// watchMemory ends the worker when its heap outgrows limit, so that a
+// runaway cell is recorded as oom instead of taking the machine down. The
+// GC is told the limit too, so garbage alone never trips it.
+func watchMemory(limit int64) {
+	debug.SetMemoryLimit(limit)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	for range time.Tick(5 * time.Millisecond) {
+		metrics.Read(sample)
+		if used := int64(sample[0].Value.Uint64()); used > limit {
+			fmt.Fprintf(os.Stderr, "membench worker: out of memory: %d heap bytes in use, over the sweep's memory_limit of %d\n", used, limit)
+			os.Exit(3)
+		}
+	}
+}
+
 // worker is the parent's handle on one worker process.
 type worker struct {
 	cmd    *exec.Cmd
@@ -79,13 +110,16 @@ type worker struct {
 }
 
 // startWorker re-executes this binary as a worker.
-func startWorker(exe string) (*worker, error) {
+func startWorker(exe string, memLimit int64) (*worker, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), workerEnv+"=1")
+	if memLimit > 0 {
+		cmd.Env = append(cmd.Env, memLimitEnv+"="+strconv.FormatInt(memLimit, 10))
+	}
 	cmd.ExtraFiles = []*os.File{pw}
 	w := &worker{cmd: cmd, lines: make(chan []byte, 1), stderr: &tail{max: 4096}, done: make(chan struct{})}
 	cmd.Stderr = w.stderr
@@ -148,7 +182,9 @@ func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) 
 			if s := w.stderr.String(); s != "" {
 				msg += "\n" + s
 			}
-			if strings.Contains(w.stderr.String(), "out of memory") {
+			// The runtime's or the watchdog's own word, or a SIGKILL that
+			// was not ours: the kernel's OOM killer.
+			if strings.Contains(w.stderr.String(), "out of memory") || killedBySignal(w.err) {
 				return fail(results.StatusOOM, msg)
 			}
 			return fail(results.StatusError, msg)
