@@ -88,6 +88,11 @@ func NewBFC(o BFCOptions) (*BFC, error) {
 		// A double product truncated to an integer, as in TensorFlow.
 		b.maxFrag = int64(o.FragmentationFraction * float64(o.MemoryLimit))
 	}
+	if o.Alignment <= bfcMinAlloc {
+		// Aligned requests need the padding test in set order, which
+		// the large set alone provides; classes serve the common case.
+		b.classes.init(min(classLimit, o.MemoryLimit+bfcMinAlloc))
+	}
 	b.Reset()
 	return b, nil
 }
@@ -96,9 +101,11 @@ func NewBFC(o BFCOptions) (*BFC, error) {
 // Handles are indexes into BFC.chunks and are recycled LIFO like
 // TensorFlow's, so the stale requested size of a recycled chunk matches.
 // The requested sizes live apart in BFC.requested, off the hot path.
+// The record is 32 bytes, two to a cache line.
 type bfcChunk struct {
 	addr, size int64
 	prev, next int32 // physical neighbours in the region
+	fnext      int32 // next free chunk of the same size class, by address
 	bin        int8  // bin holding this free chunk, or bfcNone
 	inUse      bool
 }
@@ -111,18 +118,29 @@ type bfcRegion struct {
 }
 
 // BFC is TensorFlow's best-fit-with-coalescing allocator.
+//
+// The rules are TensorFlow's; the indexes are chosen for speed. Free
+// chunks below classLimit sit in exact size classes found by bitmap scans
+// (best fit is the first non-empty class at or above the request, ties by
+// address within it); larger ones, and classes with many chunks, sit in a
+// small B-tree ordered by (size, address). An address table holds every
+// chunk, so Free finds its chunk with one probe and Alloc touches no
+// table unless it splits.
 type BFC struct {
 	opt     BFCOptions
 	maxFrag int64
 	curr    int64 // curr_region_allocation_bytes_
 
 	chunks    []bfcChunk
-	requested []int64 // per handle: the last request the chunk served
-	unused    int32   // head of the recycled-handle list (linked by next)
-	bins      [bfcNumBins]freeSet
-	nonEmpty  uint32 // bit b set when bins[b] holds a chunk
+	requested []int64             // per handle: the last request the chunk served
+	unused    int32               // head of the recycled-handle list (linked by next)
+	bins      [bfcNumBins]counter // TensorFlow's bins, as counts
+	nonEmpty  uint32              // bit b set when bins[b] holds a chunk
+	classes   sizeClasses         // free chunks below classLimit bytes (alignment <= 256)
+	large     freeSet             // the other free chunks
 	regions   []bfcRegion
-	live      addrTable // start address -> handle of in-use chunks
+	byAddr    addrTable // start address -> handle of every chunk
+	live      counter   // in-use chunks
 	dev       device
 
 	inUse, peakInUse, pool, peakPool, largestAlloc int64
@@ -137,15 +155,16 @@ func (b *BFC) Reset() {
 	} else {
 		b.curr = roundBFC(b.opt.MemoryLimit)
 	}
+	b.classes.clear(b.chunks)
 	b.chunks = b.chunks[:0]
 	b.requested = b.requested[:0]
 	b.unused = bfcNone
-	for i := range b.bins {
-		b.bins[i].clear()
-	}
+	b.large.clear()
+	b.bins = [bfcNumBins]counter{}
 	b.nonEmpty = 0
 	b.regions = b.regions[:0]
-	b.live.clear()
+	b.byAddr.clear()
+	b.live.n = 0
 	b.dev.reset()
 	b.inUse, b.peakInUse, b.pool, b.peakPool, b.largestAlloc = 0, 0, 0, 0, 0
 	b.numAllocs, b.ooms = 0, 0
@@ -190,7 +209,7 @@ func (b *BFC) Alloc(size int64) (Block, error) {
 	c := &b.chunks[h]
 	c.inUse = true
 	b.requested[h] = size
-	b.live.put(c.addr, h)
+	b.live.n++
 	b.numAllocs++
 	b.inUse += c.size
 	b.peakInUse = max(b.peakInUse, b.inUse)
@@ -211,42 +230,33 @@ func (b *BFC) padFor(addr int64) int64 {
 	return roundBFC((addr+a-1)&^(a-1) - addr)
 }
 
-// find removes from its bin and returns the chunk best fit for rounded:
+// find takes out of the free index the chunk best fit for rounded:
 // the smallest with size >= rounded (+ alignment padding), lowest address
 // first; bfcNone if there is none.
 func (b *BFC) find(rounded int64) int32 {
-	first := binFor(rounded)
-	if b.opt.Alignment <= bfcMinAlloc {
-		// Bins partition the size axis, so best fit is a lower bound in
-		// the request's own bin or else the smallest chunk of the next
-		// non-empty bin.
-		bn := first
-		bi, i, ok := b.bins[bn].lowerBound(rounded)
-		if !ok {
-			rest := b.nonEmpty >> (first + 1) << (first + 1)
-			if rest == 0 {
-				return bfcNone
-			}
-			bn, bi, i = bits.TrailingZeros32(rest), 0, 0
-		}
-		h := b.bins[bn].removeAt(bi, i)
-		b.chunks[h].bin = bfcNone
-		if b.bins[bn].n == 0 {
-			b.nonEmpty &^= 1 << bn
+	if b.opt.Alignment > bfcMinAlloc {
+		h := b.large.scanFrom(rounded, func(e fentry) bool { return e.size >= rounded+b.padFor(e.addr) })
+		if h != bfcNone {
+			b.removeFree(h)
 		}
 		return h
 	}
-	for bn := first; bn < bfcNumBins; bn++ {
-		if b.nonEmpty&(1<<bn) == 0 {
-			continue
+	// Best fit is the lowest chunk of the first non-empty class at or
+	// above rounded, which a spilled class keeps in the large set; with
+	// no such class, the large set's first fit is.
+	h, size := b.classes.first(rounded)
+	if h == classSpilled || h == bfcNone {
+		if h == bfcNone {
+			size = rounded
 		}
-		h := b.bins[bn].scanFrom(rounded, func(e fentry) bool { return e.size >= rounded+b.padFor(e.addr) })
-		if h != bfcNone {
-			b.removeFree(h)
-			return h
+		bi, i, ok := b.large.lowerBound(size)
+		if !ok {
+			return bfcNone
 		}
+		h = b.large.blocks[bi][i].h
 	}
-	return bfcNone
+	b.removeFree(h)
+	return h
 }
 
 // carve turns free chunk h (out of its bin) into the chunk to hand out:
@@ -299,6 +309,9 @@ func (b *BFC) split(h int32, n int64) {
 		b.chunks[c.next].prev = nh
 	}
 	c.next = nh
+	if nc.size > 0 {
+		b.byAddr.put(nc.addr, nh)
+	}
 	b.insertFree(nh)
 }
 
@@ -308,6 +321,12 @@ func (b *BFC) merge(h1, h2 int32) {
 	c1.next = c2.next
 	if c2.next != bfcNone {
 		b.chunks[c2.next].prev = h1
+	}
+	if c2.size > 0 {
+		b.byAddr.del(c2.addr, b.chunks)
+		if c1.size == 0 {
+			b.byAddr.put(c1.addr, h1)
+		}
 	}
 	c1.size += c2.size
 	b.deleteChunk(h2)
@@ -332,28 +351,34 @@ func (b *BFC) insertFree(h int32) {
 	c := &b.chunks[h]
 	bn := binFor(c.size)
 	c.bin = int8(bn)
-	b.bins[bn].insert(fentry{size: c.size, addr: c.addr, h: h})
+	b.bins[bn].n++
 	b.nonEmpty |= 1 << bn
+	if !b.classes.insert(b.chunks, h, &b.large) {
+		b.large.insert(fentry{size: c.size, addr: c.addr, h: h})
+	}
 }
 
 func (b *BFC) removeFree(h int32) {
 	c := &b.chunks[h]
 	bn := c.bin
-	b.bins[bn].remove(c.size, c.addr)
 	c.bin = bfcNone
-	if b.bins[bn].n == 0 {
+	if b.bins[bn].n--; b.bins[bn].n == 0 {
 		b.nonEmpty &^= 1 << bn
+	}
+	if !b.classes.remove(b.chunks, h) {
+		b.large.remove(c.size, c.addr)
 	}
 }
 
 // Free releases the chunk starting at offset and coalesces it.
 func (b *BFC) Free(offset int64) error {
-	h, ok := b.live.take(offset)
-	if !ok {
+	h, ok := b.byAddr.get(offset, b.chunks)
+	if !ok || !b.chunks[h].inUse {
 		return fmt.Errorf("bfc: free of offset %d: %w", offset, ErrBadFree)
 	}
 	c := &b.chunks[h]
 	c.inUse = false
+	b.live.n--
 	b.inUse -= c.size
 	b.insertFree(b.coalesce(h))
 	return nil
@@ -381,6 +406,7 @@ func (b *BFC) extend(rounded int64) bool {
 
 	h := b.newChunk()
 	b.chunks[h] = bfcChunk{addr: addr, size: bytes, prev: bfcNone, next: bfcNone, bin: bfcNone}
+	b.byAddr.put(addr, h)
 	// Regions are kept sorted by address; i is where this one goes.
 	i := 0
 	for i < len(b.regions) && b.regions[i].addr < addr {
@@ -438,6 +464,9 @@ func (b *BFC) collectFreeRegions(rounded int64) bool {
 			if b.chunks[h].bin != bfcNone {
 				b.removeFree(h)
 			}
+			if b.chunks[h].size > 0 {
+				b.byAddr.del(b.chunks[h].addr, b.chunks)
+			}
 			b.deleteChunk(h)
 			h = next
 		}
@@ -449,10 +478,11 @@ func (b *BFC) collectFreeRegions(rounded int64) bool {
 }
 
 func (b *BFC) largestFree() int64 {
-	if b.nonEmpty == 0 {
-		return 0
+	var n int64
+	if b.large.n > 0 {
+		n = b.large.last().size
 	}
-	return b.bins[bits.Len32(b.nonEmpty)-1].last().size
+	return max(n, b.classes.largest())
 }
 
 // Stats returns BFC's counters: InUse counts chunk bytes, Reserved is
@@ -483,7 +513,184 @@ func BFCFragmentation(s Stats) float64 {
 	return float64(avail-s.LargestFreeChunk) / float64(avail)
 }
 
-// fentry is a free chunk in a bin, ordered by (size, addr).
+// counter counts chunks: the free ones in one of TensorFlow's bins, or
+// the in-use ones. Bins partition the size axis, so the search itself runs
+// on size classes and the large set; the counts keep TensorFlow's bin
+// bookkeeping visible.
+type counter struct{ n int }
+
+const (
+	// classLimit: free chunks smaller than this sit in exact size classes.
+	classLimit = 16 << 20
+	// classList is the most chunks a class lists before it spills them
+	// into the large set, which bounds every list walk.
+	classList    = 8
+	classSpilled = -2
+)
+
+// classSlot is one exact size class: a list of free chunks by address,
+// linked through bfcChunk.fnext, or, once it spilled, a count of its
+// chunks in the large set. The zero value is an empty class, so the slot
+// array needs no setup. The bitmaps mark the classes with n != 0.
+type classSlot struct {
+	head int32 // lowest-address chunk, when n > 0
+	n    int32 // chunks listed (> 0), or minus the chunks spilled (< 0)
+}
+
+// sizeClasses holds free chunks by exact size (size/256) with a
+// three-level bitmap of non-empty classes, so best fit is a few bit scans
+// and the head of a list: TLSF's idea with one class per 256 bytes. The
+// bitmap has at most 64*64*64 classes, so classLimit <= 64 MiB.
+type sizeClasses struct {
+	slots []classSlot // nil when classes are off
+	l0    []uint64    // bit k: class k holds a chunk
+	l1    []uint64    // bit i: l0[i] != 0
+	l2    uint64      // bit j: l1[j] != 0
+}
+
+// init sets up classes for every chunk size below limit.
+func (sc *sizeClasses) init(limit int64) {
+	n := int((limit+bfcMinAlloc-1)>>8+63) &^ 63
+	sc.slots = make([]classSlot, n)
+	sc.l0 = make([]uint64, n/64)
+	sc.l1 = make([]uint64, (len(sc.l0)+63)/64)
+}
+
+func (sc *sizeClasses) clear(chunks []bfcChunk) {
+	if sc.slots == nil {
+		return
+	}
+	for i := range chunks {
+		if k := chunks[i].size >> 8; chunks[i].bin != bfcNone && k < int64(len(sc.slots)) {
+			sc.slots[k] = classSlot{}
+		}
+	}
+	clear(sc.l0)
+	clear(sc.l1)
+	sc.l2 = 0
+}
+
+func (sc *sizeClasses) mark(k int64) {
+	sc.l0[k>>6] |= 1 << (k & 63)
+	sc.l1[k>>12] |= 1 << ((k >> 6) & 63)
+	sc.l2 |= 1 << (k >> 12)
+}
+
+func (sc *sizeClasses) unmark(k int64) {
+	if sc.l0[k>>6] &^= 1 << (k & 63); sc.l0[k>>6] == 0 {
+		if sc.l1[k>>12] &^= 1 << ((k >> 6) & 63); sc.l1[k>>12] == 0 {
+			sc.l2 &^= 1 << (k >> 12)
+		}
+	}
+}
+
+// first returns the head of the smallest non-empty class holding chunks
+// of at least size bytes (classSpilled for a spilled one), and that
+// class's size; bfcNone if there is none.
+func (sc *sizeClasses) first(size int64) (int32, int64) {
+	k := size >> 8
+	if k >= int64(len(sc.slots)) {
+		return bfcNone, 0
+	}
+	w := k >> 6
+	m := sc.l0[w] & (^uint64(0) << (k & 63))
+	if m == 0 {
+		w++
+		i := w >> 6
+		var m1 uint64
+		if i < int64(len(sc.l1)) {
+			m1 = sc.l1[i] & (^uint64(0) << (w & 63))
+		}
+		if m1 == 0 {
+			m2 := sc.l2 & (^uint64(0) << (i + 1))
+			if i+1 >= 64 || m2 == 0 {
+				return bfcNone, 0
+			}
+			i = int64(bits.TrailingZeros64(m2))
+			m1 = sc.l1[i]
+		}
+		w = i<<6 + int64(bits.TrailingZeros64(m1))
+		m = sc.l0[w]
+	}
+	k = w<<6 + int64(bits.TrailingZeros64(m))
+	if sc.slots[k].n < 0 {
+		return classSpilled, k << 8
+	}
+	return sc.slots[k].head, k << 8
+}
+
+// largest returns the size of the largest non-empty class, or 0.
+func (sc *sizeClasses) largest() int64 {
+	if sc.l2 == 0 {
+		return 0
+	}
+	i := 63 - bits.LeadingZeros64(sc.l2)
+	w := i<<6 + 63 - bits.LeadingZeros64(sc.l1[i])
+	return int64(w<<6+63-bits.LeadingZeros64(sc.l0[w])) << 8
+}
+
+// insert lists free chunk h in its class and reports whether it did; if
+// not, h belongs in the large set (a big chunk or a spilled class), and a
+// class that spills now has moved its list there.
+func (sc *sizeClasses) insert(chunks []bfcChunk, h int32, large *freeSet) bool {
+	c := &chunks[h]
+	k := c.size >> 8
+	if k >= int64(len(sc.slots)) {
+		return false
+	}
+	s := &sc.slots[k]
+	switch {
+	case s.n == 0:
+		sc.mark(k)
+		c.fnext = bfcNone
+		s.head, s.n = h, 1
+		return true
+	case s.n < 0:
+		s.n--
+		return false
+	case s.n == classList:
+		for x := s.head; x != bfcNone; x = chunks[x].fnext {
+			large.insert(fentry{size: chunks[x].size, addr: chunks[x].addr, h: x})
+		}
+		s.n = -(classList + 1)
+		return false
+	}
+	p := &s.head
+	for *p != bfcNone && chunks[*p].addr < c.addr {
+		p = &chunks[*p].fnext
+	}
+	c.fnext = *p
+	*p = h
+	s.n++
+	return true
+}
+
+// remove unlists free chunk h and reports whether it was listed; if not,
+// it is in the large set.
+func (sc *sizeClasses) remove(chunks []bfcChunk, h int32) bool {
+	k := chunks[h].size >> 8
+	if k >= int64(len(sc.slots)) {
+		return false
+	}
+	s := &sc.slots[k]
+	if s.n < 0 {
+		if s.n++; s.n == 0 {
+			sc.unmark(k)
+		}
+		return false
+	}
+	p := &s.head
+	for *p != h {
+		p = &chunks[*p].fnext
+	}
+	*p = chunks[h].fnext
+	if s.n--; s.n == 0 {
+		sc.unmark(k)
+	}
+	return true
+}
+
+// fentry is a free chunk in the large set, ordered by (size, addr).
 type fentry struct {
 	size, addr int64
 	h          int32
@@ -494,10 +701,13 @@ func (e fentry) less(size, addr int64) bool {
 }
 
 // freeSet is an ordered set of free chunks: a list of sorted blocks of at
-// most setBlock entries (a two-level B-tree), so insert and remove move at
-// most one small block and lookups are two binary searches.
+// most setBlock entries (a two-level B-tree), with the last key of every
+// block mirrored in one array so finding a block touches no block. Blocks
+// are small enough to scan linearly, which beats a binary search's
+// mispredicted branches.
 type freeSet struct {
 	blocks [][]fentry
+	lasts  []fentry   // lasts[i] is the last entry of blocks[i]
 	spare  [][]fentry // emptied blocks kept for reuse
 	n      int
 }
@@ -509,42 +719,39 @@ func (s *freeSet) clear() {
 		s.spare = append(s.spare, bl[:0])
 	}
 	s.blocks = s.blocks[:0]
+	s.lasts = s.lasts[:0]
 	s.n = 0
 }
 
 // blockFor returns the first block whose last entry is not less than
 // (size, addr), or len(blocks).
 func (s *freeSet) blockFor(size, addr int64) int {
-	lo, hi := 0, len(s.blocks)
-	for lo < hi {
+	lo, hi := 0, len(s.lasts)
+	for hi-lo > 8 {
 		m := int(uint(lo+hi) >> 1)
-		bl := s.blocks[m]
-		if bl[len(bl)-1].less(size, addr) {
+		if s.lasts[m].less(size, addr) {
 			lo = m + 1
 		} else {
 			hi = m
 		}
+	}
+	for lo < hi && s.lasts[lo].less(size, addr) {
+		lo++
 	}
 	return lo
 }
 
 // searchBlock returns the index of the first entry not less than (size,
-// addr): a binary search down to a few entries, then a scan, which
-// mispredicts less on small blocks.
+// addr).
 func searchBlock(bl []fentry, size, addr int64) int {
-	lo, hi := 0, len(bl)
-	for hi-lo > 8 {
-		m := int(uint(lo+hi) >> 1)
-		if bl[m].less(size, addr) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	i := 0
+	for i < len(bl) && bl[i].size < size {
+		i++
 	}
-	for lo < hi && bl[lo].less(size, addr) {
-		lo++
+	for i < len(bl) && bl[i].size == size && bl[i].addr < addr {
+		i++
 	}
-	return lo
+	return i
 }
 
 func (s *freeSet) newBlock() []fentry {
@@ -560,6 +767,7 @@ func (s *freeSet) insert(e fentry) {
 	s.n++
 	if len(s.blocks) == 0 {
 		s.blocks = append(s.blocks, append(s.newBlock(), e))
+		s.lasts = append(s.lasts, e)
 		return
 	}
 	bi := s.blockFor(e.size, e.addr)
@@ -568,19 +776,28 @@ func (s *freeSet) insert(e fentry) {
 	}
 	bl := s.blocks[bi]
 	i := searchBlock(bl, e.size, e.addr)
-	bl = append(bl, fentry{})
-	copy(bl[i+1:], bl[i:])
+	// Shift by hand: blocks are short, and this skips a memmove call.
+	bl = bl[:len(bl)+1]
+	for j := len(bl) - 1; j > i; j-- {
+		bl[j] = bl[j-1]
+	}
 	bl[i] = e
 	if len(bl) <= setBlock {
 		s.blocks[bi] = bl
+		s.lasts[bi] = bl[len(bl)-1]
 		return
 	}
 	// Split a full block in two halves.
 	hi := append(s.newBlock(), bl[setBlock/2:]...)
-	s.blocks[bi] = bl[:setBlock/2]
+	lo := bl[:setBlock/2]
+	s.blocks[bi] = lo
+	s.lasts[bi] = lo[len(lo)-1]
 	s.blocks = append(s.blocks, nil)
 	copy(s.blocks[bi+2:], s.blocks[bi+1:])
 	s.blocks[bi+1] = hi
+	s.lasts = append(s.lasts, fentry{})
+	copy(s.lasts[bi+2:], s.lasts[bi+1:])
+	s.lasts[bi+1] = hi[len(hi)-1]
 }
 
 func (s *freeSet) remove(size, addr int64) {
@@ -592,17 +809,22 @@ func (s *freeSet) remove(size, addr int64) {
 func (s *freeSet) removeAt(bi, i int) int32 {
 	bl := s.blocks[bi]
 	h := bl[i].h
-	copy(bl[i:], bl[i+1:])
+	for j := i + 1; j < len(bl); j++ {
+		bl[j-1] = bl[j]
+	}
 	bl = bl[:len(bl)-1]
 	s.n--
 	if len(bl) > 0 {
 		s.blocks[bi] = bl
+		s.lasts[bi] = bl[len(bl)-1]
 		return h
 	}
 	s.spare = append(s.spare, bl)
 	copy(s.blocks[bi:], s.blocks[bi+1:])
 	s.blocks[len(s.blocks)-1] = nil
 	s.blocks = s.blocks[:len(s.blocks)-1]
+	copy(s.lasts[bi:], s.lasts[bi+1:])
+	s.lasts = s.lasts[:len(s.lasts)-1]
 	return h
 }
 
@@ -630,107 +852,114 @@ func (s *freeSet) scanFrom(size int64, ok func(fentry) bool) int32 {
 	return bfcNone
 }
 
-func (s *freeSet) last() fentry {
-	bl := s.blocks[len(s.blocks)-1]
-	return bl[len(bl)-1]
-}
+func (s *freeSet) last() fentry { return s.lasts[len(s.lasts)-1] }
 
-// addrTable maps the start address of each in-use chunk to its handle:
-// open addressing with linear probing and backward-shift deletion, so Free
+// addrTable maps the start address of every chunk to its handle: open
+// addressing with linear probing and backward-shift deletion, so Free
 // finds its chunk without a per-256-byte index over the whole region.
+// Free chunks stay in it, so it changes only on splits and merges, not
+// on every Alloc and Free. Empty chunks (a split with maxFrag 0 of an
+// exact fit) share their successor's address and are left out.
+// A slot holds only the handle and the low 32 bits of addr/256 (8 bytes,
+// so the table stays cache resident); a tag match is confirmed on the
+// chunk itself, which Free reads next anyway.
 type addrTable struct {
 	slots []addrSlot
 	n     int
 	shift uint8
 }
 
-// addrSlot keeps key and value on one cache line; key -1 marks it empty.
 type addrSlot struct {
-	key int64
-	val int32
+	tag uint32
+	h   int32 // bfcNone marks an empty slot
 }
 
 func (t *addrTable) clear() {
 	for i := range t.slots {
-		t.slots[i].key = -1
+		t.slots[i].h = bfcNone
 	}
 	t.n = 0
 }
 
-func (t *addrTable) home(k int64) int {
-	return int((uint64(k>>8) * 0x9E3779B97F4A7C15) >> t.shift)
+func (t *addrTable) home(tag uint32) int {
+	return int((tag * 0x9E3779B1) >> t.shift)
 }
 
 func (t *addrTable) grow() {
 	old := t.slots
 	size := max(64, 2*len(old))
 	t.slots = make([]addrSlot, size)
-	t.shift = uint8(64 - bits.TrailingZeros(uint(size)))
-	t.n = 0
+	t.shift = uint8(32 - bits.TrailingZeros(uint(size)))
 	for i := range t.slots {
-		t.slots[i].key = -1
+		t.slots[i].h = bfcNone
 	}
+	mask := size - 1
 	for _, sl := range old {
-		if sl.key >= 0 {
-			t.put(sl.key, sl.val)
+		if sl.h != bfcNone {
+			i := t.home(sl.tag)
+			for t.slots[i].h != bfcNone {
+				i = (i + 1) & mask
+			}
+			t.slots[i] = sl
 		}
 	}
 }
 
-// put adds k, which must not be in the table.
-func (t *addrTable) put(k int64, v int32) {
+// put adds the chunk h starting at addr, which must not be in the table.
+func (t *addrTable) put(addr int64, h int32) {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
+	tag := uint32(addr >> 8)
 	mask := len(t.slots) - 1
-	i := t.home(k)
-	for t.slots[i].key >= 0 {
+	i := t.home(tag)
+	for t.slots[i].h != bfcNone {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = addrSlot{k, v}
+	t.slots[i] = addrSlot{tag, h}
 	t.n++
 }
 
-func (t *addrTable) get(k int64) (int32, bool) {
-	if i := t.find(k); i >= 0 {
-		return t.slots[i].val, true
-	}
-	return 0, false
-}
-
-func (t *addrTable) find(k int64) int {
-	if len(t.slots) == 0 || k < 0 {
+// find returns the slot of the chunk starting at addr, or -1.
+func (t *addrTable) find(addr int64, chunks []bfcChunk) int {
+	if len(t.slots) == 0 || addr < 0 || addr&(bfcMinAlloc-1) != 0 {
 		return -1
 	}
+	tag := uint32(addr >> 8)
 	mask := len(t.slots) - 1
-	for i := t.home(k); ; i = (i + 1) & mask {
-		switch t.slots[i].key {
-		case k:
-			return i
-		case -1:
+	for i := t.home(tag); ; i = (i + 1) & mask {
+		sl := t.slots[i]
+		if sl.h == bfcNone {
 			return -1
+		}
+		if sl.tag == tag && chunks[sl.h].addr == addr {
+			return i
 		}
 	}
 }
 
-// take removes k and returns its value.
-func (t *addrTable) take(k int64) (int32, bool) {
-	i := t.find(k)
+// get returns the handle of the chunk starting at addr.
+func (t *addrTable) get(addr int64, chunks []bfcChunk) (int32, bool) {
+	i := t.find(addr, chunks)
 	if i < 0 {
 		return 0, false
 	}
-	v := t.slots[i].val
+	return t.slots[i].h, true
+}
+
+// del removes the chunk starting at addr, which must be in the table.
+func (t *addrTable) del(addr int64, chunks []bfcChunk) {
+	i := t.find(addr, chunks)
 	mask := len(t.slots) - 1
 	// Shift later entries of the probe run back into the hole.
-	for j := (i + 1) & mask; t.slots[j].key >= 0; j = (j + 1) & mask {
-		if h := t.home(t.slots[j].key); (j-h)&mask >= (j-i)&mask {
+	for j := (i + 1) & mask; t.slots[j].h != bfcNone; j = (j + 1) & mask {
+		if k := t.home(t.slots[j].tag); (j-k)&mask >= (j-i)&mask {
 			t.slots[i] = t.slots[j]
 			i = j
 		}
 	}
-	t.slots[i].key = -1
+	t.slots[i].h = bfcNone
 	t.n--
-	return v, true
 }
 
 // device is the simulated device the reference replays ran on: one

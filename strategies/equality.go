@@ -29,12 +29,10 @@ func (equality) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 func equalityAssign(ctx context.Context, bufs []workloads.Buffer) ([]int, []int64, error) {
 	n := len(bufs)
 	ids := make([]int, n)
-	sizes := []int64{}
 	// The per-size stacks of free objects are singly linked lists through
-	// next (indexed by object id), headed in a hash table slot per size.
+	// objs (indexed by object id), headed in a hash table slot per size.
 	pool := newSizeTable(n)
-	next := make([]int32, 0, n)
-	objSlot := make([]int32, 0, n)
+	objs := make([]equalityObject, 0, n)
 	start, released := releaseLists(bufs)
 	var batch []releasedObject
 	for i, b := range bufs {
@@ -51,23 +49,32 @@ func equalityAssign(ctx context.Context, bufs []workloads.Buffer) ([]int, []int6
 		}
 		sortReleased(batch)
 		for _, r := range batch {
-			slot := objSlot[r.id]
-			next[r.id] = pool.slots[slot].head
-			pool.slots[slot].head = r.id
+			o := &objs[r.id]
+			o.next = pool.slots[o.slot].head
+			pool.slots[o.slot].head = r.id
 		}
 		slot := pool.find(b.Size)
 		id := pool.slots[slot].head
 		if id >= 0 {
-			pool.slots[slot].head = next[id]
+			pool.slots[slot].head = objs[id].next
 		} else {
-			id = int32(len(sizes))
-			sizes = append(sizes, b.Size)
-			next = append(next, -1)
-			objSlot = append(objSlot, slot)
+			id = int32(len(objs))
+			objs = append(objs, equalityObject{next: -1, slot: slot})
 		}
 		ids[i] = int(id)
 	}
+	// An object's size is its slot's key: the size of every tensor in it.
+	sizes := make([]int64, len(objs))
+	for k, o := range objs {
+		sizes[k] = pool.slots[o.slot].key
+	}
 	return ids, sizes, nil
+}
+
+// equalityObject is an object's link in its size's stack of free objects
+// and the table slot of its size.
+type equalityObject struct {
+	next, slot int32
 }
 
 // sizeTable is an open-addressing hash table from a size to the head of
