@@ -99,45 +99,17 @@ func parseBFCFixture(t *testing.T, path string) *bfcFixture {
 	return fx
 }
 
-// readTraceFile reads an a/f/v trace. It stands in for workloads.Load
-// until the trace reader lands.
+// readTraceFile reads a trace with the workloads package's reader.
 func readTraceFile(t testing.TB, path string) *workloads.Trace {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &workloads.Trace{Name: path}
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		p := strings.Split(line, ",")
-		if len(p) < 2 {
-			t.Fatalf("%s:%d: bad event %q", path, i+1, line)
-		}
-		id, err := strconv.Atoi(p[1])
-		if err != nil {
-			t.Fatalf("%s:%d: bad id %q", path, i+1, line)
-		}
-		ev := workloads.Event{ID: id}
-		switch p[0] {
-		case "a":
-			ev.Kind = workloads.Alloc
-			ev.Size, err = strconv.ParseInt(p[2], 10, 64)
-		case "f":
-			ev.Kind = workloads.Free
-		case "v":
-			ev.Kind = workloads.View
-			ev.Of, err = strconv.Atoi(p[2])
-		default:
-			err = fmt.Errorf("unknown kind")
-		}
-		if err != nil {
-			t.Fatalf("%s:%d: bad event %q", path, i+1, line)
-		}
-		tr.Events = append(tr.Events, ev)
+	defer f.Close()
+	tr, err := workloads.ReadTrace(f, path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return tr
 }
