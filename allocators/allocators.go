@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
-	"sync"
 
 	"membench/workloads"
 )
@@ -66,49 +64,23 @@ type Info struct {
 }
 
 var (
-	mu        sync.RWMutex
-	registry  = map[string]Info{}
-	validName = regexp.MustCompile(`^[a-z0-9-]+$`)
+	registry = workloads.NewTable[Info]("allocators", regexp.MustCompile(`^[a-z0-9-]+$`))
 )
 
 // Register makes an allocator factory available by name. It panics on a
 // duplicate or invalid name.
 func Register(info Info) {
-	mu.Lock()
-	defer mu.Unlock()
-	if !validName.MatchString(info.Name) {
-		panic(fmt.Sprintf("allocators: invalid name %q (want [a-z0-9-]+)", info.Name))
-	}
 	if info.New == nil {
 		panic(fmt.Sprintf("allocators: %s registered without New", info.Name))
 	}
-	if _, dup := registry[info.Name]; dup {
-		panic(fmt.Sprintf("allocators: Register called twice for %s", info.Name))
-	}
-	registry[info.Name] = info
+	registry.Add(info.Name, info)
 }
 
 // All returns every registered allocator, sorted by name.
-func All() []Info {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make([]Info, 0, len(registry))
-	for _, in := range registry {
-		out = append(out, in)
-	}
-	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
+func All() []Info { return registry.All() }
 
 // Names returns the registered names, sorted.
-func Names() []string {
-	all := All()
-	names := make([]string, len(all))
-	for i, in := range all {
-		names[i] = in.Name
-	}
-	return names
-}
+func Names() []string { return registry.Names() }
 
 // Factory builds fresh allocators of one spec.
 type Factory struct {
@@ -136,9 +108,7 @@ func Lookup(spec string) (*Factory, error) {
 	if err != nil {
 		return nil, err
 	}
-	mu.RLock()
-	info, ok := registry[sp.Name]
-	mu.RUnlock()
+	info, ok := registry.Get(sp.Name)
 	if !ok {
 		return nil, workloads.Usagef("unknown allocator %q (valid: %s)", sp.Name, strings.Join(Names(), ", "))
 	}

@@ -25,7 +25,7 @@ func WriteSummary(w io.Writer, title string, recs []Record) error {
 		if len(gs) == 0 {
 			continue
 		}
-		workloads, subjects := axes(gs)
+		workloads, subjects := Axes(gs)
 		cell := map[[2]string]*Group{}
 		for _, g := range gs {
 			cell[[2]string{g.Workload, g.Subject}] = g
@@ -47,7 +47,9 @@ func WriteSummary(w io.Writer, title string, recs []Record) error {
 	return err
 }
 
-func axes(gs []*Group) (workloads, subjects []string) {
+// Axes returns the workloads and subjects of groups, each in order of
+// first appearance: the rows and columns of tables and figures.
+func Axes(gs []*Group) (workloads, subjects []string) {
 	seenW, seenS := map[string]bool{}, map[string]bool{}
 	for _, g := range gs {
 		if !seenW[g.Workload] {

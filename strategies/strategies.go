@@ -8,9 +8,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
-	"sync"
 
 	"membench/workloads"
 )
@@ -61,9 +59,7 @@ type Info struct {
 }
 
 var (
-	mu        sync.RWMutex
-	registry  = map[string]Info{}
-	validName = regexp.MustCompile(`^[a-z0-9-]+$`)
+	registry = workloads.NewTable[Info]("strategies", regexp.MustCompile(`^[a-z0-9-]+$`))
 	// execHook builds `exec:PATH` strategies when the exec support is linked in.
 	execHook func(spec string) (Strategy, error)
 )
@@ -71,18 +67,10 @@ var (
 // Register makes a strategy available by name. It panics on a duplicate or
 // invalid name (names match [a-z0-9-]+), like database/sql drivers.
 func Register(info Info) {
-	mu.Lock()
-	defer mu.Unlock()
-	if !validName.MatchString(info.Name) {
-		panic(fmt.Sprintf("strategies: invalid name %q (want [a-z0-9-]+)", info.Name))
-	}
 	if info.New == nil {
 		panic(fmt.Sprintf("strategies: %s registered without New", info.Name))
 	}
-	if _, dup := registry[info.Name]; dup {
-		panic(fmt.Sprintf("strategies: Register called twice for %s", info.Name))
-	}
-	registry[info.Name] = info
+	registry.Add(info.Name, info)
 }
 
 // Simple wraps a parameterless strategy constructor for Info.New.
@@ -90,43 +78,24 @@ func Simple(f func() Strategy) func(*workloads.Args) (Strategy, error) {
 	return func(*workloads.Args) (Strategy, error) { return f(), nil }
 }
 
-// SetExecHook installs the builder of `exec:PATH` strategies.
+// SetExecHook installs the builder of `exec:PATH` strategies. Call it from
+// init(), before any Lookup.
 func SetExecHook(f func(spec string) (Strategy, error)) {
-	mu.Lock()
-	defer mu.Unlock()
 	execHook = f
 }
 
 // All returns every registered strategy, sorted by name.
-func All() []Info {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make([]Info, 0, len(registry))
-	for _, in := range registry {
-		out = append(out, in)
-	}
-	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
+func All() []Info { return registry.All() }
 
 // Names returns the registered names, sorted.
-func Names() []string {
-	all := All()
-	names := make([]string, len(all))
-	for i, in := range all {
-		names[i] = in.Name
-	}
-	return names
-}
+func Names() []string { return registry.Names() }
 
 // Lookup builds the strategy named by spec (`NAME` or `NAME?key=value&...`,
 // or `exec:PATH`). Unknown names and parameters are UsageErrors that list
 // the valid ones.
 func Lookup(spec string) (Strategy, error) {
 	if strings.HasPrefix(spec, "exec:") {
-		mu.RLock()
 		h := execHook
-		mu.RUnlock()
 		if h == nil {
 			return nil, workloads.Usagef("exec strategies are not available in this build")
 		}
@@ -136,9 +105,7 @@ func Lookup(spec string) (Strategy, error) {
 	if err != nil {
 		return nil, err
 	}
-	mu.RLock()
-	info, ok := registry[sp.Name]
-	mu.RUnlock()
+	info, ok := registry.Get(sp.Name)
 	if !ok {
 		return nil, workloads.Usagef("unknown strategy %q (valid: %s, exec:PATH)", sp.Name, strings.Join(Names(), ", "))
 	}

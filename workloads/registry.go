@@ -3,9 +3,6 @@ package workloads
 import (
 	"fmt"
 	"regexp"
-	"slices"
-	"strings"
-	"sync"
 )
 
 // Info describes a registered workload generator.
@@ -20,45 +17,19 @@ type Info struct {
 	New func(args *Args) (*Problem, error)
 }
 
-var (
-	regMu     sync.RWMutex
-	registry  = map[string]Info{}
-	validName = regexp.MustCompile(`^[a-z0-9-]+(/[a-z0-9-]+)*$`)
-)
+var registry = NewTable[Info]("workloads", regexp.MustCompile(`^[a-z0-9-]+(/[a-z0-9-]+)*$`))
 
 // Register makes a workload available by name. It panics on a duplicate or
 // invalid name.
 func Register(info Info) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if !validName.MatchString(info.Name) {
-		panic(fmt.Sprintf("workloads: invalid name %q", info.Name))
-	}
 	if info.New == nil {
 		panic(fmt.Sprintf("workloads: %s registered without New", info.Name))
 	}
-	if _, dup := registry[info.Name]; dup {
-		panic(fmt.Sprintf("workloads: Register called twice for %s", info.Name))
-	}
-	registry[info.Name] = info
+	registry.Add(info.Name, info)
 }
 
 // All returns every registered workload, sorted by name.
-func All() []Info {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	out := make([]Info, 0, len(registry))
-	for _, in := range registry {
-		out = append(out, in)
-	}
-	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
+func All() []Info { return registry.All() }
 
 // Lookup returns the registered workload info for name.
-func Lookup(name string) (Info, bool) {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	in, ok := registry[name]
-	return in, ok
-}
+func Lookup(name string) (Info, bool) { return registry.Get(name) }

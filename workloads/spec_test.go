@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -75,3 +76,40 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestTable(t *testing.T) {
+	tab := NewTable[int]("things", validName())
+	tab.Add("b", 2)
+	tab.Add("a", 1)
+	if got := tab.Names(); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("Names = %v", got)
+	}
+	if all := tab.All(); all[0] != 1 || all[1] != 2 {
+		t.Errorf("All = %v", all)
+	}
+	if v, ok := tab.Get("b"); !ok || v != 2 {
+		t.Errorf("Get(b) = %v, %v", v, ok)
+	}
+	for _, tc := range []struct{ name, want string }{{"a", "things: Register called twice for a"}, {"A b", "things: invalid name"}} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(r.(string), tc.want) {
+					t.Errorf("Add(%q): panic %v, want %q", tc.name, r, tc.want)
+				}
+			}()
+			tab.Add(tc.name, 0)
+		}()
+	}
+	// The workload registry uses one: family/name names.
+	func() {
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(r.(string), "Register called twice") {
+				t.Errorf("duplicate workload: panic %v", r)
+			}
+		}()
+		Register(Info{Name: "test/dup", New: func(*Args) (*Problem, error) { return &Problem{}, nil }})
+		Register(Info{Name: "test/dup", New: func(*Args) (*Problem, error) { return &Problem{}, nil }})
+	}()
+}
+
+func validName() *regexp.Regexp { return regexp.MustCompile(`^[a-z]+$`) }

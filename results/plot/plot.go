@@ -156,26 +156,11 @@ func slug(s string) string {
 	}, strings.ToLower(s))
 }
 
-func axesOf(gs []*results.Group) (workloads, subjects []string) {
-	seenW, seenS := map[string]bool{}, map[string]bool{}
-	for _, g := range gs {
-		if !seenW[g.Workload] {
-			seenW[g.Workload] = true
-			workloads = append(workloads, g.Workload)
-		}
-		if !seenS[g.Subject] {
-			seenS[g.Subject] = true
-			subjects = append(subjects, g.Subject)
-		}
-	}
-	return workloads, subjects
-}
-
 // Footprint draws grouped bars of footprint / LB_load per workload (groups)
 // and subject (bars), the memory-planning papers' figure. Failed cells
 // leave a gap.
 func Footprint(file string, gs []*results.Group, kind string) error {
-	ws, subs := axesOf(gs)
+	ws, subs := results.Axes(gs)
 	ylabel := "footprint / LB_load"
 	title := "Footprint relative to the lower bound"
 	if kind == results.KindAllocator {
