@@ -1,8 +1,6 @@
 package strategies
 
 import (
-	"context"
-	"slices"
 	"testing"
 
 	"membench/workloads"
@@ -36,12 +34,7 @@ func refEquality(bufs []workloads.Buffer) ([]int, []int64) {
 }
 
 func TestEquality(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		bufs  [][3]int64 // size, first, last
-		ids   []int
-		sizes []int64
-	}{
+	runObjectCases(t, equality{}, []objectCase{
 		// Upstream Model.ChainRecords.
 		{"chain", [][3]int64{{16, 0, 1}, {8, 1, 2}, {64, 2, 3}, {32, 3, 4}, {8, 4, 5}}, []int{0, 1, 2, 3, 1}, []int64{16, 8, 64, 32}},
 		// Objects 0 (free after 1) and 1 (free after 2) are both free at
@@ -53,22 +46,7 @@ func TestEquality(t *testing.T) {
 		{"exact only", [][3]int64{{16, 0, 0}, {8, 1, 1}, {16, 2, 2}}, []int{0, 1, 0}, []int64{16, 8}},
 		// Adjacent lifetimes conflict.
 		{"adjacent", [][3]int64{{8, 0, 1}, {8, 1, 2}, {8, 2, 3}}, []int{0, 1, 0}, []int64{8, 8}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			p := &workloads.Problem{}
-			for i, r := range c.bufs {
-				p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: r[0], First: int(r[1]), Last: int(r[2])})
-			}
-			plan, err := equality{}.Plan(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(plan.ObjectIDs, c.ids) || !slices.Equal(plan.ObjectSizes, c.sizes) {
-				t.Errorf("got %v %v, want %v %v", plan.ObjectIDs, plan.ObjectSizes, c.ids, c.sizes)
-			}
-			checkPlan(t, p, plan)
-		})
-	}
+	})
 }
 
 func TestEqualityMatchesReference(t *testing.T) { compareWithRef(t, equality{}, refEquality) }

@@ -2,7 +2,6 @@ package strategies
 
 import (
 	"cmp"
-	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -61,12 +60,7 @@ func refGreedyInOrder(bufs []workloads.Buffer) ([]int, []int64) {
 }
 
 func TestGreedyInOrder(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		bufs  [][3]int64 // size, first, last
-		ids   []int
-		sizes []int64
-	}{
+	runObjectCases(t, greedyInOrder{}, []objectCase{
 		// Upstream Model.ChainRecords and Model.ComplexRecords.
 		{"chain", [][3]int64{{16, 0, 1}, {8, 1, 2}, {64, 2, 3}, {32, 3, 4}, {8, 4, 5}}, []int{0, 1, 0, 1, 0}, []int64{64, 32}},
 		{"complex", [][3]int64{{32, 0, 1}, {32, 1, 4}, {8, 2, 5}, {16, 3, 5}, {8, 4, 5}, {64, 5, 7}, {8, 6, 8}, {8, 7, 8}, {16, 8, 9}},
@@ -79,22 +73,7 @@ func TestGreedyInOrder(t *testing.T) {
 		{"ge ties", [][3]int64{{8, 0, 1}, {8, 0, 0}, {8, 2, 2}}, []int{0, 1, 0}, []int64{8, 8}},
 		// ... and among equal sizes < s the highest id.
 		{"lt ties", [][3]int64{{8, 0, 0}, {8, 0, 1}, {9, 2, 2}}, []int{0, 1, 1}, []int64{8, 9}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			p := &workloads.Problem{}
-			for i, r := range c.bufs {
-				p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: r[0], First: int(r[1]), Last: int(r[2])})
-			}
-			plan, err := greedyInOrder{}.Plan(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(plan.ObjectIDs, c.ids) || !slices.Equal(plan.ObjectSizes, c.sizes) {
-				t.Errorf("got %v %v, want %v %v", plan.ObjectIDs, plan.ObjectSizes, c.ids, c.sizes)
-			}
-			checkPlan(t, p, plan)
-		})
-	}
+	})
 }
 
 // TestObjectPool drives the treap with random inserts, erases and

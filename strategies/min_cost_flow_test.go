@@ -1,9 +1,7 @@
 package strategies
 
 import (
-	"context"
 	"math"
-	"slices"
 	"testing"
 
 	"membench/workloads"
@@ -116,12 +114,7 @@ func refMinCostFlow(bufs []workloads.Buffer) ([]int, []int64) {
 }
 
 func TestMinCostFlow(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		bufs  [][3]int64 // size, first, last
-		ids   []int
-		sizes []int64
-	}{
+	runObjectCases(t, minCostFlow{}, []objectCase{
 		// Upstream Model.ChainRecords and Model.ComplexRecords.
 		{"chain", [][3]int64{{16, 0, 1}, {8, 1, 2}, {64, 2, 3}, {32, 3, 4}, {8, 4, 5}}, []int{0, 1, 0, 1, 0}, []int64{64, 32}},
 		{"complex", [][3]int64{{32, 0, 1}, {32, 1, 4}, {8, 2, 5}, {16, 3, 5}, {8, 4, 5}, {64, 5, 7}, {8, 6, 8}, {8, 7, 8}, {16, 8, 9}},
@@ -130,22 +123,7 @@ func TestMinCostFlow(t *testing.T) {
 		// unassigned; with 64-bit costs the 2000 reuses the big object.
 		{"huge", [][3]int64{{3000000000, 0, 0}, {1000, 1, 1}, {3000000000, 2, 2}, {2000, 3, 3}},
 			[]int{0, 1, 0, 0}, []int64{3000000000, 1000}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			p := &workloads.Problem{}
-			for i, r := range c.bufs {
-				p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: r[0], First: int(r[1]), Last: int(r[2])})
-			}
-			plan, err := minCostFlow{}.Plan(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(plan.ObjectIDs, c.ids) || !slices.Equal(plan.ObjectSizes, c.sizes) {
-				t.Errorf("got %v %v, want %v %v", plan.ObjectIDs, plan.ObjectSizes, c.ids, c.sizes)
-			}
-			checkPlan(t, p, plan)
-		})
-	}
+	})
 }
 
 func TestMinCostFlowMatchesReference(t *testing.T) {

@@ -31,3 +31,33 @@ func TestNaiveCases(t *testing.T)    { testPlanCases(t, naive{}) }
 func TestNaiveBadInput(t *testing.T) { testBadInput(t, naive{}) }
 func TestNaiveCancel(t *testing.T)   { testCancel(t, naive{}) }
 func BenchmarkNaive(b *testing.B)    { benchObjects(b, naive{}) }
+
+// objectCase is a hand-made problem with its exact expected assignment.
+type objectCase struct {
+	name  string
+	bufs  [][3]int64 // size, first, last
+	ids   []int
+	sizes []int64
+}
+
+// runObjectCases plans each case with s and checks the exact object ids
+// and sizes, and the plan's validity.
+func runObjectCases(t *testing.T, s Strategy, cases []objectCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := &workloads.Problem{}
+			for i, r := range c.bufs {
+				p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: r[0], First: int(r[1]), Last: int(r[2])})
+			}
+			plan, err := s.Plan(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(plan.ObjectIDs, c.ids) || !slices.Equal(plan.ObjectSizes, c.sizes) {
+				t.Errorf("got %v %v, want %v %v", plan.ObjectIDs, plan.ObjectSizes, c.ids, c.sizes)
+			}
+			checkPlan(t, p, plan)
+		})
+	}
+}
