@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
+
+	"github.com/montanaflynn/stats"
 
 	"membench/workloads"
 )
@@ -283,7 +284,8 @@ func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOp
 		}
 		res.TimesNs = append(res.TimesNs, perEvent(elapsed, res.Events))
 	}
-	res.NsPerOp = median(res.TimesNs)
+	// Median copies and sorts its input; TimesNs keeps replay order.
+	res.NsPerOp, _ = stats.Median(res.TimesNs)
 	return res, nil
 }
 
@@ -292,19 +294,6 @@ func perEvent(d time.Duration, events int) float64 {
 		return 0
 	}
 	return float64(d.Nanoseconds()) / float64(events)
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // ctxEvery is how many calls run between context checks.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/montanaflynn/stats"
+
 	"membench/workloads"
 )
 
@@ -204,7 +206,7 @@ func TestReplayTimedWithFactory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if built != 4 || len(res.TimesNs) != 4 || res.NsPerOp != median(res.TimesNs) {
+	if med, _ := stats.Median(res.TimesNs); built != 4 || len(res.TimesNs) != 4 || res.NsPerOp != med {
 		t.Errorf("built %d allocators, timings %v, ns/op %v", built, res.TimesNs, res.NsPerOp)
 	}
 	// Without Reset or a factory, the recorded replay is the timed one.
@@ -220,17 +222,6 @@ func TestReplayCancelled(t *testing.T) {
 	tr := readTraceFile(t, "testdata/bfc/smoke.csv")
 	if _, err := Replay(ctx, mustBFC(t, BFCOptions{MemoryLimit: 1 << 30}), tr, ReplayOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-}
-
-func TestMedian(t *testing.T) {
-	for _, tc := range []struct {
-		in   []float64
-		want float64
-	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
-		if got := median(tc.in); got != tc.want {
-			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
-		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"membench/results"
@@ -27,18 +26,9 @@ const layoutMaxN = 1000
 // strategy and the timeline of every allocator, on the first workload of
 // at most layoutMaxN buffers.
 func drawPlots(ctx context.Context, dir string, recs []results.Record, kind string) ([]string, error) {
-	var files []string
-	if kind == "" || kind == "footprint" || kind == "scaling" || kind == "distribution" {
-		all, err := plot.WriteAll(dir, recs)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range all {
-			base := filepath.Base(f)
-			if kind == "" || strings.HasPrefix(base, kind) {
-				files = append(files, f)
-			}
-		}
+	files, err := plot.WriteAll(dir, recs, kind)
+	if err != nil {
+		return files, err
 	}
 	var groups []*results.Group
 	if kind == "" || kind == "layout" || kind == "timeline" {
@@ -77,7 +67,7 @@ func drawPlots(ctx context.Context, dir string, recs []results.Record, kind stri
 			if g.Workload != workload {
 				continue
 			}
-			f := filepath.Join(dir, "timeline-"+fileSlug(g.Subject)+".png")
+			f := filepath.Join(dir, "timeline-"+results.Slug(g.Subject)+".png")
 			if err := drawTimeline(ctx, f, g.Workload, g.Subject); err != nil {
 				return files, err
 			}
@@ -107,15 +97,6 @@ func drawLayout(ctx context.Context, file, workload, subject string) error {
 		return fmt.Errorf("layout: %s on %s: invalid plan: %w", subject, workload, err)
 	}
 	return plot.Layout(file, w.Problem.Buffers, pl.Offsets, subject+" on "+workload)
-}
-
-func fileSlug(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 // Replot regenerates the plots of a sweep folder from its results.

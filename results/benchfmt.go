@@ -35,6 +35,17 @@ var nameReplacer = strings.NewReplacer("/", "∕", " ", "_")
 
 func nameValue(s string) string { return nameReplacer.Replace(s) }
 
+// Slug turns a spec into a file-name part: letters, digits, '.', '_' and
+// '-' stay, anything else ('/', '?', '=', '&', ':') becomes '-'.
+func Slug(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '-'
+	}, s)
+}
+
 // WriteBenchfmt writes the ok records in Go benchmark format, one line per
 // time sample, so that benchstat can compare two sweeps. config holds the
 // file-level keys (goos, goarch, cpu, ...).

@@ -176,3 +176,16 @@ func TestCompare(t *testing.T) {
 		t.Error("compare with an absent candidate: want an error")
 	}
 }
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"bfc?memory_limit=1G&allow_growth=true": "bfc-memory_limit-1G-allow_growth-true",
+		"synthetic/random-dag":                  "synthetic-random-dag",
+		"exec:./my solver":                      "exec-.-my-solver",
+		"greedy-by-size":                        "greedy-by-size",
+	} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -100,7 +100,7 @@ func (s *Store) Close() error { return s.f.Close() }
 // WriteFile writes recs to path atomically (a temporary file renamed into
 // place), for merges and rewrites.
 func WriteFile(path string, recs []Record) error {
-	return writeAtomic(path, func(w io.Writer) error {
+	return WriteAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		enc := json.NewEncoder(bw)
 		for i := range recs {
@@ -112,9 +112,10 @@ func WriteFile(path string, recs []Record) error {
 	})
 }
 
-// writeAtomic writes a file through a temporary file in the same folder
-// and renames it into place, so readers never see a partial file.
-func writeAtomic(path string, fill func(io.Writer) error) error {
+// WriteAtomic writes a file through a temporary file in the same folder
+// and renames it into place, so readers never see a partial file and a
+// failure or an interrupt leaves any old file intact.
+func WriteAtomic(path string, fill func(io.Writer) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -132,6 +133,11 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 		tmp.Close()
 		return err
 	}
+	// CreateTemp makes the file private; results are for everyone.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
@@ -140,7 +146,7 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 
 // WriteFileAtomic writes data to path through a temporary file and a rename.
 func WriteFileAtomic(path string, data []byte) error {
-	return writeAtomic(path, func(w io.Writer) error {
+	return WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})

@@ -141,20 +141,7 @@ func (c *pyConv) entry(where string, v any) error {
 		return c.fail(where, `field "action": want a string, got %s`, pyType(actV))
 	}
 	where += fmt.Sprintf(" (%s)", action)
-	field := func(key string) (int64, error) {
-		v, ok := dictGet(d, key)
-		if !ok {
-			return 0, c.fail(where, "missing field %q", key)
-		}
-		n, ok := pyInt(v)
-		if !ok {
-			return 0, c.fail(where, "field %q: want an integer, got %s", key, pyType(v))
-		}
-		if n < 0 {
-			return 0, c.fail(where, "field %q: %d is negative", key, n)
-		}
-		return n, nil
-	}
+	field := func(key string) (int64, error) { return c.intKey(d, key, where) }
 	switch action {
 	case "alloc":
 		addr, err := field("addr")

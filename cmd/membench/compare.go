@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"membench/allocators"
 	"membench/harness"
@@ -60,7 +59,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		if f.out == "" {
-			f.out = filepath.Join("out", "compare-"+slug(*base)+"-vs-"+slug(*cand))
+			f.out = filepath.Join("out", "compare-"+results.Slug(*base)+"-vs-"+results.Slug(*cand))
 		}
 		f.force = !f.resume
 		o, err := f.options(e)
@@ -84,13 +83,4 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return c.Write(e.stdout)
-}
-
-func slug(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '_'
-	}, s)
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"membench/results"
 	"membench/workloads"
 )
 
@@ -49,31 +52,13 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		}
 		return bw.Flush()
 	}
-	return writeAtomic(*out, func(f *os.File) error { return workloads.Write(f, w, *format) })
-}
-
-// writeAtomic writes path through a temporary file in the same folder that
-// is renamed over path only once complete, so a failure or an interrupt
-// never leaves a partial file behind.
-func writeAtomic(path string, write func(*os.File) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return badUsage("gen: --out %s: %v", path, unwrapPath(err))
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	// Refuse a missing folder up front: that is the user's mistake, not a
+	// failed write.
+	if st, err := os.Stat(filepath.Dir(*out)); err != nil || !st.IsDir() {
+		if err == nil {
+			err = errors.New("not a folder")
 		}
-	}()
-	if err := write(tmp); err != nil {
-		return err
+		return badUsage("gen: --out %s: %v", *out, unwrapPath(err))
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return results.WriteAtomic(*out, func(f io.Writer) error { return workloads.Write(f, w, *format) })
 }

@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
+
+	"github.com/montanaflynn/stats"
 
 	"membench/strategies"
 	"membench/workloads"
@@ -151,11 +152,7 @@ func timePlan(ctx context.Context, s strategies.Strategy, p *workloads.Problem, 
 		}
 		plan = pl
 	}
-	slices.Sort(times)
-	med := times[repeat/2]
-	if repeat%2 == 0 {
-		med = (times[repeat/2-1] + times[repeat/2]) / 2
-	}
+	med, _ := stats.Median(times)
 	return plan, med, nil
 }
 

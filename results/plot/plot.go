@@ -68,13 +68,33 @@ func family(spec string) string {
 	return name
 }
 
-// WriteAll draws every figure the records support into dir and returns the
-// files written: footprint-<family>.png per workload family and kind,
+// WriteAll draws the figures of kind ("" for all of footprint, scaling and
+// distribution) that the records support into dir, and returns the files
+// written: footprint-<group>.png per workload group and subject kind,
 // scaling.png, and distribution-<family>.png for families with at least
 // five instances.
-func WriteAll(dir string, recs []results.Record) ([]string, error) {
-	var files []string
+func WriteAll(dir string, recs []results.Record, kind string) ([]string, error) {
 	groups := results.Aggregate(recs)
+	var files []string
+	for _, d := range []struct {
+		kind string
+		draw func(string, []*results.Group) ([]string, error)
+	}{{"footprint", footprints}, {"scaling", scaling}, {"distribution", distributions}} {
+		if kind != "" && kind != d.kind {
+			continue
+		}
+		fs, err := d.draw(dir, groups)
+		files = append(files, fs...)
+		if err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// footprints draws one footprint figure per workload group and kind.
+func footprints(dir string, groups []*results.Group) ([]string, error) {
+	var files []string
 	for _, kind := range []string{results.KindStrategy, results.KindAllocator} {
 		byFam := map[string][]*results.Group{}
 		var fams []string
@@ -89,9 +109,9 @@ func WriteAll(dir string, recs []results.Record) ([]string, error) {
 			byFam[f] = append(byFam[f], g)
 		}
 		for _, f := range fams {
-			name := "footprint-" + slug(f) + ".png"
+			name := "footprint-" + results.Slug(f) + ".png"
 			if kind == results.KindAllocator {
-				name = "footprint-allocators-" + slug(f) + ".png"
+				name = "footprint-allocators-" + results.Slug(f) + ".png"
 			}
 			file := filepath.Join(dir, name)
 			if err := Footprint(file, byFam[f], kind); err != nil {
@@ -100,15 +120,20 @@ func WriteAll(dir string, recs []results.Record) ([]string, error) {
 			files = append(files, file)
 		}
 	}
-	if file := filepath.Join(dir, "scaling.png"); true {
-		ok, err := Scaling(file, groups)
-		if err != nil {
-			return files, err
-		}
-		if ok {
-			files = append(files, file)
-		}
+	return files, nil
+}
+
+func scaling(dir string, groups []*results.Group) ([]string, error) {
+	file := filepath.Join(dir, "scaling.png")
+	ok, err := Scaling(file, groups)
+	if err != nil || !ok {
+		return nil, err
 	}
+	return []string{file}, nil
+}
+
+// distributions draws one figure per family with at least five instances.
+func distributions(dir string, groups []*results.Group) ([]string, error) {
 	byFam := map[string]map[string]bool{}
 	var fams []string
 	for _, g := range groups {
@@ -119,11 +144,12 @@ func WriteAll(dir string, recs []results.Record) ([]string, error) {
 		}
 		byFam[f][g.Workload] = true
 	}
+	var files []string
 	for _, f := range fams {
 		if len(byFam[f]) < 5 {
 			continue
 		}
-		file := filepath.Join(dir, "distribution-"+slug(f)+".png")
+		file := filepath.Join(dir, "distribution-"+results.Slug(f)+".png")
 		if err := Distribution(file, groups, f); err != nil {
 			return files, err
 		}
@@ -145,15 +171,6 @@ func figureGroup(spec string) string {
 		return "files"
 	}
 	return strings.SplitN(name, "/", 2)[0]
-}
-
-func slug(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
-			return r
-		}
-		return '-'
-	}, strings.ToLower(s))
 }
 
 // Footprint draws grouped bars of footprint / LB_load per workload (groups)

@@ -49,7 +49,7 @@ func sweepRecords() []results.Record {
 
 func TestWriteAll(t *testing.T) {
 	dir := t.TempDir()
-	files, err := WriteAll(dir, sweepRecords())
+	files, err := WriteAll(dir, sweepRecords(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +63,11 @@ func TestWriteAll(t *testing.T) {
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("files = %v, want %v", names, want)
+	}
+	// One kind draws only its own figures.
+	only, err := WriteAll(t.TempDir(), sweepRecords(), "scaling")
+	if err != nil || len(only) != 1 || filepath.Base(only[0]) != "scaling.png" {
+		t.Errorf("WriteAll(scaling) = %v, %v; want scaling.png alone", only, err)
 	}
 }
 
