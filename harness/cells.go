@@ -68,9 +68,9 @@ type subject struct {
 	maxN       int
 }
 
-// Plan is an expanded config: the workload specs with their info and the
+// Matrix is an expanded config (the cell matrix): the workload specs with their info and the
 // full cell list in run order.
-type Plan struct {
+type Matrix struct {
 	Config    *Config
 	Workloads []string
 	Infos     map[string]WorkloadInfo
@@ -81,7 +81,7 @@ type Plan struct {
 // are usage errors), loads every workload once for its size, hash and
 // lower bounds, and lists the cells: for each repeat, for each workload,
 // every subject in turn, so that drift spreads across subjects.
-func (c *Config) Expand() (*Plan, error) {
+func (c *Config) Expand() (*Matrix, error) {
 	var wspecs []string
 	seen := map[string]bool{}
 	for _, e := range c.Workloads {
@@ -139,7 +139,7 @@ func (c *Config) Expand() (*Plan, error) {
 	}); err != nil {
 		return nil, err
 	}
-	pl := &Plan{Config: c, Workloads: wspecs, Infos: map[string]WorkloadInfo{}}
+	pl := &Matrix{Config: c, Workloads: wspecs, Infos: map[string]WorkloadInfo{}}
 	for _, ws := range wspecs {
 		w, err := workloads.Load(ws)
 		if err != nil {
