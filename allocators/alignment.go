@@ -34,15 +34,6 @@ const maxRequest = int64(1) << 52
 // roundPow2 rounds x up to a multiple of align, a power of two.
 func roundPow2(x, align int64) int64 { return (x + align - 1) &^ (align - 1) }
 
-// ceilPow2 returns the smallest power of two >= x (x >= 1).
-func ceilPow2(x int64) int64 {
-	p := int64(1)
-	for p < x {
-		p <<= 1
-	}
-	return p
-}
-
 // memoryLimitDoc documents the memory_limit parameter every allocator in
 // this package takes.
 var memoryLimitDoc = workloads.ParamDoc{
