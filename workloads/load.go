@@ -60,6 +60,11 @@ func LoadFile(path string) (*Workload, error) {
 	return decode(data, path)
 }
 
+// LoadBytes reads a workload held in memory (an embedded file, say) exactly
+// as LoadFile reads one on disk; name labels errors and gives the capacity
+// of a MiniMalloc instance named NAME.CAPACITY.csv.
+func LoadBytes(data []byte, name string) (*Workload, error) { return decode(data, name) }
+
 // decode reads data in whatever format it is in; name labels errors.
 func decode(data []byte, name string) (*Workload, error) {
 	format, err := sniff(data, name)

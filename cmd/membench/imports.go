@@ -2,6 +2,7 @@ package main
 
 // Plug-in packages register themselves from init().
 import (
+	_ "membench/workloads/minimalloc"
 	_ "membench/workloads/synthetic"
 	_ "membench/workloads/zoo"
 )
