@@ -82,6 +82,8 @@ func decode(data []byte, name string) (*Workload, error) {
 		}
 	case FormatJSON:
 		w.Problem, err = parseJSON(data, name)
+	case FormatTFLiteModel:
+		w.Problem, err = parseTFLiteModel(data, name)
 	case FormatTrace:
 		w.Trace, w.Problem, err = parseTrace(data, name)
 	case FormatPyTorch:
@@ -98,6 +100,9 @@ func decode(data []byte, name string) (*Workload, error) {
 // sniff tells the format of a file from its first byte or first content
 // line.
 func sniff(data []byte, name string) (string, error) {
+	if isTFLiteModel(data) {
+		return FormatTFLiteModel, nil
+	}
 	if len(data) > 0 && data[0] == 0x80 {
 		return FormatPyTorch, nil
 	}

@@ -4,5 +4,6 @@ package main
 import (
 	_ "membench/workloads/minimalloc"
 	_ "membench/workloads/synthetic"
+	_ "membench/workloads/tflitemodels"
 	_ "membench/workloads/zoo"
 )
