@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -33,6 +35,10 @@ const (
 // Load opens a workload: a file path (format sniffed from its header or
 // content) or a registered name with parameters, e.g.
 // `synthetic/random-dag?n=1000&seed=3`. An existing file wins over a name.
+//
+// A file may take reader options after a '?', as a name takes parameters:
+// `trace.json?device=cuda:0` picks the device of a Chrome trace. The spec
+// keeps them, so a sweep's records say which device was read.
 func Load(spec string) (*Workload, error) {
 	st, err := os.Stat(spec)
 	switch {
@@ -41,6 +47,23 @@ func Load(spec string) (*Workload, error) {
 	case err == nil:
 		return LoadFile(spec)
 	}
+	if path, query, ok := strings.Cut(spec, "?"); ok {
+		if st, err := os.Stat(path); err == nil && !st.IsDir() {
+			opts, err := url.ParseQuery(query)
+			if err != nil {
+				return nil, Usagef("workload %q: options after '?': %v", spec, err)
+			}
+			w, err := loadFile(path, opts)
+			if err == nil {
+				w.Spec = spec
+				w.Problem.Name = spec
+				if w.Trace != nil {
+					w.Trace.Name = spec
+				}
+			}
+			return w, err
+		}
+	}
 	return loadRegistered(spec)
 }
 
@@ -48,7 +71,12 @@ func Load(spec string) (*Workload, error) {
 // 0x80) is a PyTorch snapshot, '{' starts membench JSON, a CSV header names
 // TFLite records or a MiniMalloc problem, and a/f/v lines are a trace. The
 // problem's Name is the path.
-func LoadFile(path string) (*Workload, error) {
+func LoadFile(path string) (*Workload, error) { return loadFile(path, nil) }
+
+// fileOptions are the options each format takes after a file's '?'.
+var fileOptions = map[string][]string{FormatChrome: {"device"}}
+
+func loadFile(path string, opts url.Values) (*Workload, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -57,19 +85,28 @@ func LoadFile(path string) (*Workload, error) {
 		}
 		return nil, &InputError{File: path, Msg: "cannot read: " + err.Error()}
 	}
-	return decode(data, path)
+	return decode(data, path, opts)
 }
 
 // LoadBytes reads a workload held in memory (an embedded file, say) exactly
 // as LoadFile reads one on disk; name labels errors and gives the capacity
 // of a MiniMalloc instance named NAME.CAPACITY.csv.
-func LoadBytes(data []byte, name string) (*Workload, error) { return decode(data, name) }
+func LoadBytes(data []byte, name string) (*Workload, error) { return decode(data, name, nil) }
 
 // decode reads data in whatever format it is in; name labels errors.
-func decode(data []byte, name string) (*Workload, error) {
+func decode(data []byte, name string, opts url.Values) (*Workload, error) {
 	format, err := sniff(data, name)
 	if err != nil {
 		return nil, err
+	}
+	for k := range opts {
+		if !slices.Contains(fileOptions[format], k) {
+			valid := "none"
+			if v := fileOptions[format]; len(v) > 0 {
+				valid = strings.Join(v, ", ")
+			}
+			return nil, Usagef("%s: unknown option %q for a %s file (valid: %s)", name, k, format, valid)
+		}
 	}
 	w := &Workload{Spec: name, Format: format}
 	switch format {
@@ -84,6 +121,8 @@ func decode(data []byte, name string) (*Workload, error) {
 		w.Problem, err = parseJSON(data, name)
 	case FormatTFLiteModel:
 		w.Problem, err = parseTFLiteModel(data, name)
+	case FormatChrome:
+		w.Trace, w.Problem, err = parseChromeTrace(data, name, opts.Get("device"))
 	case FormatTrace:
 		w.Trace, w.Problem, err = parseTrace(data, name)
 	case FormatPyTorch:
@@ -102,6 +141,9 @@ func decode(data []byte, name string) (*Workload, error) {
 func sniff(data []byte, name string) (string, error) {
 	if isTFLiteModel(data) {
 		return FormatTFLiteModel, nil
+	}
+	if isChromeTrace(data) {
+		return FormatChrome, nil
 	}
 	if len(data) > 0 && data[0] == 0x80 {
 		return FormatPyTorch, nil

@@ -16,6 +16,8 @@
 //   - PyTorch snapshots (ReadPyTorch): the pickle of
 //     torch.cuda.memory._dump_snapshot(), converted to a trace.
 //   - membench JSON (ReadJSON), below.
+//   - Chrome traces (ReadChromeTrace): torch.profiler's export_chrome_trace
+//     JSON; its [memory] events on one device, as a trace.
 //   - TFLite models (ReadTFLiteModel): a `.tflite` FlatBuffer (identifier
 //     TFL3), read only; usage records as TFLite's interpreter plans them.
 //
