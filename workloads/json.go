@@ -22,7 +22,7 @@ type jsonBuffer struct {
 	Last  json.RawMessage `json:"last"`
 }
 
-const jsonTopFields = "name, alignment, capacity, buffers"
+const jsonTopFields = "name, provenance, alignment, capacity, buffers"
 const jsonBufferFields = "id, label, size, first, last"
 
 // ReadJSON reads a problem in membench JSON (schema in the package doc):
@@ -32,8 +32,10 @@ const jsonBufferFields = "id, label, size, first, last"
 //
 // Lifetimes are inclusive. Only "buffers" is required, and in each buffer
 // size, first and last; id defaults to the buffer's index and label is
-// optional. Unknown fields are refused, as are duplicate ids. "name" is
-// informational: the problem is named after the file.
+// optional. Unknown fields are refused, as are duplicate ids. "name" and
+// "provenance" (an object saying where the problem came from: framework
+// versions, model, command, date) are informational: the problem is named
+// after the file.
 func ReadJSON(r io.Reader, name string) (*Problem, error) {
 	data, err := readAll(r, name)
 	if err != nil {
@@ -140,6 +142,11 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 			var s string
 			if err := dec.Decode(&s); err != nil {
 				return nil, decodeErr(err, vat, "name")
+			}
+		case "provenance":
+			var m map[string]any
+			if err := dec.Decode(&m); err != nil {
+				return nil, decodeErr(err, vat, "provenance")
 			}
 		case "alignment":
 			if p.Alignment, err = number("alignment", vat, 1<<63-1); err != nil {

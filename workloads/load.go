@@ -2,8 +2,10 @@ package workloads
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -94,7 +96,18 @@ func loadFile(path string, opts url.Values) (*Workload, error) {
 func LoadBytes(data []byte, name string) (*Workload, error) { return decode(data, name, nil) }
 
 // decode reads data in whatever format it is in; name labels errors.
+//
+// A gzip-compressed file is decompressed first, whatever its format.
 func decode(data []byte, name string, opts url.Values) (*Workload, error) {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			return nil, &InputError{File: name, Msg: "gzip: " + err.Error()}
+		}
+	}
 	format, err := sniff(data, name)
 	if err != nil {
 		return nil, err

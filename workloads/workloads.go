@@ -25,6 +25,7 @@
 //
 //	{
 //	  "name": "resnet-50",        // optional, informational
+//	  "provenance": {...},        // optional object, informational
 //	  "alignment": 128,           // optional; offsets must be multiples of it
 //	  "capacity": 1048576,        // optional memory budget
 //	  "buffers": [                // required, in problem order
