@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "plan",
-		usage:   "--strategy SPEC [--align BYTES] [--repeat N] [--format text|json|csv] [--plot FILE.png] WORKLOAD",
+		usage:   "--strategy SPEC [--align BYTES] [--repeat N] [--timeout DUR] [--format text|json|csv] [--plot FILE.png] WORKLOAD",
 		summary: "Plan one workload with one strategy, validate the plan and report it.",
 		run:     runPlan,
 	})
@@ -42,6 +43,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	repeat := fs.Int("repeat", 1, "time the planning call `N` times and report the median")
 	format := fs.String("format", "text", "output format: text, json or csv")
 	plotFile := fs.String("plot", "", "also draw the plan's layout to `FILE.png`")
+	timeout := fs.Duration("timeout", 0, "give up planning after `DUR` (0: no limit); an exec: planner is killed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,6 +55,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	}
 	if *repeat < 1 {
 		return badUsage("plan: --repeat must be >= 1")
+	}
+	if *timeout < 0 {
+		return badUsage("plan: --timeout %s: want a positive duration, or 0 for no limit", *timeout)
 	}
 	switch *format {
 	case "text", "json", "csv":
@@ -72,7 +77,12 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	plan, secs, err := timePlan(ctx, s, p, *repeat)
+	var plan *strategies.Plan
+	var secs float64
+	err = withTimeout(ctx, *timeout, func(ctx context.Context) (err error) {
+		plan, secs, err = timePlan(ctx, s, p, *repeat)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("plan: %s on %s: %w", *spec, w.Spec, err)
 	}
@@ -123,6 +133,44 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "time         %s (median of %d)\n", time.Duration(secs*float64(time.Second)), *repeat)
 	return nil
+}
+
+// timeoutGrace is how long a timed-out command waits for its work to
+// return after cancelling it: long enough for an exec: planner to be
+// killed and reaped (strategies wait a second for its pipes).
+const timeoutGrace = 3 * time.Second
+
+// timeoutError is a --timeout that expired: the work failed (exit 1).
+type timeoutError struct{ d time.Duration }
+
+func (e timeoutError) Error() string { return fmt.Sprintf("timed out after %s (--timeout)", e.d) }
+
+// withTimeout runs work under a context that ends after d (0: no limit).
+// It returns once the context has ended and work has returned, or
+// timeoutGrace later if work ignores its context: the process is about to
+// exit, so the abandoned goroutine costs nothing.
+func withTimeout(ctx context.Context, d time.Duration, work func(context.Context) error) error {
+	if d == 0 {
+		return work(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- work(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(timeoutGrace):
+			err = ctx.Err()
+		}
+	}
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return timeoutError{d}
+	}
+	return err
 }
 
 // setAlign applies an --align flag value (empty: keep the workload's).

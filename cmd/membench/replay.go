@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&command{
 		name:    "replay",
-		usage:   "--allocator SPEC [--repeat N] [--verify] [--format text|json] [--plot FILE.png] WORKLOAD",
+		usage:   "--allocator SPEC [--repeat N] [--verify] [--timeout DUR] [--format text|json] [--plot FILE.png] WORKLOAD",
 		summary: "Replay a workload's alloc/free trace through one allocator and report its memory and speed.",
 		run:     runReplay,
 	})
@@ -45,6 +45,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	verify := fs.Bool("verify", false, "back the device with real memory and check every allocation's integrity")
 	format := fs.String("format", "text", "output format: text or json")
 	plot := fs.String("plot", "", "write the in-use vs reserved timeline to this PNG")
+	timeout := fs.Duration("timeout", 0, "give up the replays after `DUR` (0: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,6 +56,8 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 		return badUsage("replay: --repeat=%d: want >= 1", *repeat)
 	case *format != "text" && *format != "json":
 		return badUsage("replay: --format=%q: want text or json", *format)
+	case *timeout < 0:
+		return badUsage("replay: --timeout %s: want a positive duration, or 0 for no limit", *timeout)
 	case fs.NArg() != 1:
 		return badUsage("replay: want exactly one WORKLOAD, got %d", fs.NArg())
 	}
@@ -70,9 +73,13 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if tr == nil {
 		tr = w.Problem.ToTrace()
 	}
-	res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != ""})
-	if err != nil {
+	var res *allocators.ReplayResult
+	err = withTimeout(ctx, *timeout, func(ctx context.Context) (err error) {
+		res, err = allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != ""})
 		return err
+	})
+	if err != nil {
+		return fmt.Errorf("replay: %s on %s: %w", *spec, fs.Arg(0), err)
 	}
 	if *plot != "" {
 		if err := plotTimeline(*plot, res, *spec+" on "+fs.Arg(0)); err != nil {
