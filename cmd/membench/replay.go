@@ -26,6 +26,14 @@ type replayJSON struct {
 	Allocs    [][4]int64  `json:"allocs"`
 	OOMs      int         `json:"ooms"`
 	Stats     replayStats `json:"stats"`
+	// Verify is what --verify checked (left out without it).
+	Verify *verifyJSON `json:"verify,omitempty"`
+}
+
+type verifyJSON struct {
+	Allocations int64 `json:"allocations"`
+	Frees       int64 `json:"frees"`
+	GuardStamps int64 `json:"guard_stamps"`
 }
 
 type replayStats struct {
@@ -104,6 +112,9 @@ func writeReplayJSON(e *env, spec string, res *allocators.ReplayResult) error {
 	if f := res.BFCFragmentation; !math.IsNaN(f) {
 		out.Stats.Fragmentation = &f
 	}
+	if v := res.Verified; v != nil {
+		out.Verify = &verifyJSON{Allocations: v.Allocs, Frees: v.Frees, GuardStamps: v.Stamps}
+	}
 	enc := json.NewEncoder(e.stdout)
 	return enc.Encode(out)
 }
@@ -127,13 +138,27 @@ func writeReplayText(e *env, spec, workload string, res *allocators.ReplayResult
 		{"peak reserved", bytesExact(res.PeakReserved) + " (footprint)"},
 		{"reserved / in use", ratio},
 		{"largest free chunk", bytesExact(res.LargestFreeChunk) + " (at the end)"},
-		{"BFC fragmentation", frag + fmt.Sprintf(" at the end, max %.4f", res.BFCFragmentationMax)},
+		{"fragmentation", frag + fmt.Sprintf(" at the end, max %.4f (%s)", res.BFCFragmentationMax, fragMetric(spec))},
 		{"time per event", fmt.Sprintf("%.1f ns (median of %d)", res.NsPerOp, len(res.TimesNs))},
+	}
+	if v := res.Verified; v != nil {
+		rows = append(rows, [2]string{"verify", fmt.Sprintf("%d allocations checked for size and overlap, %d frees, %d guard stamps intact, 0 violations",
+			v.Allocs, v.Frees, v.Stamps)})
 	}
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
 	}
 	return tw.Flush()
+}
+
+// fragMetric says what the fragmentation figure is: BFC's own metric for
+// bfc, the same formula under its plain name for the others.
+func fragMetric(spec string) string {
+	const formula = "1 - largest free chunk / free reserved bytes"
+	if sp, err := workloads.ParseSpec(spec); err == nil && sp.Name == "bfc" {
+		return "BFC's metric: " + formula
+	}
+	return "largest-free fragmentation: " + formula
 }
 
 // bytesExact prints n exactly and in binary units.
