@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/montanaflynn/stats"
@@ -27,10 +28,11 @@ type planOutput struct {
 	Strategy   string  `json:"strategy"`
 	Footprint  int64   `json:"footprint"`
 	LowerBound int64   `json:"lower_bound"`
-	LBObjects  int64   `json:"lb_objects"`
 	Seconds    float64 `json:"seconds"`
 	Offsets    []int64 `json:"offsets"`
-	// Pointers, so that an object plan of no buffers still shows both.
+	// Pointers, so that an object plan of no buffers still shows them:
+	// LB_objects bounds object plans only.
+	LBObjects   *int64   `json:"lb_objects,omitempty"`
 	ObjectIDs   *[]int   `json:"object_ids,omitempty"`
 	ObjectSizes *[]int64 `json:"object_sizes,omitempty"`
 }
@@ -100,12 +102,13 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	case "json":
 		out := planOutput{
 			Strategy: *spec, Footprint: plan.Footprint, LowerBound: lb.Load,
-			LBObjects: lb.Objects, Seconds: secs, Offsets: plan.Offsets,
+			Seconds: secs, Offsets: plan.Offsets,
 		}
 		if out.Offsets == nil {
 			out.Offsets = []int64{}
 		}
 		if plan.IsObjects() {
+			out.LBObjects = &lb.Objects
 			ids := plan.ObjectIDs
 			out.ObjectIDs = &ids
 			sizes := plan.ObjectSizes
@@ -123,16 +126,29 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "workload     %s (%d buffers)\n", w.Spec, len(p.Buffers))
-	fmt.Fprintf(e.stdout, "strategy     %s\n", *spec)
-	fmt.Fprintf(e.stdout, "footprint    %d bytes (%s)\n", plan.Footprint, humanBytes(plan.Footprint))
-	fmt.Fprintf(e.stdout, "LB_load      %d bytes  ratio %s\n", lb.Load, ratio(plan.Footprint, lb.Load))
-	fmt.Fprintf(e.stdout, "LB_objects   %d bytes  ratio %s\n", lb.Objects, ratio(plan.Footprint, lb.Objects))
+	fmt.Fprintf(e.stdout, labelFormat+"%s (%d buffers)\n", "workload", w.Spec, len(p.Buffers))
+	fmt.Fprintf(e.stdout, labelFormat+"%s\n", "strategy", *spec)
+	writeBounds(e.stdout, plan, lb)
 	if plan.IsObjects() {
-		fmt.Fprintf(e.stdout, "objects      %d\n", len(plan.ObjectSizes))
+		fmt.Fprintf(e.stdout, labelFormat+"%d\n", "objects", len(plan.ObjectSizes))
 	}
-	fmt.Fprintf(e.stdout, "time         %s (median of %d)\n", time.Duration(secs*float64(time.Second)), *repeat)
+	fmt.Fprintf(e.stdout, labelFormat+"%s (median of %d)\n", "time", time.Duration(secs*float64(time.Second)), *repeat)
 	return nil
+}
+
+// labelFormat prints the label column of plan's and validate's text.
+const labelFormat = "%-23s"
+
+// writeBounds prints a plan's footprint and the lower bounds it is
+// measured against, named as in the JSON: lower_bound is "lower bound
+// (LB_load)", lb_objects "LB_objects", the latter for object plans only,
+// which alone it bounds.
+func writeBounds(w io.Writer, plan *strategies.Plan, lb strategies.Bounds) {
+	fmt.Fprintf(w, labelFormat+"%d bytes (%s)\n", "footprint", plan.Footprint, humanBytes(plan.Footprint))
+	fmt.Fprintf(w, labelFormat+"%d bytes  ratio %s\n", "lower bound (LB_load)", lb.Load, ratio(plan.Footprint, lb.Load))
+	if plan.IsObjects() {
+		fmt.Fprintf(w, labelFormat+"%d bytes  ratio %s\n", "LB_objects", lb.Objects, ratio(plan.Footprint, lb.Objects))
+	}
 }
 
 // timeoutGrace is how long a timed-out command waits for its work to
