@@ -65,3 +65,38 @@ func TestMergeWritesNothingPartial(t *testing.T) {
 		t.Errorf("a failed merge left files: %v, before %v", got, before)
 	}
 }
+
+// TestMergeFailedCells: a merge of shards with failed cells is complete:
+// it lands in --out and exits 1 listing them, naming --out, not the
+// staging folder.
+func TestMergeFailedCells(t *testing.T) {
+	base := t.TempDir()
+	cfg := filepath.Join(base, "fail.toml")
+	os.WriteFile(cfg, []byte(`name = "fail"
+repeats = 1
+benchtime = "1ms"
+samples = 1
+workloads = [{ spec = "synthetic/chain", params = { n = [4, 5, 6, 7] } }]
+strategies = ["naive", "test-overlap", "`+execDir+`overlap.sh", "`+execDir+`fail.sh"]
+`), 0o644)
+	var shards []string
+	for i, s := range []string{"0/2", "1/2"} {
+		d := filepath.Join(base, "shard"+string(rune('0'+i)))
+		shards = append(shards, d)
+		expect(t, 1, nil, "run", "--config", cfg, "--out", d, "--shard", s)
+	}
+	out := filepath.Join(base, "merged")
+	r := expect(t, 1, []string{"membench: 12 of 16 cells failed:", "\n  ... and 2 more (see " + filepath.Join(out, "results.jsonl") + ")\n"},
+		append([]string{"merge", "--out", out}, shards...)...)
+	if strings.Contains(r.stderr, ".merge-") || !strings.Contains(r.stdout, out+": merged 2 folders, 12 failed cells") {
+		t.Errorf("merge with failed cells:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	if n := len(recordsOf(t, out)); n != 16 {
+		t.Errorf("merged %d cells, want 16", n)
+	}
+	for _, f := range []string{"manifest.json", "results.txt", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
