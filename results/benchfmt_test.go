@@ -19,6 +19,8 @@ func benchRecords() []Record {
 		recs = append(recs, Record{Workload: "zoo/mobilenet-v2", N: 65, Subject: s, Kind: KindStrategy,
 			Status: StatusOK, Footprint: 1200, LBLoad: 1000, Ratio: 1.2, Iters: 3, TimesNs: []float64{70}})
 	}
+	recs = append(recs, Record{Workload: "../shared/workloads/minimalloc/A.1048576.csv", N: 100, Subject: "bfc?memory_limit=1G",
+		Kind: KindAllocator, Status: StatusOK, Footprint: 2 << 20, LBLoad: 1 << 20, Ratio: 2, Iters: 1, TimesNs: []float64{40}})
 	return recs
 }
 
@@ -75,7 +77,10 @@ func TestBenchstatFilters(t *testing.T) {
 		{"workload:synthetic/chain?n=10 /subject:naive", map[cell]int{{"synthetic/chain?n=10", "naive"}: 4}},
 		{`workload:"synthetic/chain?n=10" /subject:bfc`, map[cell]int{{"synthetic/chain?n=10", "bfc"}: 2}},
 		{"/subject:greedy-v-2", map[cell]int{{"zoo/mobilenet-v2", "greedy-v-2"}: 1}},
-		{".name:Replay", map[cell]int{{"zoo/mobilenet-v2", "bfc"}: 2, {"synthetic/chain?n=10", "bfc"}: 2}},
+		{".name:Replay", map[cell]int{{"zoo/mobilenet-v2", "bfc"}: 2, {"synthetic/chain?n=10", "bfc"}: 2,
+			{"../shared/workloads/minimalloc/A.1048576.csv", "bfc?memory_limit=1G"}: 1}},
+		{"/subject:bfc?memory_limit=1G", map[cell]int{{"../shared/workloads/minimalloc/A.1048576.csv", "bfc?memory_limit=1G"}: 1}},
+		{"workload:../shared/workloads/minimalloc/A.1048576.csv", map[cell]int{{"../shared/workloads/minimalloc/A.1048576.csv", "bfc?memory_limit=1G"}: 1}},
 		{"workload:zoo/resnet-50", map[cell]int{}},
 	} {
 		f, err := benchproc.NewFilter(tc.filter)
