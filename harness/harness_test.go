@@ -277,10 +277,10 @@ func TestShardAndMerge(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(base, "merged")
-	if _, err := Merge(merged, dirs[:2]); err == nil || !strings.Contains(err.Error(), "shards 2/3 are missing") {
+	if _, err := Merge(merged, dirs[:2], false); err == nil || !strings.Contains(err.Error(), "shards 2/3 are missing") {
 		t.Errorf("merge of 2 of 3 shards: err = %v", err)
 	}
-	out, err := Merge(merged, dirs)
+	out, err := Merge(merged, dirs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestShardAndMerge(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := Merge(filepath.Join(base, "m2"), []string{dirs[0], dirs[0]}); err == nil {
+	if _, err := Merge(filepath.Join(base, "m2"), []string{dirs[0], dirs[0]}, false); err == nil {
 		t.Error("merging a shard twice: want an error")
 	}
 }

@@ -109,8 +109,11 @@ func TestBenchfmtParsesBack(t *testing.T) {
 		if s := string(base); s != "Plan" && s != "Replay" {
 			t.Errorf("base name %q", s)
 		}
-		if len(parts) != 2 || !strings.HasPrefix(string(parts[0]), "/workload=") {
+		if len(parts) != 1 || !strings.HasPrefix(string(parts[0]), "/subject=") {
 			t.Errorf("name parts %q", parts)
+		}
+		if w := res.GetConfig(KeyWorkload); w != "zoo/mobilenet-v2" && w != "synthetic/chain?n=10" {
+			t.Errorf("workload key %q", w)
 		}
 		if _, ok := res.Value(UnitFootprint); !ok {
 			t.Errorf("%s: no %s value", res.Name, UnitFootprint)

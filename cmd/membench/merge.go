@@ -10,7 +10,7 @@ import (
 func init() {
 	register(&command{
 		name:    "merge",
-		usage:   "--out DIR DIR...",
+		usage:   "--out DIR [--force] DIR...",
 		summary: "Merge the output folders of a sharded sweep into one, as if run unsharded.",
 		run:     runMerge,
 	})
@@ -19,13 +19,14 @@ func init() {
 func runMerge(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, commands["merge"])
 	out := fs.String("out", "", "output `DIR` for the merged sweep")
+	force := fs.Bool("force", false, "replace a non-empty output folder")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
 		return badUsage("merge: want --out DIR and at least one shard folder")
 	}
-	o, err := harness.Merge(*out, fs.Args())
+	o, err := harness.Merge(*out, fs.Args(), *force)
 	if o != nil {
 		fmt.Fprintf(e.stdout, "%s: merged %d folders, %d failed cells\n", o.Dir, fs.NArg(), len(o.Failed))
 	}

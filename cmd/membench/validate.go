@@ -55,7 +55,10 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	verr := strategies.Validate(p, plan)
 	if *format == "json" {
 		out := map[string]any{"valid": verr == nil, "footprint": plan.Footprint, "lower_bound": lb.Load,
-			"lb_objects": lb.Objects, "ratio": ratioValue(plan.Footprint, lb.Load)}
+			"ratio": ratioValue(plan.Footprint, lb.Load)}
+		if plan.IsObjects() {
+			out["lb_objects"] = lb.Objects
+		}
 		if verr != nil {
 			out["error"] = verr.Error()
 		}
@@ -67,18 +70,16 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "workload     %s (%d buffers)\n", w.Spec, len(p.Buffers))
-		fmt.Fprintf(e.stdout, "footprint    %d bytes (%s)\n", plan.Footprint, humanBytes(plan.Footprint))
-		fmt.Fprintf(e.stdout, "LB_load      %d bytes  ratio %s\n", lb.Load, ratio(plan.Footprint, lb.Load))
-		fmt.Fprintf(e.stdout, "LB_objects   %d bytes  ratio %s\n", lb.Objects, ratio(plan.Footprint, lb.Objects))
+		fmt.Fprintf(e.stdout, labelFormat+"%s (%d buffers)\n", "workload", w.Spec, len(p.Buffers))
+		writeBounds(e.stdout, plan, lb)
 		if p.Capacity > 0 {
-			fmt.Fprintf(e.stdout, "capacity     %d bytes  fits: %v\n", p.Capacity, plan.Footprint <= p.Capacity)
+			fmt.Fprintf(e.stdout, labelFormat+"%d bytes  fits: %v\n", "capacity", p.Capacity, plan.Footprint <= p.Capacity)
 		}
-		if verr == nil {
-			fmt.Fprintln(e.stdout, "valid        yes")
-		} else {
-			fmt.Fprintln(e.stdout, "valid        no")
+		valid := "yes"
+		if verr != nil {
+			valid = "no"
 		}
+		fmt.Fprintf(e.stdout, labelFormat+"%s\n", "valid", valid)
 	}
 	if verr != nil {
 		return fmt.Errorf("validate: %s is not a valid plan for %s: %w", *planFile, w.Spec, verr)
