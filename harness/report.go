@@ -112,7 +112,10 @@ func layoutName(o plot.Options, g *results.Group) string {
 
 // noChoice says that no ok result matches the layout or timeline asked for.
 func noChoice(dir, kind string, o plot.Options) error {
-	what := "an " + kind
+	what := "a strategy"
+	if kind == "allocator" {
+		what = "an allocator"
+	}
 	if o.Subject != "" {
 		what = fmt.Sprintf("%s %q", kind, o.Subject)
 	}

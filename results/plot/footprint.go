@@ -1,13 +1,11 @@
 package plot
 
 import (
-	"fmt"
 	"image/color"
 	"math"
 	"slices"
 	"strings"
 
-	"github.com/montanaflynn/stats"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -78,6 +76,23 @@ func footprints(dir string, groups []*results.Group, st *Styles, o Options) ([]s
 	return files, nil
 }
 
+// capFor returns the height bars are cut at: a few huge ratios (naive, no
+// reuse) would flatten every other bar, so where the largest tenth of the
+// values (at least one) rise above twice the rest, the axis stops at 1.5
+// times the largest of the rest.
+func capFor(vals []float64) float64 {
+	v := slices.Clone(vals)
+	slices.Sort(v)
+	if len(v) < 2 {
+		return max(1, slices.Max(append(v, 1)))
+	}
+	rest := max(v[len(v)-1-max(1, len(v)/10)], 1)
+	if v[len(v)-1] > 2*rest {
+		return 1.5 * rest
+	}
+	return max(1, v[len(v)-1])
+}
+
 // footprintFigure draws grouped bars of a measure per workload (groups)
 // and subject (bars), the memory-planning papers' figure. A failed cell
 // is marked × where its bar would stand; a cell not run is left empty.
@@ -93,16 +108,7 @@ func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles) (*
 			all = append(all, m.value(g))
 		}
 	}
-	// A few huge ratios (naive, no reuse) would flatten every other bar:
-	// bars above the cap are cut there and carry their value as a label.
-	top := 1.0
-	for _, r := range all {
-		top = max(top, r)
-	}
-	limit := top
-	if p90, err := stats.Percentile(all, 90); err == nil && top > 2*max(p90, 1) {
-		limit = 1.5 * max(p90, 1)
-	}
+	limit := capFor(all)
 	const span = 0.8 // of a workload's slot on the x axis
 	w := span / float64(len(subs))
 	var cut, failed []plotter.XY
@@ -128,7 +134,7 @@ func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles) (*
 				b.x0, b.x1, b.y = append(b.x0, x0), append(b.x1, x0+w), append(b.y, min(v, limit))
 				if v > limit {
 					cut = append(cut, plotter.XY{X: x0 + w/2, Y: limit})
-					cutText = append(cutText, fmt.Sprintf("%.3g", v))
+					cutText = append(cutText, countLabel(v))
 				}
 			}
 		}
@@ -150,7 +156,7 @@ func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles) (*
 		}
 		l.Offset = vg.Point{Y: vg.Points(1.5)}
 		p.Add(l)
-		fig.caption = fmt.Sprintf("Bars above %.3g are cut there and labelled with their value.", limit)
+		fig.caption = "Bars above " + countLabel(limit) + " are cut there and labelled with their value."
 	}
 	if len(failed) > 0 {
 		sty := textStyle(tickSize + 2)

@@ -123,11 +123,25 @@ func (o Options) Write(fig *Figure, dir, name string) ([]string, error) {
 	return files, nil
 }
 
+// FormatOf returns the figure format a file's extension names, or an error
+// naming the file where it names none.
+func FormatOf(file string) (string, error) {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(file), "."))
+	if !slices.Contains(Formats, ext) {
+		return "", fmt.Errorf("%s: unknown figure format %q (valid: %s)", file, ext, strings.Join(Formats, ", "))
+	}
+	return ext, nil
+}
+
 // Save writes fig to file at size s, in the format its extension names
 // (.png, .svg or .pdf), atomically.
 func (f *Figure) Save(file string, s Size) error {
+	ext, err := FormatOf(file)
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
-	switch ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(file), ".")); ext {
+	switch ext {
 	case "png":
 		cv := vgimg.NewWith(vgimg.UseWH(s.Width, s.Height), vgimg.UseDPI(DPI))
 		f.Draw(draw.New(cv))
@@ -146,8 +160,6 @@ func (f *Figure) Save(file string, s Size) error {
 		if _, err := cv.WriteTo(&buf); err != nil {
 			return err
 		}
-	default:
-		return fmt.Errorf("%s: unknown figure format %q (valid: %s)", file, ext, strings.Join(Formats, ", "))
 	}
 	return results.WriteFileAtomic(file, buf.Bytes())
 }

@@ -435,3 +435,21 @@ func TestFigureGroup(t *testing.T) {
 		}
 	}
 }
+
+func TestCapFor(t *testing.T) {
+	for _, tc := range []struct {
+		vals []float64
+		want float64
+	}{
+		{nil, 1},
+		{[]float64{0.5}, 1},
+		{[]float64{1.2, 1.1, 1.3}, 1.3},
+		{[]float64{1.2, 1.1, 1.3, 1.0, 1.1, 1.1e7}, 1.5 * 1.3},
+		{[]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 40, 50, 60, 70, 80, 90, 100}, 100},
+		{[]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 90, 100}, 4.5},
+	} {
+		if got := capFor(tc.vals); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("capFor(%v) = %v, want %v", tc.vals, got, tc.want)
+		}
+	}
+}

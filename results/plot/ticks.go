@@ -98,14 +98,14 @@ func (t byteTicks) Ticks(min, max float64) []plot.Tick {
 }
 
 // linearTicks labels a linear axis at about five round values, written by
-// label (num where nil: 1, 1.5, 2).
+// label (countLabel where nil: 1.5, 20, 5k, 10M).
 type linearTicks struct{ label func(float64) string }
 
 // Ticks returns the ticks between min and max.
 func (t linearTicks) Ticks(min, max float64) []plot.Tick {
 	label := t.label
 	if label == nil {
-		label = num
+		label = countLabel
 	}
 	step := niceStep((max - min) / 5)
 	var ticks []plot.Tick
