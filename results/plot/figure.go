@@ -98,8 +98,8 @@ func (f *Figure) legendGrid(width vg.Length) (x []vg.Length, rows int, rowH vg.L
 	}
 	sty := textStyle(legendSize)
 	w := make([]vg.Length, len(f.legend))
-	for i, e := range f.legend {
-		w[i] = thumbW + gap + sty.Width(e.text) + 3*gap
+	for i, t := range f.legendTexts(width) {
+		w[i] = thumbW + gap + sty.Width(t) + 3*gap
 	}
 	rowH = sty.Height("Xg") * 1.3
 	for cols := len(f.legend); cols >= 1; cols-- {
@@ -116,6 +116,22 @@ func (f *Figure) legendGrid(width vg.Length) (x []vg.Length, rows int, rowH vg.L
 		}
 	}
 	return nil, 0, 0
+}
+
+// legendTexts returns the legend's texts, each cut short with an
+// ellipsis where it would not fit the width of the figure.
+func (f *Figure) legendTexts(width vg.Length) []string {
+	sty := textStyle(legendSize)
+	room := width - thumbW - gap
+	texts := make([]string, len(f.legend))
+	for i, e := range f.legend {
+		t := []rune(e.text)
+		for len(t) > 1 && sty.Width(string(t)) > room {
+			t = append(t[:len(t)-2], '…')
+		}
+		texts[i] = string(t)
+	}
+	return texts
 }
 
 var (
@@ -181,6 +197,7 @@ func (f *Figure) Draw(c draw.Canvas) {
 func (f *Figure) drawBelow(c draw.Canvas, r vg.Rectangle) {
 	width := r.Size().X
 	xs, rows, rowH := f.legendGrid(width)
+	texts := f.legendTexts(width)
 	sty := textStyle(legendSize)
 	sty.YAlign = draw.YCenter
 	top := r.Max.Y
@@ -195,7 +212,7 @@ func (f *Figure) drawBelow(c draw.Canvas, r vg.Rectangle) {
 		for _, t := range e.thumbs {
 			t.Thumbnail(&icon)
 		}
-		c.FillText(sty, vg.Point{X: x + thumbW + gap, Y: y + rowH/2}, e.text)
+		c.FillText(sty, vg.Point{X: x + thumbW + gap, Y: y + rowH/2}, texts[i])
 	}
 	cap := textStyle(legendSize)
 	cap.YAlign = draw.YTop

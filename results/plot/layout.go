@@ -18,7 +18,7 @@ func LayoutFigure(bufs []workloads.Buffer, offsets []int64, title string) (*Figu
 	p := newPlot(title, "task", "address")
 	fig := single(p)
 	p.Y.Tick.Marker = byteTicks{}
-	p.X.Tick.Marker = linearTicks{countLabel}
+	p.X.Tick.Marker = linearTicks{countLabel, 5}
 	for i, b := range bufs {
 		if b.Size == 0 {
 			continue
@@ -124,8 +124,20 @@ func TimelineFigure(title string, panels []TimelinePanel, st *Styles) (*Figure, 
 		if len(panels) == 1 {
 			p = newPlot(title, "trace event", "bytes")
 		}
-		p.Y.Tick.Marker = byteTicks{n: 5 - min(2, rows-1)}
-		p.X.Tick.Marker = linearTicks{countLabel}
+		p.Y.Tick.Marker = byteTicks{n: 5}
+		p.X.Tick.Marker = linearTicks{countLabel, 5}
+		if len(panels) > 1 {
+			// Small panels: few ticks, small labels, no gaps.
+			p.Y.Tick.Marker = byteTicks{n: 3}
+			p.X.Tick.Marker = linearTicks{countLabel, 2}
+			for _, a := range []*plot.Axis{&p.X, &p.Y} {
+				a.Tick.Label.Font.Size = vg.Points(tickSize - 1)
+				a.Tick.Length = vg.Points(2)
+				a.Padding = 0
+			}
+			p.Title.TextStyle.Font.Size = vg.Points(labelSize)
+			p.Title.Padding = vg.Points(1)
+		}
 		p.Y.Min, p.Y.Max = 0, maxR*1.05
 		p.X.Min, p.X.Max = 0, max(maxT-1, 1)
 		inUse := make(plotter.XYs, len(pn.Points))

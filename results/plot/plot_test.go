@@ -280,7 +280,7 @@ func TestStyles(t *testing.T) {
 	for _, c := range Palette[:9] {
 		got = append(got, hex(c))
 	}
-	if want := []string{"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#CC6677"}; !slices.Equal(got, want) {
+	if want := []string{"#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#F0E442", "#CC6677"}; !slices.Equal(got, want) {
 		t.Errorf("palette = %v, want %v", got, want)
 	}
 }
@@ -288,8 +288,11 @@ func TestStyles(t *testing.T) {
 // TestLegendBelow checks that the legend and caption lie below the
 // panels, inside the figure, and that nothing is cut at its edge.
 func TestLegendBelow(t *testing.T) {
-	groups := results.Aggregate(sweepRecords())
-	st := NewStyles(sweepRecords())
+	recs := append(sweepRecords(), results.Record{Workload: "zoo/unet", N: 50, Kind: results.KindStrategy, Status: results.StatusOK,
+		Subject: "best-of?of=greedy-by-size,greedy-by-breadth,offset-greedy-by-size,min-cost-flow,greedy-in-order,equality",
+		Footprint: 1000, LBLoad: 900, Ratio: 1000.0 / 900})
+	groups := results.Aggregate(recs)
+	st := NewStyles(recs)
 	fp, err := footprintFigure(groups, results.KindStrategy, measures[0], st)
 	if err != nil {
 		t.Fatal(err)
@@ -315,9 +318,9 @@ func TestLegendBelow(t *testing.T) {
 				t.Errorf("%s: %d legend entries in %d×%d cells of height %v: do not fit %v", s.Name, len(f.legend), rows, len(xs), rowH, below)
 			}
 			sty := textStyle(legendSize)
-			for i, e := range f.legend {
-				if right := xs[i%len(xs)] + thumbW + gap + sty.Width(e.text); right > below.Size().X {
-					t.Errorf("%s: legend entry %q ends at %v, past the width %v", s.Name, e.text, right, below.Size().X)
+			for i, text := range f.legendTexts(below.Size().X) {
+				if right := xs[i%len(xs)] + thumbW + gap + sty.Width(text); right > below.Size().X {
+					t.Errorf("%s: legend entry %q ends at %v, past the width %v", s.Name, text, right, below.Size().X)
 				}
 			}
 			f.Draw(c)

@@ -16,12 +16,13 @@ func rgb(v uint32) color.Color {
 }
 
 // Palette is the colour-blind-safe palette subjects are drawn in: the 8
-// colours of Okabe and Ito ("Color Universal Design", 2008), then the 9
-// of Paul Tol's "muted" scheme. Beyond 17 subjects colours repeat, and
-// lines tell them apart by dash pattern.
+// colours of Okabe and Ito ("Color Universal Design", 2008), yellow last
+// as it shows least on white, then the 9 of Paul Tol's "muted" scheme.
+// Beyond 17 subjects colours repeat, and lines tell them apart by dash
+// pattern.
 var Palette = []color.Color{
-	rgb(0xE69F00), rgb(0x56B4E9), rgb(0x009E73), rgb(0xF0E442),
-	rgb(0x0072B2), rgb(0xD55E00), rgb(0xCC79A7), rgb(0x000000),
+	rgb(0xE69F00), rgb(0x56B4E9), rgb(0x009E73), rgb(0x0072B2),
+	rgb(0xD55E00), rgb(0xCC79A7), rgb(0x000000), rgb(0xF0E442),
 	rgb(0xCC6677), rgb(0x332288), rgb(0xDDCC77), rgb(0x117733),
 	rgb(0x88CCEE), rgb(0x882255), rgb(0x44AA99), rgb(0x999933),
 	rgb(0xAA4499),

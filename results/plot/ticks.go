@@ -97,9 +97,12 @@ func (t byteTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// linearTicks labels a linear axis at about five round values, written by
-// label (countLabel where nil: 1.5, 20, 5k, 10M).
-type linearTicks struct{ label func(float64) string }
+// linearTicks labels a linear axis at about n round values (5 where n is
+// 0), written by label (countLabel where nil: 1.5, 20, 5k, 10M).
+type linearTicks struct {
+	label func(float64) string
+	n     int
+}
 
 // Ticks returns the ticks between min and max.
 func (t linearTicks) Ticks(min, max float64) []plot.Tick {
@@ -107,7 +110,11 @@ func (t linearTicks) Ticks(min, max float64) []plot.Tick {
 	if label == nil {
 		label = countLabel
 	}
-	step := niceStep((max - min) / 5)
+	n := t.n
+	if n == 0 {
+		n = 5
+	}
+	step := niceStep((max - min) / float64(n))
 	var ticks []plot.Tick
 	for i := math.Ceil(min / step); i*step <= max*(1+1e-9); i++ {
 		ticks = append(ticks, plot.Tick{Value: i * step, Label: label(i * step)})
