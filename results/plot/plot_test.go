@@ -289,7 +289,7 @@ func TestStyles(t *testing.T) {
 // panels, inside the figure, and that nothing is cut at its edge.
 func TestLegendBelow(t *testing.T) {
 	recs := append(sweepRecords(), results.Record{Workload: "zoo/unet", N: 50, Kind: results.KindStrategy, Status: results.StatusOK,
-		Subject: "best-of?of=greedy-by-size,greedy-by-breadth,offset-greedy-by-size,min-cost-flow,greedy-in-order,equality",
+		Subject:   "best-of?of=greedy-by-size,greedy-by-breadth,offset-greedy-by-size,min-cost-flow,greedy-in-order,equality",
 		Footprint: 1000, LBLoad: 900, Ratio: 1000.0 / 900})
 	groups := results.Aggregate(recs)
 	st := NewStyles(recs)
