@@ -2,6 +2,9 @@ package plot
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"math"
 	"path/filepath"
 
@@ -47,7 +50,11 @@ func distributions(dir string, groups []*results.Group, st *Styles, o Options) (
 func distributionFigure(gs []*results.Group, fam string, st *Styles) (*Figure, error) {
 	bySub := map[string][]float64{}
 	var subs []string
+	fails := failures{}
 	for _, g := range gs {
+		if g.Kind == results.KindStrategy && g.OK == 0 && family(g.Workload) == fam {
+			fails.add(g.Subject, g.Failed, 0, results.ShortLabel(g.Workload))
+		}
 		if g.Kind != results.KindStrategy || g.OK == 0 || family(g.Workload) != fam {
 			continue
 		}
@@ -63,6 +70,13 @@ func distributionFigure(gs []*results.Group, fam string, st *Styles) (*Figure, e
 	p := newPlot(fmt.Sprintf("Footprint / LB_load over %s instances", name), "", "footprint / LB_load")
 	fig := single(p)
 	fig.caption = "Boxes: quartiles and median over the instances; whiskers: 1.5 × IQR; circles: outliers."
+	if len(fails) > 0 {
+		var notes []string
+		for _, s := range slices.Sorted(maps.Keys(fails)) {
+			notes = append(notes, results.ShortLabel(s)+fails.note(s, " on "))
+		}
+		fig.caption += " Failed cells are left out: " + strings.Join(notes, "; ") + "."
+	}
 	for j, s := range subs {
 		box, err := plotter.NewBoxPlot(vg.Points(12), float64(j), plotter.Values(bySub[s]))
 		if err != nil {

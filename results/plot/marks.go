@@ -1,8 +1,11 @@
 package plot
 
 import (
+	"cmp"
 	"image/color"
 	"math"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -87,4 +90,48 @@ func labels(xys []plotter.XY, texts []string, sty draw.TextStyle) (*plotter.Labe
 		l.TextStyle[i] = sty
 	}
 	return l, nil
+}
+
+// failures collects the failed cells of each subject in a figure that has
+// no place to mark them: the statuses, and where (a size, a workload) in
+// the order of a key.
+type failures map[string]*failed
+
+type failed struct {
+	statuses []string
+	where    []place
+}
+
+type place struct {
+	key  float64
+	name string
+}
+
+func (f failures) add(subject string, statuses []string, key float64, where string) {
+	e := f[subject]
+	if e == nil {
+		e = &failed{}
+		f[subject] = e
+	}
+	for _, s := range statuses {
+		if !slices.Contains(e.statuses, s) {
+			e.statuses = append(e.statuses, s)
+		}
+	}
+	e.where = append(e.where, place{key, where})
+}
+
+// note describes a subject's failures, e.g. " (× timeout at n = 1k, 3k)",
+// or "" where it has none.
+func (f failures) note(subject, at string) string {
+	e := f[subject]
+	if e == nil {
+		return ""
+	}
+	slices.SortStableFunc(e.where, func(a, b place) int { return cmp.Compare(a.key, b.key) })
+	var names []string
+	for _, p := range e.where {
+		names = append(names, p.name)
+	}
+	return " (" + failMark + " " + strings.Join(e.statuses, "/") + at + strings.Join(names, ", ") + ")"
 }

@@ -342,10 +342,21 @@ func TestScalingFigure(t *testing.T) {
 	}
 	texts := strings.Join(svgTexts(t, files[0]), "\n")
 	for _, want := range []string{"Planning time vs size (random-dag)", "error bars: min–max over repeats × samples",
-		"100\n", "1k\n", "10k\n", "1µs", "10µs", "time per plan"} {
+		"100\n", "1k\n", "10k\n", "1µs", "10µs", "time per plan", "equality (× timeout at n = 3k, 10k)"} {
 		if !strings.Contains(texts, want) {
 			t.Errorf("scaling figure lacks %q:\n%s", want, texts)
 		}
+	}
+}
+
+func TestDistributionNotesFailures(t *testing.T) {
+	groups := results.Aggregate(sweepRecords())
+	f, err := distributionFigure(groups, "synthetic/random-dag", NewStyles(sweepRecords()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := " Failed cells are left out: equality (× timeout on random-dag n=10000 s=1, random-dag n=3000 s=1)."; !strings.HasSuffix(f.caption, want) {
+		t.Errorf("caption %q lacks %q", f.caption, want)
 	}
 }
 

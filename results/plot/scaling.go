@@ -67,7 +67,11 @@ func scalingFigure(gs []*results.Group, st *Styles) (*Figure, bool, error) {
 	}
 	bySub := map[string][]pt{}
 	var subs []string
+	fails := failures{}
 	for _, g := range gs {
+		if g.Kind == results.KindStrategy && g.OK == 0 && family(g.Workload) == best {
+			fails.add(g.Subject, g.Failed, float64(g.N), countLabel(float64(g.N)))
+		}
 		if g.Kind != results.KindStrategy || g.OK == 0 || family(g.Workload) != best || len(g.TimesNs) == 0 {
 			continue
 		}
@@ -126,7 +130,7 @@ func scalingFigure(gs []*results.Group, st *Styles) (*Figure, bool, error) {
 		eb.Width = vg.Points(0.6)
 		eb.CapWidth = vg.Points(3)
 		p.Add(line, points, eb)
-		fig.addLegend(labels[j], line, points)
+		fig.addLegend(labels[j]+fails.note(s, " at n = "), line, points)
 	}
 	// Room beside the smallest and largest size for the markers.
 	if minN > 0 {
