@@ -3,10 +3,10 @@ package plot
 import (
 	"fmt"
 	"maps"
-	"slices"
-	"strings"
 	"math"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
