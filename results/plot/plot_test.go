@@ -266,10 +266,16 @@ func TestStyles(t *testing.T) {
 	if c := hex(b.Of("bfc").Color); c != "#E69F00" {
 		t.Errorf("bfc = %s, want the first colour", c)
 	}
-	// Drawn alone: a stable colour from the spec.
+	// Drawn alone (or absent from the sweep): a colour from a stable hash
+	// of the spec (FNV-1a, modulo the palette).
 	var none *Styles
-	if hex(none.Of("bfc").Color) != hex(none.Of("bfc").Color) || hex(none.Of("exec:./p.py").Color) != hex(NewStyles(nil).Of("exec:./p.py").Color) {
-		t.Error("unnumbered subjects get unstable styles")
+	for s, want := range map[string]string{"bfc": "#44AA99", "exec:./p.py": "#AA4499"} {
+		if got := hex(none.Of(s).Color); got != want {
+			t.Errorf("%s drawn alone: %s, want %s", s, got, want)
+		}
+		if got := hex(NewStyles(recs).Of(s).Color); got != want {
+			t.Errorf("%s outside the sweep: %s, want %s", s, got, want)
+		}
 	}
 	// Past the palette, lines differ by dash.
 	if styleAt(0).Dashes != nil || styleAt(len(Palette)).Dashes == nil || hex(styleAt(len(Palette)).Color) != hex(styleAt(0).Color) {
