@@ -43,6 +43,7 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 }
 
 func parseJSON(data []byte, name string) (*Problem, error) {
+	data = bytes.TrimPrefix(data, []byte(BOM))
 	// lineAt counts lines from the last offset asked for, so that numbering
 	// every buffer stays linear.
 	var lastOff int64
@@ -81,11 +82,15 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 			if te.Field != "" {
 				field = what + ": " + te.Field
 			}
-			return fail(at, "%s: want %s, got %s", field, jsonWant(te.Type.String()), te.Value)
+			return fail(at, "%s: want %s, got %s", field, jsonWant(te.Type.String()), jsonGot(te.Value))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			return fail(int64(len(data)), "unexpected end of JSON")
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return fail(at, "%s: unknown field %s (valid: %s)", what, strings.TrimPrefix(err.Error(), "json: unknown field "), jsonBufferFields)
+			field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+			if s, uerr := strconv.Unquote(field); uerr == nil {
+				field = Echo(s)
+			}
+			return fail(at, "%s: unknown field %s (valid: %s)", what, field, jsonBufferFields)
 		}
 		return fail(at, "%s: %v", what, err)
 	}
@@ -131,7 +136,7 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 		}
 		key, _ := tok.(string)
 		if seen[key] {
-			return nil, fail(at, "field %q given twice", key)
+			return nil, fail(at, "field %s given twice", Echo(key))
 		}
 		seen[key] = true
 		vat := start(dec.InputOffset())
@@ -178,7 +183,7 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 				return nil, err
 			}
 		default:
-			return nil, fail(at, "unknown field %q (valid: %s)", key, jsonTopFields)
+			return nil, fail(at, "unknown field %s (valid: %s)", Echo(key), jsonTopFields)
 		}
 	}
 	if err := delim('}', "top level"); err != nil {
@@ -246,7 +251,7 @@ func jsonInt(col string, raw json.RawMessage, max int64) (int64, string) {
 	case len(raw) == 0:
 		got = "nothing"
 	case raw[0] == '"':
-		got = "string " + string(raw)
+		got = "string " + Clip(raw)
 	case raw[0] == 't' || raw[0] == 'f':
 		got = "bool"
 	case raw[0] == 'n':
@@ -310,10 +315,14 @@ func duplicateID(bufs []Buffer) (first, second int) {
 
 // jsonWant names a Go type the way a JSON user thinks of it.
 func jsonWant(goType string) string {
-	switch goType {
-	case "json.Number", "int64":
+	switch strings.TrimPrefix(goType, "*") {
+	case "json.Number":
 		return "a number"
-	case "string", "*string":
+	case "int", "int64":
+		return "an integer"
+	case "[]int", "[]int64":
+		return "an array of integers"
+	case "string":
 		return "a string"
 	}
 	if strings.Contains(goType, "jsonBuffer") {
@@ -327,7 +336,7 @@ func jsonTok(tok json.Token) string {
 	case json.Delim:
 		return strconv.Quote(string(v))
 	case string:
-		return "string " + strconv.Quote(v)
+		return "string " + Echo(v)
 	case nil:
 		return "null"
 	}

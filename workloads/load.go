@@ -62,6 +62,7 @@ func LoadFile(path string) (*Workload, error) {
 
 // decode reads data in whatever format it is in; name labels errors.
 func decode(data []byte, name string) (*Workload, error) {
+	data = bytes.TrimPrefix(data, []byte(BOM))
 	format, err := sniff(data, name)
 	if err != nil {
 		return nil, err
@@ -120,7 +121,7 @@ func sniff(data []byte, name string) (string, error) {
 	if string(f[0]) == "size" {
 		return FormatTFLite, nil // its reader explains a wrong header
 	}
-	return "", &InputError{File: name, Line: s.line, Msg: fmt.Sprintf("unknown header %q: want %s", l, formatsWanted)}
+	return "", &InputError{File: name, Line: s.line, Msg: fmt.Sprintf("unknown header %s: want %s", Echo(l), formatsWanted)}
 }
 
 const formatsWanted = "a TFLite header " + tfliteHeader + ", a MiniMalloc header " + mmWant +
@@ -139,9 +140,9 @@ func loadRegistered(spec string) (*Workload, error) {
 			names = append(names, in.Name)
 		}
 		if len(names) == 0 {
-			return nil, Usagef("unknown workload %q: no such file, and no workloads are registered", sp.Name)
+			return nil, Usagef("unknown workload %s: no such file, and no workloads are registered", Echo(sp.Name))
 		}
-		return nil, Usagef("unknown workload %q: no such file or registered name (valid: %s)", sp.Name, strings.Join(names, ", "))
+		return nil, Usagef("unknown workload %s: no such file or registered name (valid: %s)", Echo(sp.Name), strings.Join(names, ", "))
 	}
 	args := NewArgs(sp)
 	p, err := info.New(args)

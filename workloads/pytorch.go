@@ -3,9 +3,11 @@ package workloads
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
+	"regexp"
 
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
@@ -140,7 +142,7 @@ func (c *pyConv) entry(where string, v any) error {
 	if !ok {
 		return c.fail(where, `field "action": want a string, got %s`, pyType(actV))
 	}
-	where += fmt.Sprintf(" (%s)", action)
+	where += fmt.Sprintf(" (%s)", Clip(action))
 	field := func(key string) (int64, error) { return c.intKey(d, key, where) }
 	switch action {
 	case "alloc":
@@ -199,7 +201,7 @@ func (c *pyConv) entry(where string, v any) error {
 		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size}, Event{Kind: Free, ID: id})
 	case "segment_alloc", "segment_free", "segment_map", "segment_unmap", "snapshot":
 	default:
-		return c.fail(where, "unknown action %q", action)
+		return c.fail(where, "unknown action %s", Echo(action))
 	}
 	return nil
 }
@@ -274,6 +276,9 @@ func (c *pyConv) intKey(d *types.Dict, key, where string) (int64, error) {
 		return 0, c.fail(where, "missing field %q", key)
 	}
 	n, ok := pyInt(v)
+	if big, isBig := v.(*big.Int); isBig && !ok {
+		return 0, c.fail(where, "field %q: %s does not fit in 64 bits", key, Clip(big.String()))
+	}
 	if !ok {
 		return 0, c.fail(where, "field %q: want an integer, got %s", key, pyType(v))
 	}
@@ -302,14 +307,33 @@ func (c *pyConv) trace() *Trace {
 }
 
 // unpickle decodes data, turning a panic inside the decoder into an error.
+// A snapshot holds only dicts, lists, strings and numbers, so any Python
+// class the pickle names is refused by name.
 func unpickle(data []byte) (obj any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			obj, err = nil, fmt.Errorf("%v", r)
+			obj, err = nil, fmt.Errorf("%s", plainPickleError(fmt.Sprint(r)))
 		}
 	}()
 	u := pickle.NewUnpickler(bytes.NewReader(data))
-	return u.Load()
+	u.FindClass = func(module, name string) (any, error) {
+		return nil, fmt.Errorf("it names the Python class %s.%s; a memory snapshot holds only dicts, lists, strings and numbers", Clip(module), Clip(name))
+	}
+	obj, err = u.Load()
+	if err != nil {
+		err = errors.New(plainPickleError(err.Error()))
+	}
+	return obj, err
+}
+
+// goValue matches the Go syntax (%#v) that the pickle decoder puts in some
+// messages, from the colon before it to the end.
+var goValue = regexp.MustCompile(`:? *&?(\[\])?\*?[a-z]+\.[A-Z]\w*\{.*$`)
+
+// plainPickleError drops Go values from a decoder message: users see the
+// opcode that failed, not the decoder's types.
+func plainPickleError(msg string) string {
+	return goValue.ReplaceAllString(msg, "")
 }
 
 func dictGet(d *types.Dict, key string) (any, bool) {
@@ -353,8 +377,16 @@ func pyType(v any) string {
 		return "float"
 	case bool:
 		return "bool"
+	case []byte:
+		return "bytes"
+	case *types.Set, *types.FrozenSet:
+		return "set"
+	case *types.OrderedDict:
+		return "collections.OrderedDict"
+	case *types.ByteArray:
+		return "bytearray"
 	}
-	return fmt.Sprintf("%T", v)
+	return "Python object"
 }
 
 // scanPickle walks the opcodes of a pickle and checks that every argument

@@ -250,7 +250,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"float size", `{"buffers": [{"size": 1.5, "first": 0, "last": 0}]}`, `p.json:1: buffer 0: size: want an integer, got "1.5"`},
 		{"string size", "{\"buffers\": [\n{\"size\": true, \"first\": 0, \"last\": 0}]}", "p.json:2: buffer 0: size: want an integer, got bool"},
 		{"null last", `{"buffers": [{"size": 1, "first": 0, "last": null}]}`, "p.json:1: buffer 0: last: want an integer, got null"},
-		{"label not a string", "{\"buffers\": [\n{\"label\": 5, \"size\": 1, \"first\": 0, \"last\": 0}]}", "p.json:2: buffer 0: label: want a string, got number"},
+		{"label not a string", "{\"buffers\": [\n{\"label\": 5, \"size\": 1, \"first\": 0, \"last\": 0}]}", "p.json:2: buffer 0: label: want a string, got a number"},
 		{"size overflow", `{"buffers": [{"size": 1e30, "first": 0, "last": 0}]}`, `p.json:1: buffer 0: size: want an integer, got "1e30"`},
 		{"last before first", `{"buffers": [{"size": 1, "first": 3, "last": 2}]}`, "p.json:1: buffer 0: last 2 is before first 3"},
 		{"bad id", `{"buffers": [{"id": "x", "size": 1, "first": 3, "last": 4}]}`, `p.json:1: buffer 0: id: want an integer, got string "x"`},
@@ -259,7 +259,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"negative alignment", `{"alignment": -64, "buffers": []}`, "p.json:1: alignment: -64 is negative"},
 		{"buffers not a list", `{"buffers": {}}`, `p.json:1: buffers: want "[", got "{"`},
 		{"trailing data", `{"buffers": []} x`, "p.json:1: unexpected data after the JSON object"},
-		{"buffer not an object", `{"buffers": [3]}`, "p.json:1: buffer 0: want an object, got number"},
+		{"buffer not an object", `{"buffers": [3]}`, "p.json:1: buffer 0: want an object, got a number"},
 	}, func(in string) error {
 		_, err := ReadJSON(strings.NewReader(in), "p.json")
 		return err
