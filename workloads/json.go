@@ -251,7 +251,9 @@ func jsonInt(col string, raw json.RawMessage, max int64) (int64, string) {
 	case len(raw) == 0:
 		got = "nothing"
 	case raw[0] == '"':
-		got = "string " + Clip(raw)
+		var s string
+		json.Unmarshal(raw, &s)
+		got = "string " + Echo(s)
 	case raw[0] == 't' || raw[0] == 'f':
 		got = "bool"
 	case raw[0] == 'n':
