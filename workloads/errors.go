@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -107,11 +108,36 @@ func JSONError(name string, data []byte, err error) error {
 		} else {
 			field = "field " + strconv.Quote(field)
 		}
-		return &InputError{File: name, Line: LineAt(data, te.Offset), Msg: fmt.Sprintf("%s: want %s, got %s", field, jsonWant(te.Type.String()), jsonGot(te.Value))}
+		return &InputError{File: name, Line: LineAt(data, te.Offset), Msg: fmt.Sprintf("%s: want %s, got %s", field, jsonKind(te.Type), jsonGot(te.Value))}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return &InputError{File: name, Line: LineAt(data, int64(len(data))), Msg: "unexpected end of JSON"}
 	}
 	return &InputError{File: name, Msg: strings.TrimPrefix(err.Error(), "json: ")}
+}
+
+// jsonKind names the JSON value that decodes into Go type t.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if e := jsonKind(t.Elem()); e == "an integer" {
+			return "an array of integers"
+		}
+		return "an array"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	}
+	return "another value"
 }
 
 // jsonGot names the kind of JSON value that encoding/json reports in

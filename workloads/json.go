@@ -317,14 +317,10 @@ func duplicateID(bufs []Buffer) (first, second int) {
 
 // jsonWant names a Go type the way a JSON user thinks of it.
 func jsonWant(goType string) string {
-	switch strings.TrimPrefix(goType, "*") {
-	case "json.Number":
+	switch goType {
+	case "json.Number", "int64":
 		return "a number"
-	case "int", "int64":
-		return "an integer"
-	case "[]int", "[]int64":
-		return "an array of integers"
-	case "string":
+	case "string", "*string":
 		return "a string"
 	}
 	if strings.Contains(goType, "jsonBuffer") {

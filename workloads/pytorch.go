@@ -307,18 +307,16 @@ func (c *pyConv) trace() *Trace {
 }
 
 // unpickle decodes data, turning a panic inside the decoder into an error.
-// A snapshot holds only dicts, lists, strings and numbers, so any Python
-// class the pickle names is refused by name.
+// Python classes other than the decoder's few built-in ones become generic
+// objects, so a snapshot field membench does not read may hold anything;
+// a class the pickle calls cannot be rebuilt, and is named in the error.
 func unpickle(data []byte) (obj any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			obj, err = nil, fmt.Errorf("%s", plainPickleError(fmt.Sprint(r)))
+			obj, err = nil, errors.New(plainPickleError(fmt.Sprint(r)))
 		}
 	}()
 	u := pickle.NewUnpickler(bytes.NewReader(data))
-	u.FindClass = func(module, name string) (any, error) {
-		return nil, fmt.Errorf("it names the Python class %s.%s; a memory snapshot holds only dicts, lists, strings and numbers", Clip(module), Clip(name))
-	}
 	obj, err = u.Load()
 	if err != nil {
 		err = errors.New(plainPickleError(err.Error()))
@@ -326,13 +324,19 @@ func unpickle(data []byte) (obj any, err error) {
 	return obj, err
 }
 
-// goValue matches the Go syntax (%#v) that the pickle decoder puts in some
-// messages, from the colon before it to the end.
-var goValue = regexp.MustCompile(`:? *&?(\[\])?\*?[a-z]+\.[A-Z]\w*\{.*$`)
+var (
+	// goClass is a Python class as the decoder prints it (%#v).
+	goClass = regexp.MustCompile(`&types\.GenericClass\{Module:"([^"]*)", Name:"([^"]*)"\}`)
+	// goValue is any other Go value the decoder prints, from the colon
+	// before it to the end.
+	goValue = regexp.MustCompile(`:? *&?(\[\])?\*?[a-z]+\.[A-Z]\w*\{.*$`)
+)
 
-// plainPickleError drops Go values from a decoder message: users see the
-// opcode that failed, not the decoder's types.
+// plainPickleError words a decoder message without its Go values.
 func plainPickleError(msg string) string {
+	if m := goClass.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("it calls the Python class %s.%s, which a memory snapshot never holds (only dicts, lists, strings and numbers)", Clip(m[1]), Clip(m[2]))
+	}
 	return goValue.ReplaceAllString(msg, "")
 }
 
@@ -360,7 +364,7 @@ func pyInt(v any) (int64, bool) {
 }
 
 func pyType(v any) string {
-	switch v.(type) {
+	switch v := v.(type) {
 	case nil:
 		return "None"
 	case *types.Dict:
@@ -385,6 +389,10 @@ func pyType(v any) string {
 		return "collections.OrderedDict"
 	case *types.ByteArray:
 		return "bytearray"
+	case *types.GenericObject:
+		if v.Class != nil {
+			return Clip(v.Class.Module + "." + v.Class.Name)
+		}
 	}
 	return "Python object"
 }
