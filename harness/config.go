@@ -434,10 +434,11 @@ func (c *Config) check(f *configFile) error {
 			return f.errorAt(lines[i], "workload %s", err)
 		}
 		for _, s := range specs {
-			if prev, dup := seen[s]; dup {
+			// With the config's seed filled in, as the cells will run it.
+			if prev, dup := seen[withSeed(s, c.Seed)]; dup {
 				return f.errorAt(lines[i], "workload %s listed twice (first on line %d)", workloads.Echo(s), prev)
 			}
-			seen[s] = lines[i]
+			seen[withSeed(s, c.Seed)] = lines[i]
 			if st, err := os.Stat(s); err == nil && !st.IsDir() {
 				continue // a file: read, and its errors named, when the sweep starts
 			}

@@ -31,6 +31,8 @@ func TestParseConfigLines(t *testing.T) {
 			`exp.toml:3: strategy "naive" listed twice (first on line 2)`},
 		{"workload twice", "strategies = [\"naive\"]\nworkloads = [\"synthetic/chain?n=3\", { spec = \"synthetic/chain\", params = { n = [2, 3] } }]\n",
 			`exp.toml:2: workload "synthetic/chain?n=3" listed twice (first on line 2)`},
+		{"workload twice by seed", "seed = 4\nstrategies = [\"naive\"]\nworkloads = [\"synthetic/chain\",\n\"synthetic/chain?seed=4\"]\n",
+			`exp.toml:4: workload "synthetic/chain?seed=4" listed twice (first on line 3)`},
 		{"empty param list", "strategies = [\"naive\"]\nworkloads = [{ spec = \"synthetic/chain\", params = { n = [] } }]\n",
 			`exp.toml:2: workload "synthetic/chain": param n: empty list`},
 		{"param table", "strategies = [\"naive\"]\nworkloads = [{ spec = \"synthetic/chain\", params = { n = { a = 1 } } }]\n",
