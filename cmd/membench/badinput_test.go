@@ -76,7 +76,7 @@ func TestBadInputCorpus(t *testing.T) {
 		"json-float.json":     `2: alignment: want an integer, got "1.5"`,
 		// PyTorch snapshots: a pickle has no lines; errors name the entry.
 		"pytorch-bigint.pickle":    `: device_traces[0][0] (alloc): field "size": 1267650600228229401496703205376 does not fit in 64 bits`,
-		"pytorch-class.pickle":     `: not a valid pickle: it names the Python class builtins.complex; a memory snapshot holds only dicts, lists, strings and numbers`,
+		"pytorch-class.pickle":     `: not a valid pickle: it calls the Python class builtins.complex, which a memory snapshot never holds (only dicts, lists, strings and numbers)`,
 		"pytorch-type.pickle":      `: device_traces[0][0] (alloc): field "size": want an integer, got set`,
 		"pytorch-action.pickle":    `: device_traces[0][1] (teleport): unknown action "teleport"`,
 		"pytorch-not-dict.pickle":  `: not a PyTorch memory snapshot: the pickle holds a list, want a dict with segments and device_traces`,
