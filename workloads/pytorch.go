@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/big"
 	"regexp"
+	"strings"
 
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
@@ -329,13 +330,17 @@ var (
 	goClass = regexp.MustCompile(`&types\.GenericClass\{Module:"([^"]*)", Name:"([^"]*)"\}`)
 	// goValue is any other Go value the decoder prints, from the colon
 	// before it to the end.
-	goValue = regexp.MustCompile(`:? *&?(\[\])?\*?[a-z]+\.[A-Z]\w*\{.*$`)
+	goValue = regexp.MustCompile(`:? *(&?(\[\])?\*?[a-z]+\.[A-Z]\w*|\[\]interface \{\}|map\[[^\]]*\][^{]*)\{.*$`)
 )
 
 // plainPickleError words a decoder message without its Go values.
 func plainPickleError(msg string) string {
+	const only = "which a memory snapshot never holds (only dicts, lists, strings and numbers)"
 	if m := goClass.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("it calls the Python class %s.%s, which a memory snapshot never holds (only dicts, lists, strings and numbers)", Clip(m[1]), Clip(m[2]))
+		return fmt.Sprintf("it calls the Python class %s.%s, %s", Clip(m[1]), Clip(m[2]), only)
+	}
+	if strings.HasPrefix(msg, "BUILD requires a PyDictSettable instance") {
+		return "it restores the state of a Python object, " + only
 	}
 	return goValue.ReplaceAllString(msg, "")
 }
