@@ -246,12 +246,12 @@ func (f *configFile) entryLines(key string, entries []Entry) []int {
 	if keyLine == 0 {
 		return out
 	}
-	// from is the offset of the key's line, then just past the last spec found.
-	from := 0
-	for l := 1; l < keyLine && from < len(f.text); l++ {
+	// from is the offset of the key's line, then just past the last spec
+	// found, which is on line.
+	from, line := 0, 1
+	for ; line < keyLine && from < len(f.text); line++ {
 		i := strings.IndexByte(f.text[from:], '\n')
 		if i < 0 {
-			from = len(f.text)
 			break
 		}
 		from += i + 1
@@ -260,7 +260,8 @@ func (f *configFile) entryLines(key string, entries []Entry) []int {
 		out[i] = keyLine
 		for _, q := range []string{strconv.Quote(e.Spec), "'" + e.Spec + "'"} {
 			if j := strings.Index(f.text[from:], q); j >= 0 {
-				out[i] = workloads.LineAt([]byte(f.text), int64(from+j))
+				line += strings.Count(f.text[from:from+j], "\n")
+				out[i] = line
 				from += j + len(q)
 				break
 			}
