@@ -3,7 +3,6 @@ package workloads
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	gojson "github.com/goccy/go-json"
@@ -124,21 +123,21 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 	dec := newDecoder(data)
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, nil, jsonError(fail, dec, err, "a Chrome trace: a JSON object with \"traceEvents\" or an array of events")
+		return nil, nil, JSONError(name, data, err)
 	}
 	if tok == json.Delim('{') {
 		found := false
 		for dec.More() {
 			k, err := dec.Token()
 			if err != nil {
-				return nil, nil, jsonError(fail, dec, err, "a key")
+				return nil, nil, JSONError(name, data, err)
 			}
 			if k == "traceEvents" {
 				found = true
 				off := dec.InputOffset()
 				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 					if err != nil {
-						return nil, nil, jsonError(fail, dec, err, "an array of events")
+						return nil, nil, JSONError(name, data, err)
 					}
 					return nil, nil, fail(off, `"traceEvents": want an array of events`)
 				}
@@ -146,7 +145,7 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 			}
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				return nil, nil, jsonError(fail, dec, err, "a value")
+				return nil, nil, JSONError(name, data, err)
 			}
 		}
 		if !found {
@@ -169,7 +168,7 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 		off := dec.InputOffset()
 		var ev chromeEvent
 		if err := dec.Decode(&ev); err != nil {
-			return nil, nil, jsonError(fail, dec, err, "a trace event object")
+			return nil, nil, JSONError(name, data, err)
 		}
 		if ev.Name != "[memory]" {
 			continue
@@ -181,7 +180,7 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 		}
 		ts, err := strconv.ParseFloat(strings.Trim(string(ev.Ts), `"`), 64)
 		if err != nil {
-			return nil, nil, fail(off, `[memory] event: "ts": want a number, got %s`, clipText(string(ev.Ts)))
+			return nil, nil, fail(off, `[memory] event: "ts": want a number, got %s`, Echo(ev.Ts))
 		}
 		dt, id := 0, -1
 		if a.DeviceType != nil {
@@ -267,41 +266,6 @@ func skipSpace(data []byte, off int64) int64 {
 		off++
 	}
 	return off
-}
-
-// clipText quotes s, cut to 80 characters.
-func clipText(s string) string {
-	if r := []rune(s); len(r) > 80 {
-		return strconv.Quote(string(r[:80])) + fmt.Sprintf("… (%d bytes)", len(s))
-	}
-	return strconv.Quote(s)
-}
-
-// jsonError turns a decoding error into words with its line.
-func jsonError(fail func(int64, string, ...any) error, dec jsonDecoder, err error, want string) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fail(se.Offset, "malformed JSON (%s): want %s", strings.TrimPrefix(se.Error(), "invalid character "), want)
-	case errors.As(err, &te):
-		return fail(te.Offset, "field %q: want %s, got a JSON %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fail(dec.InputOffset(), "the file ends in the middle of the JSON: want %s", want)
-	}
-	return fail(dec.InputOffset(), "%v", err)
-}
-
-func jsonKind(k string) string {
-	switch k {
-	case "int", "int64", "uint64":
-		return "a whole number"
-	case "string":
-		return "a string"
-	case "ptr", "struct":
-		return "an object"
-	}
-	return k
 }
 
 // lineCounter maps byte offsets to 1-based lines, counting forward from the

@@ -74,9 +74,9 @@ func TestChromeTraceErrors(t *testing.T) {
 		{"no memory", `{"traceEvents": [{"name": "aten::add", "ts": 1}]}`, "", "k.json:1: the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)"},
 		{"no events key", `{"other": 1}`, "", `k.json:1: not a Chrome trace: the object has no "traceEvents"`},
 		{"missing addr", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": 8}}]}", "", `k.json:2: [memory] event: want args "Addr" and "Bytes"`},
-		{"bytes type", "{\"traceEvents\": [\n\n{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": \"8\", \"Addr\": 1}}]}", "", `k.json:3: field "args.Bytes": want a whole number, got a JSON string`},
-		{"truncated", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1, \"ar", "", "k.json:2: the file ends in the middle of the JSON: want a trace event object"},
-		{"syntax", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1,, }]}", "", "k.json:2: malformed JSON (',' looking for beginning of object key string): want a trace event object"},
+		{"bytes type", "{\"traceEvents\": [\n\n{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": \"8\", \"Addr\": 1}}]}", "", `k.json:3: field "args.Bytes": want an integer, got a string`},
+		{"truncated", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1, \"ar", "", "k.json:2: unexpected end of JSON"},
+		{"syntax", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1,, }]}", "", "k.json:2: invalid JSON: invalid character ',' looking for beginning of object key string"},
 		{"double alloc", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": 8, \"Addr\": 1}},\n{\"name\": \"[memory]\", \"ts\": 2, \"args\": {\"Bytes\": 8, \"Addr\": 1}}]}", "", "k.json:3: [memory] alloc at address 0x1, which is still allocated"},
 	}
 	for _, c := range cases {

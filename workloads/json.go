@@ -45,6 +45,7 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 }
 
 func parseJSON(data []byte, name string) (*Problem, error) {
+	data = bytes.TrimPrefix(data, []byte(BOM))
 	// lineAt counts lines from the last offset asked for, so that numbering
 	// every buffer stays linear.
 	var lastOff int64
@@ -83,11 +84,15 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 			if te.Field != "" {
 				field = what + ": " + te.Field
 			}
-			return fail(at, "%s: want %s, got %s", field, jsonWant(te.Type.String()), te.Value)
+			return fail(at, "%s: want %s, got %s", field, jsonWant(te.Type.String()), jsonGot(te.Value))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			return fail(int64(len(data)), "unexpected end of JSON")
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return fail(at, "%s: unknown field %s (valid: %s)", what, strings.TrimPrefix(err.Error(), "json: unknown field "), jsonBufferFields)
+			field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+			if s, uerr := strconv.Unquote(field); uerr == nil {
+				field = Echo(s)
+			}
+			return fail(at, "%s: unknown field %s (valid: %s)", what, field, jsonBufferFields)
 		}
 		return fail(at, "%s: %v", what, err)
 	}
@@ -133,7 +138,7 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 		}
 		key, _ := tok.(string)
 		if seen[key] {
-			return nil, fail(at, "field %q given twice", key)
+			return nil, fail(at, "field %s given twice", Echo(key))
 		}
 		seen[key] = true
 		vat := start(dec.InputOffset())
@@ -185,7 +190,7 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 				return nil, err
 			}
 		default:
-			return nil, fail(at, "unknown field %q (valid: %s)", key, jsonTopFields)
+			return nil, fail(at, "unknown field %s (valid: %s)", Echo(key), jsonTopFields)
 		}
 	}
 	if err := delim('}', "top level"); err != nil {
@@ -253,7 +258,9 @@ func jsonInt(col string, raw json.RawMessage, max int64) (int64, string) {
 	case len(raw) == 0:
 		got = "nothing"
 	case raw[0] == '"':
-		got = "string " + string(raw)
+		var s string
+		json.Unmarshal(raw, &s)
+		got = "string " + Echo(s)
 	case raw[0] == 't' || raw[0] == 'f':
 		got = "bool"
 	case raw[0] == 'n':
@@ -334,7 +341,7 @@ func jsonTok(tok json.Token) string {
 	case json.Delim:
 		return strconv.Quote(string(v))
 	case string:
-		return "string " + strconv.Quote(v)
+		return "string " + Echo(v)
 	case nil:
 		return "null"
 	}

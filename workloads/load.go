@@ -97,7 +97,8 @@ func LoadBytes(data []byte, name string) (*Workload, error) { return decode(data
 
 // decode reads data in whatever format it is in; name labels errors.
 //
-// A gzip-compressed file is decompressed first, whatever its format.
+// A gzip-compressed file is decompressed first, whatever its format, and a
+// UTF-8 byte-order mark is dropped.
 func decode(data []byte, name string, opts url.Values) (*Workload, error) {
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
@@ -108,6 +109,7 @@ func decode(data []byte, name string, opts url.Values) (*Workload, error) {
 			return nil, &InputError{File: name, Msg: "gzip: " + err.Error()}
 		}
 	}
+	data = bytes.TrimPrefix(data, []byte(BOM))
 	format, err := sniff(data, name)
 	if err != nil {
 		return nil, err
@@ -185,11 +187,34 @@ func sniff(data []byte, name string) (string, error) {
 	if string(f[0]) == "size" {
 		return FormatTFLite, nil // its reader explains a wrong header
 	}
-	return "", &InputError{File: name, Line: s.line, Msg: fmt.Sprintf("unknown header %q: want %s", l, formatsWanted)}
+	return "", &InputError{File: name, Line: s.line, Msg: fmt.Sprintf("unknown header %s: want %s", Echo(l), formatsWanted)}
 }
 
 const formatsWanted = "a TFLite header " + tfliteHeader + ", a MiniMalloc header " + mmWant +
 	", trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object or a PyTorch snapshot pickle"
+
+// validNames lists the names a user may have meant: all of them when they
+// are few, else those of the family the name asks for, else the families.
+func validNames(name string, names []string) string {
+	if len(names) <= 20 {
+		return "valid: " + strings.Join(names, ", ")
+	}
+	family, _, _ := strings.Cut(name, "/")
+	var same, families []string
+	for _, n := range names {
+		f, _, _ := strings.Cut(n, "/")
+		if f == family {
+			same = append(same, n)
+		}
+		if len(families) == 0 || families[len(families)-1] != f+"/..." {
+			families = append(families, f+"/...")
+		}
+	}
+	if len(same) > 0 && len(same) <= 40 {
+		return "valid in " + family + "/: " + strings.Join(same, ", ") + "; `membench list workloads` lists all"
+	}
+	return "families: " + strings.Join(families, ", ") + "; `membench list workloads` lists every name"
+}
 
 // loadRegistered builds a registered workload from its spec.
 func loadRegistered(spec string) (*Workload, error) {
@@ -204,9 +229,9 @@ func loadRegistered(spec string) (*Workload, error) {
 			names = append(names, in.Name)
 		}
 		if len(names) == 0 {
-			return nil, Usagef("unknown workload %q: no such file, and no workloads are registered", sp.Name)
+			return nil, Usagef("unknown workload %s: no such file, and no workloads are registered", Echo(sp.Name))
 		}
-		return nil, Usagef("unknown workload %q: no such file or registered name (valid: %s)", sp.Name, strings.Join(names, ", "))
+		return nil, Usagef("unknown workload %s: no such file or registered name (%s)", Echo(sp.Name), validNames(sp.Name, names))
 	}
 	args := NewArgs(sp)
 	p, err := info.New(args)

@@ -394,8 +394,8 @@ func TestValidate(t *testing.T) {
 		{`{"footprint":100,"offsets":[0,32,80,64,88,0,64,72,0]}`, "invalid plan: footprint 100, want max(offset+size) = 96", 1},
 		{`{"offsets":[0,32,80]}`, "plan.json: 3 offsets for 9 buffers", 2},
 		{`{"footprint": 96}`, `plan.json: no "offsets" array`, 2},
-		{"{\n\"offsets\": [0,\n\"x\"]}", "plan.json:3: not a plan: json: cannot unmarshal string", 2},
-		{"{\n\"offsets\": [0,,]}", "plan.json:2: not a plan: invalid character ','", 2},
+		{"{\n\"offsets\": [0,\n\"x\"]}", `plan.json:3: field "offsets": want an integer, got a string`, 2},
+		{"{\n\"offsets\": [0,,]}", "plan.json:2: invalid JSON: invalid character ','", 2},
 	} {
 		file := filepath.Join(dir, "plan.json")
 		os.WriteFile(file, []byte(tc.json), 0o644)
