@@ -12,10 +12,11 @@ package zoo
 //
 // Against torchvision's efficientnet_b0 as recorded
 // (recorded/efficientnet-b0/graph): LB_load 14,450,688 B here against
-// 9,633,792 B there, 238 tensors against 190. The peak here is swish at
-// block 2's 112x112x96 expansion: LOGISTIC and MUL hold three maps of
-// 4.8 MB at once, where PyTorch's SiLU is one in-place op; PyTorch in turn
-// keeps BatchNorm outputs apart (TFLite folds them).
+// 9,633,792 B there, 238 tensors against 190. Here swish is LOGISTIC then
+// MUL, so its input, the sigmoid and the product are live together (three
+// 4.8 MB maps at block 2's 112x112x96 expansion make this LB_load), where
+// PyTorch's SiLU is one in-place op; PyTorch in turn keeps BatchNorm
+// outputs apart (TFLite folds them).
 
 func init() {
 	registerImage("zoo/efficientnet-b0", "EfficientNet-B0 (Tan and Le 2019, Table 1), TFLite ops", 224, 32, efficientNetB0)

@@ -15,7 +15,7 @@ package zoo
 // graph, 299x299, no auxiliary head): LB_load 8,297,856 B here against
 // 11,063,808 B there, 125 tensors against 219: each of PyTorch's
 // BasicConv2d keeps its BatchNorm output apart from the convolution's,
-// which TFLite folds; the extra 147x147x64 map makes the stem the peak.
+// which TFLite folds, and that raises the peak.
 
 func init() {
 	registerImage("zoo/inception-v3", "Inception v3 (Szegedy et al. 2016, Table 1, TF-slim filters), TFLite ops",

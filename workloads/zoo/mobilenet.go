@@ -18,8 +18,7 @@ package zoo
 // Against torchvision's mobilenet_v2 as recorded (recorded/mobilenet-v2/
 // graph): LB_load 6,021,120 B here against 9,633,792 B there, 65 tensors
 // against 117: PyTorch keeps each BatchNorm output apart from its
-// convolution's (TFLite folds it and fuses ReLU6), so at the 112x112 stage
-// up to six 1.6 MB maps are live at once.
+// convolution's (TFLite folds it and fuses ReLU6), which raises the peak.
 
 func init() {
 	registerImage("zoo/mobilenet-v1", "MobileNet v1 (Howard et al. 2017, Table 1), TFLite ops", 224, 32, mobileNetV1)

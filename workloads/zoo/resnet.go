@@ -12,8 +12,8 @@ package zoo
 // Against torchvision's resnet50 as recorded (recorded/resnet50/graph,
 // torch.fx, batch 1): the same LB_load, 9,633,792 B, with 72 tensors here
 // against 126 there: PyTorch keeps each BatchNorm output as a tensor of its
-// own (not folded) and its in-place ReLUs share their input's memory, so the
-// peak (two 56x56x256 maps around a residual ADD) is the same.
+// own (not folded) and its in-place ReLUs share their input's memory; the
+// peak comes out the same.
 
 func init() {
 	registerImage("zoo/resnet-50", "ResNet-50 (He et al. 2016, Table 1), TFLite ops", 224, 32, resNet50)
