@@ -1,0 +1,69 @@
+package strategies
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"membench/workloads"
+)
+
+// bestOfDefault is what best-of runs when given no ?of=: one production
+// planner per runtime in this file set, and TFLite's offset planner.
+const bestOfDefault = "xla-heap,tflite-arena,tflm-greedy,ort-mem-pattern,offset-greedy-by-size"
+
+func init() {
+	Register(Info{
+		Name: "best-of", Runtime: "membench", Kind: Offsets,
+		Doc: "runs several strategies and keeps the plan with the smallest footprint (ties: the first listed), " +
+			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets",
+		Params: []workloads.ParamDoc{{Name: "of", Default: bestOfDefault,
+			Doc: "comma-separated strategy specs to run, in order (a spec's own & must be written %26)"}},
+		New: newBestOf,
+	})
+}
+
+// bestOf runs its members in order and keeps the first plan with the
+// smallest footprint. It returns the winner's offsets only, so that one
+// kind (offsets) covers members of either kind: an object plan's offsets
+// are TFLite's ObjectsToOffsets layout, whose footprint is recomputed from
+// the offsets.
+type bestOf struct {
+	members []Strategy
+}
+
+func newBestOf(args *workloads.Args) (Strategy, error) {
+	of := args.String("of", bestOfDefault)
+	var s bestOf
+	for _, spec := range strings.Split(of, ",") {
+		if spec == "" {
+			return nil, workloads.Usagef("best-of: empty strategy in of=%q", of)
+		}
+		m, err := Lookup(spec)
+		if err != nil {
+			return nil, fmt.Errorf("best-of: %w", err)
+		}
+		s.members = append(s.members, m)
+	}
+	return s, nil
+}
+
+func (bestOf) Name() string { return "best-of" }
+
+func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	var best *Plan
+	for _, m := range s.members {
+		plan, err := m.Plan(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("best-of: %s: %w", m.Name(), err)
+		}
+		if err := Validate(p, plan); err != nil {
+			return nil, fmt.Errorf("best-of: %s returned an invalid plan: %w", m.Name(), err)
+		}
+		fp := Footprint(p.Buffers, plan.Offsets)
+		if best == nil || fp < best.Footprint {
+			best = &Plan{Offsets: plan.Offsets, Footprint: fp}
+		}
+	}
+	return best, nil
+}
