@@ -60,6 +60,9 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 		if err := Validate(p, plan); err != nil {
 			return nil, fmt.Errorf("best-of: %s returned an invalid plan: %w", m.Name(), err)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		fp := Footprint(p.Buffers, plan.Offsets)
 		if best == nil || fp < best.Footprint {
 			best = &Plan{Offsets: plan.Offsets, Footprint: fp}

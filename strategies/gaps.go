@@ -1,8 +1,10 @@
 package strategies
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 
 	"membench/workloads"
 )
@@ -100,6 +102,11 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 	if len(bufs) == 0 {
 		return offsets, 0, nil
 	}
+	// The order's sort and the index each take tens of milliseconds at
+	// 10^5 buffers: check between them.
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
 	ix := newOffsetTimeIndex(bufs)
 	var live []offsetPlaced
 	var fp int64
@@ -124,11 +131,32 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 	return offsets, fp, nil
 }
 
-// inOrder returns 0..n-1, the order a planner sorts into its own.
+// inOrder returns 0..n-1: problem order.
 func inOrder(n int) []int32 {
 	order := make([]int32, n)
 	for i := range order {
 		order[i] = int32(i)
+	}
+	return order
+}
+
+// orderKey is a buffer's place in a planner's order: ascending by a, then
+// b, then c, then idx (its index in the problem).
+type orderKey struct {
+	a, b, c int64
+	idx     int32
+}
+
+// orderBy sorts the keys and returns the indexes in that order. Sorting
+// the keys themselves, not indexes into the buffers, keeps the sort
+// sequential in memory.
+func orderBy(keys []orderKey) []int32 {
+	slices.SortFunc(keys, func(x, y orderKey) int {
+		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b), cmp.Compare(x.c, y.c), cmp.Compare(x.idx, y.idx))
+	})
+	order := make([]int32, len(keys))
+	for k, key := range keys {
+		order[k] = key.idx
 	}
 	return order
 }

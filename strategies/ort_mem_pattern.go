@@ -1,9 +1,7 @@
 package strategies
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"membench/workloads"
 )
@@ -55,11 +53,11 @@ func (ortMemPattern) Name() string { return "ort-mem-pattern" }
 func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	bufs := p.Buffers
 	align := max(p.Alignment, 1)
-	order := inOrder(len(bufs))
-	slices.SortFunc(order, func(x, y int32) int {
-		a, b := &bufs[x], &bufs[y]
-		return cmp.Or(cmp.Compare(a.First, b.First), cmp.Compare(a.ID, b.ID), cmp.Compare(x, y))
-	})
+	keys := make([]orderKey, len(bufs))
+	for i, b := range bufs {
+		keys[i] = orderKey{int64(b.First), int64(b.ID), 0, int32(i)}
+	}
+	order := orderBy(keys)
 	var highWater int64
 	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, order,
 		func(i int32, live []offsetPlaced) int64 {

@@ -1,11 +1,9 @@
 package strategies
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"membench/workloads"
 )
@@ -83,30 +81,22 @@ func (s tfliteArena) Plan(ctx context.Context, p *workloads.Problem) (*Plan, err
 
 // tfliteArenaOrder is ArenaPlanner's allocation order.
 func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
-	order := make([]int32, len(bufs))
 	if len(bufs) == 0 {
-		return order
+		return nil
 	}
 	first, last := bufs[0].First, bufs[0].Last
-	for i, b := range bufs {
-		order[i] = int32(i)
+	for _, b := range bufs {
 		first, last = min(first, b.First), max(last, b.Last)
 	}
-	whole := func(b *workloads.Buffer) bool { return b.First == first && b.Last == last }
-	slices.SortFunc(order, func(x, y int32) int {
-		a, b := &bufs[x], &bufs[y]
-		wa, wb := whole(a), whole(b)
-		switch {
-		case wa && wb:
-			return cmp.Compare(x, y)
-		case wa:
-			return -1
-		case wb:
-			return 1
+	keys := make([]orderKey, len(bufs))
+	for i, b := range bufs {
+		if b.First == first && b.Last == last {
+			keys[i] = orderKey{0, 0, 0, int32(i)}
+		} else {
+			keys[i] = orderKey{1, -b.Size, int64(b.First), int32(i)}
 		}
-		return cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(a.First, b.First), cmp.Compare(x, y))
-	})
-	return order
+	}
+	return orderBy(keys)
 }
 
 // tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in

@@ -1,9 +1,7 @@
 package strategies
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"membench/workloads"
 )
@@ -62,11 +60,11 @@ func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 // tflmGreedyOrder is GreedyMemoryPlanner's placement order: size
 // descending, ties by problem order descending.
 func tflmGreedyOrder(bufs []workloads.Buffer) []int32 {
-	order := inOrder(len(bufs))
-	slices.SortFunc(order, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(bufs[y].Size, bufs[x].Size), cmp.Compare(y, x))
-	})
-	return order
+	keys := make([]orderKey, len(bufs))
+	for i, b := range bufs {
+		keys[i] = orderKey{-b.Size, -int64(i), 0, int32(i)}
+	}
+	return orderBy(keys)
 }
 
 // tflmLinear is TensorFlow Lite Micro's LinearMemoryPlanner

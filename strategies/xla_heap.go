@@ -1,9 +1,7 @@
 package strategies
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"membench/workloads"
 )
@@ -87,19 +85,17 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 // xlaHeapOffsets is one GlobalDecreasingSizeBestFitHeap run.
 func xlaHeapOffsets(ctx context.Context, name string, bufs []workloads.Buffer, align int64, temporal bool) ([]int64, int64, error) {
 	align = max(align, 1)
-	order := inOrder(len(bufs))
-	slices.SortFunc(order, func(x, y int32) int {
-		a, b := &bufs[x], &bufs[y]
-		// Durations as XLA's keys have them: start-end, ascending.
-		da, db := a.First-a.Last, b.First-b.Last
-		var c int
+	// XLA's keys: (-size, start-end, buffer) spatial, (start-end, -size,
+	// buffer) temporal, ascending.
+	keys := make([]orderKey, len(bufs))
+	for i, b := range bufs {
+		dur := int64(b.First) - int64(b.Last)
+		keys[i] = orderKey{-b.Size, dur, 0, int32(i)}
 		if temporal {
-			c = cmp.Or(cmp.Compare(da, db), cmp.Compare(b.Size, a.Size))
-		} else {
-			c = cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(da, db))
+			keys[i] = orderKey{dur, -b.Size, 0, int32(i)}
 		}
-		return cmp.Or(c, cmp.Compare(x, y))
-	})
+	}
+	order := orderBy(keys)
 	return placeOneByOne(ctx, name, bufs, order,
 		func(i int32, live []offsetPlaced) int64 {
 			off, _, found, top := bestFit(live, bufs[i].Size, align)
