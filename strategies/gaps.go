@@ -92,8 +92,11 @@ func bestFit(spans []offsetPlaced, size, align int64) (off, length int64, found 
 // the offset choose returns, given the placed buffers that conflict with it
 // in time sorted by offset (ties: placement order), and then takes
 // [offset, end(offset, size)). It checks the records first and ctx every
-// ctxCheckEvery buffers.
-func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32,
+// ctxCheckEvery buffers. It gives up, returning nil offsets and the
+// footprint so far, as soon as the footprint reaches limit: a caller
+// keeping the smaller of two plans need not finish one that cannot win
+// (math.MaxInt64: never).
+func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose func(i int32, live []offsetPlaced) int64, end func(off, size int64) int64) ([]int64, int64, error) {
 	if err := recordError(name, bufs); err != nil {
 		return nil, 0, err
@@ -126,7 +129,9 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 		off := choose(i, live)
 		ix.place(id, offsetPlaced{off, end(off, size), int32(k + 1)})
 		offsets[i] = off
-		fp = max(fp, off+size)
+		if fp = max(fp, off+size); fp >= limit {
+			return nil, fp, nil
+		}
 	}
 	return offsets, fp, nil
 }

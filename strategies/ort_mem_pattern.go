@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"math"
 
 	"membench/workloads"
 )
@@ -59,7 +60,7 @@ func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, err
 	}
 	order := orderBy(keys)
 	var highWater int64
-	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, order,
+	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, order, math.MaxInt64,
 		func(i int32, live []offsetPlaced) int64 {
 			size := AlignUp(bufs[i].Size, align)
 			off, length, found, top := bestFit(live, size, 1)

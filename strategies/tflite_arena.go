@@ -102,7 +102,7 @@ func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
 // tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in
 // the given order with the given alignment.
 func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []int32, align int64) ([]int64, int64, error) {
-	return placeOneByOne(ctx, "tflite-arena", bufs, order,
+	return placeOneByOne(ctx, "tflite-arena", bufs, order, math.MaxInt64,
 		func(i int32, live []offsetPlaced) int64 {
 			size := bufs[i].Size
 			best, bestFit := int64(-1), int64(math.MaxInt64)

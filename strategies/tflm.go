@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"math"
 
 	"membench/workloads"
 )
@@ -48,7 +49,7 @@ func (tflmGreedy) Name() string { return "tflm-greedy" }
 
 func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	align := max(p.Alignment, 1)
-	offsets, fp, err := placeOneByOne(ctx, "tflm-greedy", p.Buffers, tflmGreedyOrder(p.Buffers),
+	offsets, fp, err := placeOneByOne(ctx, "tflm-greedy", p.Buffers, tflmGreedyOrder(p.Buffers), math.MaxInt64,
 		func(i int32, live []offsetPlaced) int64 { return firstFit(live, p.Buffers[i].Size, align) },
 		func(off, size int64) int64 { return AlignUp(off+size, align) })
 	if err != nil {

@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"math"
 
 	"membench/workloads"
 )
@@ -60,7 +61,9 @@ func init() {
 // default, no limit, is one heap). membench plans the single-arena case.
 //
 // It runs one GlobalDecreasingSizeBestFitHeap per entry of temporal and
-// keeps the first smallest.
+// keeps the first smallest. A later run stops as soon as its heap reaches
+// the best so far, since it can then no longer win (heaps only grow): the
+// same choice, without finishing a losing run.
 type xlaHeap struct {
 	name     string
 	temporal []bool
@@ -70,20 +73,22 @@ func (s xlaHeap) Name() string { return s.name }
 
 func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	var best *Plan
+	limit := int64(math.MaxInt64)
 	for _, t := range s.temporal {
-		offsets, fp, err := xlaHeapOffsets(ctx, s.name, p.Buffers, p.Alignment, t)
+		offsets, fp, err := xlaHeapOffsets(ctx, s.name, p.Buffers, p.Alignment, t, limit)
 		if err != nil {
 			return nil, err
 		}
-		if best == nil || fp < best.Footprint {
-			best = &Plan{Offsets: offsets, Footprint: fp}
+		if fp < limit {
+			best, limit = &Plan{Offsets: offsets, Footprint: fp}, fp
 		}
 	}
 	return best, nil
 }
 
-// xlaHeapOffsets is one GlobalDecreasingSizeBestFitHeap run.
-func xlaHeapOffsets(ctx context.Context, name string, bufs []workloads.Buffer, align int64, temporal bool) ([]int64, int64, error) {
+// xlaHeapOffsets is one GlobalDecreasingSizeBestFitHeap run, given up
+// (nil offsets) once its heap reaches limit.
+func xlaHeapOffsets(ctx context.Context, name string, bufs []workloads.Buffer, align int64, temporal bool, limit int64) ([]int64, int64, error) {
 	align = max(align, 1)
 	// XLA's keys: (-size, start-end, buffer) spatial, (start-end, -size,
 	// buffer) temporal, ascending.
@@ -96,7 +101,7 @@ func xlaHeapOffsets(ctx context.Context, name string, bufs []workloads.Buffer, a
 		}
 	}
 	order := orderBy(keys)
-	return placeOneByOne(ctx, name, bufs, order,
+	return placeOneByOne(ctx, name, bufs, order, limit,
 		func(i int32, live []offsetPlaced) int64 {
 			off, _, found, top := bestFit(live, bufs[i].Size, align)
 			if !found {
