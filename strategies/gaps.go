@@ -156,8 +156,17 @@ type orderKey struct {
 // the keys themselves, not indexes into the buffers, keeps the sort
 // sequential in memory.
 func orderBy(keys []orderKey) []int32 {
+	// Not cmp.Or: it would compare every field every time.
 	slices.SortFunc(keys, func(x, y orderKey) int {
-		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b), cmp.Compare(x.c, y.c), cmp.Compare(x.idx, y.idx))
+		switch {
+		case x.a != y.a:
+			return cmp.Compare(x.a, y.a)
+		case x.b != y.b:
+			return cmp.Compare(x.b, y.b)
+		case x.c != y.c:
+			return cmp.Compare(x.c, y.c)
+		}
+		return cmp.Compare(x.idx, y.idx)
 	})
 	order := make([]int32, len(keys))
 	for k, key := range keys {
