@@ -52,21 +52,23 @@ func (bestOf) Name() string { return "best-of" }
 
 func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	var best *Plan
+	var winner Strategy
 	for _, m := range s.members {
 		plan, err := m.Plan(ctx, p)
 		if err != nil {
 			return nil, fmt.Errorf("best-of: %s: %w", m.Name(), err)
 		}
-		if err := Validate(p, plan); err != nil {
-			return nil, fmt.Errorf("best-of: %s returned an invalid plan: %w", m.Name(), err)
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if len(plan.Offsets) != len(p.Buffers) {
+			return nil, fmt.Errorf("best-of: %s returned %d offsets for %d buffers", m.Name(), len(plan.Offsets), len(p.Buffers))
 		}
 		fp := Footprint(p.Buffers, plan.Offsets)
 		if best == nil || fp < best.Footprint {
-			best = &Plan{Offsets: plan.Offsets, Footprint: fp}
+			best, winner = &Plan{Offsets: plan.Offsets, Footprint: fp}, m
 		}
+	}
+	// Only the winner's plan is reported, so only it needs checking.
+	if err := Validate(p, best); err != nil {
+		return nil, fmt.Errorf("best-of: %s returned an invalid plan: %w", winner.Name(), err)
 	}
 	return best, nil
 }
