@@ -31,7 +31,10 @@ type upstreamCase struct {
 	RawEvents [][]any  `json:"events"`
 	Buffers   [][3]int `json:"buffers"`
 	Offsets   []int64  `json:"offsets"`
-	Footprint *int64   `json:"footprint"`
+	// OffsetsOf holds expected offsets by buffer index where the upstream
+	// test asserts only some.
+	OffsetsOf map[int]int64 `json:"offsets_of"`
+	Footprint *int64        `json:"footprint"`
 	// FootprintBelow is an upper bound where the upstream test only
 	// bounds the footprint.
 	FootprintBelow int64 `json:"footprint_below"`
@@ -72,8 +75,8 @@ func (c *upstreamCase) problem(t *testing.T) *workloads.Problem {
 // the upstream unit tests in testdata/upstream.
 func TestUpstreamGoldens(t *testing.T) {
 	paths, err := filepath.Glob("testdata/upstream/*.json")
-	if err != nil || len(paths) != 4 {
-		t.Fatalf("want 4 files in testdata/upstream, found %v (%v)", paths, err)
+	if err != nil || len(paths) != 5 {
+		t.Fatalf("want 5 files in testdata/upstream, found %v (%v)", paths, err)
 	}
 	ctx := context.Background()
 	for _, path := range paths {
@@ -113,13 +116,18 @@ func TestUpstreamGoldens(t *testing.T) {
 				if c.Offsets != nil && !slices.Equal(plan.Offsets, c.Offsets) {
 					t.Errorf("%s: offsets %v, want %v (%s)", c.Strategy, plan.Offsets, c.Offsets, f.Upstream)
 				}
+				for i, want := range c.OffsetsOf {
+					if i < 0 || i >= len(plan.Offsets) || plan.Offsets[i] != want {
+						t.Errorf("%s: buffer %d not at %d: offsets %v (%s)", c.Strategy, i, want, plan.Offsets, f.Upstream)
+					}
+				}
 				if c.Footprint != nil && plan.Footprint != *c.Footprint {
 					t.Errorf("%s: footprint %d, want %d (%s)", c.Strategy, plan.Footprint, *c.Footprint, f.Upstream)
 				}
 				if c.FootprintBelow > 0 && plan.Footprint >= c.FootprintBelow {
 					t.Errorf("%s: footprint %d, want below %d (%s)", c.Strategy, plan.Footprint, c.FootprintBelow, f.Upstream)
 				}
-				if c.Offsets == nil && c.Footprint == nil && c.FootprintBelow == 0 {
+				if c.Offsets == nil && c.OffsetsOf == nil && c.Footprint == nil && c.FootprintBelow == 0 {
 					t.Error("case checks nothing")
 				}
 			})
