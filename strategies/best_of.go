@@ -16,7 +16,7 @@ func init() {
 	Register(Info{
 		Name: "best-of", Runtime: "membench", Kind: Offsets,
 		Doc: "runs several strategies and keeps the plan with the smallest footprint (ties: the first listed), " +
-			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets",
+			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets; stops once a plan reaches LB_load",
 		Params: []workloads.ParamDoc{{Name: "of", Default: bestOfDefault,
 			Doc: "comma-separated strategy specs to run, in order (a spec's own & must be written %26)"}},
 		New: newBestOf,
@@ -24,7 +24,8 @@ func init() {
 }
 
 // bestOf runs its members in order and keeps the first plan with the
-// smallest footprint. It returns the winner's offsets only, so that one
+// smallest footprint. It stops early once the best plan reaches LB_load,
+// which no later member can beat. It returns the winner's offsets only, so that one
 // kind (offsets) covers members of either kind: an object plan's offsets
 // are TFLite's ObjectsToOffsets layout, whose footprint is recomputed from
 // the offsets.
@@ -53,7 +54,7 @@ func (bestOf) Name() string { return "best-of" }
 func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	var best *Plan
 	var winner Strategy
-	for _, m := range s.members {
+	for k, m := range s.members {
 		plan, err := m.Plan(ctx, p)
 		if err != nil {
 			return nil, fmt.Errorf("best-of: %s: %w", m.Name(), err)
@@ -64,6 +65,10 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 		fp := Footprint(p.Buffers, plan.Offsets)
 		if best == nil || fp < best.Footprint {
 			best, winner = &Plan{Offsets: plan.Offsets, Footprint: fp}, m
+		}
+		// No plan beats LB_load, so the later members cannot win.
+		if k+1 < len(s.members) && best.Footprint <= p.LoadBound() {
+			break
 		}
 	}
 	// Only the winner's plan is reported, so only it needs checking.

@@ -212,6 +212,25 @@ func TestBestOf(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, want a usage error containing %q", spec, err, want)
 		}
 	}
+	// A plan at LB_load ends the run: the failing member after it is never
+	// asked; where the first plan is above LB_load, it is.
+	stop, err := Lookup("best-of?of=xla-heap-spatial,exec:/bin/false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	atLB := recs(0, [3]int64{8, 0, 1}, [3]int64{16, 1, 2}, [3]int64{4, 3, 3})
+	if pl, err := stop.Plan(context.Background(), atLB); err != nil || pl.Footprint != 24 {
+		t.Errorf("at LB_load: %v, %v; want footprint 24 from the first member", pl, err)
+	}
+	var aboveLB *workloads.Problem
+	for seed := uint64(0); aboveLB == nil; seed++ {
+		if q := randomProblem(seed); plan(t, "xla-heap-spatial", q).Footprint > q.LoadBound() {
+			aboveLB = q
+		}
+	}
+	if _, err := stop.Plan(context.Background(), aboveLB); err == nil || !strings.Contains(err.Error(), "exec:/bin/false") {
+		t.Errorf("above LB_load: %v, want the second member's error", err)
+	}
 	bad := recs(0, [3]int64{8, 3, 1})
 	s, _ := Lookup("best-of?of=xla-heap")
 	if _, err := s.Plan(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "best-of: xla-heap: ") {

@@ -62,8 +62,9 @@ func init() {
 //
 // It runs one GlobalDecreasingSizeBestFitHeap per entry of temporal and
 // keeps the first smallest. A later run stops as soon as its heap reaches
-// the best so far, since it can then no longer win (heaps only grow): the
-// same choice, without finishing a losing run.
+// the best so far, since it can then no longer win (heaps only grow), and
+// is skipped when the best so far equals LB_load, which no plan beats: the
+// same choice, without running a losing run to its end.
 type xlaHeap struct {
 	name     string
 	temporal []bool
@@ -74,13 +75,17 @@ func (s xlaHeap) Name() string { return s.name }
 func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	var best *Plan
 	limit := int64(math.MaxInt64)
-	for _, t := range s.temporal {
+	for k, t := range s.temporal {
 		offsets, fp, err := xlaHeapOffsets(ctx, s.name, p.Buffers, p.Alignment, t, limit)
 		if err != nil {
 			return nil, err
 		}
 		if fp < limit {
 			best, limit = &Plan{Offsets: offsets, Footprint: fp}, fp
+		}
+		// No plan beats LB_load: a run that reaches it wins outright.
+		if k+1 < len(s.temporal) && limit <= p.LoadBound() {
+			break
 		}
 	}
 	return best, nil
