@@ -51,3 +51,27 @@ func TestAllowFailedCells(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeAllowFailedCells checks the same rule for merge: shards with a
+// failed cell merge with exit 0 under the flag, 1 without.
+func TestMergeAllowFailedCells(t *testing.T) {
+	base := t.TempDir()
+	var shards []string
+	for _, s := range []string{"0/2", "1/2"} {
+		d := filepath.Join(base, "shard"+s[:1])
+		shards = append(shards, d)
+		membench(t, "run", "--strategies", "naive,test-overlap", "--workloads", "synthetic/chain?n=8&seed=1",
+			"--repeats", "1", "--timeout", "30s", "--shard", s, "--out", d)
+	}
+	for _, tc := range []struct {
+		flag []string
+		code int
+	}{{nil, 1}, {[]string{"--allow-failed-cells"}, 0}} {
+		out := filepath.Join(base, "merged"+strings.Join(tc.flag, ""))
+		r := membench(t, append(append([]string{"merge", "--out", out}, tc.flag...), shards...)...)
+		if r.code != tc.code || r.stdout != out+": merged 2 folders, 1 failed cells\n" ||
+			!strings.Contains(r.stderr, "membench: 1 of 2 cells failed:\n  synthetic/chain?n=8&seed=1 × test-overlap #0: invalid: ") {
+			t.Errorf("merge %v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.flag, r.code, tc.code, r.stdout, r.stderr)
+		}
+	}
+}
