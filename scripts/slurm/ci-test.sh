@@ -34,8 +34,15 @@ started_munged=
 cleanup() {
   local rc=$?
   [ -f "$tmp/conf/slurm.conf" ] && SLURM_CONF=$tmp/conf/slurm.conf scancel --quiet --user=root 2>/dev/null || true
-  for pid in "$tmp/run/slurmd.pid" "$tmp/run/slurmctld.pid" ${started_munged:+"$tmp/run/munged.pid"}; do
-    [ -f "$pid" ] && kill "$(cat "$pid")" 2>/dev/null || true
+  local pids=()
+  for f in "$tmp/run/slurmd.pid" "$tmp/run/slurmctld.pid" ${started_munged:+"$tmp/run/munged.pid"}; do
+    [ -f "$f" ] && pids+=("$(cat "$f")")
+  done
+  [ ${#pids[@]} = 0 ] || kill "${pids[@]}" 2>/dev/null || true
+  # Wait for them to go before their folder does.
+  for _ in $(seq 40); do
+    kill -0 "${pids[@]}" 2>/dev/null || break
+    sleep 0.25
   done
   if [ $rc != 0 ]; then
     echo "slurm ci-test: FAILED; logs:"
@@ -116,8 +123,16 @@ wait_job() {
 
 config=scripts/configs/ci-small.toml
 export MEMBENCH_OUT=$tmp/out
-ids=$(scripts/slurm/submit.sh "$config" 4 | tee /dev/stderr | sed -n 's/^array \([0-9]*\) .*, merge \([0-9]*\);.*/\1 \2/p')
-read -r array merge <<<"$ids"
+# submit CONFIG N [TASKS]: submits through submit.sh and sets array and merge
+# to the job ids it prints.
+submit() {
+  local said
+  said=$(scripts/slurm/submit.sh "$@")
+  echo "$said"
+  read -r array merge <<<"$(echo "$said" | sed -n 's/^array \([0-9]*\) .*, merge \([0-9]*\);.*/\1 \2/p')"
+  [ -n "$merge" ] || { echo "slurm ci-test: submit.sh printed no job ids"; return 1; }
+}
+submit "$config" 4
 wait_job "$array"
 wait_job "$merge"
 
@@ -126,8 +141,7 @@ wait_job "$merge"
 go run ./scripts/slurm/samecells "$tmp/unsharded" "$tmp/out/ci-small"
 
 # Resubmitting one task resumes its shard: nothing runs again.
-ids=$(scripts/slurm/submit.sh "$config" 4 2 | sed -n 's/^array \([0-9]*\) .*, merge \([0-9]*\);.*/\1 \2/p')
-read -r array merge <<<"$ids"
+submit "$config" 4 2
 wait_job "$array"
 wait_job "$merge"
 grep -q 'ci-small-shard-2: 0 cells run, [1-9][0-9]* already done' "$tmp/out/logs/ci-small-${array}_2.log" ||
