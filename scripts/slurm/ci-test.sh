@@ -105,9 +105,11 @@ for _ in $(seq 60); do
 done
 sinfo -h -o %t | grep -qx idle || { echo "slurm ci-test: the node did not come up"; sinfo; exit 1; }
 
-# wait_job ID: waits until job ID (all its array tasks) has left the queue,
-# then checks that every part ended COMPLETED with exit code 0:0.
+# wait_job ID [STATE EXIT]: waits until job ID (all its array tasks) has
+# left the queue, then checks that every part ended in STATE with exit code
+# EXIT (default COMPLETED 0:0).
 wait_job() {
+  local want="${2:-COMPLETED} ${3:-0:0}"
   for _ in $(seq 240); do
     [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && break
     sleep 0.5
@@ -115,8 +117,8 @@ wait_job() {
   local states
   states=$(scontrol -o show job "$1" | grep -o 'JobState=[A-Z_]* .*ExitCode=[0-9:]*' | sed 's/JobState=\([A-Z_]*\).*ExitCode=\([0-9:]*\)/\1 \2/' | sort | uniq -c)
   echo "job $1: $states"
-  if echo "$states" | grep -qv 'COMPLETED 0:0'; then
-    echo "slurm ci-test: job $1 did not complete"
+  if echo "$states" | grep -qv " $want\$"; then
+    echo "slurm ci-test: job $1 did not end $want"
     return 1
   fi
 }
@@ -147,4 +149,12 @@ wait_job "$merge"
 grep -q 'ci-small-shard-2: 0 cells run, [1-9][0-9]* already done' "$tmp/out/logs/ci-small-${array}_2.log" ||
   { echo "slurm ci-test: task 2 did not resume its shard:"; cat "$tmp/out/logs/ci-small-${array}_2.log"; exit 1; }
 go run ./scripts/slurm/samecells "$tmp/unsharded" "$tmp/out/ci-small"
+
+# A task submitted alone without SHARDS cannot know the shard count: it
+# fails with exit 2 instead of computing shard 2/1.
+alone=$(CONFIG=$config MEMBENCH=$tmp/out/bin/membench OUTDIR=$tmp/out/alone \
+  sbatch --parsable --array=2 --chdir="$repo" --output="$tmp/out/logs/alone-%A_%a.log" scripts/slurm/membench-array.sbatch)
+wait_job "$alone" FAILED 2:0
+grep -q 'set SHARDS: array 2-2 is not a whole 0-(N-1)' "$tmp/out/logs/alone-${alone}_2.log" ||
+  { echo "slurm ci-test: a task alone did not ask for SHARDS:"; cat "$tmp/out/logs/alone-${alone}_2.log"; exit 1; }
 echo "slurm ci-test: passed"
