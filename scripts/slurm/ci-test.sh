@@ -33,7 +33,9 @@ tmp=$(mktemp -d /tmp/membench-slurm.XXXXXX)
 started_munged=
 cleanup() {
   local rc=$?
-  [ -f "$tmp/conf/slurm.conf" ] && SLURM_CONF=$tmp/conf/slurm.conf scancel --quiet --user=root 2>/dev/null || true
+  if [ -f "$tmp/conf/slurm.conf" ]; then
+    SLURM_CONF=$tmp/conf/slurm.conf scancel --quiet --user=root 2>/dev/null || true
+  fi
   local pids=()
   for f in "$tmp/run/slurmd.pid" "$tmp/run/slurmctld.pid" ${started_munged:+"$tmp/run/munged.pid"}; do
     [ -f "$f" ] && pids+=("$(cat "$f")")

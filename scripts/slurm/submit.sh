@@ -29,7 +29,7 @@
 set -euo pipefail
 
 usage() { echo "usage: $0 CONFIG [N [TASKS]]" >&2; exit 2; }
-[ $# -ge 1 ] && [ $# -le 3 ] || usage
+if [ $# -lt 1 ] || [ $# -gt 3 ]; then usage; fi
 config=$1
 shards=${2:-16}
 [[ $shards =~ ^[1-9][0-9]*$ ]] || { echo "$0: N must be a positive number, not \"$shards\"" >&2; exit 2; }
