@@ -4,6 +4,8 @@ go 1.26.0
 
 require (
 	github.com/BurntSushi/toml v1.6.0
+	github.com/goccy/go-json v0.10.5
+	github.com/google/flatbuffers v25.2.10+incompatible
 	github.com/montanaflynn/stats v0.14.0
 	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/schollz/progressbar/v3 v3.19.1

@@ -84,9 +84,16 @@ func NewBFC(o BFCOptions) (*BFC, error) {
 	}
 	b := &BFC{opt: o}
 	b.maxFrag = bfcDefaultFrag
-	if o.FragmentationFraction > 0 {
+	if frac := o.FragmentationFraction * float64(o.MemoryLimit); o.FragmentationFraction > 0 {
 		// A double product truncated to an integer, as in TensorFlow.
-		b.maxFrag = int64(o.FragmentationFraction * float64(o.MemoryLimit))
+		b.maxFrag = int64(frac)
+		if frac >= 1<<63 {
+			// TensorFlow's int64 conversion overflows here, and it
+			// compares the unsigned waste with the threshold made
+			// unsigned, which is then 2^63 or more: no waste reaches
+			// it, so the threshold never splits. MaxInt64 does the same.
+			b.maxFrag = math.MaxInt64
+		}
 	}
 	if o.Alignment <= bfcMinAlloc {
 		// Aligned requests need the padding test in set order, which

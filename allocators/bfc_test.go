@@ -475,3 +475,38 @@ func TestBFCInvariants(t *testing.T) {
 		}
 	}
 }
+
+// TestBFCHugeFragmentationThreshold: where fragmentation_fraction ×
+// memory_limit reaches 2^63, TensorFlow's threshold overflows int64 and,
+// compared unsigned, is never reached, so only the "at least twice the
+// request" rule splits. A 600 MiB request in a fixed 1 GiB region then
+// takes the whole region, as with a threshold above the waste; a small
+// fraction splits it.
+func TestBFCHugeFragmentationThreshold(t *testing.T) {
+	const limit = 1 << 30
+	for _, tc := range []struct {
+		frac  float64
+		chunk int64 // of the 600 MiB request
+	}{
+		{0.1, 600 << 20}, // threshold 102.4 MiB < waste 424 MiB: split
+		{1, limit},       // threshold 1 GiB > waste: whole region
+		{1 << 33, limit}, // product exactly 2^63: never splits
+		{1e10, limit},    // product 1.07e19 > 2^63: never splits
+		{1.7e308, limit}, // product +Inf: never splits
+		{1 << 32, limit}, // product 2^62 fits: a threshold above the waste
+	} {
+		b, err := NewBFC(BFCOptions{MemoryLimit: limit, FragmentationFraction: tc.frac, Alignment: 256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk, err := b.Alloc(600 << 20)
+		if err != nil || blk != (Block{0, tc.chunk}) {
+			t.Errorf("fraction %g: Alloc(600M) = %+v, %v; want chunk %d at 0", tc.frac, blk, err, tc.chunk)
+		}
+		// Twice the request always splits, whatever the threshold.
+		b.Reset()
+		if blk, err := b.Alloc(256 << 20); err != nil || blk != (Block{0, 256 << 20}) {
+			t.Errorf("fraction %g: Alloc(256M) = %+v, %v; want a split chunk of 256M", tc.frac, blk, err)
+		}
+	}
+}

@@ -93,6 +93,8 @@ type ReplayResult struct {
 	Timeline []TimelinePoint
 	// Final is the allocator's counters at the end.
 	Final Stats
+	// Verified is what ReplayOptions.Verify checked (nil without it).
+	Verified *VerifyCounts
 }
 
 // replayOp is one allocator call: an Alloc of size bytes whose offset goes
@@ -259,6 +261,8 @@ func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOp
 		if err := v.Check(); err != nil {
 			return nil, err
 		}
+		n := v.Counts()
+		res.Verified = &n
 	}
 
 	repeat := max(opts.Repeat, 1)

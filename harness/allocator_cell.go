@@ -72,24 +72,38 @@ func runAllocator(ctx context.Context, c Cell, w *workloads.Workload, rec *resul
 	return nil
 }
 
-// drawTimeline replays a workload's trace and draws in-use against
-// reserved bytes.
-func drawTimeline(ctx context.Context, file, workload, subject string) error {
+// drawTimelines replays a workload's trace with each allocator of gs (all
+// on one workload) and draws in-use against reserved bytes, one panel per
+// allocator on shared axes.
+func drawTimelines(ctx context.Context, dir, name string, gs []*results.Group, st *plot.Styles, o plot.Options) ([]string, error) {
+	workload := gs[0].Workload
 	w, err := workloads.Load(workload)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	f, err := allocators.Lookup(subject)
+	var panels []plot.TimelinePanel
+	for _, g := range gs {
+		f, err := allocators.Lookup(g.Subject)
+		if err != nil {
+			return nil, err
+		}
+		res, err := allocators.Replay(ctx, f.New(), trace(w), allocators.ReplayOptions{Timeline: true})
+		if err != nil {
+			return nil, fmt.Errorf("timeline: %s on %s: %w", g.Subject, workload, err)
+		}
+		pn := plot.TimelinePanel{Subject: g.Subject, Points: make([]plot.TimelinePoint, len(res.Timeline))}
+		for i, p := range res.Timeline {
+			pn.Points[i] = plot.TimelinePoint{InUse: p.InUse, Reserved: p.Reserved}
+		}
+		panels = append(panels, pn)
+	}
+	title := "Allocators on " + results.ShortLabel(workload)
+	if len(panels) == 1 {
+		title = results.ShortLabel(panels[0].Subject) + " on " + results.ShortLabel(workload)
+	}
+	fig, err := plot.TimelineFigure(title, panels, st)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res, err := allocators.Replay(ctx, f.New(), trace(w), allocators.ReplayOptions{Timeline: true})
-	if err != nil {
-		return fmt.Errorf("timeline: %s on %s: %w", subject, workload, err)
-	}
-	pts := make([]plot.TimelinePoint, len(res.Timeline))
-	for i, p := range res.Timeline {
-		pts[i] = plot.TimelinePoint{InUse: p.InUse, Reserved: p.Reserved}
-	}
-	return plot.Timeline(file, pts, subject+" on "+workload)
+	return o.Write(fig, dir, name)
 }

@@ -7,6 +7,9 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +17,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"membench/allocators"
+	"membench/strategies"
 	"membench/workloads"
 )
 
@@ -70,23 +75,26 @@ func (e *Entry) UnmarshalTOML(v any) error {
 			case "spec":
 				s, ok := x.(string)
 				if !ok {
-					return fmt.Errorf("spec: want a string, got %T", x)
+					return fmt.Errorf("spec: want a string, got %s", tomlType(x))
 				}
 				e.Spec = s
 			case "params":
 				m, ok := x.(map[string]any)
 				if !ok {
-					return fmt.Errorf("params: want a table, got %T", x)
+					return fmt.Errorf("params: want a table, got %s", tomlType(x))
 				}
 				e.Params = m
 			case "max_n":
 				n, ok := x.(int64)
-				if !ok || n < 0 {
-					return fmt.Errorf("max_n: want a non-negative integer, got %v", x)
+				if !ok {
+					return fmt.Errorf("max_n: want a non-negative integer, got %s", tomlType(x))
+				}
+				if n < 0 || n > maxMaxN {
+					return fmt.Errorf("max_n = %d: want a buffer count from 0 (no limit) to %d", n, maxMaxN)
 				}
 				e.MaxN = int(n)
 			default:
-				return fmt.Errorf("unknown key %q (valid: spec, params, max_n)", k)
+				return fmt.Errorf("unknown key %s (valid: spec, params, max_n)", workloads.Echo(k))
 			}
 		}
 		if e.Spec == "" {
@@ -94,7 +102,7 @@ func (e *Entry) UnmarshalTOML(v any) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("want a spec string or a table, got %T", v)
+	return fmt.Errorf("want a spec string or a table, got %s", tomlType(v))
 }
 
 // ByteSize is a byte count written as 4096 or "8G" (K/M/G/T binary
@@ -115,7 +123,7 @@ func (b *ByteSize) UnmarshalTOML(v any) error {
 		b.Bytes = n
 		return err
 	}
-	return fmt.Errorf("want a byte size such as 8G, got %T", v)
+	return fmt.Errorf("want a byte size such as 8G, got %s", tomlType(v))
 }
 
 // MarshalJSON writes the byte count.
@@ -135,10 +143,10 @@ type Duration struct{ time.Duration }
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return err
+		return fmt.Errorf("want a duration such as 90s or 5m, got %s", workloads.Echo(b))
 	}
 	if v <= 0 {
-		return fmt.Errorf("duration %q must be positive", b)
+		return fmt.Errorf("duration %s must be positive", workloads.Echo(b))
 	}
 	d.Duration = v
 	return nil
@@ -164,77 +172,350 @@ func LoadConfig(path string) (*Config, error) {
 	return ParseConfig(path, data)
 }
 
-// ParseConfig parses TOML, rejecting unknown keys, and fills defaults.
+// The largest values a config may ask for, so that a slip of the keyboard
+// (repeats = 10^12) is an error rather than a sweep that exhausts memory
+// while it lists its cells, or never ends. A timeout also stays far from
+// the overflow of a deadline (time.Now plus 292 years).
+const (
+	MaxRepeats   = 1000
+	MaxSamples   = 1000
+	MaxTimeout   = 7 * 24 * time.Hour
+	MaxBenchTime = time.Minute
+	// MaxExpand bounds the specs one entry's params expand into.
+	MaxExpand = 10000
+	// maxMaxN is the largest max_n: the largest synthetic workload.
+	maxMaxN = 1 << 40
+)
+
+// ParseConfig parses TOML, rejecting unknown keys, fills defaults and
+// checks every value, and that every workload, strategy and allocator it
+// names exists and takes the parameters given (a registered workload is
+// built to check its parameter values; files are read later). Errors are
+// *workloads.InputError naming file and line.
 func ParseConfig(file string, data []byte) (*Config, error) {
+	text := strings.TrimPrefix(string(data), workloads.BOM)
+	// Syntax first, so that a decoding error below is known to be about
+	// the value of its key.
+	var raw map[string]any
+	if _, err := toml.Decode(text, &raw); err != nil {
+		return nil, tomlError(file, err, false)
+	}
 	var c Config
-	md, err := toml.Decode(string(data), &c)
+	md, err := toml.Decode(text, &c)
 	if err != nil {
-		var perr toml.ParseError
-		if errors.As(err, &perr) {
-			return nil, &workloads.InputError{File: file, Line: perr.Position.Line, Msg: perr.Message}
-		}
-		return nil, &workloads.InputError{File: file, Msg: err.Error()}
+		return nil, tomlError(file, err, true)
+	}
+	cf := &configFile{name: file, text: text, lines: keyLines(text)}
+	// The decoder skips a map field given a plain value; refuse it here.
+	if ty := md.Type("max_n"); ty != "" && ty != "Hash" {
+		return nil, cf.errorf("max_n", "max_n: want a table, got %s", tomlGoType(fmt.Sprintf("%T", raw["max_n"])))
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, &workloads.InputError{File: file, Msg: fmt.Sprintf("unknown key %q (valid: name, seed, repeats, timeout, benchtime, samples, memory_limit, max_n, workloads, strategies, allocators)", und[0].String())}
+		return nil, cf.errorf(strings.Join(und[0], "."), "unknown key %s (valid: name, seed, repeats, timeout, benchtime, samples, memory_limit, max_n, workloads, strategies, allocators)", workloads.Echo(und[0].String()))
 	}
-	if err := c.fill(); err != nil {
-		return nil, &workloads.InputError{File: file, Msg: err.Error()}
+	if err := c.fill(cf); err != nil {
+		return nil, err
+	}
+	if err := c.check(cf); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }
 
+// configFile is the text of a config, to name the line of a bad value.
+type configFile struct {
+	name, text string
+	lines      map[string]int // key path ("max_n.naive") -> line
+}
+
+// errorf returns an input error on the line of key (no line if unknown).
+func (f *configFile) errorf(key, format string, args ...any) error {
+	return f.errorAt(f.lines[key], format, args...)
+}
+
+func (f *configFile) errorAt(line int, format string, args ...any) error {
+	return &workloads.InputError{File: f.name, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// entryLines returns the line of each entry of the array under key: the
+// line where its spec is written, searched for in order from the key's
+// line on, or the key's line where the spec is not written verbatim.
+func (f *configFile) entryLines(key string, entries []Entry) []int {
+	keyLine := f.lines[key]
+	out := make([]int, len(entries))
+	if keyLine == 0 {
+		return out
+	}
+	// from is the offset of the key's line, then just past the last spec
+	// found, which is on line.
+	from, line := 0, 1
+	for ; line < keyLine && from < len(f.text); line++ {
+		i := strings.IndexByte(f.text[from:], '\n')
+		if i < 0 {
+			break
+		}
+		from += i + 1
+	}
+	for i, e := range entries {
+		out[i] = keyLine
+		for _, q := range []string{strconv.Quote(e.Spec), "'" + e.Spec + "'"} {
+			if j := strings.Index(f.text[from:], q); j >= 0 {
+				line += strings.Count(f.text[from:from+j], "\n")
+				out[i] = line
+				from += j + len(q)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// keyProbe fails to decode, so that the error tells the line of its key.
+type keyProbe struct{}
+
+var errKeyProbe = errors.New("key probe")
+
+func (keyProbe) UnmarshalTOML(any) error { return errKeyProbe }
+
+// keyLines returns the line of every key of the document, tables' keys
+// included, joined with dots. The TOML decoder keeps key positions to
+// itself but puts them in the errors it returns, so each key's value is
+// decoded once more into a value that refuses it.
+func keyLines(text string) map[string]int {
+	lines := map[string]int{}
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(text, &top)
+	if err != nil {
+		return lines
+	}
+	var walk func(prefix string, prims map[string]toml.Primitive)
+	walk = func(prefix string, prims map[string]toml.Primitive) {
+		for k, p := range prims {
+			var pe toml.ParseError
+			if err := md.PrimitiveDecode(p, &keyProbe{}); errors.As(err, &pe) {
+				lines[prefix+k] = pe.Position.Line
+			}
+			var sub map[string]toml.Primitive
+			if md.PrimitiveDecode(p, &sub) == nil {
+				walk(prefix+k+".", sub)
+			}
+		}
+	}
+	walk("", top)
+	return lines
+}
+
+// tomlDecodeError matches the decoder's type errors, which come as text.
+var tomlDecodeError = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "(.*)"\): (.*)$`)
+
+// tomlError explains a decoding error with the file and line. Errors
+// about a value (typed) are prefixed with their key.
+func tomlError(file string, err error, typed bool) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if typed && pe.LastKey != "" {
+			msg = pe.LastKey + ": " + msg
+		}
+		return &workloads.InputError{File: file, Line: pe.Position.Line, Msg: msg}
+	}
+	m := tomlDecodeError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &workloads.InputError{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	line, _ := strconv.Atoi(m[1])
+	msg := m[3]
+	if t := tomlTypeError.FindStringSubmatch(msg); t != nil {
+		msg = fmt.Sprintf("want %s, got %s", tomlWant(t[2]), tomlGoType(t[1]))
+	} else if t := tomlTableError.FindStringSubmatch(msg); t != nil {
+		msg = "want a table, got " + tomlGoType(t[1])
+	}
+	return &workloads.InputError{File: file, Line: line, Msg: m[2] + ": " + msg}
+}
+
+var (
+	tomlTypeError  = regexp.MustCompile(`^incompatible types: TOML value has type (.*); destination has type (.*)$`)
+	tomlTableError = regexp.MustCompile(`^type mismatch for .*: expected table but found (.*)$`)
+)
+
+// tomlWant names a decoder destination type in TOML's words.
+func tomlWant(dst string) string {
+	switch dst {
+	case "integer":
+		return "an integer"
+	case "float":
+		return "a number"
+	case "boolean":
+		return "true or false"
+	case "map":
+		return "a table"
+	case "slice":
+		return "an array"
+	}
+	return "a string"
+}
+
+// tomlGoType names the Go type of a decoded TOML value in TOML's words.
+func tomlGoType(goType string) string {
+	switch goType {
+	case "int64":
+		return "an integer"
+	case "float64":
+		return "a float"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "map[string]any", "map[string]interface {}":
+		return "a table"
+	case "[]any", "[]interface {}", "[]map[string]any", "[]map[string]interface {}":
+		return "an array"
+	}
+	return "a date or time"
+}
+
+// tomlType names the type of a decoded TOML value.
+func tomlType(v any) string { return tomlGoType(fmt.Sprintf("%T", v)) }
+
 // fill sets defaults and checks ranges.
-func (c *Config) fill() error {
+func (c *Config) fill(f *configFile) error {
 	if c.Name == "" {
 		c.Name = "sweep"
 	}
 	if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." {
-		return fmt.Errorf("name %q must be a plain folder name", c.Name)
+		return f.errorf("name", "name %s must be a plain folder name", workloads.Echo(c.Name))
 	}
 	if c.Repeats == 0 {
 		c.Repeats = 3
 	}
-	if c.Repeats < 0 {
-		return fmt.Errorf("repeats %d must be positive", c.Repeats)
+	if c.Repeats < 0 || c.Repeats > MaxRepeats {
+		return f.errorf("repeats", "repeats = %d: want 1 to %d", c.Repeats, MaxRepeats)
 	}
 	if c.Timeout.Duration == 0 {
 		c.Timeout.Duration = 60 * time.Second
 	}
+	if c.Timeout.Duration > MaxTimeout {
+		return f.errorf("timeout", "timeout = %q: want at most %s (a week)", c.Timeout.Duration, MaxTimeout)
+	}
 	if c.BenchTime.Duration == 0 {
 		c.BenchTime.Duration = 20 * time.Millisecond
+	}
+	if c.BenchTime.Duration > MaxBenchTime {
+		return f.errorf("benchtime", "benchtime = %q: want at most %s", c.BenchTime.Duration, MaxBenchTime)
 	}
 	if c.Samples == 0 {
 		c.Samples = 5
 	}
-	if c.Samples < 0 {
-		return fmt.Errorf("samples %d must be positive", c.Samples)
+	if c.Samples < 0 || c.Samples > MaxSamples {
+		return f.errorf("samples", "samples = %d: want 1 to %d", c.Samples, MaxSamples)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.MaxN)) {
+		if n := c.MaxN[name]; n < 0 || n > maxMaxN {
+			return f.errorf("max_n."+name, "max_n %s = %d: want a buffer count from 0 (no limit) to %d", workloads.Echo(name), n, maxMaxN)
+		}
 	}
 	if len(c.Workloads) == 0 {
-		return errors.New("no workloads")
+		return f.errorf("workloads", "no workloads")
 	}
 	if len(c.Strategies)+len(c.Allocators) == 0 {
-		return errors.New("no strategies or allocators")
+		return f.errorf("strategies", "no strategies or allocators")
 	}
 	return nil
 }
 
+// check resolves every spec the config names, so that a bad one is
+// reported on its line: unknown names and parameters, parameter values
+// (registered workloads are built), and specs listed twice.
+func (c *Config) check(f *configFile) error {
+	seen := map[string]int{}
+	lines := f.entryLines("workloads", c.Workloads)
+	for i, e := range c.Workloads {
+		specs, err := Expand(e)
+		if err != nil {
+			return f.errorAt(lines[i], "workload %s", err)
+		}
+		for _, s := range specs {
+			// With the config's seed filled in, as the cells will run it.
+			if prev, dup := seen[withSeed(s, c.Seed)]; dup {
+				return f.errorAt(lines[i], "workload %s listed twice (first on line %d)", workloads.Echo(s), prev)
+			}
+			seen[withSeed(s, c.Seed)] = lines[i]
+			if st, err := os.Stat(s); err == nil && !st.IsDir() {
+				continue // a file: read, and its errors named, when the sweep starts
+			}
+			if _, err := workloads.Load(s); err != nil {
+				return f.errorAt(lines[i], "%s", specError("workload", s, err))
+			}
+		}
+	}
+	seen = map[string]int{}
+	for _, sec := range []struct {
+		key, kind string
+		entries   []Entry
+		all       []string
+		lookup    func(string) error
+	}{
+		{"strategies", "strategy", c.Strategies, strategies.Names(), func(s string) error { _, err := strategies.Lookup(s); return err }},
+		{"allocators", "allocator", c.Allocators, allocators.Names(), func(s string) error { _, err := allocators.Lookup(s); return err }},
+	} {
+		lines := f.entryLines(sec.key, sec.entries)
+		for i, e := range sec.entries {
+			specs, err := Expand(e)
+			if err != nil {
+				return f.errorAt(lines[i], "%s %s", sec.kind, err)
+			}
+			if e.Spec == "*" {
+				specs = sec.all
+			}
+			for _, s := range specs {
+				if prev, dup := seen[s]; dup {
+					return f.errorAt(lines[i], "%s %s listed twice (first on line %d)", sec.kind, workloads.Echo(s), prev)
+				}
+				seen[s] = lines[i]
+				if err := sec.lookup(s); err != nil {
+					return f.errorAt(lines[i], "%s", specError(sec.kind, s, err))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// specError words the error of resolving spec for a config line: the
+// error's own text where it names the spec already, else `KIND "SPEC":
+// what is wrong` without the registry's name prefix.
+func specError(kind, spec string, err error) string {
+	msg := err.Error()
+	var ie *workloads.InputError
+	if strings.HasPrefix(msg, "unknown ") || strings.Contains(msg, strconv.Quote(spec)) || errors.As(err, &ie) {
+		return msg
+	}
+	name, _, _ := strings.Cut(spec, "?")
+	return fmt.Sprintf("%s %s: %s", kind, workloads.Echo(spec), strings.TrimPrefix(msg, name+": "))
+}
+
 // Expand turns entries into specs: list-valued params expand into their
-// cross product, keys in sorted order, values in the order given.
+// cross product, keys in sorted order, values in the order given. The
+// product may hold at most MaxExpand specs.
 func Expand(e Entry) ([]string, error) {
 	if len(e.Params) == 0 {
 		return []string{e.Spec}, nil
 	}
-	keys := make([]string, 0, len(e.Params))
-	for k := range e.Params {
-		keys = append(keys, k)
+	keys := slices.Sorted(maps.Keys(e.Params))
+	n := 1
+	for _, k := range keys {
+		if list, ok := e.Params[k].([]any); ok {
+			n *= max(len(list), 1)
+		}
+		if n > MaxExpand {
+			return nil, fmt.Errorf("%s: params expand to more than %d specs", workloads.Echo(e.Spec), MaxExpand)
+		}
 	}
-	slices.Sort(keys)
 	specs := []string{e.Spec}
 	for _, k := range keys {
 		vals, err := paramValues(k, e.Params[k])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.Spec, err)
+			return nil, fmt.Errorf("%s: %w", workloads.Echo(e.Spec), err)
 		}
 		var next []string
 		for _, s := range specs {
@@ -281,5 +562,5 @@ func scalar(k string, v any) (string, error) {
 	case bool:
 		return strconv.FormatBool(v), nil
 	}
-	return "", fmt.Errorf("param %s: want a string, number or bool, got %T", k, v)
+	return "", fmt.Errorf("param %s: want a string, number or bool, got %s", k, tomlType(v))
 }

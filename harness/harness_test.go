@@ -19,7 +19,10 @@ import (
 	"membench/results"
 	"membench/strategies"
 	"membench/workloads"
+	_ "membench/workloads/minimalloc"
+	_ "membench/workloads/recorded"
 	_ "membench/workloads/synthetic"
+	_ "membench/workloads/tflitemodels"
 )
 
 // Misbehaving strategies, registered in this test binary only. Workers are
@@ -277,10 +280,10 @@ func TestShardAndMerge(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(base, "merged")
-	if _, err := Merge(merged, dirs[:2]); err == nil || !strings.Contains(err.Error(), "shards 2/3 are missing") {
+	if _, err := Merge(merged, dirs[:2], false); err == nil || !strings.Contains(err.Error(), "shards 2/3 are missing") {
 		t.Errorf("merge of 2 of 3 shards: err = %v", err)
 	}
-	out, err := Merge(merged, dirs)
+	out, err := Merge(merged, dirs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +301,7 @@ func TestShardAndMerge(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := Merge(filepath.Join(base, "m2"), []string{dirs[0], dirs[0]}); err == nil {
+	if _, err := Merge(filepath.Join(base, "m2"), []string{dirs[0], dirs[0]}, false); err == nil {
 		t.Error("merging a shard twice: want an error")
 	}
 }
@@ -347,7 +350,7 @@ func TestExpand(t *testing.T) {
 
 func TestParseConfigErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"name = \"x\"\nbogus = 1\nworkloads=[\"a\"]\nstrategies=[\"naive\"]\n", `bad.toml: unknown key "bogus"`},
+		{"name = \"x\"\nbogus = 1\nworkloads=[\"a\"]\nstrategies=[\"naive\"]\n", `bad.toml:2: unknown key "bogus"`},
 		{"name = \"x\"\nrepeats = \n", "bad.toml:2:"},
 		{"name = \"x\"\nstrategies=[\"naive\"]\n", "bad.toml: no workloads"},
 		{"workloads=[{spec=\"a\", bogus=1}]\nstrategies=[\"naive\"]\n", `unknown key "bogus"`},
@@ -366,9 +369,11 @@ func TestParseConfigErrors(t *testing.T) {
 }
 
 // TestExampleConfigs checks that every example config in scripts/configs
-// parses.
+// parses, from the repository root as the README runs them (their files
+// are relative to it). None needs ../shared: the data they name ships.
 func TestExampleConfigs(t *testing.T) {
-	paths, _ := filepath.Glob("../scripts/configs/*.toml")
+	t.Chdir("..")
+	paths, _ := filepath.Glob("scripts/configs/*.toml")
 	if len(paths) < 5 {
 		t.Fatalf("found %d example configs, want at least 5", len(paths))
 	}

@@ -74,9 +74,11 @@ func (m *Manifest) write(path string) error {
 	return results.WriteFileAtomic(path, append(b, '\n'))
 }
 
-// benchConfig is the file configuration of results.txt.
+// benchConfig is the file configuration of results.txt. The sweep's name
+// stays in manifest.json: benchstat compares only results whose
+// configuration lines agree, and two sweeps of one setup should compare.
 func (m *Manifest) benchConfig() map[string]string {
-	return map[string]string{"goos": m.GOOS, "goarch": m.GOARCH, "cpu": m.CPU, "pkg": "membench", "sweep": m.Config.Name}
+	return map[string]string{"goos": m.GOOS, "goarch": m.GOARCH, "cpu": m.CPU, "pkg": "membench"}
 }
 
 // gitRevision is the VCS revision stamped into the binary, or the one of

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,10 +16,15 @@ import (
 // Merge combines the output folders of a sweep's shards into out, which
 // then equals the output of the unsharded sweep (record order aside). The
 // shards must come from the same config and cover every shard exactly
-// once; a cell present twice is an error.
-func Merge(out string, dirs []string) (*Outcome, error) {
+// once; a cell present twice is an error. A non-empty out is refused
+// unless force. Merge writes nothing partial: the folder is staged beside
+// out and renamed into place once complete.
+func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 	if len(dirs) == 0 {
 		return nil, workloads.Usagef("merge: no input folders")
+	}
+	if err := checkMergeOut(out, force); err != nil {
+		return nil, err
 	}
 	var man *Manifest
 	seenShard := map[int]string{}
@@ -84,21 +90,82 @@ func Merge(out string, dirs []string) (*Outcome, error) {
 		pos[c.Key()] = c.Index
 	}
 	slices.SortStableFunc(recs, func(a, b results.Record) int { return pos[a.Key()] - pos[b.Key()] })
+	if len(recs) != len(pl.Cells) {
+		return nil, fmt.Errorf("merge: %d of %d cells have results; finish the shards with --resume", len(recs), len(pl.Cells))
+	}
 	merged := *man
 	merged.Shard = ""
 	merged.Cells = len(pl.Cells)
-	if err := os.MkdirAll(out, 0o755); err != nil {
+
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	if err := results.WriteFile(filepath.Join(out, "results.jsonl"), recs); err != nil {
+	stage, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".merge-")
+	if err != nil {
 		return nil, err
 	}
-	if err := merged.write(filepath.Join(out, "manifest.json")); err != nil {
+	defer os.RemoveAll(stage) // a no-op once renamed into place
+	if err := os.Chmod(stage, 0o755); err != nil {
 		return nil, err
 	}
-	o := &Outcome{Dir: out}
-	if len(recs) != len(pl.Cells) {
-		return o, fmt.Errorf("merge: %d of %d cells have results; finish the shards with --resume", len(recs), len(pl.Cells))
+	if err := results.WriteFile(filepath.Join(stage, "results.jsonl"), recs); err != nil {
+		return nil, err
 	}
-	return finish(o, out, &merged, recs)
+	if err := merged.write(filepath.Join(stage, "manifest.json")); err != nil {
+		return nil, err
+	}
+	o, err := finish(&Outcome{}, stage, &merged, recs)
+	if err != nil && len(o.Failed) == 0 {
+		return nil, err // the reports could not be written
+	}
+	if err := replaceDir(stage, out); err != nil {
+		return nil, err
+	}
+	o.Dir = out
+	for i, f := range o.Files {
+		o.Files[i] = filepath.Join(out, strings.TrimPrefix(f, stage))
+	}
+	if err != nil {
+		// The failed cells, named with the folder's final path.
+		err = errors.New(strings.ReplaceAll(err.Error(), stage, out))
+	}
+	return o, err
+}
+
+// checkMergeOut refuses an out that is a file, or a non-empty folder
+// unless force.
+func checkMergeOut(out string, force bool) error {
+	ents, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return workloads.Usagef("merge: --out %s: %v", out, err)
+	case len(ents) > 0 && !force:
+		return workloads.Usagef("merge: --out %s is not empty: pass --force to replace it", out)
+	}
+	return nil
+}
+
+// replaceDir renames the folder from to to, moving an existing to aside
+// first and removing it after, so that to is never half written.
+func replaceDir(from, to string) error {
+	old := ""
+	if _, err := os.Lstat(to); err == nil {
+		old = from + ".old"
+		if err := os.Rename(to, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(from, to); err != nil {
+		if old != "" {
+			os.Rename(old, to)
+		}
+		return err
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
 }

@@ -13,31 +13,42 @@ import (
 	"membench/workloads"
 )
 
-// Plot kinds, as `membench plot --kind` takes them.
-var PlotKinds = []string{"footprint", "scaling", "layout", "timeline", "distribution"}
+// PlotKinds lists the plot kinds, as `membench plot --kind` takes them.
+var PlotKinds = plot.Kinds
 
 // layoutMaxN bounds the workloads drawn as layouts: beyond it the
 // rectangles are too thin to read.
 const layoutMaxN = 1000
 
 // drawPlots writes the figures of kind ("" for all) into dir from the
-// records. Layouts and timelines are recomputed from the recorded specs,
-// since plans and replays are deterministic: the layout of the best
-// strategy and the timeline of every allocator, on the first workload of
-// at most layoutMaxN buffers.
+// records, as PNG at page width.
 func drawPlots(ctx context.Context, dir string, recs []results.Record, kind string) ([]string, error) {
-	files, err := plot.WriteAll(dir, recs, kind)
+	return drawPlotsWith(ctx, dir, recs, plot.Options{Kind: kind})
+}
+
+// drawPlotsWith writes the figures o asks for into dir from the records.
+// Layouts and timelines are recomputed from the recorded specs, since
+// plans and replays are deterministic. Unless o names them, the layout is
+// the best strategy's on the first workload of at most layoutMaxN buffers,
+// and the timeline compares every allocator on the first workload of at
+// most 10×layoutMaxN buffers.
+func drawPlotsWith(ctx context.Context, dir string, recs []results.Record, o plot.Options) ([]string, error) {
+	files, err := plot.WriteAll(dir, recs, o)
 	if err != nil {
 		return files, err
 	}
-	var groups []*results.Group
-	if kind == "" || kind == "layout" || kind == "timeline" {
-		groups = results.Aggregate(recs)
+	if o.Kind != "" && o.Kind != "layout" && o.Kind != "timeline" {
+		return files, nil
 	}
-	if kind == "" || kind == "layout" {
+	groups := results.Aggregate(recs)
+	chosen := func(g *results.Group, kind string) bool {
+		return g.Kind == kind && g.OK > 0 && g.N > 0 &&
+			(o.Workload == "" || g.Workload == o.Workload) && (o.Subject == "" || g.Subject == o.Subject)
+	}
+	if o.Kind == "" || o.Kind == "layout" {
 		var best *results.Group
 		for _, g := range groups {
-			if g.Kind != results.KindStrategy || g.OK == 0 || g.N > layoutMaxN || g.N == 0 {
+			if !chosen(g, results.KindStrategy) || o.Workload == "" && g.N > layoutMaxN {
 				continue
 			}
 			if best != nil && g.Workload != best.Workload {
@@ -47,60 +58,102 @@ func drawPlots(ctx context.Context, dir string, recs []results.Record, kind stri
 				best = g
 			}
 		}
+		if best == nil && (o.Workload != "" || o.Subject != "") {
+			return files, noChoice(dir, "strategy", o)
+		}
 		if best != nil {
-			f := filepath.Join(dir, "layout.png")
-			if err := drawLayout(ctx, f, best.Workload, best.Subject); err != nil {
+			fs, err := drawLayout(ctx, dir, layoutName(o, best), best.Workload, best.Subject, o)
+			files = append(files, fs...)
+			if err != nil {
 				return files, err
 			}
-			files = append(files, f)
 		}
 	}
-	if kind == "" || kind == "timeline" {
-		workload := ""
+	if o.Kind == "" || o.Kind == "timeline" {
+		var tl []*results.Group
 		for _, g := range groups {
-			if g.Kind != results.KindAllocator || g.OK == 0 || g.N > layoutMaxN*10 {
+			if !chosen(g, results.KindAllocator) || o.Workload == "" && g.N > layoutMaxN*10 {
 				continue
 			}
-			if workload == "" {
-				workload = g.Workload
-			}
-			if g.Workload != workload {
+			if len(tl) > 0 && g.Workload != tl[0].Workload {
 				continue
 			}
-			f := filepath.Join(dir, "timeline-"+results.Slug(g.Subject)+".png")
-			if err := drawTimeline(ctx, f, g.Workload, g.Subject); err != nil {
+			tl = append(tl, g)
+		}
+		if len(tl) == 0 && (o.Workload != "" || o.Subject != "") {
+			return files, noChoice(dir, "allocator", o)
+		}
+		if len(tl) > 0 {
+			fs, err := drawTimelines(ctx, dir, layoutName(o, tl[0]), tl, plot.NewStyles(recs), o)
+			files = append(files, fs...)
+			if err != nil {
 				return files, err
 			}
-			files = append(files, f)
 		}
 	}
 	return files, nil
 }
 
+// layoutName names a layout or timeline figure: plain when the harness
+// chose it, after the choice where the user made it.
+func layoutName(o plot.Options, g *results.Group) string {
+	name := "layout"
+	if g.Kind == results.KindAllocator {
+		name = "timeline"
+	}
+	if o.Subject != "" {
+		name += "-" + results.Slug(results.ShortLabel(g.Subject))
+	}
+	if o.Workload != "" {
+		name += "-" + results.Slug(results.ShortLabel(g.Workload))
+	}
+	return name
+}
+
+// noChoice says that no ok result matches the layout or timeline asked for.
+func noChoice(dir, kind string, o plot.Options) error {
+	what := "a strategy"
+	if kind == "allocator" {
+		what = "an allocator"
+	}
+	if o.Subject != "" {
+		what = fmt.Sprintf("%s %q", kind, o.Subject)
+	}
+	if o.Workload != "" {
+		what += fmt.Sprintf(" on workload %q", o.Workload)
+	}
+	return &workloads.InputError{File: filepath.Join(filepath.Dir(dir), "results.jsonl"),
+		Msg: "no ok result of " + what + " to draw"}
+}
+
 // drawLayout re-plans a workload and draws the plan.
-func drawLayout(ctx context.Context, file, workload, subject string) error {
+func drawLayout(ctx context.Context, dir, name, workload, subject string, o plot.Options) ([]string, error) {
 	w, err := workloads.Load(workload)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s, err := strategies.Lookup(subject)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	pl, err := s.Plan(ctx, w.Problem)
 	if err != nil {
-		return fmt.Errorf("layout: %s on %s: %w", subject, workload, err)
+		return nil, fmt.Errorf("layout: %s on %s: %w", subject, workload, err)
 	}
 	if err := strategies.Validate(w.Problem, pl); err != nil {
-		return fmt.Errorf("layout: %s on %s: invalid plan: %w", subject, workload, err)
+		return nil, fmt.Errorf("layout: %s on %s: invalid plan: %w", subject, workload, err)
 	}
-	return plot.Layout(file, w.Problem.Buffers, pl.Offsets, subject+" on "+workload)
+	fig, err := plot.LayoutFigure(w.Problem.Buffers, pl.Offsets, results.ShortLabel(subject)+" on "+results.ShortLabel(workload))
+	if err != nil {
+		return nil, err
+	}
+	return o.Write(fig, dir, name)
 }
 
 // Replot regenerates the plots of a sweep folder from its results.
-func Replot(ctx context.Context, dir, kind string) ([]string, error) {
+func Replot(ctx context.Context, dir string, o plot.Options) ([]string, error) {
 	recs, _, err := results.ReadFile(filepath.Join(dir, "results.jsonl"))
 	if err != nil {
 		return nil, &workloads.InputError{File: filepath.Join(dir, "results.jsonl"), Msg: err.Error()}
@@ -109,5 +162,5 @@ func Replot(ctx context.Context, dir, kind string) ([]string, error) {
 	if err := os.MkdirAll(plotDir, 0o755); err != nil {
 		return nil, err
 	}
-	return drawPlots(ctx, plotDir, recs, kind)
+	return drawPlotsWith(ctx, plotDir, recs, o)
 }

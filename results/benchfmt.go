@@ -2,6 +2,7 @@ package results
 
 import (
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -20,20 +21,34 @@ const (
 	UnitRatio = "footprint/lb"
 )
 
+// KeyWorkload is the configuration key of results.txt that holds a
+// result's workload spec.
+const KeyWorkload = "workload"
+
 // BenchName returns the benchmark name of a cell: Plan or Replay, then
-// /workload=W/subject=S. Slashes inside specs become U+2215 and spaces
-// underscores, so the name's parts stay key=value pairs for benchstat.
+// /subject=S, the strategy or allocator spec. A '/' inside the spec (an
+// exec: path) becomes U+2215 and a space '_', since benchfmt splits names
+// at every '/' and at spaces; and where the spec ends in "-DIGITS", which
+// benchstat would read as GOMAXPROCS, "-1" follows it. The workload is not
+// part of the name but the per-result configuration key "workload" (see
+// WriteBenchfmt), so its value can be the spec as given, slashes and all.
 func BenchName(r *Record) string {
 	base := "Plan"
 	if r.Kind == KindAllocator {
 		base = "Replay"
 	}
-	return base + "/workload=" + nameValue(r.Workload) + "/subject=" + nameValue(r.Subject)
+	name := base + "/subject=" + nameReplacer.Replace(r.Subject)
+	if gomaxprocsSuffix.MatchString(name) {
+		name += "-1"
+	}
+	return name
 }
 
-var nameReplacer = strings.NewReplacer("/", "∕", " ", "_")
-
-func nameValue(s string) string { return nameReplacer.Replace(s) }
+var (
+	nameReplacer     = strings.NewReplacer("/", "∕", " ", "_", "\t", "_", "\n", "_", "\r", "_")
+	valueReplacer    = strings.NewReplacer("\n", " ", "\r", " ")
+	gomaxprocsSuffix = regexp.MustCompile(`-[0-9]+$`)
+)
 
 // Slug turns a spec into a file-name part: letters, digits, '.', '_' and
 // '-' stay, anything else ('/', '?', '=', '&', ':') becomes '-'.
@@ -48,7 +63,11 @@ func Slug(s string) string {
 
 // WriteBenchfmt writes the ok records in Go benchmark format, one line per
 // time sample, so that benchstat can compare two sweeps. config holds the
-// file-level keys (goos, goarch, cpu, ...).
+// file-level keys (goos, goarch, cpu, ...): it must not name the sweep,
+// since benchstat compares only results whose configuration lines agree.
+// Each result adds the key "workload", the workload spec as given, so that
+// benchstat shows one table per workload and
+// -filter 'workload:zoo/resnet-50' selects one.
 func WriteBenchfmt(w io.Writer, config map[string]string, recs []Record) error {
 	bw := benchfmt.NewWriter(w)
 	var cfg []benchfmt.Config
@@ -60,12 +79,13 @@ func WriteBenchfmt(w io.Writer, config map[string]string, recs []Record) error {
 		if r.Status != StatusOK {
 			continue
 		}
+		rc := append(slices.Clip(cfg), benchfmt.Config{Key: KeyWorkload, Value: []byte(valueReplacer.Replace(r.Workload)), File: true})
 		samples := r.TimesNs
 		if len(samples) == 0 {
 			samples = []float64{0}
 		}
 		for _, ns := range samples {
-			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(BenchName(r)), Iters: max(r.Iters, 1)}
+			res := &benchfmt.Result{Config: rc, Name: benchfmt.Name(BenchName(r)), Iters: max(r.Iters, 1)}
 			res.Values = []benchfmt.Value{
 				{Value: ns / 1e9, Unit: UnitTime},
 				{Value: float64(r.Footprint), Unit: UnitFootprint},

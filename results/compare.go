@@ -3,10 +3,13 @@ package results
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
+
+	"membench/workloads"
 )
 
 // CompareRow is one workload of a comparison.
@@ -16,7 +19,8 @@ type CompareRow struct {
 	BaseFootprint, CandFootprint int64
 	// Ratio is CandFootprint / BaseFootprint.
 	Ratio float64
-	// Outcome is "win" (candidate smaller), "tie" or "loss".
+	// Outcome is "win" (candidate smaller), "tie" (within TieTolerance)
+	// or "loss".
 	Outcome string
 	// BaseNs and CandNs are the median times; TimeDelta is benchstat's
 	// delta ("~" where the difference is not significant) and TimeTest the
@@ -38,9 +42,28 @@ type Comparison struct {
 	Faster, Slower int
 }
 
+// TieTolerance is how far a footprint ratio may be from 1 and still be a
+// tie: |ratio - 1| <= 0.1%.
+const TieTolerance = 0.001
+
+// tie reports |cand/base - 1| <= TieTolerance, in integers: for whole
+// bytes d, d <= base/1000 (rounded down) is d*1000 <= base, with no
+// rounding of the ratio and no overflow.
+func tie(base, cand int64) bool {
+	d := cand - base
+	if d < 0 {
+		d = -d
+	}
+	return d <= base/int64(math.Round(1/TieTolerance))
+}
+
 // Compare compares two subjects over every workload both ran on. Time is
-// compared with a Mann-Whitney U-test, as benchstat does (alpha 0.05).
+// compared with a Mann-Whitney U-test, as benchstat does (alpha 0.05). A
+// strategy and an allocator do not compare: that is a usage error.
 func Compare(recs []Record, baseline, candidate string) (*Comparison, error) {
+	if err := CheckKinds(recs, baseline, candidate); err != nil {
+		return nil, err
+	}
 	groups := Aggregate(recs)
 	by := map[[2]string]*Group{}
 	var workloads []string
@@ -66,20 +89,20 @@ func Compare(recs []Record, baseline, candidate string) (*Comparison, error) {
 		}
 		row := CompareRow{Workload: w, BaseFootprint: b.Footprint, CandFootprint: k.Footprint,
 			BaseNs: b.MedianNs, CandNs: k.MedianNs}
-		switch {
-		case k.Footprint < b.Footprint:
-			row.Outcome = "win"
-			c.Wins++
-		case k.Footprint > b.Footprint:
-			row.Outcome = "loss"
-			c.Losses++
-		default:
-			row.Outcome = "tie"
-			c.Ties++
-		}
 		if b.Footprint > 0 {
 			row.Ratio = float64(k.Footprint) / float64(b.Footprint)
 			ratios = append(ratios, row.Ratio)
+		}
+		switch {
+		case tie(b.Footprint, k.Footprint):
+			row.Outcome = "tie"
+			c.Ties++
+		case k.Footprint < b.Footprint:
+			row.Outcome = "win"
+			c.Wins++
+		default:
+			row.Outcome = "loss"
+			c.Losses++
 		}
 		row.TimeDelta, row.TimeTest = "?", "no samples"
 		if len(b.TimesNs) > 0 && len(k.TimesNs) > 0 {
@@ -124,4 +147,29 @@ func (c *Comparison) Write(w io.Writer) error {
 		fmt.Fprintf(w, "no ok result for both on: %s\n", strings.Join(c.Missing, ", "))
 	}
 	return nil
+}
+
+// CheckKinds refuses, as a usage error, to compare a strategy with an
+// allocator: their footprints measure different things. The kinds are
+// those of the subjects' records.
+func CheckKinds(recs []Record, baseline, candidate string) error {
+	kinds := map[string]string{}
+	for _, r := range recs {
+		if r.Subject == baseline || r.Subject == candidate {
+			kinds[r.Subject] = r.Kind
+		}
+	}
+	if kb, kc := kinds[baseline], kinds[candidate]; kb != "" && kc != "" && kb != kc {
+		return workloads.Usagef("compare: baseline %q is %s but candidate %q is %s; compare strategies with strategies and allocators with allocators",
+			baseline, aKind(kb), candidate, aKind(kc))
+	}
+	return nil
+}
+
+// aKind names a kind with its article.
+func aKind(k string) string {
+	if k == KindAllocator {
+		return "an allocator"
+	}
+	return "a " + k
 }

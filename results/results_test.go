@@ -109,8 +109,11 @@ func TestBenchfmtParsesBack(t *testing.T) {
 		if s := string(base); s != "Plan" && s != "Replay" {
 			t.Errorf("base name %q", s)
 		}
-		if len(parts) != 2 || !strings.HasPrefix(string(parts[0]), "/workload=") {
+		if len(parts) != 1 || !strings.HasPrefix(string(parts[0]), "/subject=") {
 			t.Errorf("name parts %q", parts)
+		}
+		if w := res.GetConfig(KeyWorkload); w != "zoo/mobilenet-v2" && w != "synthetic/chain?n=10" {
+			t.Errorf("workload key %q", w)
 		}
 		if _, ok := res.Value(UnitFootprint); !ok {
 			t.Errorf("%s: no %s value", res.Name, UnitFootprint)
@@ -126,9 +129,25 @@ func TestBenchfmtParsesBack(t *testing.T) {
 	}
 }
 
+// summaryRecords adds to fixedRecords a workload where naive ran out of
+// memory and min-cost-flow did not run.
+func summaryRecords() []Record {
+	recs := fixedRecords()
+	const w = "synthetic/random-dag?n=100&seed=1"
+	return append(recs,
+		Record{Workload: w, N: 100, Subject: "greedy-by-size", Kind: KindStrategy, Status: StatusOK,
+			Footprint: 3 << 20, LBLoad: 5 << 19, Ratio: 1.2, TimesNs: []float64{2e6, 2.2e6}},
+		Record{Workload: w, N: 100, Subject: "naive", Kind: KindStrategy, Status: StatusOOM, Error: "heap limit"},
+		Record{Workload: w, N: 100, Subject: "bfc", Kind: KindAllocator, Status: StatusOK,
+			Footprint: 4 << 20, LBLoad: 5 << 19, Ratio: 1.6, TimesNs: []float64{70}})
+}
+
+// TestSummaryGolden: absolute sizes beside ratios, short names, marks for
+// failed and missing cells, and means over the workloads every subject
+// completed.
 func TestSummaryGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteSummary(&buf, "membench sweep: tiny", fixedRecords()); err != nil {
+	if err := WriteSummary(&buf, "membench sweep: tiny", summaryRecords()); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "summary.md")

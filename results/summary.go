@@ -3,18 +3,51 @@ package results
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
 
+// summaryTable is one table of summary.md per subject kind: a measure of
+// every (workload, subject) pair and its geometric mean. A further
+// measure (footprint / best known) is one more entry of summaryTables.
+type summaryTable struct {
+	heading map[string]string
+	// bound adds a column with the workload's LB_load in MiB.
+	bound bool
+	cell  func(*Group) (text string, v float64)
+	mean  func(float64) string
+}
+
+var summaryTables = []summaryTable{
+	{
+		heading: map[string]string{KindStrategy: "footprint / LB_load (footprint in MiB)",
+			KindAllocator: "peak reserved / LB_load (peak reserved in MiB)"},
+		bound: true,
+		cell: func(g *Group) (string, float64) {
+			return fmt.Sprintf("%.4f (%s)", g.Ratio, MiB(g.Footprint)), g.Ratio
+		},
+		mean: func(x float64) string { return fmt.Sprintf("%.4f", x) },
+	},
+	{
+		heading: map[string]string{KindStrategy: "median planning time per call",
+			KindAllocator: "median time per trace event"},
+		cell: func(g *Group) (string, float64) { return fmtNs(g.MedianNs), g.MedianNs },
+		mean: fmtNs,
+	},
+}
+
 // WriteSummary writes summary.md: for strategies and for allocators, a
-// table of footprint / LB_load per workload and subject and a table of
-// median time, each closed by the geometric mean over workloads.
+// table of footprint / LB_load with absolute sizes and a table of median
+// time per workload and subject, each closed by the geometric mean over the
+// workloads every subject completed.
 func WriteSummary(w io.Writer, title string, recs []Record) error {
 	groups := Aggregate(recs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", title)
-	fmt.Fprintf(&b, "%d records, %d (workload, subject) pairs.\n", len(recs), len(groups))
+	fmt.Fprintf(&b, "%d records, %d (workload, subject) pairs. Sizes are in MiB (2^20 bytes); "+
+		"%s marks a cell not run, %s a failed cell with its status.\n", len(recs), len(groups), notRun, failed)
 	for _, kind := range []string{KindStrategy, KindAllocator} {
 		var gs []*Group
 		for _, g := range groups {
@@ -25,26 +58,186 @@ func WriteSummary(w io.Writer, title string, recs []Record) error {
 		if len(gs) == 0 {
 			continue
 		}
-		workloads, subjects := Axes(gs)
-		cell := map[[2]string]*Group{}
-		for _, g := range gs {
-			cell[[2]string{g.Workload, g.Subject}] = g
-		}
-		name, what, unit := "Strategies", "footprint", "planning time per call"
+		t := newGrid(gs)
+		name := "Strategies"
 		if kind == KindAllocator {
-			name, what, unit = "Allocators", "peak reserved", "time per trace event"
+			name = "Allocators"
 		}
-		fmt.Fprintf(&b, "\n## %s: %s / LB_load\n\n", name, what)
-		table(&b, workloads, subjects, cell,
-			func(g *Group) (string, float64) { return fmt.Sprintf("%.4f", g.Ratio), g.Ratio },
-			func(x float64) string { return fmt.Sprintf("%.4f", x) })
-		fmt.Fprintf(&b, "\n## %s: median %s\n\n", name, unit)
-		table(&b, workloads, subjects, cell,
-			func(g *Group) (string, float64) { return fmtNs(g.MedianNs), g.MedianNs },
-			fmtNs)
+		for _, st := range summaryTables {
+			fmt.Fprintf(&b, "\n## %s: %s\n\n", name, st.heading[kind])
+			t.write(&b, st)
+			t.writeMeanNote(&b)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Marks of cells without a value.
+const (
+	notRun = "—"
+	failed = "✗"
+)
+
+// MiB writes a byte count in MiB with three significant digits and no
+// exponent.
+func MiB(bytes int64) string {
+	s := strconv.FormatFloat(float64(bytes)/(1<<20), 'g', 3, 64)
+	if strings.ContainsRune(s, 'e') {
+		v, _ := strconv.ParseFloat(s, 64)
+		s = strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return s
+}
+
+// grid is the (workload, subject) cells of one kind, with the workloads
+// every subject completed: the ones geometric means are taken over, so
+// that a subject that fails on hard workloads does not look better for it.
+type grid struct {
+	workloads, subjects []string
+	cell                map[[2]string]*Group
+	// common are the workloads every subject with any ok cell completed;
+	// none lists the subjects that completed no workload.
+	common map[string]bool
+	none   []string
+}
+
+func newGrid(gs []*Group) *grid {
+	t := &grid{cell: map[[2]string]*Group{}, common: map[string]bool{}}
+	t.workloads, t.subjects = Axes(gs)
+	okSubs := map[string]bool{}
+	for _, g := range gs {
+		t.cell[[2]string{g.Workload, g.Subject}] = g
+		if g.OK > 0 {
+			okSubs[g.Subject] = true
+		}
+	}
+	for _, s := range t.subjects {
+		if !okSubs[s] {
+			t.none = append(t.none, s)
+		}
+	}
+	for _, w := range t.workloads {
+		t.common[w] = true
+		for s := range okSubs {
+			if g := t.cell[[2]string{w, s}]; g == nil || g.OK == 0 {
+				t.common[w] = false
+			}
+		}
+	}
+	return t
+}
+
+// write writes one markdown table of st.
+func (t *grid) write(b *strings.Builder, st summaryTable) {
+	wl, sl := ShortLabels(t.workloads), ShortLabels(t.subjects)
+	b.WriteString("| workload | n |")
+	align := "\n|---|---:|"
+	if st.bound {
+		b.WriteString(" LB_load (MiB) |")
+		align += "---:|"
+	}
+	for _, s := range sl {
+		fmt.Fprintf(b, " %s |", mdEscape(s))
+		align += "---:|"
+	}
+	b.WriteString(align + "\n")
+	cols := make([][]float64, len(t.subjects))
+	for i, w := range t.workloads {
+		var first *Group
+		for _, s := range t.subjects {
+			if g := t.cell[[2]string{w, s}]; g != nil {
+				first = g
+				break
+			}
+		}
+		fmt.Fprintf(b, "| %s | %d |", mdEscape(wl[i]), first.N)
+		if st.bound {
+			fmt.Fprintf(b, " %s |", MiB(first.LBLoad))
+		}
+		for j, s := range t.subjects {
+			g := t.cell[[2]string{w, s}]
+			switch {
+			case g == nil:
+				fmt.Fprintf(b, " %s |", notRun)
+			case g.OK == 0:
+				fmt.Fprintf(b, " %s %s |", failed, strings.Join(distinct(g.Failed), "/"))
+			default:
+				text, v := st.cell(g)
+				if t.common[w] {
+					cols[j] = append(cols[j], v)
+				}
+				fmt.Fprintf(b, " %s |", text)
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("| **geomean** | |")
+	if st.bound {
+		b.WriteString(" |")
+	}
+	for j := range t.subjects {
+		if m, ok := GeoMean(cols[j]); ok {
+			fmt.Fprintf(b, " **%s** |", st.mean(m))
+		} else {
+			fmt.Fprintf(b, " %s |", notRun)
+		}
+	}
+	b.WriteString("\n")
+}
+
+// writeMeanNote says which workloads the geometric means cover and which
+// were left out, and why.
+func (t *grid) writeMeanNote(b *strings.Builder) {
+	wl := ShortLabels(t.workloads)
+	var in int
+	var out []string
+	for i, w := range t.workloads {
+		if t.common[w] {
+			in++
+			continue
+		}
+		var why []string
+		for _, s := range t.subjects {
+			if slices.Contains(t.none, s) {
+				continue
+			}
+			switch g := t.cell[[2]string{w, s}]; {
+			case g == nil:
+				why = append(why, ShortLabel(s)+" not run")
+			case g.OK == 0:
+				why = append(why, ShortLabel(s)+" "+strings.Join(distinct(g.Failed), "/"))
+			}
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", wl[i], strings.Join(why, ", ")))
+	}
+	fmt.Fprintf(b, "\nGeometric means are over the %d workload%s every subject completed", in, plural(in))
+	if len(out) > 0 {
+		fmt.Fprintf(b, "; left out: %s", strings.Join(out, "; "))
+	}
+	b.WriteString(".")
+	if len(t.none) > 0 {
+		fmt.Fprintf(b, " No mean for %s, which completed no workload.", strings.Join(ShortLabels(t.none), ", "))
+	}
+	b.WriteString("\n")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// distinct returns xs without repeats, in order.
+func distinct(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // Axes returns the workloads and subjects of groups, each in order of
@@ -62,55 +255,6 @@ func Axes(gs []*Group) (workloads, subjects []string) {
 		}
 	}
 	return workloads, subjects
-}
-
-// table writes one markdown table; val gives a cell's text and its value
-// for the geometric mean.
-func table(b *strings.Builder, workloads, subjects []string, cell map[[2]string]*Group,
-	val func(*Group) (string, float64), fmtMean func(float64) string) {
-	b.WriteString("| workload | n |")
-	for _, s := range subjects {
-		fmt.Fprintf(b, " %s |", mdEscape(s))
-	}
-	b.WriteString("\n|---|---:|")
-	for range subjects {
-		b.WriteString("---:|")
-	}
-	b.WriteString("\n")
-	cols := make([][]float64, len(subjects))
-	for _, w := range workloads {
-		n := 0
-		for _, s := range subjects {
-			if g := cell[[2]string{w, s}]; g != nil {
-				n = g.N
-				break
-			}
-		}
-		fmt.Fprintf(b, "| %s | %d |", mdEscape(w), n)
-		for j, s := range subjects {
-			g := cell[[2]string{w, s}]
-			switch {
-			case g == nil:
-				b.WriteString(" |")
-			case g.OK == 0:
-				fmt.Fprintf(b, " %s |", g.Failed[0])
-			default:
-				text, v := val(g)
-				cols[j] = append(cols[j], v)
-				fmt.Fprintf(b, " %s |", text)
-			}
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("| **geomean** | |")
-	for j := range subjects {
-		if m, ok := GeoMean(cols[j]); ok {
-			fmt.Fprintf(b, " **%s** |", fmtMean(m))
-		} else {
-			b.WriteString(" |")
-		}
-	}
-	b.WriteString("\n")
 }
 
 func fmtNs(ns float64) string {

@@ -1,7 +1,8 @@
 package strategies
 
 import (
-	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,9 +14,17 @@ import (
 // ReadOffsets reads an external solution for bufs: `id,offset` lines, or
 // a CSV whose header names `id` (or `buffer`) and `offset` columns, with
 // every buffer's ID given once. Blank lines and lines starting with # are
-// skipped. It returns the offsets in bufs' order. Errors are
-// *workloads.InputError naming the source and line.
+// skipped, as is a UTF-8 byte-order mark. It returns the offsets in bufs'
+// order. Errors are *workloads.InputError naming the source and line.
 func ReadOffsets(r io.Reader, name string, bufs []workloads.Buffer) ([]int64, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &workloads.InputError{File: name, Msg: "read: " + err.Error()}
+	}
+	return parseOffsets(data, name, bufs)
+}
+
+func parseOffsets(data []byte, name string, bufs []workloads.Buffer) ([]int64, error) {
 	n := len(bufs)
 	index := make(map[int]int, n)
 	for i, b := range bufs {
@@ -27,13 +36,17 @@ func ReadOffsets(r io.Reader, name string, bufs []workloads.Buffer) ([]int64, er
 	offsets := make([]int64, n)
 	seen := make([]int, n) // the line that gave buffer i, 0 for none
 	idCol, offCol, cols := 0, 1, 2
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	line := 0
 	first := true
-	for sc.Scan() {
+	fail := func(format string, args ...any) error {
+		return &workloads.InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	rest := bytes.TrimPrefix(data, []byte(workloads.BOM))
+	for len(rest) > 0 {
+		var l []byte
+		l, rest, _ = bytes.Cut(rest, []byte{'\n'})
 		line++
-		text := strings.TrimSpace(sc.Text())
+		text := strings.TrimSpace(string(l))
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
@@ -54,36 +67,32 @@ func ReadOffsets(r io.Reader, name string, bufs []workloads.Buffer) ([]int64, er
 					}
 				}
 				if idCol < 0 || offCol < 0 {
-					return nil, &workloads.InputError{File: name, Line: line,
-						Msg: fmt.Sprintf("header %q: want id,offset lines or a header naming columns id and offset", text)}
+					return nil, fail("header %s: want id,offset lines or a header naming columns id and offset", workloads.Echo(text))
 				}
 				cols = len(fields)
 				continue
 			}
 		}
 		if len(fields) != cols {
-			return nil, &workloads.InputError{File: name, Line: line, Msg: fmt.Sprintf("want %d columns, got %d", cols, len(fields))}
+			return nil, fail("want %d columns, got %d", cols, len(fields))
 		}
 		id, err := strconv.Atoi(fields[idCol])
 		if err != nil {
-			return nil, &workloads.InputError{File: name, Line: line, Msg: fmt.Sprintf("id %q: want an integer", fields[idCol])}
+			return nil, fail("id %s: want an integer", workloads.Echo(fields[idCol]))
 		}
 		i, known := index[id]
 		if !known {
-			return nil, &workloads.InputError{File: name, Line: line, Msg: fmt.Sprintf("id %d: not a buffer id of the workload", id)}
+			return nil, fail("id %d: not a buffer id of the workload", id)
 		}
 		off, err := strconv.ParseInt(fields[offCol], 10, 64)
 		if err != nil || off < 0 {
-			return nil, &workloads.InputError{File: name, Line: line, Msg: fmt.Sprintf("offset %q: want a non-negative integer", fields[offCol])}
+			return nil, fail("offset %s: want a non-negative integer", workloads.Echo(fields[offCol]))
 		}
 		if seen[i] > 0 {
-			return nil, &workloads.InputError{File: name, Line: line, Msg: fmt.Sprintf("id %d repeats line %d", id, seen[i])}
+			return nil, fail("id %d repeats line %d", id, seen[i])
 		}
 		seen[i] = line
 		offsets[i] = off
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &workloads.InputError{File: name, Line: line + 1, Msg: err.Error()}
 	}
 	missing := 0
 	for _, l := range seen {
@@ -100,4 +109,44 @@ func ReadOffsets(r io.Reader, name string, bufs []workloads.Buffer) ([]int64, er
 		}
 	}
 	return offsets, nil
+}
+
+// planJSON is what ReadPlan reads of `plan --format json` output; other
+// fields are ignored.
+type planJSON struct {
+	Offsets     []int64 `json:"offsets"`
+	Footprint   *int64  `json:"footprint"`
+	ObjectIDs   []int   `json:"object_ids"`
+	ObjectSizes []int64 `json:"object_sizes"`
+}
+
+// ReadPlan reads an external plan for bufs from data: plan JSON as `plan
+// --format json` prints it (offsets in buffer order, optionally the
+// footprint, object ids and sizes, all left for Validate to check) or
+// id,offset CSV as ReadOffsets reads it (the footprint is then computed).
+// Errors are *workloads.InputError naming the file and line.
+func ReadPlan(name string, data []byte, bufs []workloads.Buffer) (*Plan, error) {
+	body := bytes.TrimPrefix(data, []byte(workloads.BOM))
+	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
+		offsets, err := parseOffsets(data, name, bufs)
+		if err != nil {
+			return nil, err
+		}
+		return &Plan{Offsets: offsets, Footprint: Footprint(bufs, offsets)}, nil
+	}
+	var in planJSON
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, workloads.JSONError(name, body, err)
+	}
+	if in.Offsets == nil {
+		return nil, &workloads.InputError{File: name, Msg: `no "offsets" array: want plan JSON as 'membench plan --format json' prints`}
+	}
+	if len(in.Offsets) != len(bufs) {
+		return nil, &workloads.InputError{File: name, Msg: fmt.Sprintf("%d offsets for %d buffers", len(in.Offsets), len(bufs))}
+	}
+	plan := &Plan{Offsets: in.Offsets, ObjectIDs: in.ObjectIDs, ObjectSizes: in.ObjectSizes, Footprint: Footprint(bufs, in.Offsets)}
+	if in.Footprint != nil {
+		plan.Footprint = *in.Footprint
+	}
+	return plan, nil
 }

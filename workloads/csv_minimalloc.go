@@ -73,11 +73,11 @@ func parseMiniMalloc(data []byte, name string) (*Problem, error) {
 		role, ok := mmColumns[n]
 		switch {
 		case n == "gaps" || n == "offset":
-			return nil, fail(fmt.Sprintf("column %q is not supported (want %s)", n, mmWant))
+			return nil, fail(fmt.Sprintf("column %s is not supported (want %s)", Echo(n), mmWant))
 		case !ok:
-			return nil, fail(fmt.Sprintf("unknown column %q in header %q: want %s", n, h, mmWant))
+			return nil, fail(fmt.Sprintf("unknown column %s in header %s: want %s", Echo(n), Echo(h), mmWant))
 		case col[role] >= 0:
-			return nil, fail(fmt.Sprintf("column %q repeats column %q", n, names[col[role]]))
+			return nil, fail(fmt.Sprintf("column %s repeats column %s", Echo(n), Echo(names[col[role]])))
 		}
 		col[role] = i
 	}
@@ -89,7 +89,7 @@ func parseMiniMalloc(data []byte, name string) (*Problem, error) {
 		name string
 	}{{mmID, "id"}, {mmLower, "lower"}, {mmUpper, "upper"}, {mmSize, "size"}} {
 		if col[need.role] < 0 && !(need.role == mmUpper && col[mmEnd] >= 0) {
-			return nil, fail(fmt.Sprintf("header %q lacks column %q: want %s", h, need.name, mmWant))
+			return nil, fail(fmt.Sprintf("header %s lacks column %q: want %s", Echo(h), need.name, mmWant))
 		}
 	}
 	endCol, inclusive := col[mmUpper], false
@@ -141,9 +141,9 @@ func parseMiniMalloc(data []byte, name string) (*Problem, error) {
 			a, isNum, overflow := parseInt(f[c])
 			switch {
 			case !isNum:
-				return nil, fail(fmt.Sprintf("alignment: want an integer, got %q", f[c]))
+				return nil, fail(fmt.Sprintf("alignment: want an integer, got %s", Echo(f[c])))
 			case overflow || a < 1:
-				return nil, fail(fmt.Sprintf("alignment: want a positive integer, got %s", f[c]))
+				return nil, fail(fmt.Sprintf("alignment: want a positive integer, got %s", Clip(f[c])))
 			case alignLine == 0:
 				p.Alignment, alignLine = a, s.line
 			case a != p.Alignment:
@@ -169,7 +169,7 @@ func parseMiniMalloc(data []byte, name string) (*Problem, error) {
 		if labels != nil {
 			t := string(idText)
 			if prev, dup := labelLine[t]; dup {
-				return nil, fail(fmt.Sprintf("%s %q repeats line %d", names[col[mmID]], t, prev))
+				return nil, fail(fmt.Sprintf("%s %s repeats line %d", names[col[mmID]], Echo(t), prev))
 			}
 			labelLine[t] = s.line
 			labels = append(labels, t)

@@ -31,7 +31,7 @@ func parseTFLite(data []byte, name string) (*Problem, error) {
 		return nil, &InputError{File: name, Msg: "empty file: want header " + tfliteHeader}
 	}
 	if f := s.split(h); len(f) != 3 || string(f[0]) != "size" || string(f[1]) != "first_task" || string(f[2]) != "last_task" {
-		return nil, fail(fmt.Sprintf("unknown header %q: want %s", h, tfliteHeader))
+		return nil, fail(fmt.Sprintf("unknown header %s: want %s", Echo(h), tfliteHeader))
 	}
 	p := &Problem{Name: name, Buffers: make([]Buffer, 0, bytes.Count(data, []byte{'\n'}))}
 	for {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -21,12 +22,25 @@ func addSeeds(f *testing.F, globs ...string) {
 	}
 }
 
-// mustInputError fails unless err is nil or an *InputError.
+// mustInputError fails unless err is nil or an *InputError in words: no
+// Go types or library prefixes, and bad values echoed short.
 func mustInputError(t *testing.T, err error) {
 	t.Helper()
 	var ie *InputError
 	if err != nil && !errors.As(err, &ie) {
 		t.Fatalf("error %v is a %T, want *InputError", err, err)
+	}
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	for _, g := range []string{"&types.", "*types.", "Go struct field", "bufio.Scanner", "interface {}", "json: ", "[]uint8"} {
+		if strings.Contains(msg, g) {
+			t.Fatalf("error shows Go internals %q: %s", g, msg)
+		}
+	}
+	if len(msg) > 1000 {
+		t.Fatalf("error of %d bytes: %.300s…", len(msg), msg)
 	}
 }
 

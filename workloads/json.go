@@ -22,7 +22,7 @@ type jsonBuffer struct {
 	Last  json.RawMessage `json:"last"`
 }
 
-const jsonTopFields = "name, alignment, capacity, buffers"
+const jsonTopFields = "name, provenance, alignment, capacity, buffers"
 const jsonBufferFields = "id, label, size, first, last"
 
 // ReadJSON reads a problem in membench JSON (schema in the package doc):
@@ -32,8 +32,10 @@ const jsonBufferFields = "id, label, size, first, last"
 //
 // Lifetimes are inclusive. Only "buffers" is required, and in each buffer
 // size, first and last; id defaults to the buffer's index and label is
-// optional. Unknown fields are refused, as are duplicate ids. "name" is
-// informational: the problem is named after the file.
+// optional. Unknown fields are refused, as are duplicate ids. "name" and
+// "provenance" (an object saying where the problem came from: framework
+// versions, model, command, date) are informational: the problem is named
+// after the file.
 func ReadJSON(r io.Reader, name string) (*Problem, error) {
 	data, err := readAll(r, name)
 	if err != nil {
@@ -43,6 +45,7 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 }
 
 func parseJSON(data []byte, name string) (*Problem, error) {
+	data = bytes.TrimPrefix(data, []byte(BOM))
 	// lineAt counts lines from the last offset asked for, so that numbering
 	// every buffer stays linear.
 	var lastOff int64
@@ -81,11 +84,15 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 			if te.Field != "" {
 				field = what + ": " + te.Field
 			}
-			return fail(at, "%s: want %s, got %s", field, jsonWant(te.Type.String()), te.Value)
+			return fail(at, "%s: want %s, got %s", field, jsonWant(te.Type.String()), jsonGot(te.Value))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			return fail(int64(len(data)), "unexpected end of JSON")
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return fail(at, "%s: unknown field %s (valid: %s)", what, strings.TrimPrefix(err.Error(), "json: unknown field "), jsonBufferFields)
+			field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+			if s, uerr := strconv.Unquote(field); uerr == nil {
+				field = Echo(s)
+			}
+			return fail(at, "%s: unknown field %s (valid: %s)", what, field, jsonBufferFields)
 		}
 		return fail(at, "%s: %v", what, err)
 	}
@@ -131,7 +138,7 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 		}
 		key, _ := tok.(string)
 		if seen[key] {
-			return nil, fail(at, "field %q given twice", key)
+			return nil, fail(at, "field %s given twice", Echo(key))
 		}
 		seen[key] = true
 		vat := start(dec.InputOffset())
@@ -140,6 +147,11 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 			var s string
 			if err := dec.Decode(&s); err != nil {
 				return nil, decodeErr(err, vat, "name")
+			}
+		case "provenance":
+			var m map[string]any
+			if err := dec.Decode(&m); err != nil {
+				return nil, decodeErr(err, vat, "provenance")
 			}
 		case "alignment":
 			if p.Alignment, err = number("alignment", vat, 1<<63-1); err != nil {
@@ -178,7 +190,7 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 				return nil, err
 			}
 		default:
-			return nil, fail(at, "unknown field %q (valid: %s)", key, jsonTopFields)
+			return nil, fail(at, "unknown field %s (valid: %s)", Echo(key), jsonTopFields)
 		}
 	}
 	if err := delim('}', "top level"); err != nil {
@@ -246,7 +258,9 @@ func jsonInt(col string, raw json.RawMessage, max int64) (int64, string) {
 	case len(raw) == 0:
 		got = "nothing"
 	case raw[0] == '"':
-		got = "string " + string(raw)
+		var s string
+		json.Unmarshal(raw, &s)
+		got = "string " + Echo(s)
 	case raw[0] == 't' || raw[0] == 'f':
 		got = "bool"
 	case raw[0] == 'n':
@@ -327,7 +341,7 @@ func jsonTok(tok json.Token) string {
 	case json.Delim:
 		return strconv.Quote(string(v))
 	case string:
-		return "string " + strconv.Quote(v)
+		return "string " + Echo(v)
 	case nil:
 		return "null"
 	}

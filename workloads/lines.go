@@ -24,7 +24,7 @@ type lineScanner struct {
 }
 
 func newLineScanner(data []byte) *lineScanner {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
+	data = bytes.TrimPrefix(data, []byte(BOM))
 	return &lineScanner{data: data}
 }
 
@@ -127,13 +127,13 @@ func intField(col string, b []byte, max int64) (int64, string) {
 	v, isNum, overflow := parseInt(b)
 	switch {
 	case !isNum:
-		return 0, fmt.Sprintf("%s: want an integer, got %q", col, b)
+		return 0, fmt.Sprintf("%s: want an integer, got %s", col, Echo(b))
 	case overflow && len(b) > 0 && b[0] == '-':
-		return 0, fmt.Sprintf("%s: %s is negative", col, b)
+		return 0, fmt.Sprintf("%s: %s is negative", col, Clip(b))
 	case overflow || v > max:
-		return 0, fmt.Sprintf("%s: %s overflows (max %d)", col, b, max)
+		return 0, fmt.Sprintf("%s: %s overflows (max %d)", col, Clip(b), max)
 	case v < 0:
-		return 0, fmt.Sprintf("%s: %s is negative", col, b)
+		return 0, fmt.Sprintf("%s: %s is negative", col, Clip(b))
 	}
 	return v, ""
 }

@@ -2,10 +2,14 @@ package workloads
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -33,6 +37,10 @@ const (
 // Load opens a workload: a file path (format sniffed from its header or
 // content) or a registered name with parameters, e.g.
 // `synthetic/random-dag?n=1000&seed=3`. An existing file wins over a name.
+//
+// A file may take reader options after a '?', as a name takes parameters:
+// `trace.json?device=cuda:0` picks the device of a Chrome trace. The spec
+// keeps them, so a sweep's records say which device was read.
 func Load(spec string) (*Workload, error) {
 	st, err := os.Stat(spec)
 	switch {
@@ -41,6 +49,23 @@ func Load(spec string) (*Workload, error) {
 	case err == nil:
 		return LoadFile(spec)
 	}
+	if path, query, ok := strings.Cut(spec, "?"); ok {
+		if st, err := os.Stat(path); err == nil && !st.IsDir() {
+			opts, err := url.ParseQuery(query)
+			if err != nil {
+				return nil, Usagef("workload %q: options after '?': %v", spec, err)
+			}
+			w, err := loadFile(path, opts)
+			if err == nil {
+				w.Spec = spec
+				w.Problem.Name = spec
+				if w.Trace != nil {
+					w.Trace.Name = spec
+				}
+			}
+			return w, err
+		}
+	}
 	return loadRegistered(spec)
 }
 
@@ -48,7 +73,12 @@ func Load(spec string) (*Workload, error) {
 // 0x80) is a PyTorch snapshot, '{' starts membench JSON, a CSV header names
 // TFLite records or a MiniMalloc problem, and a/f/v lines are a trace. The
 // problem's Name is the path.
-func LoadFile(path string) (*Workload, error) {
+func LoadFile(path string) (*Workload, error) { return loadFile(path, nil) }
+
+// fileOptions are the options each format takes after a file's '?'.
+var fileOptions = map[string][]string{FormatChrome: {"device"}}
+
+func loadFile(path string, opts url.Values) (*Workload, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -57,14 +87,41 @@ func LoadFile(path string) (*Workload, error) {
 		}
 		return nil, &InputError{File: path, Msg: "cannot read: " + err.Error()}
 	}
-	return decode(data, path)
+	return decode(data, path, opts)
 }
 
+// LoadBytes reads a workload held in memory (an embedded file, say) exactly
+// as LoadFile reads one on disk; name labels errors and gives the capacity
+// of a MiniMalloc instance named NAME.CAPACITY.csv.
+func LoadBytes(data []byte, name string) (*Workload, error) { return decode(data, name, nil) }
+
 // decode reads data in whatever format it is in; name labels errors.
-func decode(data []byte, name string) (*Workload, error) {
+//
+// A gzip-compressed file is decompressed first, whatever its format, and a
+// UTF-8 byte-order mark is dropped.
+func decode(data []byte, name string, opts url.Values) (*Workload, error) {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err == nil {
+			data, err = io.ReadAll(zr)
+		}
+		if err != nil {
+			return nil, &InputError{File: name, Msg: "gzip: " + err.Error()}
+		}
+	}
+	data = bytes.TrimPrefix(data, []byte(BOM))
 	format, err := sniff(data, name)
 	if err != nil {
 		return nil, err
+	}
+	for k := range opts {
+		if !slices.Contains(fileOptions[format], k) {
+			valid := "none"
+			if v := fileOptions[format]; len(v) > 0 {
+				valid = strings.Join(v, ", ")
+			}
+			return nil, Usagef("%s: unknown option %q for a %s file (valid: %s)", name, k, format, valid)
+		}
 	}
 	w := &Workload{Spec: name, Format: format}
 	switch format {
@@ -77,6 +134,10 @@ func decode(data []byte, name string) (*Workload, error) {
 		}
 	case FormatJSON:
 		w.Problem, err = parseJSON(data, name)
+	case FormatTFLiteModel:
+		w.Problem, err = parseTFLiteModel(data, name)
+	case FormatChrome:
+		w.Trace, w.Problem, err = parseChromeTrace(data, name, opts.Get("device"))
 	case FormatTrace:
 		w.Trace, w.Problem, err = parseTrace(data, name)
 	case FormatPyTorch:
@@ -93,6 +154,12 @@ func decode(data []byte, name string) (*Workload, error) {
 // sniff tells the format of a file from its first byte or first content
 // line.
 func sniff(data []byte, name string) (string, error) {
+	if isTFLiteModel(data) {
+		return FormatTFLiteModel, nil
+	}
+	if isChromeTrace(data) {
+		return FormatChrome, nil
+	}
 	if len(data) > 0 && data[0] == 0x80 {
 		return FormatPyTorch, nil
 	}
@@ -120,11 +187,34 @@ func sniff(data []byte, name string) (string, error) {
 	if string(f[0]) == "size" {
 		return FormatTFLite, nil // its reader explains a wrong header
 	}
-	return "", &InputError{File: name, Line: s.line, Msg: fmt.Sprintf("unknown header %q: want %s", l, formatsWanted)}
+	return "", &InputError{File: name, Line: s.line, Msg: fmt.Sprintf("unknown header %s: want %s", Echo(l), formatsWanted)}
 }
 
 const formatsWanted = "a TFLite header " + tfliteHeader + ", a MiniMalloc header " + mmWant +
 	", trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object or a PyTorch snapshot pickle"
+
+// validNames lists the names a user may have meant: all of them when they
+// are few, else those of the family the name asks for, else the families.
+func validNames(name string, names []string) string {
+	if len(names) <= 20 {
+		return "valid: " + strings.Join(names, ", ")
+	}
+	family, _, _ := strings.Cut(name, "/")
+	var same, families []string
+	for _, n := range names {
+		f, _, _ := strings.Cut(n, "/")
+		if f == family {
+			same = append(same, n)
+		}
+		if len(families) == 0 || families[len(families)-1] != f+"/..." {
+			families = append(families, f+"/...")
+		}
+	}
+	if len(same) > 0 && len(same) <= 40 {
+		return "valid in " + family + "/: " + strings.Join(same, ", ") + "; `membench list workloads` lists all"
+	}
+	return "families: " + strings.Join(families, ", ") + "; `membench list workloads` lists every name"
+}
 
 // loadRegistered builds a registered workload from its spec.
 func loadRegistered(spec string) (*Workload, error) {
@@ -139,9 +229,9 @@ func loadRegistered(spec string) (*Workload, error) {
 			names = append(names, in.Name)
 		}
 		if len(names) == 0 {
-			return nil, Usagef("unknown workload %q: no such file, and no workloads are registered", sp.Name)
+			return nil, Usagef("unknown workload %s: no such file, and no workloads are registered", Echo(sp.Name))
 		}
-		return nil, Usagef("unknown workload %q: no such file or registered name (valid: %s)", sp.Name, strings.Join(names, ", "))
+		return nil, Usagef("unknown workload %s: no such file or registered name (%s)", Echo(sp.Name), validNames(sp.Name, names))
 	}
 	args := NewArgs(sp)
 	p, err := info.New(args)

@@ -3,9 +3,12 @@ package workloads
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
+	"regexp"
+	"strings"
 
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
@@ -140,7 +143,7 @@ func (c *pyConv) entry(where string, v any) error {
 	if !ok {
 		return c.fail(where, `field "action": want a string, got %s`, pyType(actV))
 	}
-	where += fmt.Sprintf(" (%s)", action)
+	where += fmt.Sprintf(" (%s)", Clip(action))
 	field := func(key string) (int64, error) { return c.intKey(d, key, where) }
 	switch action {
 	case "alloc":
@@ -199,7 +202,7 @@ func (c *pyConv) entry(where string, v any) error {
 		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size}, Event{Kind: Free, ID: id})
 	case "segment_alloc", "segment_free", "segment_map", "segment_unmap", "snapshot":
 	default:
-		return c.fail(where, "unknown action %q", action)
+		return c.fail(where, "unknown action %s", Echo(action))
 	}
 	return nil
 }
@@ -274,6 +277,9 @@ func (c *pyConv) intKey(d *types.Dict, key, where string) (int64, error) {
 		return 0, c.fail(where, "missing field %q", key)
 	}
 	n, ok := pyInt(v)
+	if big, isBig := v.(*big.Int); isBig && !ok {
+		return 0, c.fail(where, "field %q: %s does not fit in 64 bits", key, Clip(big.String()))
+	}
 	if !ok {
 		return 0, c.fail(where, "field %q: want an integer, got %s", key, pyType(v))
 	}
@@ -302,14 +308,41 @@ func (c *pyConv) trace() *Trace {
 }
 
 // unpickle decodes data, turning a panic inside the decoder into an error.
+// Python classes other than the decoder's few built-in ones become generic
+// objects, so a snapshot field membench does not read may hold anything;
+// a class the pickle calls cannot be rebuilt, and is named in the error.
 func unpickle(data []byte) (obj any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			obj, err = nil, fmt.Errorf("%v", r)
+			obj, err = nil, errors.New(plainPickleError(fmt.Sprint(r)))
 		}
 	}()
 	u := pickle.NewUnpickler(bytes.NewReader(data))
-	return u.Load()
+	obj, err = u.Load()
+	if err != nil {
+		err = errors.New(plainPickleError(err.Error()))
+	}
+	return obj, err
+}
+
+var (
+	// goClass is a Python class as the decoder prints it (%#v).
+	goClass = regexp.MustCompile(`&types\.GenericClass\{Module:"([^"]*)", Name:"([^"]*)"\}`)
+	// goValue is any other Go value the decoder prints, from the colon
+	// before it to the end.
+	goValue = regexp.MustCompile(`:? *(&?(\[\])?\*?[a-z]+\.[A-Z]\w*|\[\]interface \{\}|map\[[^\]]*\][^{]*)\{.*$`)
+)
+
+// plainPickleError words a decoder message without its Go values.
+func plainPickleError(msg string) string {
+	const only = "which a memory snapshot never holds (only dicts, lists, strings and numbers)"
+	if m := goClass.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("it calls the Python class %s.%s, %s", Clip(m[1]), Clip(m[2]), only)
+	}
+	if strings.HasPrefix(msg, "BUILD requires a PyDictSettable instance") {
+		return "it restores the state of a Python object, " + only
+	}
+	return goValue.ReplaceAllString(msg, "")
 }
 
 func dictGet(d *types.Dict, key string) (any, bool) {
@@ -336,7 +369,7 @@ func pyInt(v any) (int64, bool) {
 }
 
 func pyType(v any) string {
-	switch v.(type) {
+	switch v := v.(type) {
 	case nil:
 		return "None"
 	case *types.Dict:
@@ -353,8 +386,20 @@ func pyType(v any) string {
 		return "float"
 	case bool:
 		return "bool"
+	case []byte:
+		return "bytes"
+	case *types.Set, *types.FrozenSet:
+		return "set"
+	case *types.OrderedDict:
+		return "collections.OrderedDict"
+	case *types.ByteArray:
+		return "bytearray"
+	case *types.GenericObject:
+		if v.Class != nil {
+			return Clip(v.Class.Module + "." + v.Class.Name)
+		}
 	}
-	return fmt.Sprintf("%T", v)
+	return "Python object"
 }
 
 // scanPickle walks the opcodes of a pickle and checks that every argument

@@ -82,6 +82,22 @@ func TestReadPyTorchErrors(t *testing.T) {
 		{"empty stack", []byte("\x80\x04."), "x: not a valid pickle: the stack is empty"},
 		{"truncated string", []byte("\x80\x02X\x05\x00\x00\x00ab"), "x: not a valid pickle: bad length at byte 2"},
 		{"list", []byte("\x80\x02]."), "x: not a PyTorch memory snapshot: the pickle holds a list, want a dict with segments and device_traces"},
+		// Sizes past int64, Python types and the decoder's messages in words.
+		{"2**100", []byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08\x8a\x0d\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10uaas."),
+			`x: device_traces[0][0] (alloc): field "size": 1267650600228229401496703205376 does not fit in 64 bits`},
+		{"complex", []byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08c__builtin__\x0acomplex\x0aq\x09G?\xf0\x00\x00\x00\x00\x00\x00G@\x00\x00\x00\x00\x00\x00\x00\x86q\x0aRq\x0buaas."),
+			"x: not a valid pickle: it calls the Python class __builtin__.complex, which a memory snapshot never holds (only dicts, lists, strings and numbers)"},
+		{"object size", []byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08ctest\x0aFoo\x0aq\x09)\x81q\x0auaas."),
+			`x: device_traces[0][0] (alloc): field "size": want an integer, got test.Foo`},
+		{"set size", []byte("\x80\x04\x95E\x00\x00\x00\x00\x00\x00\x00}\x94\x8c\x0ddevice_traces\x94]\x94]\x94}\x94(\x8c\x06action\x94\x8c\x05alloc\x94\x8c\x04addr\x94K\x01\x8c\x04size\x94\x8f\x94(K\x01\x90uaas."),
+			`x: device_traces[0][0] (alloc): field "size": want an integer, got set`},
+		{"reduce a list", []byte("\x80\x04])R."), "x: not a valid pickle: REDUCE requires a Callable object"},
+		{"object state", []byte("\x80\x02]q\x00ctest\x0aFoo\x0aq\x01)\x81q\x02}q\x03X\x01\x00\x00\x00aq\x04K\x01sba."),
+			"x: not a valid pickle: it restores the state of a Python object, which a memory snapshot never holds (only dicts, lists, strings and numbers)"},
+	}
+	// A Python object in a field membench does not read is fine.
+	if _, err := parsePyTorch([]byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08K\x01X\x05\x00\x00\x00extraq\x09ctest\x0aFoo\x0aq\x0a)\x81q\x0buaas."), "x"); err != nil {
+		t.Errorf("object in an unread field: %v", err)
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -90,5 +106,22 @@ func TestReadPyTorchErrors(t *testing.T) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestPlainPickleError: the decoder's messages lose their Go values.
+func TestPlainPickleError(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"the stack is empty", "the stack is empty"},
+		{"REDUCE requires a Callable object: &types.List{1, 2}", "REDUCE requires a Callable object"},
+		{`REDUCE requires a Callable object: &types.GenericClass{Module:"builtins", Name:"range"}`,
+			"it calls the Python class builtins.range, which a memory snapshot never holds (only dicts, lists, strings and numbers)"},
+		{"Reconstructor: invalid arguments: []interface {}{1}", "Reconstructor: invalid arguments"},
+		{"key not found in Dict: map[string]int{\"a\":1}", "key not found in Dict"},
+		{`STACK_GLOBAL requires str name: 5`, `STACK_GLOBAL requires str name: 5`},
+	} {
+		if got := plainPickleError(tc.in); got != tc.want {
+			t.Errorf("plainPickleError(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -240,7 +241,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"not an object", "[1]", `p.json:1: top level: want "{", got "["`},
 		{"syntax", "{\n\"buffers\": [\n{\"size\": 1,, }]}", "p.json:3: invalid JSON: invalid character ',' looking for beginning of object key string"},
 		{"truncated", "{\"buffers\": [\n{\"size\": 1", "p.json:2: unexpected end of JSON"},
-		{"unknown top field", "{\n  \"buffers\": [],\n  \"colour\": 1\n}", `p.json:3: unknown field "colour" (valid: name, alignment, capacity, buffers)`},
+		{"unknown top field", "{\n  \"buffers\": [],\n  \"colour\": 1\n}", `p.json:3: unknown field "colour" (valid: name, provenance, alignment, capacity, buffers)`},
 		{"unknown buffer field", "{\"buffers\": [\n  {\"size\": 1, \"first\": 0, \"last\": 0},\n  {\"size\": 1, \"first\": 0, \"last\": 0, \"offset\": 3}\n]}",
 			`p.json:3: buffer 1: unknown field "offset" (valid: id, label, size, first, last)`},
 		{"missing buffers", `{"name": "x"}`, `p.json: missing field "buffers"`},
@@ -250,7 +251,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"float size", `{"buffers": [{"size": 1.5, "first": 0, "last": 0}]}`, `p.json:1: buffer 0: size: want an integer, got "1.5"`},
 		{"string size", "{\"buffers\": [\n{\"size\": true, \"first\": 0, \"last\": 0}]}", "p.json:2: buffer 0: size: want an integer, got bool"},
 		{"null last", `{"buffers": [{"size": 1, "first": 0, "last": null}]}`, "p.json:1: buffer 0: last: want an integer, got null"},
-		{"label not a string", "{\"buffers\": [\n{\"label\": 5, \"size\": 1, \"first\": 0, \"last\": 0}]}", "p.json:2: buffer 0: label: want a string, got number"},
+		{"label not a string", "{\"buffers\": [\n{\"label\": 5, \"size\": 1, \"first\": 0, \"last\": 0}]}", "p.json:2: buffer 0: label: want a string, got a number"},
 		{"size overflow", `{"buffers": [{"size": 1e30, "first": 0, "last": 0}]}`, `p.json:1: buffer 0: size: want an integer, got "1e30"`},
 		{"last before first", `{"buffers": [{"size": 1, "first": 3, "last": 2}]}`, "p.json:1: buffer 0: last 2 is before first 3"},
 		{"bad id", `{"buffers": [{"id": "x", "size": 1, "first": 3, "last": 4}]}`, `p.json:1: buffer 0: id: want an integer, got string "x"`},
@@ -259,7 +260,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"negative alignment", `{"alignment": -64, "buffers": []}`, "p.json:1: alignment: -64 is negative"},
 		{"buffers not a list", `{"buffers": {}}`, `p.json:1: buffers: want "[", got "{"`},
 		{"trailing data", `{"buffers": []} x`, "p.json:1: unexpected data after the JSON object"},
-		{"buffer not an object", `{"buffers": [3]}`, "p.json:1: buffer 0: want an object, got number"},
+		{"buffer not an object", `{"buffers": [3]}`, "p.json:1: buffer 0: want an object, got a number"},
 	}, func(in string) error {
 		_, err := ReadJSON(strings.NewReader(in), "p.json")
 		return err
@@ -306,5 +307,47 @@ func TestReadWriteJSON(t *testing.T) {
 	}
 	if want := []Buffer{{0, 1, 0, 0}, {1, 2, 1, 2}}; !reflect.DeepEqual(got.Buffers, want) || got.Labels != nil {
 		t.Fatalf("defaults: %+v", got)
+	}
+}
+
+func TestEcho(t *testing.T) {
+	x80 := strings.Repeat("x", MaxEcho)
+	for _, tc := range []struct{ in, echo, clip string }{
+		{"", `""`, ""},
+		{"abc", `"abc"`, "abc"},
+		{"a\x00\"b", `"a\x00\"b"`, "a\x00\"b"},
+		{x80, `"` + x80 + `"`, x80},
+		{x80 + "y", `"` + x80 + `…" (81 bytes)`, x80 + "… (81 bytes)"},
+		// Characters, not bytes, and never half a character.
+		{strings.Repeat("é", 100), `"` + strings.Repeat("é", MaxEcho) + `…" (200 bytes)`, strings.Repeat("é", MaxEcho) + "… (200 bytes)"},
+	} {
+		if got := Echo(tc.in); got != tc.echo {
+			t.Errorf("Echo(%.20q) = %s, want %s", tc.in, got, tc.echo)
+		}
+		if got := Clip([]byte(tc.in)); got != tc.clip {
+			t.Errorf("Clip(%.20q) = %s, want %s", tc.in, got, tc.clip)
+		}
+	}
+}
+
+func TestJSONError(t *testing.T) {
+	var v struct {
+		Size  int64   `json:"size"`
+		Sizes []int64 `json:"sizes"`
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"{\n\"size\": \"4\"}", `f.json:2: field "size": want an integer, got a string`},
+		{"{\n\"size\": 1.5}", `f.json:2: field "size": want an integer, got the number 1.5`},
+		{"{\n\"size\": 1e300}", `f.json:2: field "size": want an integer, got the number 1e300`},
+		{"{\n\"sizes\": {}}", `f.json:2: field "sizes": want an array of integers, got an object`},
+		{"{\n\"sizes\": [1,\n true]}", `f.json:3: field "sizes": want an integer, got true or false`},
+		{"[1]", `f.json:1: the top level: want an object, got an array`},
+		{"{\n\n\"size\": 1,,}", `f.json:3: invalid JSON: invalid character ',' looking for beginning of object key string`},
+		{"{\n\"size\": 1", `f.json:2: invalid JSON: unexpected end of JSON input`},
+	} {
+		err := json.Unmarshal([]byte(tc.in), &v)
+		if got := JSONError("f.json", []byte(tc.in), err); got.Error() != tc.want {
+			t.Errorf("%q: %v\n want %s", tc.in, got, tc.want)
+		}
 	}
 }

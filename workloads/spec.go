@@ -88,7 +88,7 @@ func (a *Args) lookup(key string) (string, bool) {
 
 func (a *Args) fail(key, val, want string) {
 	if a.err == nil {
-		a.err = Usagef("%s: parameter %s=%q: want %s", a.spec.Name, key, val, want)
+		a.err = Usagef("%s: parameter %s=%s: want %s", a.spec.Name, key, Echo(val), want)
 	}
 }
 
@@ -184,9 +184,9 @@ func (a *Args) Check(valid []ParamDoc) error {
 			}
 			slices.Sort(names)
 			if len(names) == 0 {
-				return Usagef("%s: unknown parameter %q (it takes none)", a.spec.Name, p.Key)
+				return Usagef("%s: unknown parameter %s (it takes none)", a.spec.Name, Echo(p.Key))
 			}
-			return Usagef("%s: unknown parameter %q (valid: %s)", a.spec.Name, p.Key, strings.Join(names, ", "))
+			return Usagef("%s: unknown parameter %s (valid: %s)", a.spec.Name, Echo(p.Key), strings.Join(names, ", "))
 		}
 	}
 	return nil

@@ -44,7 +44,7 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 		switch string(f[0]) {
 		case "a":
 			if len(f) != 3 {
-				return nil, nil, fail(fmt.Sprintf("want a,ID,BYTES, got %q", l))
+				return nil, nil, fail(fmt.Sprintf("want a,ID,BYTES, got %s", Echo(l)))
 			}
 			e.Kind = Alloc
 			var id int64
@@ -54,7 +54,7 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 			}
 		case "f":
 			if len(f) != 2 && (len(f) != 3 || len(f[2]) != 0) {
-				return nil, nil, fail(fmt.Sprintf("want f,ID, got %q", l))
+				return nil, nil, fail(fmt.Sprintf("want f,ID, got %s", Echo(l)))
 			}
 			e.Kind = Free
 			var id int64
@@ -62,7 +62,7 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 			e.ID = int(id)
 		case "v":
 			if len(f) != 3 {
-				return nil, nil, fail(fmt.Sprintf("want v,ID,OF, got %q", l))
+				return nil, nil, fail(fmt.Sprintf("want v,ID,OF, got %s", Echo(l)))
 			}
 			e.Kind = View
 			var id, of int64
@@ -71,7 +71,7 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 				e.ID, e.Of = int(id), int(of)
 			}
 		default:
-			return nil, nil, fail(fmt.Sprintf("unknown event %q: want a,ID,BYTES (alloc), f,ID, (free) or v,ID,OF (view)", f[0]))
+			return nil, nil, fail(fmt.Sprintf("unknown event %s: want a,ID,BYTES (alloc), f,ID, (free) or v,ID,OF (view)", Echo(f[0])))
 		}
 		if msg != "" {
 			return nil, nil, fail(msg)

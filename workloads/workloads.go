@@ -5,7 +5,7 @@
 // # File formats
 //
 // Load sniffs a file's format (DESIGN §5); each has a reader and, except
-// PyTorch snapshots, a writer:
+// PyTorch snapshots and TFLite models, a writer:
 //
 //   - TFLite records (ReadTFLite): header size,first_task,last_task, one
 //     inclusive record per line.
@@ -16,11 +16,16 @@
 //   - PyTorch snapshots (ReadPyTorch): the pickle of
 //     torch.cuda.memory._dump_snapshot(), converted to a trace.
 //   - membench JSON (ReadJSON), below.
+//   - Chrome traces (ReadChromeTrace): torch.profiler's export_chrome_trace
+//     JSON; its [memory] events on one device, as a trace.
+//   - TFLite models (ReadTFLiteModel): a `.tflite` FlatBuffer (identifier
+//     TFL3), read only; usage records as TFLite's interpreter plans them.
 //
 // The membench JSON schema, with inclusive lifetimes:
 //
 //	{
 //	  "name": "resnet-50",        // optional, informational
+//	  "provenance": {...},        // optional object, informational
 //	  "alignment": 128,           // optional; offsets must be multiples of it
 //	  "capacity": 1048576,        // optional memory budget
 //	  "buffers": [                // required, in problem order

@@ -20,9 +20,23 @@ func init() {
 	})
 }
 
+// listArgs are list's arguments and what each lists.
+var listArgs = [][2]string{
+	{"strategies", "the static planners and their parameters: SPECs of plan --strategy and run --strategies"},
+	{"allocators", "the dynamic allocators and their parameters: SPECs of replay --allocator and run --allocators"},
+	{"workloads", "the registered workloads and their parameters: WORKLOAD, and specs of run --workloads"},
+}
+
 func runList(ctx context.Context, e *env, args []string) error {
 	c := commands["list"]
 	fs := newFlags(e, c)
+	fs.Usage = func() { // list has arguments and no flags
+		fmt.Fprintf(e.stdout, "Usage: membench %s %s\n\n%s\n\nArguments:\n", c.name, c.usage, c.summary)
+		for _, a := range listArgs {
+			fmt.Fprintf(e.stdout, "  %-11s %s\n", a[0], a[1])
+		}
+		fmt.Fprintln(e.stdout, "\nWith no argument, list all three.")
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/montanaflynn/stats"
@@ -15,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "plan",
-		usage:   "--strategy SPEC [--align BYTES] [--repeat N] [--format text|json|csv] [--plot FILE.png] WORKLOAD",
+		usage:   "--strategy SPEC [--align BYTES] [--repeat N] [--timeout DUR] [--format text|json|csv] [--plot FILE.png] WORKLOAD",
 		summary: "Plan one workload with one strategy, validate the plan and report it.",
 		run:     runPlan,
 	})
@@ -26,10 +28,11 @@ type planOutput struct {
 	Strategy   string  `json:"strategy"`
 	Footprint  int64   `json:"footprint"`
 	LowerBound int64   `json:"lower_bound"`
-	LBObjects  int64   `json:"lb_objects"`
 	Seconds    float64 `json:"seconds"`
 	Offsets    []int64 `json:"offsets"`
-	// Pointers, so that an object plan of no buffers still shows both.
+	// Pointers, so that an object plan of no buffers still shows them:
+	// LB_objects bounds object plans only.
+	LBObjects   *int64   `json:"lb_objects,omitempty"`
 	ObjectIDs   *[]int   `json:"object_ids,omitempty"`
 	ObjectSizes *[]int64 `json:"object_sizes,omitempty"`
 }
@@ -42,6 +45,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	repeat := fs.Int("repeat", 1, "time the planning call `N` times and report the median")
 	format := fs.String("format", "text", "output format: text, json or csv")
 	plotFile := fs.String("plot", "", "also draw the plan's layout to `FILE.png`")
+	timeout := fs.Duration("timeout", 0, "give up planning after `DUR` (0: no limit); an exec: planner is killed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -53,6 +57,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	}
 	if *repeat < 1 {
 		return badUsage("plan: --repeat must be >= 1")
+	}
+	if *timeout < 0 {
+		return badUsage("plan: --timeout %s: want a positive duration, or 0 for no limit", *timeout)
 	}
 	switch *format {
 	case "text", "json", "csv":
@@ -72,7 +79,12 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	plan, secs, err := timePlan(ctx, s, p, *repeat)
+	var plan *strategies.Plan
+	var secs float64
+	err = withTimeout(ctx, *timeout, func(ctx context.Context) (err error) {
+		plan, secs, err = timePlan(ctx, s, p, *repeat)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("plan: %s on %s: %w", *spec, w.Spec, err)
 	}
@@ -90,12 +102,13 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	case "json":
 		out := planOutput{
 			Strategy: *spec, Footprint: plan.Footprint, LowerBound: lb.Load,
-			LBObjects: lb.Objects, Seconds: secs, Offsets: plan.Offsets,
+			Seconds: secs, Offsets: plan.Offsets,
 		}
 		if out.Offsets == nil {
 			out.Offsets = []int64{}
 		}
 		if plan.IsObjects() {
+			out.LBObjects = &lb.Objects
 			ids := plan.ObjectIDs
 			out.ObjectIDs = &ids
 			sizes := plan.ObjectSizes
@@ -113,16 +126,67 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "workload     %s (%d buffers)\n", w.Spec, len(p.Buffers))
-	fmt.Fprintf(e.stdout, "strategy     %s\n", *spec)
-	fmt.Fprintf(e.stdout, "footprint    %d bytes (%s)\n", plan.Footprint, humanBytes(plan.Footprint))
-	fmt.Fprintf(e.stdout, "LB_load      %d bytes  ratio %s\n", lb.Load, ratio(plan.Footprint, lb.Load))
-	fmt.Fprintf(e.stdout, "LB_objects   %d bytes  ratio %s\n", lb.Objects, ratio(plan.Footprint, lb.Objects))
+	fmt.Fprintf(e.stdout, labelFormat+"%s (%d buffers)\n", "workload", w.Spec, len(p.Buffers))
+	fmt.Fprintf(e.stdout, labelFormat+"%s\n", "strategy", *spec)
+	writeBounds(e.stdout, plan, lb)
 	if plan.IsObjects() {
-		fmt.Fprintf(e.stdout, "objects      %d\n", len(plan.ObjectSizes))
+		fmt.Fprintf(e.stdout, labelFormat+"%d\n", "objects", len(plan.ObjectSizes))
 	}
-	fmt.Fprintf(e.stdout, "time         %s (median of %d)\n", time.Duration(secs*float64(time.Second)), *repeat)
+	fmt.Fprintf(e.stdout, labelFormat+"%s (median of %d)\n", "time", time.Duration(secs*float64(time.Second)), *repeat)
 	return nil
+}
+
+// labelFormat prints the label column of plan's and validate's text.
+const labelFormat = "%-23s"
+
+// writeBounds prints a plan's footprint and the lower bounds it is
+// measured against, named as in the JSON: lower_bound is "lower bound
+// (LB_load)", lb_objects "LB_objects", the latter for object plans only,
+// which alone it bounds.
+func writeBounds(w io.Writer, plan *strategies.Plan, lb strategies.Bounds) {
+	fmt.Fprintf(w, labelFormat+"%d bytes (%s)\n", "footprint", plan.Footprint, humanBytes(plan.Footprint))
+	fmt.Fprintf(w, labelFormat+"%d bytes  ratio %s\n", "lower bound (LB_load)", lb.Load, ratio(plan.Footprint, lb.Load))
+	if plan.IsObjects() {
+		fmt.Fprintf(w, labelFormat+"%d bytes  ratio %s\n", "LB_objects", lb.Objects, ratio(plan.Footprint, lb.Objects))
+	}
+}
+
+// timeoutGrace is how long a timed-out command waits for its work to
+// return after cancelling it: long enough for an exec: planner to be
+// killed and reaped (strategies wait a second for its pipes).
+const timeoutGrace = 3 * time.Second
+
+// timeoutError is a --timeout that expired: the work failed (exit 1).
+type timeoutError struct{ d time.Duration }
+
+func (e timeoutError) Error() string { return fmt.Sprintf("timed out after %s (--timeout)", e.d) }
+
+// withTimeout runs work under a context that ends after d (0: no limit).
+// It returns once the context has ended and work has returned, or
+// timeoutGrace later if work ignores its context: the process is about to
+// exit, so the abandoned goroutine costs nothing.
+func withTimeout(ctx context.Context, d time.Duration, work func(context.Context) error) error {
+	if d == 0 {
+		return work(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- work(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(timeoutGrace):
+			err = ctx.Err()
+		}
+	}
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return timeoutError{d}
+	}
+	return err
 }
 
 // setAlign applies an --align flag value (empty: keep the workload's).

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&command{
 		name:    "replay",
-		usage:   "--allocator SPEC [--repeat N] [--verify] [--format text|json] [--plot FILE.png] WORKLOAD",
+		usage:   "--allocator SPEC [--repeat N] [--verify] [--timeout DUR] [--format text|json] [--plot FILE.png] WORKLOAD",
 		summary: "Replay a workload's alloc/free trace through one allocator and report its memory and speed.",
 		run:     runReplay,
 	})
@@ -26,6 +26,14 @@ type replayJSON struct {
 	Allocs    [][4]int64  `json:"allocs"`
 	OOMs      int         `json:"ooms"`
 	Stats     replayStats `json:"stats"`
+	// Verify is what --verify checked (left out without it).
+	Verify *verifyJSON `json:"verify,omitempty"`
+}
+
+type verifyJSON struct {
+	Allocations int64 `json:"allocations"`
+	Frees       int64 `json:"frees"`
+	GuardStamps int64 `json:"guard_stamps"`
 }
 
 type replayStats struct {
@@ -45,6 +53,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	verify := fs.Bool("verify", false, "back the device with real memory and check every allocation's integrity")
 	format := fs.String("format", "text", "output format: text or json")
 	plot := fs.String("plot", "", "write the in-use vs reserved timeline to this PNG")
+	timeout := fs.Duration("timeout", 0, "give up the replays after `DUR` (0: no limit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,6 +64,8 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 		return badUsage("replay: --repeat=%d: want >= 1", *repeat)
 	case *format != "text" && *format != "json":
 		return badUsage("replay: --format=%q: want text or json", *format)
+	case *timeout < 0:
+		return badUsage("replay: --timeout %s: want a positive duration, or 0 for no limit", *timeout)
 	case fs.NArg() != 1:
 		return badUsage("replay: want exactly one WORKLOAD, got %d", fs.NArg())
 	}
@@ -70,9 +81,13 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if tr == nil {
 		tr = w.Problem.ToTrace()
 	}
-	res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != ""})
-	if err != nil {
+	var res *allocators.ReplayResult
+	err = withTimeout(ctx, *timeout, func(ctx context.Context) (err error) {
+		res, err = allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != ""})
 		return err
+	})
+	if err != nil {
+		return fmt.Errorf("replay: %s on %s: %w", *spec, fs.Arg(0), err)
 	}
 	if *plot != "" {
 		if err := plotTimeline(*plot, res, *spec+" on "+fs.Arg(0)); err != nil {
@@ -97,6 +112,9 @@ func writeReplayJSON(e *env, spec string, res *allocators.ReplayResult) error {
 	if f := res.BFCFragmentation; !math.IsNaN(f) {
 		out.Stats.Fragmentation = &f
 	}
+	if v := res.Verified; v != nil {
+		out.Verify = &verifyJSON{Allocations: v.Allocs, Frees: v.Frees, GuardStamps: v.Stamps}
+	}
 	enc := json.NewEncoder(e.stdout)
 	return enc.Encode(out)
 }
@@ -120,13 +138,27 @@ func writeReplayText(e *env, spec, workload string, res *allocators.ReplayResult
 		{"peak reserved", bytesExact(res.PeakReserved) + " (footprint)"},
 		{"reserved / in use", ratio},
 		{"largest free chunk", bytesExact(res.LargestFreeChunk) + " (at the end)"},
-		{"BFC fragmentation", frag + fmt.Sprintf(" at the end, max %.4f", res.BFCFragmentationMax)},
+		{"fragmentation", frag + fmt.Sprintf(" at the end, max %.4f (%s)", res.BFCFragmentationMax, fragMetric(spec))},
 		{"time per event", fmt.Sprintf("%.1f ns (median of %d)", res.NsPerOp, len(res.TimesNs))},
+	}
+	if v := res.Verified; v != nil {
+		rows = append(rows, [2]string{"verify", fmt.Sprintf("%d allocations checked for size and overlap, %d frees, %d guard stamps intact, 0 violations",
+			v.Allocs, v.Frees, v.Stamps)})
 	}
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
 	}
 	return tw.Flush()
+}
+
+// fragMetric says what the fragmentation figure is: BFC's own metric for
+// bfc, the same formula under its plain name for the others.
+func fragMetric(spec string) string {
+	const formula = "1 - largest free chunk / free reserved bytes"
+	if sp, err := workloads.ParseSpec(spec); err == nil && sp.Name == "bfc" {
+		return "BFC's metric: " + formula
+	}
+	return "largest-free fragmentation: " + formula
 }
 
 // bytesExact prints n exactly and in binary units.

@@ -101,9 +101,42 @@ func TestReplayText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"allocator           bfc\n", "OOMs                0\n",
-		"peak reserved       14680064 B = 14.00 MiB (footprint)\n", "BFC fragmentation   0.4286 at the end"} {
+		"peak reserved       14680064 B = 14.00 MiB (footprint)\n",
+		"fragmentation       0.4286 at the end, max 0.4776 (BFC's metric: 1 - largest free chunk / free reserved bytes)\n"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "verify") {
+		t.Errorf("replay without --verify says it verified:\n%s", out)
+	}
+}
+
+// TestReplayVerifyAndMetricNames: --verify says what it checked, in text
+// and JSON; only bfc's fragmentation is called BFC's metric.
+func TestReplayVerifyAndMetricNames(t *testing.T) {
+	for _, tc := range []struct {
+		allocator, frag string
+	}{
+		{"bfc", "(BFC's metric: 1 - largest free chunk / free reserved bytes)\n"},
+		{"torch-caching", "(largest-free fragmentation: 1 - largest free chunk / free reserved bytes)\n"},
+		{"first-fit", "(largest-free fragmentation: 1 - largest free chunk / free reserved bytes)\n"},
+	} {
+		out, err := replayCmd(t, "--allocator", tc.allocator, "--verify", "--repeat", "1", smokeTrace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// smoke.csv: 8 allocations, all freed.
+		const verify = "verify              8 allocations checked for size and overlap, 8 frees, 16 guard stamps intact, 0 violations\n"
+		if !strings.Contains(out, tc.frag) || !strings.Contains(out, verify) || (tc.allocator != "bfc" && strings.Contains(out, "BFC")) {
+			t.Errorf("%s: output lacks %q or %q, or names BFC:\n%s", tc.allocator, tc.frag, verify, out)
+		}
+		js, err := replayCmd(t, "--allocator", tc.allocator, "--verify", "--repeat", "1", "--format", "json", smokeTrace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `"verify":{"allocations":8,"frees":8,"guard_stamps":16}}`; !strings.HasSuffix(strings.TrimSpace(js), want) {
+			t.Errorf("%s --format json: want it to end in %s:\n%s", tc.allocator, want, js)
 		}
 	}
 }

@@ -69,14 +69,14 @@ func (f *sweepFlags) options(e *env) (harness.Options, error) {
 	if len(f.strategies) > 0 || len(f.allocators) > 0 {
 		c.Strategies, c.Allocators = entries(f.strategies), entries(f.allocators)
 	}
-	if f.repeats < 0 {
-		return o, badUsage("--repeats must be positive")
+	if f.repeats < 0 || f.repeats > harness.MaxRepeats {
+		return o, badUsage("--repeats %d: want 1 to %d", f.repeats, harness.MaxRepeats)
 	}
 	if f.repeats > 0 {
 		c.Repeats = f.repeats
 	}
-	if f.timeout < 0 {
-		return o, badUsage("--timeout must be positive")
+	if f.timeout < 0 || f.timeout > harness.MaxTimeout {
+		return o, badUsage("--timeout %s: want a positive duration up to %s", f.timeout, harness.MaxTimeout)
 	}
 	if f.timeout > 0 {
 		c.Timeout.Duration = f.timeout

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,7 +46,7 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return &workloads.InputError{File: *planFile, Msg: "cannot read: " + unwrapPath(err).Error()}
 	}
-	plan, err := readPlan(*planFile, data, p)
+	plan, err := strategies.ReadPlan(*planFile, data, p.Buffers)
 	if err != nil {
 		return err
 	}
@@ -55,7 +54,10 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	verr := strategies.Validate(p, plan)
 	if *format == "json" {
 		out := map[string]any{"valid": verr == nil, "footprint": plan.Footprint, "lower_bound": lb.Load,
-			"lb_objects": lb.Objects, "ratio": ratioValue(plan.Footprint, lb.Load)}
+			"ratio": ratioValue(plan.Footprint, lb.Load)}
+		if plan.IsObjects() {
+			out["lb_objects"] = lb.Objects
+		}
 		if verr != nil {
 			out["error"] = verr.Error()
 		}
@@ -67,18 +69,16 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "workload     %s (%d buffers)\n", w.Spec, len(p.Buffers))
-		fmt.Fprintf(e.stdout, "footprint    %d bytes (%s)\n", plan.Footprint, humanBytes(plan.Footprint))
-		fmt.Fprintf(e.stdout, "LB_load      %d bytes  ratio %s\n", lb.Load, ratio(plan.Footprint, lb.Load))
-		fmt.Fprintf(e.stdout, "LB_objects   %d bytes  ratio %s\n", lb.Objects, ratio(plan.Footprint, lb.Objects))
+		fmt.Fprintf(e.stdout, labelFormat+"%s (%d buffers)\n", "workload", w.Spec, len(p.Buffers))
+		writeBounds(e.stdout, plan, lb)
 		if p.Capacity > 0 {
-			fmt.Fprintf(e.stdout, "capacity     %d bytes  fits: %v\n", p.Capacity, plan.Footprint <= p.Capacity)
+			fmt.Fprintf(e.stdout, labelFormat+"%d bytes  fits: %v\n", "capacity", p.Capacity, plan.Footprint <= p.Capacity)
 		}
-		if verr == nil {
-			fmt.Fprintln(e.stdout, "valid        yes")
-		} else {
-			fmt.Fprintln(e.stdout, "valid        no")
+		valid := "yes"
+		if verr != nil {
+			valid = "no"
 		}
+		fmt.Fprintf(e.stdout, labelFormat+"%s\n", "valid", valid)
 	}
 	if verr != nil {
 		return fmt.Errorf("validate: %s is not a valid plan for %s: %w", *planFile, w.Spec, verr)
@@ -101,59 +101,4 @@ func ratioValue(a, b int64) any {
 		return nil
 	}
 	return float64(a) / float64(b)
-}
-
-// planJSON is what validate reads of `plan --format json` output.
-type planJSON struct {
-	Offsets     []int64 `json:"offsets"`
-	Footprint   *int64  `json:"footprint"`
-	ObjectIDs   []int   `json:"object_ids"`
-	ObjectSizes []int64 `json:"object_sizes"`
-}
-
-// readPlan reads plan JSON (offsets in buffer order, optionally the
-// footprint, object ids and sizes, all checked by Validate) or id,offset
-// CSV (the footprint is then computed).
-func readPlan(name string, data []byte, p *workloads.Problem) (*strategies.Plan, error) {
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		var in planJSON
-		if err := json.Unmarshal(data, &in); err != nil {
-			return nil, jsonError(name, data, err)
-		}
-		if in.Offsets == nil {
-			return nil, &workloads.InputError{File: name, Msg: `no "offsets" array: want plan JSON as 'membench plan --format json' prints`}
-		}
-		if len(in.Offsets) != len(p.Buffers) {
-			return nil, &workloads.InputError{File: name, Msg: fmt.Sprintf("%d offsets for %d buffers", len(in.Offsets), len(p.Buffers))}
-		}
-		plan := &strategies.Plan{Offsets: in.Offsets, ObjectIDs: in.ObjectIDs, ObjectSizes: in.ObjectSizes,
-			Footprint: strategies.Footprint(p.Buffers, in.Offsets)}
-		if in.Footprint != nil {
-			plan.Footprint = *in.Footprint
-		}
-		return plan, nil
-	}
-	offsets, err := strategies.ReadOffsets(bytes.NewReader(data), name, p.Buffers)
-	if err != nil {
-		return nil, err
-	}
-	return &strategies.Plan{Offsets: offsets, Footprint: strategies.Footprint(p.Buffers, offsets)}, nil
-}
-
-// jsonError turns a decoding error into an input error naming the line.
-func jsonError(name string, data []byte, err error) error {
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	line := 0
-	if off >= 0 && off <= int64(len(data)) {
-		line = 1 + bytes.Count(data[:off], []byte{'\n'})
-	}
-	return &workloads.InputError{File: name, Line: line, Msg: "not a plan: " + err.Error()}
 }

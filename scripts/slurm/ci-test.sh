@@ -3,7 +3,8 @@
 # missing, starts munged, slurmctld and slurmd on localhost with a minimal
 # configuration in a temporary folder, submits scripts/configs/ci-small.toml
 # as a 4-task array with its merge through submit.sh, and checks that
-#   - every task and the merge succeed, though the config has failed cells;
+#   - every task and the merge succeed, though a cell of the config times
+#     out;
 #   - the merged folder equals an unsharded run (samecells: same cells in
 #     the same order, same statuses, footprints and bounds);
 #   - a task resubmitted alone (submit.sh CONFIG 4 2) resumes its shard,
@@ -139,6 +140,9 @@ submit() {
 submit "$config" 4
 wait_job "$array"
 wait_job "$merge"
+# The config's timeout is in the merge: a failed cell held nothing back.
+grep -q '"status":"timeout"' "$tmp/out/ci-small/results.jsonl" ||
+  { echo "slurm ci-test: the merged sweep lacks the cell that times out"; exit 1; }
 
 # The same sweep unsharded, by the binary submit.sh built.
 "$tmp/out/bin/membench" run --config "$config" --out "$tmp/unsharded" --jobs 1 --allow-failed-cells >/dev/null 2>"$tmp/log/unsharded.err"

@@ -1,0 +1,287 @@
+package workloads
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	gojson "github.com/goccy/go-json"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// FormatChrome is a Chrome trace / Kineto JSON file, as torch.profiler's
+// export_chrome_trace writes it.
+const FormatChrome = "chrome-trace"
+
+// isChromeTrace tells a Chrome trace from membench JSON: a bare array of
+// events, or an object holding "traceEvents".
+func isChromeTrace(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n\xef\xbb\xbf")
+	return len(t) > 0 && (t[0] == '[' || t[0] == '{' && bytes.Contains(data, []byte(`"traceEvents"`)))
+}
+
+// chromeEvent holds the fields of a trace event that the reader uses.
+type chromeEvent struct {
+	Name string          `json:"name"`
+	Ts   json.RawMessage `json:"ts"`
+	Args *struct {
+		Bytes      *int64  `json:"Bytes"`
+		Addr       *uint64 `json:"Addr"`
+		DeviceType *int    `json:"Device Type"`
+		DeviceID   *int    `json:"Device Id"`
+	} `json:"args"`
+}
+
+// chromeDeviceTypes names Kineto's device types (c10::DeviceType values).
+var chromeDeviceTypes = map[int]string{0: "cpu", 1: "cuda", 2: "mkldnn", 3: "opengl", 4: "opencl", 5: "ideep", 6: "hip", 7: "fpga", 8: "maia", 9: "xla", 10: "vulkan", 11: "metal", 12: "xpu", 13: "mps", 14: "meta", 15: "hpu", 16: "ve", 17: "lazy", 18: "ipu", 19: "mtia", 20: "privateuseone"}
+
+// ChromeDevice names a device of a Chrome trace as "cpu" or "cuda:0".
+func chromeDevice(typ, id int) string {
+	name, ok := chromeDeviceTypes[typ]
+	if !ok {
+		name = "device-type-" + strconv.Itoa(typ)
+	}
+	if id < 0 {
+		return name
+	}
+	return name + ":" + strconv.Itoa(id)
+}
+
+// ReadChromeTrace reads the "[memory]" events of a Chrome trace (the JSON
+// that torch.profiler's export_chrome_trace writes with
+// profile_memory=True): args "Addr", "Bytes" (negative for a free),
+// "Device Type" and "Device Id". Other events are ignored. Events are taken
+// in timestamp order (ties in file order). device selects one device, as
+// "cpu" or "cuda:0"; empty means the only device the trace has memory
+// events for (a trace with several must name one).
+//
+// An allocation is a tensor; a free of its address frees it. A free of an
+// address the trace never allocated was allocated before profiling began:
+// like the PyTorch snapshot reader, the reader allocates it at the start.
+func ReadChromeTrace(r io.Reader, name, device string) (*Trace, error) {
+	data, err := readAll(r, name)
+	if err != nil {
+		return nil, err
+	}
+	t, _, err := parseChromeTrace(data, name, device)
+	return t, err
+}
+
+// jsonDecoder is what the reader needs of a streaming JSON decoder; the
+// standard library's and goccy/go-json's both provide it.
+type jsonDecoder interface {
+	Token() (json.Token, error)
+	More() bool
+	Decode(v any) error
+	InputOffset() int64
+}
+
+func newStdDecoder(data []byte) jsonDecoder {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	return d
+}
+
+type fastDecoder struct{ *gojson.Decoder }
+
+func (d fastDecoder) Token() (json.Token, error) {
+	t, err := d.Decoder.Token()
+	if dl, ok := t.(gojson.Delim); ok {
+		return json.Delim(dl), err
+	}
+	return t, err
+}
+
+func newFastDecoder(data []byte) jsonDecoder {
+	d := gojson.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	return fastDecoder{d}
+}
+
+// parseChromeTrace decodes with goccy/go-json, three times faster on
+// traces of hundreds of megabytes; should that fail, it decodes again with
+// the standard library, whose errors name the field and offset exactly.
+func parseChromeTrace(data []byte, name, device string) (*Trace, *Problem, error) {
+	if t, p, err := parseChromeWith(newFastDecoder, data, name, device); err == nil {
+		return t, p, nil
+	}
+	return parseChromeWith(newStdDecoder, data, name, device)
+}
+
+func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, device string) (*Trace, *Problem, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	lc := lineCounter{data: data}
+	fail := func(off int64, format string, args ...any) error {
+		return &InputError{File: name, Line: lc.line(off), Msg: fmt.Sprintf(format, args...)}
+	}
+	failLine := func(line int32, format string, args ...any) error {
+		return &InputError{File: name, Line: int(line), Msg: fmt.Sprintf(format, args...)}
+	}
+	dec := newDecoder(data)
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, nil, JSONError(name, data, err)
+	}
+	if tok == json.Delim('{') {
+		found := false
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, nil, JSONError(name, data, err)
+			}
+			if k == "traceEvents" {
+				found = true
+				off := dec.InputOffset()
+				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+					if err != nil {
+						return nil, nil, JSONError(name, data, err)
+					}
+					return nil, nil, fail(off, `"traceEvents": want an array of events`)
+				}
+				break
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, nil, JSONError(name, data, err)
+			}
+		}
+		if !found {
+			return nil, nil, fail(0, `not a Chrome trace: the object has no "traceEvents"`)
+		}
+	} else if tok != json.Delim('[') {
+		return nil, nil, fail(0, "not a Chrome trace: want a JSON object with \"traceEvents\" or an array of events")
+	}
+
+	type memEvent struct {
+		ts     float64
+		line   int32
+		bytes  int64
+		addr   uint64
+		device string
+	}
+	var mem []memEvent
+	devices := map[string]int{}
+	for dec.More() {
+		off := dec.InputOffset()
+		var ev chromeEvent
+		if err := dec.Decode(&ev); err != nil {
+			return nil, nil, JSONError(name, data, err)
+		}
+		if ev.Name != "[memory]" {
+			continue
+		}
+		off = skipSpace(data, off)
+		a := ev.Args
+		if a == nil || a.Bytes == nil || a.Addr == nil {
+			return nil, nil, fail(off, `[memory] event: want args "Addr" and "Bytes"`)
+		}
+		ts, err := strconv.ParseFloat(strings.Trim(string(ev.Ts), `"`), 64)
+		if err != nil {
+			return nil, nil, fail(off, `[memory] event: "ts": want a number, got %s`, Echo(ev.Ts))
+		}
+		dt, id := 0, -1
+		if a.DeviceType != nil {
+			dt = *a.DeviceType
+		}
+		if a.DeviceID != nil {
+			id = *a.DeviceID
+		}
+		d := chromeDevice(dt, id)
+		devices[d]++
+		mem = append(mem, memEvent{ts, int32(lc.line(off)), *a.Bytes, *a.Addr, d})
+	}
+	if len(devices) == 0 {
+		return nil, nil, fail(0, "the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)")
+	}
+	names := make([]string, 0, len(devices))
+	for d := range devices {
+		names = append(names, d)
+	}
+	slices.Sort(names)
+	switch {
+	case device == "" && len(devices) > 1:
+		return nil, nil, &InputError{File: name, Msg: fmt.Sprintf("memory events on %d devices (%s): choose one with ?device=NAME", len(devices), strings.Join(names, ", "))}
+	case device == "":
+		device = names[0]
+	case devices[device] == 0:
+		return nil, nil, &InputError{File: name, Msg: fmt.Sprintf("no memory events on device %q (the trace has %s)", device, strings.Join(names, ", "))}
+	}
+	slices.SortStableFunc(mem, func(a, b memEvent) int {
+		switch {
+		case a.ts < b.ts:
+			return -1
+		case a.ts > b.ts:
+			return 1
+		}
+		return 0
+	})
+
+	t := &Trace{Name: name}
+	var pre []Event
+	var lines, preLines []int32
+	live := map[uint64]int{}
+	nextID := 0
+	for _, m := range mem {
+		if m.device != device {
+			continue
+		}
+		line := m.line
+		switch {
+		case m.bytes > 0:
+			if _, ok := live[m.addr]; ok {
+				return nil, nil, failLine(line, "[memory] alloc at address 0x%x, which is still allocated", m.addr)
+			}
+			live[m.addr] = nextID
+			t.Events = append(t.Events, Event{Kind: Alloc, ID: nextID, Size: m.bytes})
+			lines = append(lines, line)
+			nextID++
+		case m.bytes < 0:
+			id, ok := live[m.addr]
+			if !ok { // allocated before profiling began
+				id = nextID
+				nextID++
+				pre = append(pre, Event{Kind: Alloc, ID: id, Size: -m.bytes})
+				preLines = append(preLines, line)
+			}
+			delete(live, m.addr)
+			t.Events = append(t.Events, Event{Kind: Free, ID: id})
+			lines = append(lines, line)
+		}
+	}
+	t.Events = append(pre, t.Events...)
+	p, err := traceProblem(t, append(preLines, lines...))
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, p, nil
+}
+
+// skipSpace returns the offset of the first non-blank byte at or after off
+// (a decoder's offset sits before the separator and blanks).
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// lineCounter maps byte offsets to 1-based lines, counting forward from the
+// last offset asked for so that increasing offsets cost linear time.
+type lineCounter struct {
+	data     []byte
+	lastOff  int64
+	lastLine int
+}
+
+func (c *lineCounter) line(off int64) int {
+	off = min(max(off, 0), int64(len(c.data)))
+	if c.lastLine == 0 || off < c.lastOff {
+		c.lastOff, c.lastLine = 0, 1
+	}
+	c.lastLine += bytes.Count(c.data[c.lastOff:off], []byte{'\n'})
+	c.lastOff = off
+	return c.lastLine
+}

@@ -1,0 +1,365 @@
+package workloads
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+)
+
+// FormatTFLiteModel is a `.tflite` model file (a FlatBuffer with file
+// identifier TFL3).
+const FormatTFLiteModel = "tflite-model"
+
+// isTFLiteModel reports whether data carries the TFLite FlatBuffer file
+// identifier at byte 4.
+func isTFLiteModel(data []byte) bool {
+	return len(data) >= 8 && string(data[4:8]) == "TFL3"
+}
+
+// ReadTFLiteModel reads the usage records of a `.tflite` model as TFLite's
+// interpreter plans them:
+//
+//   - the operators of subgraph 0, in order, are the tasks 0..T-1;
+//   - a tensor produced by an operator lives from that operator to its last
+//     consumer; a graph input lives from task 0; a graph output lives to the
+//     end (task T-1); a produced tensor nobody reads lives at its producer;
+//   - an operator's intermediates live during that operator;
+//   - variable tensors live throughout;
+//   - constant tensors (a buffer with data) are not planned, nor are tensors
+//     no operator touches and that are neither graph inputs nor outputs;
+//   - STRING, RESOURCE and VARIANT tensors are not planned: TFLite gives
+//     them dynamic memory outside its arena;
+//   - bytes are the product of the shape (1 for a scalar) times the element
+//     size of the tensor's type; sub-byte types (INT4, UINT4, INT2) are
+//     counted packed, rounded up to whole bytes.
+//
+// Buffer IDs are tensor indices in subgraph 0, in index order. The FlatBuffer is read field by field
+// from schema.fbs's field numbers, every offset checked: a malformed file is
+// an *InputError naming the byte and the table being read, never a panic.
+func ReadTFLiteModel(r io.Reader, name string) (*Problem, error) {
+	data, err := readAll(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return parseTFLiteModel(data, name)
+}
+
+// Field numbers of schema.fbs (tensorflow/compiler/mlir/lite/schema/
+// schema.fbs), the only ones read.
+const (
+	fbModelSubgraphs = 2
+	fbModelBuffers   = 4
+
+	fbSubgraphTensors   = 0
+	fbSubgraphInputs    = 1
+	fbSubgraphOutputs   = 2
+	fbSubgraphOperators = 3
+
+	fbTensorShape    = 0
+	fbTensorType     = 1
+	fbTensorBuffer   = 2
+	fbTensorName     = 3
+	fbTensorVariable = 5
+
+	fbOperatorInputs        = 1
+	fbOperatorOutputs       = 2
+	fbOperatorIntermediates = 8
+
+	fbBufferData   = 0
+	fbBufferOffset = 1
+)
+
+// tfliteTypeBits is the element size in bits of each TensorType, indexed by
+// its schema value; 0 marks the types TFLite allocates dynamically.
+var tfliteTypeBits = [...]struct {
+	name string
+	bits int64
+}{
+	{"FLOAT32", 32}, {"FLOAT16", 16}, {"INT32", 32}, {"UINT8", 8}, {"INT64", 64},
+	{"STRING", 0}, {"BOOL", 8}, {"INT16", 16}, {"COMPLEX64", 64}, {"INT8", 8},
+	{"FLOAT64", 64}, {"COMPLEX128", 128}, {"UINT64", 64}, {"RESOURCE", 0},
+	{"VARIANT", 0}, {"UINT32", 32}, {"UINT16", 16}, {"INT4", 4}, {"BFLOAT16", 16},
+	{"INT2", 2}, {"UINT4", 4}, {"FLOAT8E4M3FN", 8}, {"FLOAT8E5M2", 8},
+}
+
+// flatbuf reads a FlatBuffer with bounds checks. The first failure sticks in
+// err; later reads return zeros, so callers check err once per table.
+type flatbuf struct {
+	data []byte
+	name string
+	err  error
+}
+
+func (f *flatbuf) fail(at int, format string, args ...any) {
+	if f.err == nil {
+		f.err = &InputError{File: f.name, Msg: fmt.Sprintf("byte %d: ", at) + fmt.Sprintf(format, args...) +
+			": not a well-formed TFLite model (FlatBuffer, schema.fbs)"}
+	}
+}
+
+func (f *flatbuf) need(at, n int, what string) bool {
+	if f.err != nil {
+		return false
+	}
+	if at < 0 || n < 0 || at > len(f.data)-n {
+		f.fail(at, "%s runs past the end of the file (%d bytes)", what, len(f.data))
+		return false
+	}
+	return true
+}
+
+func (f *flatbuf) u16(at int, what string) int {
+	if !f.need(at, 2, what) {
+		return 0
+	}
+	return int(binary.LittleEndian.Uint16(f.data[at:]))
+}
+
+func (f *flatbuf) u32(at int, what string) uint32 {
+	if !f.need(at, 4, what) {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(f.data[at:])
+}
+
+// indirect follows the unsigned offset stored at at.
+func (f *flatbuf) indirect(at int, what string) int {
+	off := f.u32(at, what)
+	if f.err != nil {
+		return 0
+	}
+	to := int64(at) + int64(off)
+	if to >= int64(len(f.data)) {
+		f.fail(at, "%s points past the end of the file", what)
+		return 0
+	}
+	return int(to)
+}
+
+// field returns the position of field id of the table at tab, or -1 when
+// the table leaves it out (its default applies).
+func (f *flatbuf) field(tab, id int, what string) int {
+	soff := int32(f.u32(tab, what+" table"))
+	if f.err != nil {
+		return -1
+	}
+	vt := int64(tab) - int64(soff)
+	if vt < 0 || vt >= int64(len(f.data)) {
+		f.fail(tab, "%s table's vtable is outside the file", what)
+		return -1
+	}
+	vsize := f.u16(int(vt), what+" vtable")
+	slot := 4 + 2*id
+	if f.err != nil || slot+2 > vsize {
+		return -1
+	}
+	off := f.u16(int(vt)+slot, what+" vtable")
+	if f.err != nil || off == 0 {
+		return -1
+	}
+	return tab + off
+}
+
+// vector returns the start and length of the vector held by field id of
+// the table at tab, with elements of elem bytes; (0, 0) when absent.
+func (f *flatbuf) vector(tab, id, elem int, what string) (int, int) {
+	at := f.field(tab, id, what)
+	if at < 0 {
+		return 0, 0
+	}
+	v := f.indirect(at, what)
+	n := f.u32(v, what+" length")
+	if f.err != nil {
+		return 0, 0
+	}
+	if uint64(n)*uint64(elem) > uint64(len(f.data)-v-4) {
+		f.fail(v, "%s of %d elements runs past the end of the file", what, n)
+		return 0, 0
+	}
+	return v + 4, int(n)
+}
+
+// table returns the position of the i-th table of a vector of tables.
+func (f *flatbuf) table(vec, i int, what string) int {
+	return f.indirect(vec+4*i, what)
+}
+
+func (f *flatbuf) i32s(tab, id int, what string) []int32 {
+	start, n := f.vector(tab, id, 4, what)
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(f.u32(start+4*i, what))
+	}
+	return out
+}
+
+func (f *flatbuf) scalar(tab, id, size int, what string) uint64 {
+	at := f.field(tab, id, what)
+	if at < 0 || !f.need(at, size, what) {
+		return 0
+	}
+	var v uint64
+	for i := size - 1; i >= 0; i-- {
+		v = v<<8 | uint64(f.data[at+i])
+	}
+	return v
+}
+
+func (f *flatbuf) str(tab, id int, what string) string {
+	start, n := f.vector(tab, id, 1, what)
+	if n == 0 {
+		return ""
+	}
+	return string(f.data[start : start+n])
+}
+
+func parseTFLiteModel(data []byte, name string) (*Problem, error) {
+	f := &flatbuf{data: data, name: name}
+	if !isTFLiteModel(data) {
+		return nil, &InputError{File: name, Msg: "not a TFLite model: want the file identifier TFL3 at byte 4"}
+	}
+	model := f.indirect(0, "root table offset")
+	subs, nsub := f.vector(model, fbModelSubgraphs, 4, "Model.subgraphs")
+	bufs, nbuf := f.vector(model, fbModelBuffers, 4, "Model.buffers")
+	if f.err != nil {
+		return nil, f.err
+	}
+	if nsub == 0 {
+		return nil, &InputError{File: name, Msg: "the model has no subgraph"}
+	}
+	sg := f.table(subs, 0, "SubGraph 0")
+	tv, ntensor := f.vector(sg, fbSubgraphTensors, 4, "SubGraph.tensors")
+	inputs := f.i32s(sg, fbSubgraphInputs, "SubGraph.inputs")
+	outputs := f.i32s(sg, fbSubgraphOutputs, "SubGraph.outputs")
+	ov, nop := f.vector(sg, fbSubgraphOperators, 4, "SubGraph.operators")
+	if f.err != nil {
+		return nil, f.err
+	}
+	end := max(nop-1, 0)
+
+	// Lifetimes: first and last task per tensor, -1 while untouched.
+	first := make([]int, ntensor)
+	last := make([]int, ntensor)
+	for i := range first {
+		first[i], last[i] = -1, -1
+	}
+	checkIndex := func(t int32, where string) (int, error) {
+		if t < -1 || int(t) >= ntensor {
+			return 0, &InputError{File: name, Msg: fmt.Sprintf("%s names tensor %d, but subgraph 0 has %d tensors", where, t, ntensor)}
+		}
+		return int(t), nil
+	}
+	use := func(t, task int) {
+		if first[t] < 0 || task < first[t] {
+			first[t] = task
+		}
+		last[t] = max(last[t], task)
+	}
+	for _, t := range inputs {
+		i, err := checkIndex(t, "SubGraph.inputs")
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 {
+			use(i, 0)
+		}
+	}
+	for k := range nop {
+		op := f.table(ov, k, "Operator")
+		lists := [][]int32{
+			f.i32s(op, fbOperatorInputs, "Operator.inputs"),
+			f.i32s(op, fbOperatorOutputs, "Operator.outputs"),
+			f.i32s(op, fbOperatorIntermediates, "Operator.intermediates"),
+		}
+		if f.err != nil {
+			return nil, f.err
+		}
+		for _, list := range lists {
+			for _, t := range list {
+				i, err := checkIndex(t, fmt.Sprintf("operator %d", k))
+				if err != nil {
+					return nil, err
+				}
+				if i >= 0 { // -1 is an omitted optional input
+					use(i, k)
+				}
+			}
+		}
+	}
+	for _, t := range outputs {
+		i, err := checkIndex(t, "SubGraph.outputs")
+		if err != nil {
+			return nil, err
+		}
+		if i >= 0 {
+			if first[i] < 0 {
+				first[i] = end
+			}
+			last[i] = end
+		}
+	}
+
+	p := &Problem{Name: name}
+	for i := range ntensor {
+		tab := f.table(tv, i, "Tensor")
+		shape := f.i32s(tab, fbTensorShape, "Tensor.shape")
+		typ := f.scalar(tab, fbTensorType, 1, "Tensor.type")
+		buf := f.scalar(tab, fbTensorBuffer, 4, "Tensor.buffer")
+		label := f.str(tab, fbTensorName, "Tensor.name")
+		variable := f.scalar(tab, fbTensorVariable, 1, "Tensor.is_variable") != 0
+		if f.err != nil {
+			return nil, f.err
+		}
+		if len(label) > 60 {
+			label = label[:60] + "…"
+		}
+		what := fmt.Sprintf("tensor %d (%q)", i, label)
+		if buf > 0 && !variable {
+			if buf >= uint64(nbuf) {
+				return nil, &InputError{File: name, Msg: fmt.Sprintf("%s names buffer %d, but the model has %d buffers", what, buf, nbuf)}
+			}
+			b := f.table(bufs, int(buf), "Buffer")
+			_, ndata := f.vector(b, fbBufferData, 1, "Buffer.data")
+			offset := f.scalar(b, fbBufferOffset, 8, "Buffer.offset")
+			if f.err != nil {
+				return nil, f.err
+			}
+			if ndata > 0 || offset > 1 {
+				continue // a constant: its data lives in the model, not the arena
+			}
+		}
+		if variable {
+			first[i], last[i] = 0, end
+		}
+		if first[i] < 0 {
+			continue
+		}
+		if int(int8(typ)) < 0 || int(typ) >= len(tfliteTypeBits) {
+			return nil, &InputError{File: name, Msg: fmt.Sprintf("%s has unknown type %d (want a TensorType of schema.fbs, 0 to %d)", what, int8(typ), len(tfliteTypeBits)-1)}
+		}
+		tt := tfliteTypeBits[typ]
+		if tt.bits == 0 {
+			continue // STRING, RESOURCE, VARIANT: dynamic, outside the arena
+		}
+		elems := uint64(1)
+		for _, d := range shape {
+			if d < 0 {
+				return nil, &InputError{File: name, Msg: fmt.Sprintf("%s has dimension %d in its shape %v: a dynamic shape has no size to plan", what, d, shape)}
+			}
+			hi, lo := bits.Mul64(elems, uint64(d))
+			if hi != 0 {
+				return nil, &InputError{File: name, Msg: fmt.Sprintf("%s: shape %v overflows 64 bits", what, shape)}
+			}
+			elems = lo
+		}
+		hi, lo := bits.Mul64(elems, uint64(tt.bits))
+		if hi != 0 || lo/8 > math.MaxInt64-1 {
+			return nil, &InputError{File: name, Msg: fmt.Sprintf("%s: %s %v overflows 64 bits", what, tt.name, shape)}
+		}
+		size := int64((lo + 7) / 8)
+		p.Buffers = append(p.Buffers, Buffer{ID: i, Size: size, First: first[i], Last: last[i]})
+	}
+	return p, nil
+}
