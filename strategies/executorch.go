@@ -60,7 +60,7 @@ func init() {
 		Params: []workloads.ParamDoc{alignDoc, {Name: "allow_overlapping_allocations", Default: "true",
 			Doc: "place tensors above live ones inside an object (ExecuTorch's default); false allows only time-disjoint sharing"}},
 		New: func(args *workloads.Args) (Strategy, error) {
-			a, err := executorchAlignment(args)
+			a, err := executorchAlignment("executorch-greedy", args)
 			if err != nil {
 				return nil, err
 			}
@@ -74,7 +74,7 @@ func init() {
 		Doc:    "ExecuTorch naive (exir/memory_planning.py): every tensor back to back in input order, sizes rounded to the alignment; no reuse",
 		Params: []workloads.ParamDoc{alignDoc},
 		New: func(args *workloads.Args) (Strategy, error) {
-			a, err := executorchAlignment(args)
+			a, err := executorchAlignment("executorch-naive", args)
 			if err != nil {
 				return nil, err
 			}
@@ -86,10 +86,10 @@ func init() {
 // executorchDefaultAlignment is ExecuTorch's ALIGNMENT (exir/tensor.py).
 const executorchDefaultAlignment = 16
 
-func executorchAlignment(args *workloads.Args) (int64, error) {
+func executorchAlignment(name string, args *workloads.Args) (int64, error) {
 	a := args.Int64("alignment", executorchDefaultAlignment)
 	if a < 1 {
-		return 0, workloads.Usagef("%s: parameter alignment=%d: want a positive integer", "executorch", a)
+		return 0, workloads.Usagef("%s: parameter alignment=%d: want a positive integer", name, a)
 	}
 	return a, nil
 }
