@@ -47,10 +47,7 @@ func TestExecuTorchUpstreamMultiplePools(t *testing.T) {
 // Buffers (size, first, last): X 100 [0,0], Y 40 [1,3], Z 40 [2,4],
 // W 30 [3,3], V 20 [3,3].
 func TestExecuTorchRules(t *testing.T) {
-	p := &workloads.Problem{Buffers: []workloads.Buffer{
-		{ID: 0, Size: 100, First: 0, Last: 0}, {ID: 1, Size: 40, First: 1, Last: 3}, {ID: 2, Size: 40, First: 2, Last: 4},
-		{ID: 3, Size: 30, First: 3, Last: 3}, {ID: 4, Size: 20, First: 3, Last: 3},
-	}}
+	p := &workloads.Problem{Buffers: gbsRecs([3]int64{100, 0, 0}, [3]int64{40, 1, 3}, [3]int64{40, 2, 4}, [3]int64{30, 3, 3}, [3]int64{20, 3, 3})}
 	cases := []struct {
 		spec string
 		p    *workloads.Problem

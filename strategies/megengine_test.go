@@ -54,9 +54,7 @@ func TestMegEngineUpstream(t *testing.T) {
 // the 10-byte block below 1 instead of going on top. Push down then puts
 // 2 at 0 and lifts 1 to 30 (a best fit on top would need 60 bytes).
 func TestMegEngineGrowsChunk(t *testing.T) {
-	p := &workloads.Problem{Buffers: []workloads.Buffer{
-		{ID: 0, Size: 10, First: 0, Last: 0}, {ID: 1, Size: 20, First: 0, Last: 2}, {ID: 2, Size: 30, First: 1, Last: 1},
-	}}
+	p := &workloads.Problem{Buffers: gbsRecs([3]int64{10, 0, 0}, [3]int64{20, 0, 2}, [3]int64{30, 1, 1})}
 	plan := mustPlan(t, "megengine-pushdown", p)
 	if want := []int64{0, 30, 0}; !slices.Equal(plan.Offsets, want) || plan.Footprint != 50 {
 		t.Errorf("offsets %v footprint %d, want %v footprint 50", plan.Offsets, plan.Footprint, want)
@@ -69,10 +67,7 @@ func TestMegEngineGrowsChunk(t *testing.T) {
 // that order; 1 and 3 are freed (their blocks keep time ends 1 and 2);
 // 5: 8 [2,3] takes 3's block (ends later), between 2 and 4.
 func TestMegEngineBestFitTies(t *testing.T) {
-	p := &workloads.Problem{Buffers: []workloads.Buffer{
-		{ID: 0, Size: 8, First: 0, Last: 3}, {ID: 1, Size: 8, First: 0, Last: 0}, {ID: 2, Size: 8, First: 0, Last: 3},
-		{ID: 3, Size: 8, First: 0, Last: 1}, {ID: 4, Size: 8, First: 0, Last: 3}, {ID: 5, Size: 8, First: 2, Last: 3},
-	}}
+	p := &workloads.Problem{Buffers: gbsRecs([3]int64{8, 0, 3}, [3]int64{8, 0, 0}, [3]int64{8, 0, 3}, [3]int64{8, 0, 1}, [3]int64{8, 0, 3}, [3]int64{8, 2, 3})}
 	plan := mustPlan(t, "megengine-pushdown", p)
 	if want := []int64{0, 8, 16, 24, 32, 24}; !slices.Equal(plan.Offsets, want) {
 		t.Errorf("offsets %v, want %v", plan.Offsets, want)

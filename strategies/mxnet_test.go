@@ -11,13 +11,7 @@ import (
 // worked by hand (apache/mxnet has no unit test of the planner with
 // expected values). Buffers are {size, first, last}.
 func TestMXNetRules(t *testing.T) {
-	rec := func(rs ...[3]int64) *workloads.Problem {
-		p := &workloads.Problem{}
-		for i, r := range rs {
-			p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: r[0], First: int(r[1]), Last: int(r[2])})
-		}
-		return p
-	}
+	rec := func(rs ...[3]int64) *workloads.Problem { return &workloads.Problem{Buffers: gbsRecs(rs...)} }
 	// t0: 0 (100) -> obj 0, 1 (50) -> obj 1; both released (unread).
 	// t1: 3 (2000) first: nothing >= 2000, 100 < 2000/16 -> obj 2; then
 	// 2 (60) takes obj 0 (100 <= 960). Released: obj 0, obj 2.

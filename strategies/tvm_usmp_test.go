@@ -25,14 +25,7 @@ func readUpstream(t *testing.T, name string, v any) {
 // mustPlan plans p with the registered strategy spec and validates the plan.
 func mustPlan(t *testing.T, spec string, p *workloads.Problem) *Plan {
 	t.Helper()
-	s, err := Lookup(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := s.Plan(context.Background(), p)
-	if err != nil {
-		t.Fatalf("%s: %v", spec, err)
-	}
+	plan := planOrFatal(t, spec, p)
 	if err := Validate(p, plan); err != nil {
 		t.Fatalf("%s: %v", spec, err)
 	}
@@ -178,16 +171,18 @@ func TestRandR(t *testing.T) {
 	}
 }
 
+// tvmHandProblem is the problem TestTVMGreedyRules works by hand.
+func tvmHandProblem() *workloads.Problem {
+	return &workloads.Problem{Buffers: gbsRecs([3]int64{8, 0, 3}, [3]int64{16, 0, 0}, [3]int64{16, 1, 1}, [3]int64{4, 2, 3}, [3]int64{16, 3, 3})}
+}
+
 // TestTVMGreedyRules checks the two greedy orders and the placement on a
 // membench problem worked by hand. Buffers (size, first, last):
 // 0: 8 [0,3], 1: 16 [0,0], 2: 16 [1,1], 3: 4 [2,3], 4: 16 [3,3].
 // Conflicts: 0 with 1,2,3,4 (4); 1 with 0 (1); 2 with 0 (1); 3 with 0,4
 // (2); 4 with 0,3 (2).
 func TestTVMGreedyRules(t *testing.T) {
-	p := &workloads.Problem{Buffers: []workloads.Buffer{
-		{ID: 0, Size: 8, First: 0, Last: 3}, {ID: 1, Size: 16, First: 0, Last: 0}, {ID: 2, Size: 16, First: 1, Last: 1},
-		{ID: 3, Size: 4, First: 2, Last: 3}, {ID: 4, Size: 16, First: 3, Last: 3},
-	}}
+	p := tvmHandProblem()
 	cases := []struct {
 		spec string
 		want []int64
@@ -224,10 +219,7 @@ func TestTVMGreedyRules(t *testing.T) {
 // 1@0, 0@16, 3@24 (3 conflicts with 4 [0,16) and 0 [16,24)), 28 bytes,
 // which is LB_load (task 3: 8+4+16), so it stops there.
 func TestTVMHillClimbFirstFit(t *testing.T) {
-	p := &workloads.Problem{Buffers: []workloads.Buffer{
-		{ID: 0, Size: 8, First: 0, Last: 3}, {ID: 1, Size: 16, First: 0, Last: 0}, {ID: 2, Size: 16, First: 1, Last: 1},
-		{ID: 3, Size: 4, First: 2, Last: 3}, {ID: 4, Size: 16, First: 3, Last: 3},
-	}}
+	p := tvmHandProblem()
 	plan := mustPlan(t, "tvm-hill-climb", p)
 	if want := []int64{16, 0, 0, 24, 0}; !slices.Equal(plan.Offsets, want) {
 		t.Errorf("offsets %v, want %v", plan.Offsets, want)
@@ -235,9 +227,7 @@ func TestTVMHillClimbFirstFit(t *testing.T) {
 	// A gap below a placed buffer is reused where greedy_by_size stacks:
 	// 0: 12 [0,0] @0, 1: 10 [0,1] @12, then 2: 5 [1,1] conflicts only with
 	// 1 and fits below it at 0 (greedy_by_size: 22). 22 bytes is LB_load.
-	q := &workloads.Problem{Buffers: []workloads.Buffer{
-		{ID: 0, Size: 12, First: 0, Last: 0}, {ID: 1, Size: 10, First: 0, Last: 1}, {ID: 2, Size: 5, First: 1, Last: 1},
-	}}
+	q := &workloads.Problem{Buffers: gbsRecs([3]int64{12, 0, 0}, [3]int64{10, 0, 1}, [3]int64{5, 1, 1})}
 	if got := mustPlan(t, "tvm-hill-climb", q).Offsets; !slices.Equal(got, []int64{0, 12, 0}) {
 		t.Errorf("hill climb: offsets %v, want [0 12 0]", got)
 	}
