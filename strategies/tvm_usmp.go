@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
+	"sort"
 	"strconv"
 
 	"membench/workloads"
@@ -164,17 +166,26 @@ func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, ali
 	return g, nil
 }
 
+// degrees returns the length of every conflict list.
+func (g *usmpGraph) degrees() []int32 {
+	deg := make([]int32, len(g.size))
+	for i := range deg {
+		deg[i] = g.start[i+1] - g.start[i]
+	}
+	return deg
+}
+
 // usmpOrder returns the buffers sorted as greedy_by_size (byConflicts
-// false) or greedy_by_conflicts sorts them.
-func usmpOrder(g *usmpGraph, byConflicts bool) []int32 {
-	order := make([]int32, len(g.size))
+// false) or greedy_by_conflicts sorts them, given their sizes, names and
+// numbers of conflicts.
+func usmpOrder(size []int64, name []string, deg []int32, byConflicts bool) []int32 {
+	order := make([]int32, len(size))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	deg := func(i int32) int32 { return g.start[i+1] - g.start[i] }
 	slices.SortFunc(order, func(a, b int32) int {
-		bySize := cmp.Compare(g.size[b], g.size[a])
-		byDeg := cmp.Compare(deg(b), deg(a))
+		bySize := cmp.Compare(size[b], size[a])
+		byDeg := cmp.Compare(deg[b], deg[a])
 		if byConflicts {
 			bySize, byDeg = byDeg, bySize
 		}
@@ -184,7 +195,7 @@ func usmpOrder(g *usmpGraph, byConflicts bool) []int32 {
 		if byDeg != 0 {
 			return byDeg
 		}
-		if c := cmp.Compare(g.name[b], g.name[a]); c != 0 {
+		if c := cmp.Compare(name[b], name[a]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
@@ -228,15 +239,115 @@ func (t tvmGreedy) Name() string {
 }
 
 func (t tvmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
-	g, err := newUSMPGraph(ctx, t.Name(), p.Buffers, p.Alignment)
-	if err != nil {
-		return nil, err
-	}
-	offsets, err := usmpGreedy(ctx, g, usmpOrder(g, t.byConflicts))
+	offsets, err := usmpGreedyIntervals(ctx, t.Name(), p.Buffers, p.Alignment, t.byConflicts)
 	if err != nil {
 		return nil, err
 	}
 	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+}
+
+// usmpGreedyIntervals is usmpGreedy on the conflict graph of bufs without
+// building it: the number of conflicts of a buffer is n-1 less those that
+// start after it ends and those that end before it starts (binary
+// searches), and "the highest aligned end among placed conflicting
+// buffers" is a range maximum over time, where placing a buffer raises
+// every task of its lifetime to its aligned end (a segment tree). O(n log
+// n) where the graph has up to n^2 edges.
+func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buffer, align int64, byConflicts bool) ([]int64, error) {
+	if err := recordError(name, bufs); err != nil {
+		return nil, err
+	}
+	align = max(align, 1)
+	n := len(bufs)
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: %d buffers is too many", name, n)
+	}
+	size := make([]int64, n)
+	names := make([]string, n)
+	firsts := make([]int, n)
+	lasts := make([]int, n)
+	for i, b := range bufs {
+		size[i], names[i] = b.Size, strconv.Itoa(b.ID)
+		firsts[i], lasts[i] = b.First, b.Last
+	}
+	slices.Sort(firsts)
+	slices.Sort(lasts)
+	deg := make([]int32, n)
+	for i, b := range bufs {
+		startAfter := n - sort.SearchInts(firsts, b.Last+1)
+		endBefore := sort.SearchInts(lasts, b.First)
+		deg[i] = int32(n - 1 - startAfter - endBefore)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	order := usmpOrder(size, names, deg, byConflicts)
+
+	// Time points: the distinct first tasks. A lifetime [f, l] covers the
+	// points from f's to the last one <= l; two lifetimes overlap iff they
+	// share a point (the later-starting one's first task is such a point).
+	points := slices.Compact(firsts)
+	tr := newChmaxTree(len(points))
+	offsets := make([]int64, n)
+	for k, i := range order {
+		if k%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		lo := sort.SearchInts(points, bufs[i].First)
+		hi := sort.SearchInts(points, bufs[i].Last+1) - 1
+		off := tr.max(lo, hi)
+		offsets[i] = off
+		tr.raise(lo, hi, AlignUp(off+size[i], align))
+	}
+	return offsets, nil
+}
+
+// chmaxTree holds a value per point, all 0 at first, under two operations:
+// raise every point of a range to at least v, and the maximum over a
+// range. Values only grow, so a node keeps the largest value raised onto
+// its whole range (tag) and the largest value of any point below it (top).
+type chmaxTree struct {
+	n        int
+	tag, top []int64
+}
+
+func newChmaxTree(n int) *chmaxTree {
+	size := 1
+	for size < max(n, 1) {
+		size *= 2
+	}
+	return &chmaxTree{n: n, tag: make([]int64, 2*size), top: make([]int64, 2*size)}
+}
+
+func (t *chmaxTree) raise(l, r int, v int64) { t.raiseAt(1, 0, t.n-1, l, r, v) }
+
+func (t *chmaxTree) raiseAt(node, lo, hi, l, r int, v int64) {
+	if r < lo || hi < l {
+		return
+	}
+	t.top[node] = max(t.top[node], v)
+	if l <= lo && hi <= r {
+		t.tag[node] = max(t.tag[node], v)
+		return
+	}
+	mid := (lo + hi) / 2
+	t.raiseAt(2*node, lo, mid, l, r, v)
+	t.raiseAt(2*node+1, mid+1, hi, l, r, v)
+}
+
+func (t *chmaxTree) max(l, r int) int64 { return t.maxAt(1, 0, t.n-1, l, r) }
+
+func (t *chmaxTree) maxAt(node, lo, hi, l, r int) int64 {
+	if r < lo || hi < l {
+		return 0
+	}
+	if l <= lo && hi <= r {
+		return t.top[node]
+	}
+	mid := (lo + hi) / 2
+	return max(t.tag[node], t.maxAt(2*node, lo, mid, l, r), t.maxAt(2*node+1, mid+1, hi, l, r))
 }
 
 type tvmHillClimb struct{}
@@ -281,7 +392,7 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 	if n == 0 {
 		return []int64{}, nil
 	}
-	order := usmpOrder(g, false)
+	order := usmpOrder(g.size, g.name, g.degrees(), false)
 	pos := make([]int32, n)
 	for q, i := range order {
 		pos[i] = int32(q)

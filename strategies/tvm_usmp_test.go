@@ -3,6 +3,7 @@ package strategies
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
@@ -79,9 +80,13 @@ func TestTVMUpstreamAlgo(t *testing.T) {
 	}
 	ctx := context.Background()
 	algos := map[string]func(*usmpGraph) ([]int64, error){
-		"greedy_by_size":      func(g *usmpGraph) ([]int64, error) { return usmpGreedy(ctx, g, usmpOrder(g, false)) },
-		"greedy_by_conflicts": func(g *usmpGraph) ([]int64, error) { return usmpGreedy(ctx, g, usmpOrder(g, true)) },
-		"hill_climb":          func(g *usmpGraph) ([]int64, error) { return usmpHillClimb(ctx, g, 0) },
+		"greedy_by_size": func(g *usmpGraph) ([]int64, error) {
+			return usmpGreedy(ctx, g, usmpOrder(g.size, g.name, g.degrees(), false))
+		},
+		"greedy_by_conflicts": func(g *usmpGraph) ([]int64, error) {
+			return usmpGreedy(ctx, g, usmpOrder(g.size, g.name, g.degrees(), true))
+		},
+		"hill_climb": func(g *usmpGraph) ([]int64, error) { return usmpHillClimb(ctx, g, 0) },
 	}
 	for _, c := range doc.Cases {
 		for _, algo := range []string{"greedy_by_size", "greedy_by_conflicts", "hill_climb"} {
@@ -233,5 +238,38 @@ func TestTVMHillClimbFirstFit(t *testing.T) {
 	}
 	if got := mustPlan(t, "tvm-greedy-by-size", q).Offsets; !slices.Equal(got, []int64{0, 12, 22}) {
 		t.Errorf("greedy by size: offsets %v, want [0 12 22]", got)
+	}
+}
+
+// TestTVMGreedyIntervals checks that the interval form of the greedy
+// planners (no conflict graph) places every buffer exactly where
+// PostSortAllocation over the explicit conflict graph does.
+func TestTVMGreedyIntervals(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := range 300 {
+		p := &workloads.Problem{Buffers: gbsRandomCase(rng, trial), Alignment: []int64{0, 8, 24}[trial%3]}
+		if trial%2 == 0 { // few sizes: ties go to conflicts, then names
+			for i := range p.Buffers {
+				p.Buffers[i].Size = 16 * (p.Buffers[i].Size % 3)
+			}
+		}
+		g, err := newUSMPGraph(ctx, "test", p.Buffers, p.Alignment)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, byConflicts := range []bool{false, true} {
+			want, err := usmpGreedy(ctx, g, usmpOrder(g.size, g.name, g.degrees(), byConflicts))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := usmpGreedyIntervals(ctx, "test", p.Buffers, p.Alignment, byConflicts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d, by conflicts %v: %v, want %v", trial, byConflicts, got, want)
+			}
+		}
 	}
 }
