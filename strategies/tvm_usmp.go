@@ -398,6 +398,7 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		pos[i] = int32(q)
 	}
 	var rnd randR
+	dirty := int32(0) // see below
 	swap := func(i1, i2 int32) {
 		if i1 == i2 {
 			return
@@ -405,6 +406,7 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		b1, b2 := order[i1], order[i2]
 		order[i1], order[i2] = b2, b1
 		pos[b1], pos[b2] = i2, i1
+		dirty = min(dirty, i1, i2)
 	}
 	high := func(offsets []int64) int64 {
 		var h int64
@@ -418,7 +420,6 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 	// pass starts from the lowest position swapped since the last one and
 	// copies the offsets below it.
 	var last []int64
-	dirty := int32(0)
 	var conf []int32
 
 	var totalSize int64
@@ -479,7 +480,6 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 			}
 		} else {
 			swap(swapI2, swapI1)
-			dirty = min(dirty, min(swapI1, swapI2))
 			pool = rollback
 			poolSize = high(pool)
 		}
@@ -529,7 +529,6 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		}
 		swapI1, swapI2 = pos[buf1], pos[buf2]
 		swap(swapI1, swapI2)
-		dirty = min(dirty, min(swapI1, swapI2))
 	}
 	return result, nil
 }

@@ -239,6 +239,14 @@ func TestTVMHillClimbFirstFit(t *testing.T) {
 	if got := mustPlan(t, "tvm-greedy-by-size", q).Offsets; !slices.Equal(got, []int64{0, 12, 22}) {
 		t.Errorf("greedy by size: offsets %v, want [0 12 22]", got)
 	}
+	// Found by the fuzzer: the first pass (buffer 1 first, name "1" > "0":
+	// 1@0, 0@384 at alignment 128: 688 bytes, over LB_load 608) has no
+	// pair to swap, the second gives the same and is rejected, and undoing
+	// a swap never made must leave the order alone.
+	r := &workloads.Problem{Alignment: 128, Buffers: gbsRecs([3]int64{304, 2, 3}, [3]int64{304, 3, 3})}
+	if got := mustPlan(t, "tvm-hill-climb", r).Offsets; !slices.Equal(got, []int64{384, 0}) {
+		t.Errorf("fuzz case: offsets %v, want [384 0]", got)
+	}
 }
 
 // TestTVMGreedyIntervals checks that the interval form of the greedy
