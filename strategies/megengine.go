@@ -24,12 +24,15 @@ import (
 // intervals. Time is walked in increasing order; at each time the
 // intervals ending there are freed, then those starting there allocated,
 // each group in input order. Memory is a list of blocks (no addresses),
-// each holding an interval or free; adjacent free blocks merge, and a
-// merged block takes the time end of the interval whose release made it.
+// each holding an interval or free; adjacent free blocks merge. A free
+// block carries a time end: that of the interval whose release made it,
+// or, for the part of a block an allocation leaves over, that of the
+// interval allocated.
 // An allocation of s bytes takes the free block of the smallest size >= s,
-// ties going to the block with the latest time end, then the one freed
-// first. If no free block is large enough, the largest free block (ties:
-// the earliest time end, then the one freed last) grows to s: unlike a
+// ties going to the block with the latest time end, then the one that
+// became free first. If no free block is large enough, the largest free
+// block (ties: the earliest time end, then the one that became free last)
+// grows to s: unlike a
 // plain best fit, the chunk is enlarged rather than a new one stacked on
 // top. Only when there is no free block at all does a new block go on top.
 // Whatever the interval does not use stays free just above it. Each

@@ -11,7 +11,8 @@ import (
 
 // mxnet-match-range follows MXNet's MXPlanMemory pass: the GraphAllocator
 // of apache/mxnet src/nnvm/plan_memory.cc at b84609d3fc73d20929c114eab95faaa56e6c5ede
-// (the repository's last commit, January 2023). The file
+// (the repository's last commit, January 2023; the file last changed in
+// 1add2503124389d41504e0cb684ffe16d0ab0676, November 2021). The file
 // graph_memory_allocator.cc the issue names does not exist there: the
 // allocator lives in plan_memory.cc.
 //
