@@ -22,9 +22,16 @@ import (
 // naive gives every tensor its own range, back to back in the order of the
 // specs (here, buffer order): no reuse.
 //
-// greedy sorts the tensors by rounded size, largest first; equal sizes come
-// in reverse input order (it inserts them with bisect.insort, which keeps
-// equal keys in input order, into an ascending list and then reverses it).
+// greedy sorts the tensors largest first by their size rounded to 16 bytes
+// (the sort reads allocated_memory before greedy realigns the specs, while
+// they still have TensorSpec's default alignment, 16, whatever the
+// planner's alignment); equal keys come in reverse input order (it inserts
+// them with bisect.insort, which keeps equal keys in input order, into an
+// ascending list and then reverses it). Where the planner's alignment is
+// not a multiple of 16, a tensor can so come after a smaller one with the
+// same key and find a free object too small for it: ExecuTorch then stops
+// on an assertion ("Allocation specs are not sorted"), and so does this
+// port, with an error.
 // It keeps a list of shared objects, each created with the size of its
 // first tensor and never resized, holding tensors at offsets within it.
 // Each tensor goes to
@@ -177,8 +184,9 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 	for i := range order {
 		order[i] = int32(i)
 	}
+	key := func(i int32) int64 { return AlignUp(bufs[i].Size, executorchDefaultAlignment) }
 	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(sizes[b], sizes[a]); c != 0 {
+		if c := cmp.Compare(key(b), key(a)); c != 0 {
 			return c
 		}
 		return cmp.Compare(b, a)
@@ -216,6 +224,10 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 		if len(touched) < len(objSize) {
 			// Rule 1: the first object with no live tensor.
 			for o = 0; stamp[o] == int32(k+1); o++ {
+			}
+			if objSize[o] < s {
+				return nil, fmt.Errorf("executorch-greedy: buffer %d (id %d, %d bytes) comes after a smaller one of the same 16-byte size and fits no free object: ExecuTorch fails here too (assertion \"Allocation specs are not sorted\"); use an alignment that is a multiple of 16",
+					i, bufs[i].ID, s)
 			}
 		} else if overlap {
 			// Rule 2: every object has a live tensor; the first with room

@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -54,13 +55,14 @@ func TestExecuTorchRules(t *testing.T) {
 		want []int64
 		fp   int64
 	}{
-		// Order X, Z, Y (equal sizes: reverse input order), W, V. X makes
-		// object 0 (100); Z shares it at 0 (rule 1); Y sits above Z in it
-		// at 40 (rule 2); W does not fit above Y (80+30 > 100): object 1
-		// at 100; V does (80+20): at 80.
+		// Sort keys (sizes rounded to 16) 112, 48, 48, 32, 32: order X, Z,
+		// Y, V, W (equal keys: reverse input order). X makes object 0
+		// (100); Z shares it at 0 (rule 1); Y sits above Z in it at 40
+		// (rule 2); so does V (80+20 <= 100), at 80; W does not fit above
+		// V: object 1 at 100.
 		{"executorch-greedy?alignment=1", p, []int64{0, 40, 0, 100, 80}, 130},
-		// Without overlapping allocations Y, W and V each get an object.
-		{"executorch-greedy?alignment=1&allow_overlapping_allocations=false", p, []int64{0, 100, 0, 140, 170}, 190},
+		// Without overlapping allocations Y, V and W each get an object.
+		{"executorch-greedy?alignment=1&allow_overlapping_allocations=false", p, []int64{0, 100, 0, 160, 140}, 190},
 		// Default alignment 16: sizes 112, 48, 48, 32, 32. X; Z@0; Y@48
 		// (96 <= 112); V (32s in reverse order: V before W) does not fit
 		// above Y (96+32 > 112): object 1 at 112; W: object 2 at 144.
@@ -75,6 +77,20 @@ func TestExecuTorchRules(t *testing.T) {
 		if !slices.Equal(plan.Offsets, c.want) || plan.Footprint != c.fp {
 			t.Errorf("%s: offsets %v footprint %d, want %v footprint %d", c.spec, plan.Offsets, plan.Footprint, c.want, c.fp)
 		}
+	}
+	// At alignment 1 the sort still reads sizes rounded to 16: 12 and 10
+	// tie and go in reverse input order, 10 first (a strict size order
+	// would give [0 12]).
+	tie := &workloads.Problem{Buffers: gbsRecs([3]int64{12, 0, 0}, [3]int64{10, 0, 0})}
+	if got := mustPlan(t, "executorch-greedy?alignment=1", tie).Offsets; !slices.Equal(got, []int64{10, 0}) {
+		t.Errorf("16-byte tie: offsets %v, want [10 0]", got)
+	}
+	// ... and where the smaller one's object is free for the larger,
+	// ExecuTorch's assertion fails.
+	s, _ := Lookup("executorch-greedy?alignment=1")
+	_, err := s.Plan(context.Background(), &workloads.Problem{Buffers: gbsRecs([3]int64{12, 1, 1}, [3]int64{10, 0, 0})})
+	if want := `executorch-greedy: buffer 0 (id 0, 12 bytes) comes after a smaller one of the same 16-byte size and fits no free object: ExecuTorch fails here too (assertion "Allocation specs are not sorted"); use an alignment that is a multiple of 16`; err == nil || err.Error() != want {
+		t.Errorf("unsorted: error %v, want %s", err, want)
 	}
 	if _, err := Lookup("executorch-greedy?alignment=0"); err == nil || err.Error() != "executorch-greedy: parameter alignment=0: want a positive integer" {
 		t.Errorf("alignment=0: error %v", err)
