@@ -198,32 +198,38 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 	var objSize []int64
 	// Per object, for the current tensor: stamp marks objects with a live
 	// tensor, top is the highest end of those.
-	var stamp []int32
-	var top []int64
+	type objState struct {
+		stamp int32
+		top   int64
+	}
+	var state []objState
 	var items []offsetPlaced
 	var touched []int32
+	work := 0
 	for k, i := range order {
-		if k%ctxCheckEvery == 0 {
+		// Poll ctx by work done: a tensor can overlap every placed one.
+		if work += len(items) + 1; work >= ctxCheckEvery*64 || k == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			work = 0
 		}
 		s := sizes[i]
 		id := ix.id[i]
 		items = ix.overlapping(items[:0], id)
 		touched = touched[:0]
 		for _, it := range items {
-			o := int32(it.off) // the index stores (object, end within it)
-			if stamp[o] != int32(k+1) {
-				stamp[o], top[o] = int32(k+1), 0
-				touched = append(touched, o)
+			st := &state[it.off] // the index stores (object, end within it)
+			if st.stamp != int32(k+1) {
+				st.stamp, st.top = int32(k+1), 0
+				touched = append(touched, int32(it.off))
 			}
-			top[o] = max(top[o], it.end)
+			st.top = max(st.top, it.end)
 		}
 		o, at := int32(-1), int64(0)
 		if len(touched) < len(objSize) {
 			// Rule 1: the first object with no live tensor.
-			for o = 0; stamp[o] == int32(k+1); o++ {
+			for o = 0; state[o].stamp == int32(k+1); o++ {
 			}
 			if objSize[o] < s {
 				return nil, fmt.Errorf("executorch-greedy: buffer %d (id %d, %d bytes) comes after a smaller one of the same 16-byte size and fits no free object: ExecuTorch fails here too (assertion \"Allocation specs are not sorted\"); use an alignment that is a multiple of 16",
@@ -233,7 +239,7 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 			// Rule 2: every object has a live tensor; the first with room
 			// above them.
 			for _, c := range touched {
-				if t := top[c]; t > 0 && t+s <= objSize[c] && (o < 0 || c < o) {
+				if t := state[c].top; t > 0 && t+s <= objSize[c] && (o < 0 || c < o) {
 					o, at = c, t
 				}
 			}
@@ -241,8 +247,7 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 		if o < 0 {
 			o = int32(len(objSize))
 			objSize = append(objSize, s)
-			stamp = append(stamp, 0)
-			top = append(top, 0)
+			state = append(state, objState{})
 		}
 		obj[i], inner[i] = o, at
 		ix.place(id, offsetPlaced{off: int64(o), end: at + s, seq: int32(k + 1)})

@@ -97,7 +97,7 @@ func (g *usmpGraph) conflicts(i int32) []int32 { return g.nbr[g.start[i]:g.start
 
 // tvmMaxConflicts caps the conflict graph USMP builds: every pair of
 // buffers live at once is an entry (twice).
-const tvmMaxConflicts = 1 << 28
+const tvmMaxConflicts = 1 << 27
 
 // newUSMPGraph builds the conflict graph of bufs: i and j conflict iff they
 // are live at a common task.
@@ -434,11 +434,14 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 				cur[i] = last[i]
 			}
 		}
+		work := 0
 		for q := int(dirty); q < n; q++ {
-			if q%ctxCheckEvery == 0 {
+			// Poll ctx by work done: a buffer can conflict with all others.
+			if work += len(conf) + 1; work >= ctxCheckEvery*64 || q == int(dirty) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
+				work = 0
 			}
 			i := order[q]
 			conf = conf[:0]
