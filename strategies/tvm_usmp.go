@@ -38,7 +38,8 @@ import (
 // that end is above it and the buffer starts below the candidate's end.
 // The result is accepted if it is the first, or smaller than the last
 // accepted one, or, with probability (50*(new-old)/new/attempt) % (integer
-// arithmetic), larger; otherwise the last swap is undone. The search stops
+// arithmetic), larger; otherwise the last recorded swap is undone (TVM
+// does so even when the attempt before made no swap). The search stops
 // early once an accepted result is at most the memory pressure (USMP
 // passes the peak of live bytes, LB_load). Between attempts one of the
 // buffers that reach the top (chosen at random) picks a conflicting buffer
@@ -46,6 +47,11 @@ import (
 // placed before one of its conflicts (second level), and the two swap
 // places in the order. Random numbers come from glibc's rand_r with seed
 // 0, as TVM on Linux; the last accepted result, not the best, is returned.
+//
+// The greedy planners never build the graph (it has up to n^2 edges): the
+// number of conflicts and the highest placed end over a lifetime come from
+// sorted lifetimes and a segment tree, with the same result. The hill
+// climb needs the lists and builds them, up to 2^26 conflicting pairs.
 //
 // Ties TVM leaves to std::sort (equal names; equal offsets in the hill
 // climb's walk) go by input order and placement order. Where TVM's swap
