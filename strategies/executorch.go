@@ -27,7 +27,8 @@ import (
 // they still have TensorSpec's default alignment, 16, whatever the
 // planner's alignment); equal keys come in reverse input order (it inserts
 // them with bisect.insort, which keeps equal keys in input order, into an
-// ascending list and then reverses it). Where the planner's alignment is
+// ascending list and then reverses it; its input is a Python set, whose
+// order membench takes to be the buffers' order). Where the planner's alignment is
 // not a multiple of 16, a tensor can so come after a smaller one with the
 // same key and find a free object too small for it: ExecuTorch then stops
 // on an assertion ("Allocation specs are not sorted"), and so does this
@@ -47,6 +48,9 @@ import (
 // offset is its object's start plus its offset within the object.
 // ExecuTorch's total is the sum of the object sizes; membench reports
 // max(offset + size), which can be smaller by the last object's rounding.
+// Both planners are offset planners here: an ExecuTorch object holds
+// tensors live at the same time at different offsets, which membench's
+// object plans (one tensor per object at a time) cannot express.
 //
 // Not modelled: several memory ids (mem_id, each its own arena: this is the
 // single-arena case, mem_id 1), tensors planned in place of an input
