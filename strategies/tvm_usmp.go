@@ -289,71 +289,99 @@ func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buff
 	}
 	order := usmpOrder(size, names, deg, byConflicts)
 
-	// Time points: the distinct first tasks. A lifetime [f, l] covers the
-	// points from f's to the last one <= l; two lifetimes overlap iff they
-	// share a point (the later-starting one's first task is such a point).
-	points := slices.Compact(firsts)
-	tr := newChmaxTree(len(points))
-	offsets := make([]int64, n)
+	// Time points: the distinct first tasks. A lifetime covers the points
+	// of its span; two lifetimes overlap iff they share a point (the
+	// later-starting one's first task is such a point).
+	ts := newTaskSpans(bufs, false)
+	// One record per buffer in placement order keeps the loop's reads
+	// sequential.
+	type item struct {
+		lo, hi, i int32
+		size      int64
+	}
+	items := make([]item, n)
 	for k, i := range order {
+		sp := ts.span[ts.id[i]]
+		items[k] = item{sp[0], sp[1], i, size[i]}
+	}
+	tr := newChmaxTree(int(ts.tasks()))
+	offsets := make([]int64, n)
+	for k, it := range items {
 		if k%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		lo := sort.SearchInts(points, bufs[i].First)
-		hi := sort.SearchInts(points, bufs[i].Last+1) - 1
-		off := tr.max(lo, hi)
-		offsets[i] = off
-		tr.raise(lo, hi, AlignUp(off+size[i], align))
+		off := tr.max(it.lo, it.hi)
+		offsets[it.i] = off
+		tr.raise(it.lo, it.hi, AlignUp(off+it.size, align))
 	}
 	return offsets, nil
 }
 
 // chmaxTree holds a value per point, all 0 at first, under two operations:
 // raise every point of a range to at least v, and the maximum over a
-// range. Values only grow, so a node keeps the largest value raised onto
-// its whole range (tag) and the largest value of any point below it (top).
+// range. It is a bottom-up segment tree: a raise tags the range's
+// canonical nodes (tag), and a node's top bounds the values of the points
+// below it. Every node above a canonical node of a range lies on the path
+// from the range's first or last leaf to the root, and those paths' nodes
+// all cover a point of the range; so a query is the tops of its canonical
+// nodes and the tags on those two paths, and a raise lifts the tops on
+// them (a top may so exceed its subtree's value only below a node tagged
+// at least as high, which every query through it also reads).
 type chmaxTree struct {
-	n        int
+	leaves   int32
 	tag, top []int64
 }
 
+// newChmaxTree returns a tree over points 0..n-1. The leaves are rounded
+// up to a power of two, so that every node covers a run of points.
 func newChmaxTree(n int) *chmaxTree {
-	size := 1
-	for size < max(n, 1) {
-		size *= 2
+	leaves := 1
+	for leaves < n {
+		leaves *= 2
 	}
-	return &chmaxTree{n: n, tag: make([]int64, 2*size), top: make([]int64, 2*size)}
+	return &chmaxTree{leaves: int32(leaves), tag: make([]int64, 2*leaves), top: make([]int64, 2*leaves)}
 }
 
-func (t *chmaxTree) raise(l, r int, v int64) { t.raiseAt(1, 0, t.n-1, l, r, v) }
-
-func (t *chmaxTree) raiseAt(node, lo, hi, l, r int, v int64) {
-	if r < lo || hi < l {
-		return
+// raise lifts points l..r (inclusive) to at least v.
+func (t *chmaxTree) raise(l, r int32, v int64) {
+	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
+		if a&1 == 1 {
+			t.tag[a], t.top[a] = max(t.tag[a], v), max(t.top[a], v)
+			a++
+		}
+		if b&1 == 1 {
+			b--
+			t.tag[b], t.top[b] = max(t.tag[b], v), max(t.top[b], v)
+		}
 	}
-	t.top[node] = max(t.top[node], v)
-	if l <= lo && hi <= r {
-		t.tag[node] = max(t.tag[node], v)
-		return
+	for _, x := range [2]int32{l + t.leaves, r + t.leaves} {
+		for ; x >= 1; x >>= 1 {
+			t.top[x] = max(t.top[x], v)
+		}
 	}
-	mid := (lo + hi) / 2
-	t.raiseAt(2*node, lo, mid, l, r, v)
-	t.raiseAt(2*node+1, mid+1, hi, l, r, v)
 }
 
-func (t *chmaxTree) max(l, r int) int64 { return t.maxAt(1, 0, t.n-1, l, r) }
-
-func (t *chmaxTree) maxAt(node, lo, hi, l, r int) int64 {
-	if r < lo || hi < l {
-		return 0
+// max returns the largest value of points l..r (inclusive).
+func (t *chmaxTree) max(l, r int32) int64 {
+	var m int64
+	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
+		if a&1 == 1 {
+			m = max(m, t.top[a])
+			a++
+		}
+		if b&1 == 1 {
+			b--
+			m = max(m, t.top[b])
+		}
 	}
-	if l <= lo && hi <= r {
-		return t.top[node]
+	for _, x := range [2]int32{l + t.leaves, r + t.leaves} {
+		for ; x >= 1; x >>= 1 {
+			m = max(m, t.tag[x])
+		}
 	}
-	mid := (lo + hi) / 2
-	return max(t.tag[node], t.maxAt(2*node, lo, mid, l, r), t.maxAt(2*node+1, mid+1, hi, l, r))
+	return m
 }
 
 type tvmHillClimb struct{}
