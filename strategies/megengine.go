@@ -232,7 +232,10 @@ func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, alig
 		return cmp.Compare(x.i, y.i)
 	})
 
-	m := &mePrealloc{head: -1, tail: -1}
+	// Each allocation adds at most an allocated and a free block, each
+	// release one free block.
+	m := &mePrealloc{head: -1, tail: -1, blk: make([]meBlock, 0, 3*n)}
+	m.free.reserve(3 * n)
 	blockOf := make([]int32, n)
 	below := make([]int32, n) // directly below at allocation, -1 for none
 	above := make([]int32, n)

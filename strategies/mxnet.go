@@ -197,6 +197,14 @@ type keyTreap struct {
 	started     bool
 }
 
+// reserve sets aside room for n nodes.
+func (t *keyTreap) reserve(n int) {
+	t.key = slices.Grow(t.key, n)
+	t.left = slices.Grow(t.left, n)
+	t.right = slices.Grow(t.right, n)
+	t.prio = slices.Grow(t.prio, n)
+}
+
 // grow makes room for node ids below n.
 func (t *keyTreap) grow(n int) {
 	if !t.started {
