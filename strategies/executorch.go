@@ -52,6 +52,10 @@ import (
 // tensors live at the same time at different offsets, which membench's
 // object plans (one tensor per object at a time) cannot express.
 //
+// Growth: naive O(n); greedy O(n log n) plus the number of pairs of
+// tensors live at once (each tensor meets the placed tensors live with
+// it), so O(n^2) when every tensor is live at once.
+//
 // Not modelled: several memory ids (mem_id, each its own arena: this is the
 // single-arena case, mem_id 1), tensors planned in place of an input
 // (inplace_base), input_mem_buffer_sizes and extra_padding (both 0 here),

@@ -43,6 +43,9 @@ import (
 // intervals recorded below it (its own "below" and those that recorded it
 // as their "above"), rounded up to the alignment; 0 if none.
 //
+// Growth: O(n log n) (the free blocks sit in a balanced tree, the push
+// down visits each "below" link once).
+//
 // Not modelled: overwrite specs (an output written in place over an
 // input, MegEngine's in-place reuse) and padding (0 here); MegEngine's
 // alignment must be a power of two, the problem's may be any.

@@ -52,6 +52,8 @@ import (
 // number of conflicts and the highest placed end over a lifetime come from
 // sorted lifetimes and a segment tree, with the same result. The hill
 // climb needs the lists and builds them, up to 2^26 conflicting pairs.
+// Growth: the greedy planners O(n log n); the hill climb O(n log n + E)
+// for the graph of E pairs, then per attempt O(n + E log E) at most.
 //
 // Ties TVM leaves to std::sort (equal names; equal offsets in the hill
 // climb's walk) go by input order and placement order. Where TVM's swap
