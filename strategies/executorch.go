@@ -66,10 +66,10 @@ import (
 func init() {
 	alignDoc := workloads.ParamDoc{Name: "alignment", Default: "16",
 		Doc: "ExecuTorch's alignment: sizes are rounded up to a multiple of it (and of the problem's alignment)"}
-	// runtime: executorch
 	Register(Info{
-		Name: "executorch-greedy",
-		Kind: Offsets,
+		Name:    "executorch-greedy",
+		Runtime: "executorch",
+		Kind:    Offsets,
 		Doc: "ExecuTorch greedy (exir/memory_planning.py): size descending, each tensor into the first " +
 			"shared object free at its lifetime, else above its live tensors in the first object with room, else a new object",
 		Params: []workloads.ParamDoc{alignDoc, {Name: "allow_overlapping_allocations", Default: "true",
@@ -82,12 +82,12 @@ func init() {
 			return executorchGreedy{align: a, overlap: args.Bool("allow_overlapping_allocations", true)}, nil
 		},
 	})
-	// runtime: executorch
 	Register(Info{
-		Name:   "executorch-naive",
-		Kind:   Offsets,
-		Doc:    "ExecuTorch naive (exir/memory_planning.py): every tensor back to back in input order, sizes rounded to the alignment; no reuse",
-		Params: []workloads.ParamDoc{alignDoc},
+		Name:    "executorch-naive",
+		Runtime: "executorch",
+		Kind:    Offsets,
+		Doc:     "ExecuTorch naive (exir/memory_planning.py): every tensor back to back in input order, sizes rounded to the alignment; no reuse",
+		Params:  []workloads.ParamDoc{alignDoc},
 		New: func(args *workloads.Args) (Strategy, error) {
 			a, err := executorchAlignment("executorch-naive", args)
 			if err != nil {

@@ -51,10 +51,10 @@ import (
 // alignment must be a power of two, the problem's may be any.
 
 func init() {
-	// runtime: megengine
 	Register(Info{
-		Name: "megengine-pushdown",
-		Kind: Offsets,
+		Name:    "megengine-pushdown",
+		Runtime: "megengine",
+		Kind:    Offsets,
 		Doc: "MegEngine static_mem_alloc PUSHDOWN: best fit over a block list whose chunks grow " +
 			"when nothing fits fixes the vertical order, then every interval is pushed down onto those below it",
 		New: Simple(func() Strategy { return megenginePushdown{} }),

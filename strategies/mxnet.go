@@ -47,10 +47,10 @@ import (
 // colour: MXNet's defaults).
 
 func init() {
-	// runtime: mxnet
 	Register(Info{
-		Name: "mxnet-match-range",
-		Kind: Objects,
+		Name:    "mxnet-match-range",
+		Runtime: "mxnet",
+		Kind:    Objects,
 		Doc: "MXNet GraphAllocator (plan_memory.cc): in task order, outputs largest first take the " +
 			"smallest free object of size in [s, s*k], else the largest in [s/k, s) (grown), else a new one",
 		Params: []workloads.ParamDoc{{Name: "match_range", Default: "16",

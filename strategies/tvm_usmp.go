@@ -65,26 +65,26 @@ import (
 // problem's alignment is every buffer's), constant pools.
 
 func init() {
-	// runtime: tvm
 	Register(Info{
-		Name: "tvm-greedy-by-size",
-		Kind: Offsets,
+		Name:    "tvm-greedy-by-size",
+		Runtime: "tvm",
+		Kind:    Offsets,
 		Doc: "TVM USMP greedy_by_size: size, then conflicts, then name descending; each buffer " +
 			"above every conflicting buffer placed before it",
 		New: Simple(func() Strategy { return tvmGreedy{byConflicts: false} }),
 	})
-	// runtime: tvm
 	Register(Info{
-		Name: "tvm-greedy-by-conflicts",
-		Kind: Offsets,
+		Name:    "tvm-greedy-by-conflicts",
+		Runtime: "tvm",
+		Kind:    Offsets,
 		Doc: "TVM USMP greedy_by_conflicts: conflicts, then size, then name descending; each buffer " +
 			"above every conflicting buffer placed before it",
 		New: Simple(func() Strategy { return tvmGreedy{byConflicts: true} }),
 	})
-	// runtime: tvm
 	Register(Info{
-		Name: "tvm-hill-climb",
-		Kind: Offsets,
+		Name:    "tvm-hill-climb",
+		Runtime: "tvm",
+		Kind:    Offsets,
 		Doc: "TVM USMP hill_climb: up to 500 first-fit passes over orders perturbed by swapping " +
 			"conflicting buffers near the top, glibc rand_r seed 0; stops at LB_load",
 		New: Simple(func() Strategy { return tvmHillClimb{} }),
