@@ -113,8 +113,9 @@ func traceProblem(t *Trace, lines []int32, delay int) (*Problem, []int32, error)
 		}
 		return &InputError{File: t.Name, Msg: fmt.Sprintf("event %d: %s", i, msg)}
 	}
-	if delay < 0 {
-		return nil, nil, Usagef("free delay %d: want >= 0 events", delay)
+	sp, err := NewSyncPoints(t, delay)
+	if err != nil {
+		return nil, nil, err
 	}
 	p := &Problem{Name: t.Name}
 	ids := newIDTable(len(t.Events))
@@ -129,8 +130,7 @@ func traceProblem(t *Trace, lines []int32, delay int) (*Problem, []int32, error)
 		}
 		users[b] = append(users[b], s)
 	}
-	var requests []int32 // buffer -> event that requested its free, in order
-	var syncs map[int32][]int32
+	var requests []int32 // buffers whose free was requested, in order
 	// live returns the index of the live tensor id names at event i.
 	live := func(i int, what string, id int) (int32, error) {
 		k, ok := ids.get(id)
@@ -189,56 +189,20 @@ func traceProblem(t *Trace, lines []int32, delay int) (*Problem, []int32, error)
 			}
 			use(tensors[k].buf, e.Stream)
 		case Sync:
-			if syncs == nil {
-				syncs = map[int32][]int32{}
-			}
-			syncs[e.Stream] = append(syncs[e.Stream], int32(i))
 		default:
 			return nil, nil, fail(i, "unknown event kind %d", e.Kind)
 		}
-	}
-	if syncs != nil && delay > 0 {
-		return nil, nil, Usagef("%s: a free delay (%d events) is for traces without sync points, and this one has them", t.Name, delay)
 	}
 	comp := make([]int32, len(t.Events))
 	for i := range comp {
 		comp[i] = NoFree
 	}
-	// after returns the first sync of stream s after event i, or -1.
-	after := func(s int32, i int32) int32 {
-		l := syncs[s]
-		k, _ := slices.BinarySearch(l, i+1)
-		if k == len(l) {
-			return -1
-		}
-		return l[k]
-	}
 	for _, b := range requests {
 		buf := &p.Buffers[b]
 		req := int32(buf.Last)
-		c := int32(-1)
-		if syncs == nil && delay < len(t.Events)-int(req) {
-			c = req + int32(delay)
-		} else if syncs != nil {
-			c = after(t.Events[buf.First].Stream, req)
-			for _, s := range users[b] {
-				if c < 0 {
-					break
-				}
-				if d := after(s, req); d < 0 {
-					c = -1
-				} else {
-					c = max(c, d)
-				}
-			}
-		}
-		if c < 0 {
-			comp[req] = NeverCompletes
-			buf.Last = -1
-			continue
-		}
+		c := sp.Completion(req, t.Events[buf.First].Stream, users[b])
 		comp[req] = c
-		buf.Last = int(c)
+		buf.Last = int(c) // NeverCompletes (< 0): to the end, below
 	}
 	for i := range p.Buffers {
 		if p.Buffers[i].Last < 0 {
@@ -293,4 +257,72 @@ func (t *idTable) set(id int, v int32) {
 		return
 	}
 	t.sparse[id] = v
+}
+
+// SyncPoints finds when frees complete (DESIGN §11): the sync points of a
+// trace by stream, or the fixed delay of a trace without any.
+type SyncPoints struct {
+	byStream map[int32][]int32 // stream -> its sync events, ascending
+	delay, n int
+}
+
+// NewSyncPoints indexes t's sync points. delay is the completion delay in
+// events of a trace without sync points; a negative one, or one for a
+// trace with sync points, is a UsageError.
+func NewSyncPoints(t *Trace, delay int) (*SyncPoints, error) {
+	if delay < 0 {
+		return nil, Usagef("free delay %d: want >= 0 events", delay)
+	}
+	sp := &SyncPoints{delay: delay, n: len(t.Events)}
+	for i, e := range t.Events {
+		if e.Kind == Sync {
+			if sp.byStream == nil {
+				sp.byStream = map[int32][]int32{}
+			}
+			sp.byStream[e.Stream] = append(sp.byStream[e.Stream], int32(i))
+		}
+	}
+	if sp.byStream != nil && delay > 0 {
+		return nil, Usagef("%s: a free delay (%d events) is for traces without sync points, and this one has them", t.Name, delay)
+	}
+	return sp, nil
+}
+
+// HasSyncs reports whether the trace has sync points.
+func (sp *SyncPoints) HasSyncs() bool { return sp.byStream != nil }
+
+// Completion returns the event at which a free requested at event req
+// completes, or NeverCompletes. producer and users are the streams that
+// used the storage (users may repeat producer). With sync points it is the
+// first event by which each of them has had a sync after req; without,
+// req plus the delay.
+func (sp *SyncPoints) Completion(req, producer int32, users []int32) int32 {
+	if sp.byStream == nil {
+		if sp.delay < sp.n-int(req) {
+			return req + int32(sp.delay)
+		}
+		return NeverCompletes
+	}
+	c := sp.after(producer, req)
+	for _, s := range users {
+		d := sp.after(s, req)
+		if c < 0 || d < 0 {
+			return NeverCompletes
+		}
+		c = max(c, d)
+	}
+	if c < 0 {
+		return NeverCompletes
+	}
+	return c
+}
+
+// after returns the first sync of stream s after event i, or -1.
+func (sp *SyncPoints) after(s, i int32) int32 {
+	l := sp.byStream[s]
+	k, _ := slices.BinarySearch(l, i+1)
+	if k == len(l) {
+		return -1
+	}
+	return l[k]
 }
