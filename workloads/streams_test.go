@@ -98,3 +98,32 @@ func TestFreeCompletionsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPyTorchStreams: stream handles become streams 0, 1, ...; the
+// deferred free (its free_completed after other events) is recorded on a
+// stream of its own that syncs at free_completed, and every free is
+// followed by a sync of its stream, so frees complete where PyTorch
+// completed them.
+func TestReadPyTorchStreams(t *testing.T) {
+	w, err := Load("testdata/pytorch/streams.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "a,0,1000\na,1,2000,1\nr,0,2\nf,0,\ns,0\na,2,500,1\nf,1,1\ns,1\ns,2\na,3,1073741824,1\nf,3,1\ns,1\n"
+	if got := traceText(t, w.Trace); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	comp, err := w.Trace.FreeCompletions(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The deferred free (event 3) completes at free_completed (event 8);
+	// the others at the sync after them.
+	if comp[3] != 8 || comp[6] != 7 || comp[10] != 11 {
+		t.Errorf("completions %v", comp)
+	}
+	// The problem sees buffer 0 live until event 8.
+	if b := w.Problem.Buffers[0]; b.Last != 8 {
+		t.Errorf("buffer 0 ends at %d, want 8", b.Last)
+	}
+}
