@@ -12,7 +12,9 @@
 //   - MiniMalloc (ReadMiniMalloc): header id,lower,upper,size[,alignment],
 //     half-open [lower, upper); legacy buffer,start,end,size with inclusive
 //     end. One alignment per problem; gaps and offset columns are refused.
-//   - Trace (ReadTrace): a,ID,BYTES / f,ID, / v,ID,OF lines, # comments.
+//   - Trace (ReadTrace): a,ID,BYTES[,STREAM] / f,ID,[STREAM] / v,ID,OF /
+//     r,ID,STREAM / s,STREAM lines, # comments (streams: DESIGN §11,
+//     Trace.FreeCompletions).
 //   - PyTorch snapshots (ReadPyTorch): the pickle of
 //     torch.cuda.memory._dump_snapshot(), converted to a trace.
 //   - membench JSON (ReadJSON), below.
@@ -109,6 +111,13 @@ const (
 	Free
 	// View makes ID share the storage of Of; it allocates nothing.
 	View
+	// Record notes that Stream used tensor ID (PyTorch's record_stream,
+	// OneFlow's cross-stream use): the free of its storage completes only
+	// after Stream's next sync point.
+	Record
+	// Sync is a sync point of Stream: everything it queued so far has
+	// finished. It has no ID.
+	Sync
 )
 
 // String returns the event letter used in trace files.
@@ -120,6 +129,10 @@ func (k EventKind) String() string {
 		return "f"
 	case View:
 		return "v"
+	case Record:
+		return "r"
+	case Sync:
+		return "s"
 	}
 	return "?"
 }
@@ -127,7 +140,11 @@ func (k EventKind) String() string {
 // Event is one step of a trace.
 type Event struct {
 	Kind EventKind
-	ID   int
+	// Stream is the stream of an Alloc, Free, Record or Sync (0, the
+	// default stream, when the trace names none). An Alloc's stream
+	// produces the tensor; a Free's and a Record's use it (DESIGN §11).
+	Stream int32
+	ID     int
 	// Size is the requested bytes of an Alloc.
 	Size int64
 	// Of is the tensor whose storage a View shares.

@@ -1,0 +1,426 @@
+package allocators
+
+import (
+	"math/bits"
+
+	"membench/workloads"
+)
+
+// oneflowBin simulates OneFlow's eager device allocator, vm::BinAllocator
+// (oneflow/core/vm/bin_allocator.h, read at Oneflow-Inc/oneflow commit
+// 25c8978c1c8b1371ef6aa4187dae4495bd233c35), with one BinAllocator per
+// stream as OneFlow's EpStreamPolicy builds them, all over one device. The
+// rules, in our words:
+//
+//   - Rounding. A request is rounded up to a multiple of the alignment
+//     (512 bytes by default, ep::kMaxAlignmentRequirement; a power of two
+//     of at most 512).
+//   - Bins. Free pieces sit in 20 bins, bin k holding the pieces of at
+//     least 512<<k bytes and less than twice that (the last bin, from
+//     256 MiB, everything larger), each ordered by (size, address). A
+//     request searches the bins from its own size's up and takes the
+//     first piece at least as large: this is the smallest free piece that
+//     fits, ties to the lowest address.
+//   - Splitting. The piece is split, its front handed out and the rest
+//     returned to the bins as a free piece, when it is at least twice the
+//     rounded size or the rest is at least 128 MiB (kPieceSplitThreshold).
+//   - Blocks. When no piece fits, a block is obtained from the device:
+//     2 MiB for a rounded size below 1 MiB, 20 MiB below 10 MiB, else the
+//     rounded size rounded up to 2 MiB; then the search runs again. A
+//     refused block is an out-of-memory error.
+//   - Merging. A freed piece merges with its free neighbours in the same
+//     block (the next, then the previous) before it returns to the bins.
+//   - Shrink. Blocks that are wholly free go back to the device. OneFlow
+//     calls it only from empty_cache (VirtualMachine::ShrinkAllMem), never
+//     on a failed allocation, so here it runs only with shrink_on_oom=true:
+//     on a refused block, every stream's allocator shrinks and the block
+//     is asked for once more.
+//   - Streams. Each stream has its own bins and blocks; a piece is reused
+//     only by its own stream. A free reaches the allocator when OneFlow's
+//     release instruction would run: once every stream that used the
+//     tensor has finished with it (Replay delivers frees at completion).
+//
+// The device is torch-caching's: a simulated address space handing out
+// blocks first fit by address under memory_limit. Reserved counts the
+// bytes of the blocks held.
+type oneflowBin struct {
+	align       int64
+	limit       int64 // 0: unlimited
+	shrinkOnOOM bool
+	s0          *obStream         // stream 0, the usual one
+	small       []*obStream       // streams 1 to 63, by number (nil: unused)
+	streams     map[int]*obStream // the others, every one but stream 0
+	pieces      []obPiece         // by handle
+	byOff       offTable          // offset -> handle of every piece (ptr2piece_)
+	spare       int32             // recycled handles, linked by next; obNone for none
+	device      fitArena
+	stats       statTracker
+}
+
+// The constants of bin_allocator.h, in bytes.
+const (
+	obBinBase        = 512       // the size of bin 0, kCudaMemAllocAlignSize
+	obSplitThreshold = 128 << 20 // kPieceSplitThreshold
+	obSmallBlock     = 2 << 20   // the block for sizes below 1 MiB
+	obLargeBlock     = 20 << 20  // the block for sizes below 10 MiB
+	obRoundBlock     = 2 << 20   // the rounding of larger blocks
+	obNone           = -1
+)
+
+// obPiece is a piece of a block, free or handed out.
+type obPiece struct {
+	off, size  int64
+	prev, next int32 // neighbours in the same block, or obNone
+	free       bool
+	stream     *obStream
+}
+
+// obStream is one stream's BinAllocator: its free pieces ordered by
+// (size, address), the order in which the bins are searched (BFC's
+// two-level B-tree).
+type obStream struct {
+	free freeSet
+}
+
+// largest returns the size of the largest free piece.
+func (s *obStream) largest() int64 {
+	if s.free.n == 0 {
+		return 0
+	}
+	return s.free.last().size
+}
+
+func init() {
+	Register(Info{
+		Name: "oneflow-bin",
+		Doc: "OneFlow's vm::BinAllocator, one per stream: 512-byte rounding, smallest free piece by (size, address) " +
+			"from 20 power-of-two bins, split when the piece is twice the size or 128 MiB would remain, blocks of " +
+			"2 MiB (< 1 MiB), 20 MiB (< 10 MiB) or the size rounded to 2 MiB, neighbours merged on free",
+		Params: []workloads.ParamDoc{
+			memoryLimitDoc,
+			{Name: "alignment", Default: "512", Doc: "request rounding and offset alignment (a power of two, at most 512)"},
+			{Name: "shrink_on_oom", Default: "false", Doc: "on a refused block, give every wholly free block back and retry once (OneFlow shrinks only on empty_cache)"},
+		},
+		New: newOneflowBin,
+	})
+}
+
+func newOneflowBin(args *workloads.Args) (Allocator, error) {
+	a := &oneflowBin{
+		align:       args.Int64("alignment", obBinBase),
+		limit:       args.Bytes("memory_limit", 0),
+		shrinkOnOOM: args.Bool("shrink_on_oom", false),
+		s0:          &obStream{},
+		spare:       obNone,
+		device:      fitArena{free: freeList{policy: firstFit}},
+	}
+	if a.align < 1 || a.align > obBinBase || a.align&(a.align-1) != 0 {
+		return nil, workloads.Usagef("oneflow-bin: alignment=%d: want a power of two from 1 to 512", a.align)
+	}
+	return a, nil
+}
+
+// stream returns the BinAllocator of stream s, making it on first use.
+func (a *oneflowBin) stream(s int) *obStream {
+	if s == 0 {
+		return a.s0
+	}
+	if s < len(a.small) && a.small[s] != nil {
+		return a.small[s]
+	}
+	st, ok := a.streams[s]
+	if !ok {
+		if a.streams == nil {
+			a.streams = map[int]*obStream{}
+		}
+		st = &obStream{}
+		a.streams[s] = st
+		if s < 64 {
+			if a.small == nil {
+				a.small = make([]*obStream, 64)
+			}
+			a.small[s] = st
+		}
+	}
+	return st
+}
+
+// Reset implements Resetter: the allocator returns to its initial state,
+// keeping the memory its tables have grown.
+func (a *oneflowBin) Reset() {
+	a.s0.free.clear()
+	for _, s := range a.streams {
+		s.free.clear()
+	}
+	a.pieces = a.pieces[:0]
+	a.byOff.clear()
+	a.spare = obNone
+	a.device = fitArena{free: freeList{policy: firstFit}}
+	a.stats = statTracker{}
+}
+
+// obBlockSize is the device allocation AllocateBlockToExtendTotalMem makes
+// for a rounded size.
+func obBlockSize(size int64) int64 {
+	switch {
+	case size < 1<<20:
+		return obSmallBlock
+	case size < 10<<20:
+		return obLargeBlock
+	default:
+		return roundPow2(size, obRoundBlock)
+	}
+}
+
+func (a *oneflowBin) Alloc(size int64) (Block, error) { return a.AllocOn(size, 0) }
+
+// AllocOn implements StreamAllocator: each stream has its own pieces.
+func (a *oneflowBin) AllocOn(size int64, stream int) (Block, error) {
+	if size <= 0 {
+		return Block{}, badSize("oneflow-bin", size)
+	}
+	if size > maxRequest {
+		return Block{}, a.stats.oom("oneflow-bin", size)
+	}
+	s := a.stream(stream)
+	size = roundPow2(size, a.align)
+	h := a.find(s, size)
+	if h == obNone {
+		if !a.extend(s, size) && !(a.shrinkOnOOM && a.shrink() && a.extend(s, size)) {
+			return Block{}, a.stats.oom("oneflow-bin", size)
+		}
+		h = a.find(s, size)
+	}
+	p := &a.pieces[h]
+	a.stats.allocated(p.size)
+	return Block{Offset: p.off, Size: p.size}, nil
+}
+
+// find takes the smallest free piece of s that holds size out of the bins,
+// splitting it when the rule says so, or returns obNone.
+func (a *oneflowBin) find(s *obStream, size int64) int32 {
+	bi, i, ok := s.free.lowerBound(size)
+	if !ok {
+		return obNone
+	}
+	h := s.free.removeAt(bi, i)
+	p := &a.pieces[h]
+	p.free = false
+	if rest := p.size - size; p.size >= 2*size || rest >= obSplitThreshold {
+		q := a.newPiece(obPiece{off: p.off + size, size: rest, free: true, prev: h, next: p.next, stream: s})
+		p = &a.pieces[h] // newPiece may have moved the pieces
+		if p.next != obNone {
+			a.pieces[p.next].prev = q
+		}
+		p.next = q
+		p.size = size
+		s.free.insert(fentry{size: rest, addr: p.off + size, h: q})
+	}
+	return h
+}
+
+// extend obtains a block for size from the device into s's bins, or
+// reports that the device (memory_limit) refused it.
+func (a *oneflowBin) extend(s *obStream, size int64) bool {
+	n := roundPow2(obBlockSize(size), a.align)
+	if a.limit > 0 && a.stats.st.Reserved+n > a.limit {
+		return false
+	}
+	off := a.device.alloc(n)
+	h := a.newPiece(obPiece{off: off, size: n, free: true, prev: obNone, next: obNone, stream: s})
+	s.free.insert(fentry{size: n, addr: off, h: h})
+	a.stats.reserve(n)
+	return true
+}
+
+// shrink gives every wholly free block of every stream back to the device
+// (DeallocateFreeBlockForGarbageCollection) and reports whether there was
+// one. Neighbours always merge, so a wholly free block is one free piece
+// without neighbours.
+func (a *oneflowBin) shrink() bool {
+	var whole []int32
+	collect := func(s *obStream) {
+		for _, bl := range s.free.blocks {
+			for _, e := range bl {
+				if p := &a.pieces[e.h]; p.prev == obNone && p.next == obNone {
+					whole = append(whole, e.h)
+				}
+			}
+		}
+	}
+	collect(a.s0)
+	for _, s := range a.streams {
+		collect(s)
+	}
+	for _, h := range whole {
+		p := a.pieces[h]
+		p.stream.free.remove(p.size, p.off)
+		a.device.free.put(p.off, p.size)
+		a.stats.st.Reserved -= p.size
+		a.recycle(h)
+	}
+	return len(whole) > 0
+}
+
+// newPiece stores p under a fresh or recycled handle, listed by offset.
+func (a *oneflowBin) newPiece(p obPiece) int32 {
+	h := a.spare
+	if h != obNone {
+		a.spare = a.pieces[h].next
+		a.pieces[h] = p
+	} else {
+		h = int32(len(a.pieces))
+		a.pieces = append(a.pieces, p)
+	}
+	a.byOff.put(p.off, h)
+	return h
+}
+
+// recycle drops piece h from the offset table and keeps its handle.
+func (a *oneflowBin) recycle(h int32) {
+	a.byOff.del(a.pieces[h].off)
+	a.pieces[h] = obPiece{next: a.spare}
+	a.spare = h
+}
+
+// Free returns the piece at off to its stream's bins, merged with its free
+// neighbours (the next, then the previous).
+func (a *oneflowBin) Free(off int64) error {
+	h, ok := a.byOff.get(off)
+	if !ok || a.pieces[h].free {
+		return badFree("oneflow-bin", off)
+	}
+	p := &a.pieces[h]
+	a.stats.freed(p.size)
+	p.free = true
+	s := p.stream
+	if q := p.next; q != obNone && a.pieces[q].free {
+		s.free.remove(a.pieces[q].size, a.pieces[q].off)
+		a.merge(h, q)
+	}
+	if q := p.prev; q != obNone && a.pieces[q].free {
+		s.free.remove(a.pieces[q].size, a.pieces[q].off)
+		a.merge(q, h)
+		h, p = q, &a.pieces[q]
+	}
+	s.free.insert(fentry{size: p.size, addr: p.off, h: h})
+	return nil
+}
+
+// merge folds free piece q into its left neighbour p.
+func (a *oneflowBin) merge(p, q int32) {
+	pp, qp := &a.pieces[p], &a.pieces[q]
+	pp.size += qp.size
+	pp.next = qp.next
+	if qp.next != obNone {
+		a.pieces[qp.next].prev = p
+	}
+	a.recycle(q)
+}
+
+func (a *oneflowBin) Stats() Stats {
+	s := a.stats.st
+	s.LargestFreeChunk = a.s0.largest()
+	for _, st := range a.streams {
+		s.LargestFreeChunk = max(s.LargestFreeChunk, st.largest())
+	}
+	return s
+}
+
+// Alignment implements Aligner.
+func (a *oneflowBin) Alignment() int64 { return a.align }
+
+// offTable maps offsets to piece handles: open addressing with linear
+// probing and backward-shift deletion, several times faster than a Go map
+// on the free path.
+type offTable struct {
+	slots []offSlot
+	n     int
+	shift uint8
+}
+
+type offSlot struct {
+	off int64
+	h   int32 // obNone marks an empty slot
+}
+
+func (t *offTable) home(off int64) int { return int(uint64(off) * 0x9E3779B97F4A7C15 >> t.shift) }
+
+func (t *offTable) grow() {
+	old := t.slots
+	size := max(64, 2*len(old))
+	t.slots = make([]offSlot, size)
+	t.shift = uint8(64 - bits.TrailingZeros(uint(size)))
+	for i := range t.slots {
+		t.slots[i].h = obNone
+	}
+	for _, sl := range old {
+		if sl.h != obNone {
+			t.insert(sl)
+		}
+	}
+}
+
+func (t *offTable) insert(sl offSlot) {
+	mask := len(t.slots) - 1
+	i := t.home(sl.off)
+	for t.slots[i].h != obNone {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = sl
+}
+
+func (t *offTable) clear() {
+	for i := range t.slots {
+		t.slots[i].h = obNone
+	}
+	t.n = 0
+}
+
+// put adds off, which must not be in the table.
+func (t *offTable) put(off int64, h int32) {
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	t.insert(offSlot{off, h})
+	t.n++
+}
+
+// find returns the slot of off, or -1.
+func (t *offTable) find(off int64) int {
+	if len(t.slots) == 0 {
+		return -1
+	}
+	mask := len(t.slots) - 1
+	for i := t.home(off); ; i = (i + 1) & mask {
+		switch sl := &t.slots[i]; {
+		case sl.h == obNone:
+			return -1
+		case sl.off == off:
+			return i
+		}
+	}
+}
+
+func (t *offTable) get(off int64) (int32, bool) {
+	i := t.find(off)
+	if i < 0 {
+		return obNone, false
+	}
+	return t.slots[i].h, true
+}
+
+// del removes off, which must be in the table.
+func (t *offTable) del(off int64) {
+	i := t.find(off)
+	mask := len(t.slots) - 1
+	// Shift later entries of the probe run back into the hole.
+	for j := (i + 1) & mask; t.slots[j].h != obNone; j = (j + 1) & mask {
+		if k := t.home(t.slots[j].off); (j-k)&mask >= (j-i)&mask {
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i].h = obNone
+	t.n--
+}
