@@ -2,7 +2,7 @@ package harness
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,11 +15,18 @@ import (
 // Merge combines the output folders of a sweep's shards into out, which
 // then equals the output of the unsharded sweep (record order aside). The
 // shards must come from the same config and cover every shard exactly
-// once; a cell present twice is an error.
+// once; a cell present twice is an error. Of a cell rerun within a shard
+// the latest record counts. out is locked like a sweep's folder.
 func Merge(out string, dirs []string) (*Outcome, error) {
 	if len(dirs) == 0 {
 		return nil, workloads.Usagef("merge: no input folders")
 	}
+	release, err := lockDir(out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	removeTemps(out, io.Discard)
 	var man *Manifest
 	seenShard := map[int]string{}
 	shards := 0
@@ -87,9 +94,6 @@ func Merge(out string, dirs []string) (*Outcome, error) {
 	merged := *man
 	merged.Shard = ""
 	merged.Cells = len(pl.Cells)
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
-	}
 	if err := results.WriteFile(filepath.Join(out, "results.jsonl"), recs); err != nil {
 		return nil, err
 	}

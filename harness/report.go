@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -99,8 +100,17 @@ func drawLayout(ctx context.Context, file, workload, subject string) error {
 	return plot.Layout(file, w.Problem.Buffers, pl.Offsets, subject+" on "+workload)
 }
 
-// Replot regenerates the plots of a sweep folder from its results.
+// Replot regenerates the plots of a sweep folder from its results. It
+// holds the folder's lock, and removes what an interrupted write left.
 func Replot(ctx context.Context, dir, kind string) ([]string, error) {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		release, err := lockDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		removeTemps(dir, io.Discard)
+	}
 	recs, _, err := results.ReadFile(filepath.Join(dir, "results.jsonl"))
 	if err != nil {
 		return nil, &workloads.InputError{File: filepath.Join(dir, "results.jsonl"), Msg: err.Error()}

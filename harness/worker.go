@@ -157,8 +157,9 @@ func startWorker(exe string, memLimit int64) (*worker, error) {
 
 // run sends one cell and waits for its record, for at most the cell's
 // timeout plus a grace period. A worker that overruns is killed and the
-// cell recorded as a timeout; one that dies is recorded as an error, or as
-// oom when the runtime said it ran out of memory. ok is false when the
+// cell recorded as a timeout; one that dies is recorded as oom when the
+// runtime or the memory watchdog said it ran out of memory, else as an
+// error (one killed by a signal with that signal's name). ok is false when the
 // worker can no longer be used.
 func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) {
 	fail := func(status, msg string) (results.Record, bool) {
@@ -182,9 +183,18 @@ func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) 
 			if s := w.stderr.String(); s != "" {
 				msg += "\n" + s
 			}
-			// The runtime's or the watchdog's own word, or a SIGKILL that
-			// was not ours: the kernel's OOM killer.
-			if strings.Contains(w.stderr.String(), "out of memory") || killedBySignal(w.err) {
+			// A signal we did not send (we kill only on a timeout, above):
+			// another process, or the kernel's OOM killer. Not the cell's
+			// own result, so resume runs it again (see Rerun).
+			if sig, ok := killedBySignal(w.err); ok {
+				msg = killedPrefix + sig + " (not sent by membench: another process, or the kernel's OOM killer); --resume runs the cell again"
+				if s := w.stderr.String(); s != "" {
+					msg += "\n" + s
+				}
+				return fail(results.StatusError, msg)
+			}
+			// The runtime's or the watchdog's own word: the heap limit.
+			if strings.Contains(w.stderr.String(), "out of memory") {
 				return fail(results.StatusOOM, msg)
 			}
 			return fail(results.StatusError, msg)
