@@ -14,14 +14,19 @@ import (
 // planned in workers, validated and recorded like built-in strategies.
 func TestExecSweep(t *testing.T) {
 	const dir = "exec:../strategies/testdata/exec/"
-	c := tinyConfig(t, "naive", dir+"backtoback.sh", dir+"hygiene.sh", dir+"overlap.sh", dir+"fail.sh")
+	c := tinyConfig(t, "naive", dir+"backtoback.sh", dir+"hygiene.sh", dir+"overlap.sh", dir+"fail.sh", dir+"missing.sh", dir+"traceback.sh")
 	c.Repeats = 1
 	c.Workloads = entries("synthetic/chain?n=12", "synthetic/random-dag?n=30")
 	out, err := Run(context.Background(), Options{Config: c, Out: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), "4 of 10 cells failed") {
-		t.Fatalf("err = %v, want 4 of 10 cells failed", err)
+	if err == nil || !strings.Contains(err.Error(), "8 of 14 cells failed") {
+		t.Fatalf("err = %v, want 8 of 14 cells failed", err)
 	}
-	recs := keysOnce(t, out.Records, 10)
+	// The failure list shows the line of an error that says most: a
+	// traceback's last.
+	if want := "synthetic/chain?n=12&seed=0 × " + dir + "traceback.sh #0: error: ValueError: no room for buffer 3\n"; !strings.Contains(err.Error(), want) {
+		t.Errorf("failure list:\n%v\nwant a line %q", err, want)
+	}
+	recs := keysOnce(t, out.Records, 14)
 	for k, r := range recs {
 		naive := recs[results.Key{Workload: k.Workload, Subject: "naive"}]
 		switch strings.TrimPrefix(r.Subject, dir) {
@@ -35,6 +40,15 @@ func TestExecSweep(t *testing.T) {
 		case "overlap.sh":
 			if r.Status != results.StatusInvalid || !strings.Contains(r.Error, "overlap") {
 				t.Errorf("%s: status %s (%s), want invalid with an overlap", k, r.Status, r.Error)
+			}
+		case "missing.sh":
+			// Too few lines: an invalid plan, not an error.
+			if r.Status != results.StatusInvalid || !strings.HasSuffix(r.Error, "buffers missing; want one line per buffer)") {
+				t.Errorf("%s: status %s (%q), want invalid", k, r.Status, r.Error)
+			}
+		case "traceback.sh":
+			if r.Status != results.StatusError || !strings.HasPrefix(r.Error, dir+"traceback.sh: exit status 1: Traceback (most recent call last):\n") {
+				t.Errorf("%s: status %s (%q), want error with the whole traceback", k, r.Status, r.Error)
 			}
 		case "fail.sh":
 			if r.Status != results.StatusError || !strings.HasPrefix(r.Error, dir+"fail.sh: exit status 3: capacity none\nid,lower,upper,size\n0,0,") {

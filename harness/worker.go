@@ -69,6 +69,7 @@ func WorkerMain() int {
 				return 2
 			}
 			rec := x.Execute(context.Background(), c)
+			reapChildren()
 			if err := enc.Encode(&rec); err != nil {
 				fmt.Fprintln(os.Stderr, "membench worker:", err)
 				return 1

@@ -5,3 +5,5 @@ package harness
 func closeOnExec(int) {}
 
 func killedBySignal(error) (string, bool) { return "", false }
+
+func reapChildren() {}

@@ -30,3 +30,17 @@ func killedBySignal(err error) (string, bool) {
 	}
 	return name, true
 }
+
+// reapChildren reaps the worker's children that have ended: orphans of the
+// processes an exec: planner started, which come to the worker (a child
+// subreaper on Linux) and would stay zombies. It runs between cells, when
+// no subject waits for a process of its own.
+func reapChildren() {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if err != nil || pid <= 0 {
+			return
+		}
+	}
+}
