@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -17,15 +18,21 @@ import (
 // shards must come from the same config and cover every shard exactly
 // once; a cell present twice is an error. Of a cell rerun within a shard
 // the latest record counts. out is locked like a sweep's folder.
-func Merge(out string, dirs []string) (*Outcome, error) {
+func Merge(out string, dirs []string) (_ *Outcome, err error) {
 	if len(dirs) == 0 {
 		return nil, workloads.Usagef("merge: no input folders")
 	}
+	_, existed := os.Stat(out)
 	release, err := lockDir(out)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer func() {
+		release()
+		if existed != nil && err != nil {
+			os.Remove(out) // the folder we made, if the merge wrote nothing
+		}
+	}()
 	removeTemps(out, io.Discard)
 	var man *Manifest
 	seenShard := map[int]string{}

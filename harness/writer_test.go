@@ -62,7 +62,7 @@ func init() {
 func TestSecondWriterRefused(t *testing.T) {
 	dir := t.TempDir()
 	c := tinyConfig(t)
-	c.BenchTime.Duration = 200 * time.Millisecond
+	c.BenchTime.Duration = 50 * time.Millisecond
 	spec, _ := json.Marshal(Options{Config: c, Out: dir})
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), sweepEnv+"="+string(spec))
@@ -106,10 +106,19 @@ func TestSecondWriterRefused(t *testing.T) {
 		t.Errorf("replot of a locked folder: err = %v, want %s", err, want)
 	}
 	// The first sweep's records are intact, and once it is gone (the
-	// kernel drops a dead process's lock), --resume finishes it.
+	// kernel drops a dead process's lock; a worker it was starting holds
+	// it until its exec), --resume finishes it.
 	cmd.Process.Kill()
 	cmd.Wait()
-	out, err := Run(context.Background(), Options{Config: c, Out: dir, Resume: true})
+	var out *Outcome
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		out, err = Run(context.Background(), Options{Config: c, Out: dir, Resume: true})
+		var be *BusyError
+		if !errors.As(err, &be) || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,3 +401,24 @@ func TestCostModel(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-6*b && b-a < 1e-6*b }
+
+// TestProgressShowsFailures: the terminal bar counts failed cells and
+// shows the weighted ETA; the plain lines do too.
+func TestProgressShowsFailures(t *testing.T) {
+	cells := []Cell{{Subject: "a", Info: WorkloadInfo{N: 10}}, {Subject: "a", Info: WorkloadInfo{N: 10}}, {Subject: "a", Info: WorkloadInfo{N: 10}}}
+	for _, terminal := range []bool{true, false} {
+		var buf bytes.Buffer
+		p := newProgress(Options{Progress: &buf, Terminal: terminal, Jobs: 1}, cells)
+		p.step(cells[0], results.Record{Status: results.StatusTimeout}, 2*time.Second)
+		p.step(cells[1], results.Record{Status: results.StatusOK}, 2*time.Second)
+		want := "cells (1 failed, ETA 2s)"
+		if !terminal {
+			p.step(cells[2], results.Record{Status: results.StatusOK}, 2*time.Second)
+			want = "membench: 3/3 cells, 1 failed, 0s elapsed, ETA 0s\n"
+		}
+		p.finish()
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("terminal %v: progress output %q lacks %q", terminal, buf.String(), want)
+		}
+	}
+}
