@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -62,5 +63,26 @@ func TestExecSweep(t *testing.T) {
 	if _, err := Run(context.Background(), Options{Config: c, Out: t.TempDir()}); !errors.As(err, &ue) ||
 		!strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing planner: err = %v, want a usage error", err)
+	}
+}
+
+// TestExecPythonFailure: a real Python planner, given arguments, fails
+// with a traceback; the sweep's failure list shows its last line, and the
+// record keeps it whole.
+func TestExecPythonFailure(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	spec := `exec:python3 ../strategies/testdata/exec/raise.py --why "no room for buffer 3"`
+	c := tinyConfig(t, "naive", spec)
+	c.Repeats = 1
+	c.Workloads = entries("synthetic/chain?n=12")
+	out, err := Run(context.Background(), Options{Config: c, Out: t.TempDir()})
+	want := "1 of 2 cells failed:\n  synthetic/chain?n=12&seed=0 × " + spec + " #0: error: ValueError: no room for buffer 3"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+	if r := out.Failed[0]; !strings.Contains(r.Error, ": exit status 1: Traceback (most recent call last):\n") {
+		t.Errorf("record's error %q lacks the traceback", r.Error)
 	}
 }
