@@ -3,9 +3,13 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"membench/results"
 	"membench/workloads"
@@ -84,5 +88,40 @@ func TestExecPythonFailure(t *testing.T) {
 	}
 	if r := out.Failed[0]; !strings.Contains(r.Error, ": exit status 1: Traceback (most recent call last):\n") {
 		t.Errorf("record's error %q lacks the traceback", r.Error)
+	}
+}
+
+// TestExecSweepInterruptLeavesNoProcess: when a sweep is interrupted
+// while an exec: planner runs, the planner's processes die with it, also
+// those that left its process group.
+func TestExecSweepInterruptLeavesNoProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("descendants that leave the process group are caught on Linux only")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid command")
+	}
+	token := fmt.Sprintf("sweep-%d", os.Getpid())
+	left := func() string {
+		out, _ := exec.Command("sh", "-c", "grep -l -a -F MEMBENCH_ESCAPE_TEST="+token+" /proc/[0-9]*/environ 2>/dev/null").Output()
+		return strings.TrimSpace(string(out))
+	}
+	c := tinyConfig(t, "exec:../strategies/testdata/exec/escape.sh "+token+" hang")
+	c.Repeats = 1
+	c.Workloads = entries("synthetic/chain?n=12")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for deadline := time.Now().Add(20 * time.Second); left() == "" && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := Run(ctx, Options{Config: c, Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Errorf("err = %v, want interrupted", err)
+	}
+	if l := left(); l != "" {
+		t.Errorf("processes outlived the interrupted sweep: %s", l)
+		exec.Command("sh", "-c", "for f in "+strings.ReplaceAll(l, "\n", " ")+"; do p=${f#/proc/}; kill -9 ${p%/environ}; done").Run()
 	}
 }

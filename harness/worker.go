@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"membench/results"
@@ -39,6 +40,10 @@ func IsWorker() bool { return os.Getenv(workerEnv) == "1" }
 func WorkerMain() int {
 	// The parent owns interrupts: a Ctrl-C reaches the whole process group.
 	signal.Ignore(os.Interrupt)
+	// The parent stops a worker with SIGTERM first (see kill): the cell's
+	// context ends, so that an exec: planner kills what it started.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
 	// Processes a subject starts (exec:PATH planners, which may run
 	// membench) are not workers.
 	os.Unsetenv(workerEnv)
@@ -68,8 +73,15 @@ func WorkerMain() int {
 				fmt.Fprintln(os.Stderr, "membench worker: bad cell:", err)
 				return 2
 			}
-			rec := x.Execute(context.Background(), c)
+			rec := x.Execute(ctx, c)
 			reapChildren()
+			if ctx.Err() != nil {
+				// Told to stop: die of the signal, as the parent (or
+				// whoever sent it) expects.
+				stop()
+				raiseSIGTERM()
+				return 1
+			}
 			if err := enc.Encode(&rec); err != nil {
 				fmt.Fprintln(os.Stderr, "membench worker:", err)
 				return 1
@@ -215,10 +227,23 @@ func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) 
 }
 
 // kill stops the worker process and waits for it.
+// It asks first (SIGTERM: the worker ends its cell's context, and an
+// exec: planner kills the processes it started, which a SIGKILL of the
+// worker would leave running), and kills after killGrace.
 func (w *worker) kill() {
+	if w.cmd.Process.Signal(syscall.SIGTERM) == nil {
+		select {
+		case <-w.done:
+			return
+		case <-time.After(killGrace):
+		}
+	}
 	w.cmd.Process.Kill()
 	<-w.done
 }
+
+// killGrace is how long a worker asked to stop may take.
+const killGrace = time.Second
 
 // close ends a healthy worker by closing its input.
 func (w *worker) close() {

@@ -7,3 +7,5 @@ func closeOnExec(int) {}
 func killedBySignal(error) (string, bool) { return "", false }
 
 func reapChildren() {}
+
+func raiseSIGTERM() {}

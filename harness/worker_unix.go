@@ -44,3 +44,6 @@ func reapChildren() {
 		}
 	}
 }
+
+// raiseSIGTERM ends the worker by SIGTERM, its handler reset.
+func raiseSIGTERM() { unix.Kill(unix.Getpid(), unix.SIGTERM) }
