@@ -196,9 +196,10 @@ func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) 
 			if s := w.stderr.String(); s != "" {
 				msg += "\n" + s
 			}
-			// A signal we did not send (we kill only on a timeout, above):
-			// another process, or the kernel's OOM killer. Not the cell's
-			// own result, so resume runs it again (see Rerun).
+			// A signal we did not send (ours, on a timeout or an
+			// interrupt, never get here): another process, or the
+			// kernel's OOM killer. Not the cell's own result, so resume
+			// runs it again (see Rerun).
 			if sig, ok := killedBySignal(w.err); ok {
 				msg = killedPrefix + sig + " (not sent by membench: another process, or the kernel's OOM killer); --resume runs the cell again"
 				if s := w.stderr.String(); s != "" {
