@@ -6,11 +6,13 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/goccy/go-json v0.10.5
 	github.com/google/flatbuffers v25.2.10+incompatible
+	github.com/mattn/go-shellwords v1.0.16
 	github.com/montanaflynn/stats v0.14.0
 	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
+	golang.org/x/sys v0.48.0
 	golang.org/x/term v0.44.0
 	gonum.org/v1/plot v0.17.0
 )
@@ -26,6 +28,5 @@ require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/image v0.46.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )

@@ -68,6 +68,13 @@ type subject struct {
 	maxN       int
 }
 
+// MaxCells bounds the cells of one sweep. Cells are listed in memory
+// (a few hundred bytes each) before any runs, and a sweep of a million
+// cells at a millisecond each already takes hours of a worker; a config
+// beyond it (repeats = 10^12, say) is refused before anything is
+// allocated.
+const MaxCells = 1_000_000
+
 // Matrix is an expanded config (the cell matrix): the workload specs with their info and the
 // full cell list in run order.
 type Matrix struct {
@@ -80,7 +87,8 @@ type Matrix struct {
 // Expand resolves every spec of the config (unknown names and parameters
 // are usage errors), loads every workload once for its size, hash and
 // lower bounds, and lists the cells: for each repeat, for each workload,
-// every subject in turn, so that drift spreads across subjects.
+// every subject in turn, so that drift spreads across subjects. More than
+// MaxCells cells is a usage error.
 func (c *Config) Expand() (*Matrix, error) {
 	var wspecs []string
 	seen := map[string]bool{}
@@ -148,8 +156,23 @@ func (c *Config) Expand() (*Matrix, error) {
 		lb := strategies.LowerBounds(w.Problem)
 		pl.Infos[ws] = WorkloadInfo{N: len(w.Problem.Buffers), Hash: Hash(w.Problem), LBLoad: lb.Load, LBObjects: lb.Objects}
 	}
+	perRepeat := 0
+	for _, ws := range wspecs {
+		for _, s := range subs {
+			if s.maxN == 0 || pl.Infos[ws].N <= s.maxN {
+				perRepeat++
+			}
+		}
+	}
+	if perRepeat > 0 && c.Repeats > MaxCells/perRepeat {
+		return nil, workloads.Usagef("the sweep has %d repeats of %d cells, %.4g cells in all: more than the %d a sweep may have; "+
+			"lower repeats, or split the sweep into several configs", c.Repeats, perRepeat, float64(c.Repeats)*float64(perRepeat), MaxCells)
+	}
+	if perRepeat > 0 {
+		pl.Cells = make([]Cell, 0, perRepeat*c.Repeats)
+	}
 	idx := 0
-	for r := 0; r < c.Repeats; r++ {
+	for r := 0; r < c.Repeats && perRepeat > 0; r++ {
 		for _, ws := range wspecs {
 			info := pl.Infos[ws]
 			for _, s := range subs {

@@ -96,6 +96,11 @@ func runStrategy(ctx context.Context, c Cell, p *workloads.Problem, rec *results
 	start := time.Now()
 	plan, err := s.Plan(ctx, p)
 	first := time.Since(start)
+	if errors.Is(err, strategies.ErrInvalidPlan) {
+		// An answer that is no plan (an exec: planner's bad output).
+		rec.Status, rec.Error = results.StatusInvalid, err.Error()
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,15 +17,25 @@ import (
 // Merge combines the output folders of a sweep's shards into out, which
 // then equals the output of the unsharded sweep (record order aside). The
 // shards must come from the same config and cover every shard exactly
-// once; a cell present twice is an error. A non-empty out is refused
-// unless force. Merge writes nothing partial: the folder is staged beside
-// out and renamed into place once complete.
+// once; a cell present twice is an error. Of a cell rerun within a shard
+// the latest record counts. A non-empty out is refused unless force; an
+// existing out is locked like a sweep's folder while the merge replaces it.
+// Merge writes nothing partial: the folder is staged beside out and renamed
+// into place once complete.
 func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 	if len(dirs) == 0 {
 		return nil, workloads.Usagef("merge: no input folders")
 	}
 	if err := checkMergeOut(out, force); err != nil {
 		return nil, err
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		release, err := lockDir(out)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		removeTemps(out, io.Discard)
 	}
 	var man *Manifest
 	seenShard := map[int]string{}
@@ -142,7 +153,7 @@ func checkMergeOut(out string, force bool) error {
 		return nil
 	case err != nil:
 		return workloads.Usagef("merge: --out %s: %v", out, err)
-	case len(ents) > 0 && !force:
+	case len(ents) > 0 && !(len(ents) == 1 && ents[0].Name() == lockName) && !force:
 		return workloads.Usagef("merge: --out %s is not empty: pass --force to replace it", out)
 	}
 	return nil

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -152,8 +153,17 @@ func drawLayout(ctx context.Context, dir, name, workload, subject string, o plot
 	return o.Write(fig, dir, name)
 }
 
-// Replot regenerates the plots of a sweep folder from its results.
+// Replot regenerates the plots of a sweep folder from its results. It
+// holds the folder's lock, and removes what an interrupted write left.
 func Replot(ctx context.Context, dir string, o plot.Options) ([]string, error) {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		release, err := lockDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		removeTemps(dir, io.Discard)
+	}
 	recs, _, err := results.ReadFile(filepath.Join(dir, "results.jsonl"))
 	if err != nil {
 		return nil, &workloads.InputError{File: filepath.Join(dir, "results.jsonl"), Msg: err.Error()}

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"membench/results"
 	"membench/workloads"
 )
@@ -26,6 +24,11 @@ type Options struct {
 	Jobs int
 	// Resume finishes an interrupted sweep in Out; Force overwrites one.
 	Resume, Force bool
+	// RetryFailed, with Resume, also reruns the cells recorded as failed
+	// (error, timeout, oom, invalid). Without it, resume reruns only the
+	// cells without a record and those whose worker was killed from
+	// outside (see Rerun).
+	RetryFailed bool
 	// Shard and Shards select shard Shard (0-based) of Shards.
 	Shard, Shards int
 	// Progress receives the progress bar (Terminal) or periodic lines.
@@ -72,6 +75,9 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		}
 		o.Executable = exe
 	}
+	if o.RetryFailed && !o.Resume {
+		return nil, workloads.Usagef("--retry-failed goes with --resume")
+	}
 	pl, err := c.Expand()
 	if err != nil {
 		return nil, err
@@ -81,6 +87,19 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if o.Shards > 1 {
 		shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
 	}
+
+	// One writer at a time, from the manifest check (and --force's
+	// clearing) to the last plot.
+	release, err := lockDir(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	warn := o.Progress
+	if warn == nil {
+		warn = io.Discard
+	}
+	removeTemps(o.Out, warn)
 
 	manPath := filepath.Join(o.Out, "manifest.json")
 	resPath := filepath.Join(o.Out, "results.jsonl")
@@ -98,11 +117,9 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	case err == nil && !o.Force:
 		return nil, workloads.Usagef("%s already holds a sweep: pass --resume to finish it or --force to start over", o.Out)
 	case err == nil || errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(o.Out, 0o755); err != nil {
-			return nil, err
-		}
 		// Results without a manifest, or of a sweep being overwritten, go.
 		os.Remove(resPath)
+		os.Remove(resPath + results.GarbledSuffix)
 	default:
 		return nil, fmt.Errorf("%s: %w", manPath, err)
 	}
@@ -115,9 +132,13 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer store.Close()
+	for _, d := range store.Dropped {
+		fmt.Fprintf(warn, "membench: warning: %s:%d: not a result record (%s); dropped (its text is kept in %s), its cell runs again\n",
+			resPath, d.Line, d.Reason, resPath+results.GarbledSuffix)
+	}
 	have := map[results.Key]bool{}
 	for i := range done {
-		have[done[i].Key()] = true
+		have[done[i].Key()] = !Rerun(done[i], o.RetryFailed)
 	}
 	var todo []Cell
 	for _, cell := range cells {
@@ -127,10 +148,10 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	out := &Outcome{Dir: o.Out, Skipped: len(cells) - len(todo)}
 
-	prog := newProgress(o, len(todo))
-	err = runCells(ctx, o, todo, func(rec results.Record) error {
+	prog := newProgress(o, todo)
+	err = runCells(ctx, o, todo, func(cell Cell, rec results.Record, took time.Duration) error {
 		out.Ran++
-		prog.step(rec)
+		prog.step(cell, rec, took)
 		return store.Append(&rec)
 	})
 	prog.finish()
@@ -147,6 +168,40 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return out, err
 	}
 	return finish(out, o.Out, man, recs)
+}
+
+// killedPrefix starts the error of a cell whose worker a signal killed
+// that membench did not send.
+const killedPrefix = "worker killed by signal "
+
+// Rerun reports whether resuming a sweep runs a recorded cell again: never
+// when it is ok; always when its worker was killed by a signal membench
+// did not send (another process, or the kernel's OOM killer: the cell did
+// not fail by itself, status error, "worker killed by signal ..."); and
+// every other failure (error, timeout, oom, invalid) only with
+// retryFailed, since those are the cell's own results.
+func Rerun(r results.Record, retryFailed bool) bool {
+	switch {
+	case r.Status == results.StatusOK:
+		return false
+	case r.Status == results.StatusError && strings.HasPrefix(r.Error, killedPrefix):
+		return true
+	}
+	return retryFailed
+}
+
+// removeTemps removes the temporary files of atomic writes (.NAME.tmp*)
+// that a kill left in dir and dir/plots. Only the folder's lock holder
+// calls it, so no write is under way.
+func removeTemps(dir string, warn io.Writer) {
+	for _, d := range []string{dir, filepath.Join(dir, "plots")} {
+		tmps, _ := filepath.Glob(filepath.Join(d, ".*.tmp*"))
+		for _, t := range tmps {
+			if os.Remove(t) == nil {
+				fmt.Fprintf(warn, "membench: removed %s, left by an interrupted write\n", t)
+			}
+		}
+	}
 }
 
 // finish writes results.txt, summary.md and the plots from the records and
@@ -171,8 +226,7 @@ func finish(out *Outcome, dir string, man *Manifest, recs []results.Record) (*Ou
 				fmt.Fprintf(&b, "\n  ... and %d more (see %s)", len(out.Failed)-10, filepath.Join(dir, "results.jsonl"))
 				break
 			}
-			msg, _, _ := strings.Cut(r.Error, "\n")
-			fmt.Fprintf(&b, "\n  %s: %s: %s", r.Key(), r.Status, msg)
+			fmt.Fprintf(&b, "\n  %s: %s: %s", r.Key(), r.Status, Headline(r.Error))
 		}
 		return out, errors.New(b.String())
 	}
@@ -210,14 +264,40 @@ func WriteReports(dir string, man *Manifest, recs []results.Record) ([]string, e
 	return files, err
 }
 
+// Headline is the line of a multi-line error that says most: a Go
+// panic's first line (the value; the stack follows), else the last
+// non-blank line (a Python traceback ends with the exception, a worker's
+// death with the runtime's or the watchdog's word). The whole text stays
+// in the record.
+func Headline(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if first, _, _ := strings.Cut(msg, "\n"); strings.HasPrefix(first, "panic: ") {
+		return first
+	}
+	lines := strings.Split(msg, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// ended is a cell's record and how long its worker took.
+type ended struct {
+	cell Cell
+	rec  results.Record
+	took time.Duration
+}
+
 // runCells runs cells on o.Jobs workers and hands each record to emit, in
 // the order the cells end. emit runs on one goroutine at a time.
-func runCells(ctx context.Context, o Options, cells []Cell, emit func(results.Record) error) error {
+func runCells(ctx context.Context, o Options, cells []Cell, emit func(Cell, results.Record, time.Duration) error) error {
 	if len(cells) == 0 {
 		return nil
 	}
 	queue := make(chan Cell)
-	recs := make(chan results.Record)
+	recs := make(chan ended)
 	errc := make(chan error, o.Jobs)
 	jobs := min(o.Jobs, len(cells))
 	for range jobs {
@@ -236,7 +316,9 @@ func runCells(ctx context.Context, o Options, cells []Cell, emit func(results.Re
 						return
 					}
 				}
+				start := time.Now()
 				rec, ok := w.run(ctx, cell)
+				took := time.Since(start)
 				if !ok {
 					w = nil // it was killed or died; start afresh
 				}
@@ -244,7 +326,7 @@ func runCells(ctx context.Context, o Options, cells []Cell, emit func(results.Re
 					errc <- ctx.Err()
 					return
 				}
-				recs <- rec
+				recs <- ended{cell, rec, took}
 			}
 			errc <- nil
 		}()
@@ -262,8 +344,8 @@ func runCells(ctx context.Context, o Options, cells []Cell, emit func(results.Re
 	var firstErr error
 	for running := jobs; running > 0; {
 		select {
-		case rec := <-recs:
-			if err := emit(rec); err != nil && firstErr == nil {
+		case e := <-recs:
+			if err := emit(e.cell, e.rec, e.took); err != nil && firstErr == nil {
 				firstErr = err
 			}
 		case err := <-errc:
@@ -280,60 +362,4 @@ func runCells(ctx context.Context, o Options, cells []Cell, emit func(results.Re
 		return fmt.Errorf("interrupted; finished cells are saved, rerun with --resume to finish the sweep")
 	}
 	return firstErr
-}
-
-// progress shows a bar with ETA on a terminal and a plain line every ten
-// seconds otherwise.
-type progress struct {
-	bar   *progressbar.ProgressBar
-	w     io.Writer
-	total int
-	n     int
-	start time.Time
-	last  time.Time
-	fails int
-}
-
-func newProgress(o Options, total int) *progress {
-	p := &progress{w: o.Progress, total: total, start: time.Now(), last: time.Now()}
-	if p.w == nil {
-		p.w = io.Discard
-	}
-	if o.Terminal && total > 0 {
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(p.w),
-			progressbar.OptionSetDescription("cells"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionShowElapsedTimeOnFinish(),
-			progressbar.OptionClearOnFinish(),
-		)
-	} else {
-		fmt.Fprintf(p.w, "membench: %d cells to run\n", total)
-	}
-	return p
-}
-
-func (p *progress) step(r results.Record) {
-	p.n++
-	if r.Status != results.StatusOK {
-		p.fails++
-	}
-	if p.bar != nil {
-		p.bar.Add(1)
-		return
-	}
-	if now := time.Now(); now.Sub(p.last) >= 10*time.Second || p.n == p.total {
-		p.last = now
-		el := now.Sub(p.start)
-		eta := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n))
-		fmt.Fprintf(p.w, "membench: %d/%d cells, %d failed, %v elapsed, ETA %v\n",
-			p.n, p.total, p.fails, el.Round(time.Second), eta.Round(time.Second))
-	}
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		p.bar.Finish()
-	}
 }

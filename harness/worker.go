@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"membench/results"
@@ -39,6 +40,10 @@ func IsWorker() bool { return os.Getenv(workerEnv) == "1" }
 func WorkerMain() int {
 	// The parent owns interrupts: a Ctrl-C reaches the whole process group.
 	signal.Ignore(os.Interrupt)
+	// The parent stops a worker with SIGTERM first (see kill): the cell's
+	// context ends, so that an exec: planner kills what it started.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
 	// Processes a subject starts (exec:PATH planners, which may run
 	// membench) are not workers.
 	os.Unsetenv(workerEnv)
@@ -68,7 +73,15 @@ func WorkerMain() int {
 				fmt.Fprintln(os.Stderr, "membench worker: bad cell:", err)
 				return 2
 			}
-			rec := x.Execute(context.Background(), c)
+			rec := x.Execute(ctx, c)
+			reapChildren()
+			if ctx.Err() != nil {
+				// Told to stop: die of the signal, as the parent (or
+				// whoever sent it) expects.
+				stop()
+				raiseSIGTERM()
+				return 1
+			}
 			if err := enc.Encode(&rec); err != nil {
 				fmt.Fprintln(os.Stderr, "membench worker:", err)
 				return 1
@@ -157,8 +170,9 @@ func startWorker(exe string, memLimit int64) (*worker, error) {
 
 // run sends one cell and waits for its record, for at most the cell's
 // timeout plus a grace period. A worker that overruns is killed and the
-// cell recorded as a timeout; one that dies is recorded as an error, or as
-// oom when the runtime said it ran out of memory. ok is false when the
+// cell recorded as a timeout; one that dies is recorded as oom when the
+// runtime or the memory watchdog said it ran out of memory, else as an
+// error (one killed by a signal with that signal's name). ok is false when the
 // worker can no longer be used.
 func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) {
 	fail := func(status, msg string) (results.Record, bool) {
@@ -182,9 +196,19 @@ func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) 
 			if s := w.stderr.String(); s != "" {
 				msg += "\n" + s
 			}
-			// The runtime's or the watchdog's own word, or a SIGKILL that
-			// was not ours: the kernel's OOM killer.
-			if strings.Contains(w.stderr.String(), "out of memory") || killedBySignal(w.err) {
+			// A signal we did not send (ours, on a timeout or an
+			// interrupt, never get here): another process, or the
+			// kernel's OOM killer. Not the cell's own result, so resume
+			// runs it again (see Rerun).
+			if sig, ok := killedBySignal(w.err); ok {
+				msg = killedPrefix + sig + " (not sent by membench: another process, or the kernel's OOM killer); --resume runs the cell again"
+				if s := w.stderr.String(); s != "" {
+					msg += "\n" + s
+				}
+				return fail(results.StatusError, msg)
+			}
+			// The runtime's or the watchdog's own word: the heap limit.
+			if strings.Contains(w.stderr.String(), "out of memory") {
 				return fail(results.StatusOOM, msg)
 			}
 			return fail(results.StatusError, msg)
@@ -204,10 +228,23 @@ func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) 
 }
 
 // kill stops the worker process and waits for it.
+// It asks first (SIGTERM: the worker ends its cell's context, and an
+// exec: planner kills the processes it started, which a SIGKILL of the
+// worker would leave running), and kills after killGrace.
 func (w *worker) kill() {
+	if w.cmd.Process.Signal(syscall.SIGTERM) == nil {
+		select {
+		case <-w.done:
+			return
+		case <-time.After(killGrace):
+		}
+	}
 	w.cmd.Process.Kill()
 	<-w.done
 }
+
+// killGrace is how long a worker asked to stop may take.
+const killGrace = time.Second
 
 // close ends a healthy worker by closing its input.
 func (w *worker) close() {

@@ -4,4 +4,8 @@ package harness
 
 func closeOnExec(int) {}
 
-func killedBySignal(error) bool { return false }
+func killedBySignal(error) (string, bool) { return "", false }
+
+func reapChildren() {}
+
+func raiseSIGTERM() {}

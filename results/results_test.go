@@ -2,9 +2,11 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,10 +84,103 @@ func TestStoreAppendAndTornLine(t *testing.T) {
 
 func TestReadFileBadLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "results.jsonl")
-	os.WriteFile(path, []byte("{\"workload\":\"a\"}\nnot json\n{}\n"), 0o644)
-	_, _, err := ReadFile(path)
-	if err == nil || !strings.Contains(err.Error(), "results.jsonl:2: not a result record") {
-		t.Fatalf("err = %v, want one naming line 2", err)
+	ok := `{"workload":"a","subject":"naive","repeat":0,"status":"ok"}`
+	for _, tc := range []struct{ data, want string }{
+		{ok + "\nnot json\n{}\n", ":2: not a result record: invalid character 'o' in literal null (expecting 'u')"},
+		{ok + "\n{\"workload\":\"a\"}\n", ":2: not a result record: no workload or subject"},
+		{ok + ok + "\n", `:1: not a result record: text after the record: "{\"workload\":\"a\",\"sub"`},
+		{`{"workload":"a","subject":"b","status":"fine"}` + "\n", `:1: not a result record: status "fine": want one of ok, invalid, error, timeout, oom`},
+	} {
+		os.WriteFile(path, []byte(tc.data), 0o644)
+		_, _, err := ReadFile(path)
+		want := path + tc.want + " (membench run --resume drops such lines)"
+		if err == nil || err.Error() != want {
+			t.Errorf("ReadFile(%q) = %v, want %s", tc.data, err, want)
+		}
+	}
+}
+
+// TestOpenDropsGarbledLines: two writers interleaving leave garbled lines
+// in the middle of the file; Open keeps every good record, drops the bad
+// lines (kept aside in results.jsonl.garbled) and names them.
+func TestOpenDropsGarbledLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	recs := fixedRecords()
+	var lines []string
+	for i := range 4 {
+		b, _ := json.Marshal(&recs[i])
+		lines = append(lines, string(b))
+	}
+	// Line 2 is half of record 1 glued to record 2; line 4 is the rest of
+	// record 1; line 5 is record 3; then a torn line.
+	data := lines[0] + "\n" + lines[1][:40] + lines[2] + "\n\n" + lines[1][40:] + "\n" + lines[3] + "\n" + lines[0][:10]
+	os.WriteFile(path, []byte(data), 0o644)
+	s, got, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []Key
+	for _, r := range got {
+		keys = append(keys, r.Key())
+	}
+	if want := []Key{recs[0].Key(), recs[3].Key()}; !slices.Equal(keys, want) {
+		t.Errorf("Open kept %v, want %v", keys, want)
+	}
+	var dropped []string
+	for _, d := range s.Dropped {
+		dropped = append(dropped, d.String())
+	}
+	want := []string{
+		"line 2: invalid character 'w' after object key",
+		"line 4: invalid character 'a' looking for beginning of value",
+	}
+	if !slices.Equal(dropped, want) {
+		t.Errorf("Dropped = %q, want %q", dropped, want)
+	}
+	if err := s.Append(&recs[1]); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	after, _ := os.ReadFile(path)
+	if want := lines[0] + "\n\n" + lines[3] + "\n" + lines[1] + "\n"; string(after) != want {
+		t.Errorf("file after Open and Append:\n%s\nwant\n%s", after, want)
+	}
+	garbled, _ := os.ReadFile(path + GarbledSuffix)
+	if want := lines[1][:40] + lines[2] + "\n" + lines[1][40:] + "\n"; string(garbled) != want {
+		t.Errorf("%s:\n%s\nwant\n%s", GarbledSuffix, garbled, want)
+	}
+	if _, _, err := ReadFile(path); err != nil {
+		t.Errorf("ReadFile after Open: %v", err)
+	}
+}
+
+// TestLatestRecordWins: a rerun cell's new record supersedes the old one,
+// in the old one's place.
+func TestLatestRecordWins(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	recs := fixedRecords()
+	failed := recs[1]
+	failed.Status, failed.Error = StatusError, "worker killed by signal SIGKILL"
+	s, _, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []Record{recs[0], failed, recs[2], recs[1]} {
+		if err := s.Append(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	got, _, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[1].Key() != recs[1].Key() || got[1].Status != StatusOK || got[2].Key() != recs[2].Key() {
+		t.Errorf("ReadFile = %+v, want records 0, 1 (ok, the rerun) and 2", got)
+	}
+	_, reopened, _ := Open(path)
+	if len(reopened) != 3 || reopened[1].Status != StatusOK {
+		t.Errorf("Open = %+v, want the rerun's record", reopened)
 	}
 }
 

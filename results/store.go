@@ -9,31 +9,61 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Store appends records to a results.jsonl file, one JSON object a line,
 // flushed to disk (fsync) as each record is written, so a sweep killed at
 // any moment loses at most the line being written.
+//
+// A cell may have several records: a rerun (--resume --retry-failed, or
+// the retry of a worker killed from outside) appends a new one, and the
+// last record of a cell supersedes the earlier ones wherever records are
+// read (ReadFile and Open return only the latest).
 type Store struct {
 	f    *os.File
 	path string
+	// Dropped lists the garbled lines Open removed from the file.
+	Dropped []Dropped
 }
 
-// ReadFile reads the records of a results.jsonl file. A torn last line (no
-// trailing newline, as left by a kill mid-write) is dropped; its byte
-// offset is returned as good, the length of the intact prefix. Any other
-// malformed line is an error naming the file and line.
+// Dropped is a line of a results.jsonl that holds no record: garbled, as
+// two writers interleaving leave it, or edited by hand.
+type Dropped struct {
+	// Line is the 1-based line number in the file as it was read.
+	Line int
+	// Reason says what is wrong with it.
+	Reason string
+	text   []byte
+}
+
+func (d Dropped) String() string { return fmt.Sprintf("line %d: %s", d.Line, d.Reason) }
+
+// GarbledSuffix names the file, beside results.jsonl, that keeps the text
+// of the lines Open dropped, for inspection.
+const GarbledSuffix = ".garbled"
+
+// ReadFile reads the records of a results.jsonl file, the latest record
+// of each cell (see Latest). A torn last line (no trailing newline, as
+// left by a kill mid-write) is dropped; its byte offset is returned as
+// good, the length of the intact prefix. Any other malformed line is an
+// error naming the file and line.
 func ReadFile(path string) (recs []Record, good int64, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	return parse(path, data)
+	recs, good, bad := parse(data)
+	if len(bad) > 0 {
+		return nil, 0, fmt.Errorf("%s:%d: not a result record: %s (membench run --resume drops such lines)", path, bad[0].Line, bad[0].Reason)
+	}
+	return Latest(recs), good, nil
 }
 
-func parse(path string, data []byte) ([]Record, int64, error) {
-	var recs []Record
-	var off int64
+// parse reads the lines of data up to a torn last line, whose start it
+// returns as good. Lines that hold no valid record are returned as bad.
+func parse(data []byte) (recs []Record, good int64, bad []Dropped) {
 	line := 0
 	for len(data) > 0 {
 		line++
@@ -44,27 +74,77 @@ func parse(path string, data []byte) ([]Record, int64, error) {
 		}
 		text := data[:i]
 		if len(bytes.TrimSpace(text)) > 0 {
-			var r Record
-			dec := json.NewDecoder(bytes.NewReader(text))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&r); err != nil {
-				return nil, 0, fmt.Errorf("%s:%d: not a result record: %v", path, line, err)
+			r, err := decodeRecord(text)
+			if err != nil {
+				bad = append(bad, Dropped{Line: line, Reason: err.Error(), text: text})
+			} else {
+				recs = append(recs, r)
 			}
-			recs = append(recs, r)
 		}
-		off += int64(i + 1)
+		good += int64(i + 1)
 		data = data[i+1:]
 	}
-	return recs, off, nil
+	return recs, good, bad
+}
+
+var statuses = []string{StatusOK, StatusInvalid, StatusError, StatusTimeout, StatusOOM}
+
+// decodeRecord decodes one line strictly: known fields only, one object
+// and nothing after it (interleaved writers glue records together), and
+// the fields that make a record's key.
+func decodeRecord(text []byte) (Record, error) {
+	var r Record
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, err
+	}
+	if rest := bytes.TrimSpace(text[dec.InputOffset():]); len(rest) > 0 {
+		return r, fmt.Errorf("text after the record: %.20q", rest)
+	}
+	switch {
+	case r.Workload == "" || r.Subject == "":
+		return r, fmt.Errorf("no workload or subject")
+	case !slices.Contains(statuses, r.Status):
+		return r, fmt.Errorf("status %.20q: want one of %s", r.Status, strings.Join(statuses, ", "))
+	}
+	return r, nil
+}
+
+// Latest keeps the last record of each cell, at the place of the cell's
+// first record, so that a rerun cell keeps its place in the sweep's order.
+func Latest(recs []Record) []Record {
+	at := make(map[Key]int, len(recs))
+	out := make([]Record, 0, len(recs))
+	for _, r := range recs {
+		if i, ok := at[r.Key()]; ok {
+			out[i] = r
+			continue
+		}
+		at[r.Key()] = len(out)
+		out = append(out, r)
+	}
+	return out
 }
 
 // Open opens (creating if needed) the results.jsonl at path for appending.
-// It returns the records already there; a torn last line is cut off the
-// file so that appends start on a clean line.
+// It returns the records already there (the latest of each cell); a torn
+// last line is cut off the file so that appends start on a clean line.
+// Garbled lines elsewhere are dropped: the file is rewritten without them
+// (their text is kept in path+GarbledSuffix) and they are listed in the
+// store's Dropped, so that a sweep resumes and reruns the cells they held.
 func Open(path string) (*Store, []Record, error) {
-	recs, good, err := ReadFile(path)
+	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
+	}
+	recs, good, bad := parse(data)
+	if len(bad) > 0 {
+		kept := keptLines(data[:good], bad)
+		if err := dropLines(path, kept, bad); err != nil {
+			return nil, nil, err
+		}
+		good = int64(len(kept))
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -78,7 +158,40 @@ func Open(path string) (*Store, []Record, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	return &Store{f: f, path: path}, recs, nil
+	return &Store{f: f, path: path, Dropped: bad}, Latest(recs), nil
+}
+
+// keptLines returns the lines of data less the bad ones.
+func keptLines(data []byte, bad []Dropped) []byte {
+	var out []byte
+	line, b := 0, 0
+	for len(data) > 0 {
+		line++
+		i := bytes.IndexByte(data, '\n')
+		if b < len(bad) && bad[b].Line == line {
+			b++
+		} else {
+			out = append(out, data[:i+1]...)
+		}
+		data = data[i+1:]
+	}
+	return out
+}
+
+// dropLines rewrites path as kept, after appending the bad lines to
+// path+GarbledSuffix.
+func dropLines(path string, kept []byte, bad []Dropped) error {
+	g, err := os.OpenFile(path+GarbledSuffix, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	for _, d := range bad {
+		fmt.Fprintf(g, "%s\n", d.text)
+	}
+	if err := g.Close(); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, kept)
 }
 
 // Append writes r as one line and syncs it to disk.

@@ -1,24 +1,121 @@
 package strategies
 
 import (
-	"errors"
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// killGroup runs the planner in its own process group and has a cancelled
-// context kill the whole group, so that a script's children die with it.
-// Since the group no longer gets the terminal's Ctrl-C, the planner is
-// also killed when the process that started it dies (a killed sweep
-// worker must not leave planners running).
-func killGroup(cmd *exec.Cmd) {
+// execTokenEnv marks every process a planner starts (the environment is
+// inherited), so that its descendants can be told from other children
+// once they are orphaned and reparented to us.
+const execTokenEnv = "MEMBENCH_EXEC_TOKEN"
+
+var (
+	subreaper sync.Once
+	execSeq   atomic.Int64
+)
+
+// contain runs the planner in its own process group, killed as a whole on
+// a cancelled context and by the returned cleanup. A descendant that left
+// the group (setsid, or a double fork) is caught too: this process is a
+// child subreaper, so such orphans become its children, and cleanup kills
+// and reaps every child carrying the planner's token (one that clears its
+// environment escapes). Since the group no longer gets the terminal's
+// Ctrl-C, the planner is also killed when the process that started it
+// dies (a killed sweep worker must not leave planners running).
+func contain(cmd *exec.Cmd) (cleanup func()) {
+	subreaper.Do(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	token := fmt.Sprintf("%d.%d", os.Getpid(), execSeq.Add(1))
+	cmd.Env = append(cmd.Env, execTokenEnv+"="+token)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error {
-		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		if errors.Is(err, syscall.ESRCH) {
-			return os.ErrProcessDone
-		}
-		return err
+	killGroupOnCancel(cmd)
+	return func() {
+		killGroup(cmd)
+		killOrphans(token, cmd.Process.Pid)
 	}
+}
+
+// killOrphans kills and reaps the children of this process (orphans
+// reparented to it) whose environment carries token, except the planner
+// itself (pid), which os/exec waits for. Killing one may orphan its own
+// children, so it looks again until none is left.
+func killOrphans(token string, pid int) {
+	mark := []byte("\x00" + execTokenEnv + "=" + token + "\x00")
+	for range 1000 {
+		found := false
+		for _, child := range children() {
+			if child == pid {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + strconv.Itoa(child) + "/environ")
+			if err != nil || !bytes.Contains(append([]byte{0}, env...), mark) {
+				continue
+			}
+			unix.Kill(child, unix.SIGKILL)
+			var ws unix.WaitStatus
+			unix.Wait4(child, &ws, 0, nil)
+			found = true
+		}
+		if !found {
+			return
+		}
+	}
+}
+
+// children lists this process's child pids, from every thread's
+// /proc/self/task/T/children, or where the kernel has no such files, from
+// the parent pid of every process.
+func children() []int {
+	files, _ := filepath.Glob("/proc/self/task/*/children")
+	if len(files) == 0 {
+		return childrenByScan()
+	}
+	var pids []int
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range bytes.Fields(b) {
+			if pid, err := strconv.Atoi(string(field)); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+func childrenByScan() []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	me := os.Getpid()
+	var pids []int
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		fields := bytes.Fields(b[i+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(string(fields[1])); ppid == me {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

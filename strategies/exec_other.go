@@ -1,8 +1,17 @@
-//go:build !linux
+//go:build unix && !linux
 
 package strategies
 
-import "os/exec"
+import (
+	"os/exec"
+	"syscall"
+)
 
-// killGroup leaves the default: a cancelled context kills the planner.
-func killGroup(*exec.Cmd) {}
+// contain runs the planner in its own process group, killed as a whole on
+// a cancelled context and by the returned cleanup. Descendants that leave
+// the group are not caught here (Linux's subreaper does that).
+func contain(cmd *exec.Cmd) (cleanup func()) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	killGroupOnCancel(cmd)
+	return func() { killGroup(cmd) }
+}

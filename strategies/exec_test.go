@@ -3,8 +3,15 @@ package strategies_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -69,20 +76,23 @@ func TestExecPlans(t *testing.T) {
 
 // TestExecErrors checks the exact error of each kind of broken planner.
 // They are plain errors (the planner failed, exit status 1), not input
-// errors.
+// errors; output that is no plan is an invalid plan.
 func TestExecErrors(t *testing.T) {
 	for _, tc := range []struct {
-		script string
-		align  int64
-		want   string
+		script  string
+		align   int64
+		want    string
+		invalid bool
 	}{
-		{"duplicate.sh", 0, "exec:testdata/exec/duplicate.sh output:4: id 0 repeats line 1"},
-		{"missing.sh", 0, "exec:testdata/exec/missing.sh output: no offset for buffer id 2 (1 of 3 buffers missing; want one line per buffer)"},
-		{"garbage.sh", 0, `exec:testdata/exec/garbage.sh output:2: offset "lots": want a non-negative integer`},
+		{"duplicate.sh", 0, "exec:testdata/exec/duplicate.sh output:4: id 0 repeats line 1", true},
+		{"missing.sh", 0, "exec:testdata/exec/missing.sh output: no offset for buffer id 2 (1 of 3 buffers missing; want one line per buffer)", true},
+		{"garbage.sh", 0, `exec:testdata/exec/garbage.sh output:2: offset "lots": want a non-negative integer`, true},
+		// Output without end is cut at the cap, and the planner killed.
+		{"flood.sh", 0, "exec:testdata/exec/flood.sh output: more than 1049344 bytes for 3 buffers; want one id,offset line per buffer", true},
 		// fail.sh echoes its capacity and stdin: the MiniMalloc CSV it was
 		// given, ids being positions and upper = last + 1.
-		{"fail.sh", 0, "exec:testdata/exec/fail.sh: exit status 3: capacity none\nid,lower,upper,size\n0,0,2,32\n1,1,3,8\n2,2,3,16"},
-		{"fail.sh", 128, "exec:testdata/exec/fail.sh: exit status 3: capacity 4096\nid,lower,upper,size,alignment\n0,0,2,32,128\n1,1,3,8,128\n2,2,3,16,128"},
+		{"fail.sh", 0, "exec:testdata/exec/fail.sh: exit status 3: capacity none\nid,lower,upper,size\n0,0,2,32\n1,1,3,8\n2,2,3,16", false},
+		{"fail.sh", 128, "exec:testdata/exec/fail.sh: exit status 3: capacity 4096\nid,lower,upper,size,alignment\n0,0,2,32,128\n1,1,3,8,128\n2,2,3,16,128", false},
 	} {
 		p := execProblem(tc.align)
 		if tc.align > 0 {
@@ -99,6 +109,9 @@ func TestExecErrors(t *testing.T) {
 		var ie *workloads.InputError
 		if errors.As(err, &ie) {
 			t.Errorf("%s: error is an input error (exit 2); a failing planner is exit 1", tc.script)
+		}
+		if got := errors.Is(err, strategies.ErrInvalidPlan); got != tc.invalid {
+			t.Errorf("%s: errors.Is(err, ErrInvalidPlan) = %v, want %v", tc.script, got, tc.invalid)
 		}
 	}
 }
@@ -119,7 +132,10 @@ func TestExecPlansAreValidated(t *testing.T) {
 
 func TestExecLookupErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, want string }{
-		{"exec:", `exec strategy: want exec:PATH, got "exec:"`},
+		{"exec:", `exec strategy: want exec:PATH [ARGS...], got "exec:"`},
+		{"exec:  ", `exec strategy: want exec:PATH [ARGS...], got "exec:  "`},
+		{`exec:testdata/exec/args.sh "two words`, `exec strategy "exec:testdata/exec/args.sh \"two words": unbalanced quotes`},
+		{"exec:testdata/exec/args.sh x | sort", `exec strategy "exec:testdata/exec/args.sh x | sort": "| sort": shell operators are not run; put the pipeline in a script`},
 		{"exec:testdata/exec/nope.sh", `exec strategy "exec:testdata/exec/nope.sh": exec: "testdata/exec/nope.sh": stat testdata/exec/nope.sh: no such file or directory`},
 		{"exec:testdata/tflite/complex.csv", `exec strategy "exec:testdata/tflite/complex.csv": exec: "testdata/tflite/complex.csv": permission denied`},
 	} {
@@ -146,4 +162,87 @@ func TestExecCancel(t *testing.T) {
 	if el := time.Since(start); el > 900*time.Millisecond {
 		t.Errorf("Plan returned %v after its context ended", el)
 	}
+}
+
+// TestExecArgs: exec: takes a command with arguments, split like a
+// shell's words.
+func TestExecArgs(t *testing.T) {
+	s, err := strategies.Lookup(`exec:testdata/exec/args.sh "two words" 8`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Plan(context.Background(), execProblem(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{0, 40, 56}; !slices.Equal(plan.Offsets, want) {
+		t.Errorf("offsets %v, want %v (sizes 32, 8, 16 with gaps of 8)", plan.Offsets, want)
+	}
+	// A command found in PATH, with its script as an argument.
+	s, err = strategies.Lookup(`exec:sh 'testdata/exec/args.sh' two\ words 0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan, err := s.Plan(context.Background(), execProblem(0)); err != nil || !slices.Equal(plan.Offsets, []int64{0, 32, 40}) {
+		t.Errorf("sh args.sh: %v, %v", plan, err)
+	}
+}
+
+// TestExecLeavesNoProcess: processes a planner starts that leave its
+// process group (setsid, double forks) are killed when it ends, and when
+// its context does.
+func TestExecLeavesNoProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("descendants that leave the process group are caught on Linux only")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid command")
+	}
+	for _, hang := range []string{"answer", "hang"} {
+		token := fmt.Sprintf("%d-%s", os.Getpid(), hang)
+		s, err := strategies.Lookup("exec:testdata/exec/escape.sh " + token + " " + hang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		start := time.Now()
+		plan, err := s.Plan(ctx, execProblem(0))
+		cancel()
+		if hang == "answer" && (err != nil || !slices.Equal(plan.Offsets, []int64{0, 32, 40})) {
+			t.Errorf("%s: %v, %v", hang, plan, err)
+		}
+		if hang == "hang" && !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: err = %v, want the deadline", hang, err)
+		}
+		// The escaped processes held stdout open: waiting for them would
+		// take the drain delay.
+		if el := time.Since(start); el > 2900*time.Millisecond {
+			t.Errorf("%s: Plan took %v", hang, el)
+		}
+		if left := marked("MEMBENCH_ESCAPE_TEST=" + token); len(left) > 0 {
+			t.Errorf("%s: processes %v outlived the planner", hang, left)
+			for _, pid := range left {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// marked lists the processes whose environment holds env.
+func marked(env string) []int {
+	var pids []int
+	files, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(b), "\x00") {
+			if kv == env {
+				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }

@@ -71,7 +71,7 @@ func runList(ctx context.Context, e *env, args []string) error {
 				}
 			}
 			fmt.Fprintf(tw, "  [external]\t\t\n")
-			fmt.Fprintf(tw, "  exec:PATH\t%s\t%s\n", strategies.External, "external planner: MiniMalloc CSV on stdin, id,offset lines back")
+			fmt.Fprintf(tw, "  exec:PATH\t%s\t%s\n", strategies.External, "external planner, exec:PATH [ARGS...] (split like shell words): MiniMalloc CSV on stdin, id,offset lines back")
 		case "allocators":
 			for _, in := range allocators.All() {
 				fmt.Fprintf(tw, "  %s\t%s\n", in.Name, in.Doc)

@@ -18,7 +18,8 @@ func init() {
 	register(&command{
 		name: "run",
 		usage: "[--config FILE] [--strategies a,b] [--allocators x,y] [--workloads w1,w2]\n" +
-			"       [--repeats N] [--timeout DUR] [--jobs N] [--out DIR] [--resume|--force] [--shard I/N] [--allow-failed-cells]",
+			"       [--repeats N] [--timeout DUR] [--jobs N] [--out DIR] [--resume [--retry-failed]|--force] [--shard I/N]\n" +
+			"       [--allow-failed-cells]",
 		summary: "Run a sweep (the embedded default suite, or --config FILE) and write results, summary and plots.",
 		run:     runSweep,
 	})
@@ -33,6 +34,7 @@ type sweepFlags struct {
 	jobs                              int
 	out                               string
 	resume, force                     bool
+	retryFailed                       bool
 	shard                             string
 }
 
@@ -47,6 +49,7 @@ func (f *sweepFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "output `DIR` (default out/<config name>)")
 	fs.BoolVar(&f.resume, "resume", false, "finish an interrupted sweep in the output folder")
 	fs.BoolVar(&f.force, "force", false, "overwrite a sweep already in the output folder")
+	fs.BoolVar(&f.retryFailed, "retry-failed", false, "with --resume, also rerun the cells recorded as failed (error, timeout, oom, invalid)")
 	fs.StringVar(&f.shard, "shard", "", "run only shard `I/N` of the cells (0 <= I < N)")
 }
 
@@ -87,7 +90,11 @@ func (f *sweepFlags) options(e *env) (harness.Options, error) {
 	if f.resume && f.force {
 		return o, badUsage("--resume and --force exclude each other")
 	}
+	if f.retryFailed && !f.resume {
+		return o, badUsage("--retry-failed goes with --resume")
+	}
 	o = harness.Options{Config: c, Out: f.out, Jobs: f.jobs, Resume: f.resume, Force: f.force, Progress: e.stderr}
+	o.RetryFailed = f.retryFailed
 	if f.shard != "" {
 		i, n, ok := strings.Cut(f.shard, "/")
 		si, err1 := strconv.Atoi(i)

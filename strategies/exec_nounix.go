@@ -1,0 +1,14 @@
+//go:build !unix
+
+package strategies
+
+import "os/exec"
+
+// contain leaves the default: a cancelled context kills the planner.
+func contain(cmd *exec.Cmd) (cleanup func()) {
+	return func() {
+		if cmd.Process != nil {
+			cmd.Process.Kill()
+		}
+	}
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Prints without end.
+exec yes 0,0
