@@ -92,6 +92,7 @@ type Matrix struct {
 func (c *Config) Expand() (*Matrix, error) {
 	var wspecs []string
 	seen := map[string]bool{}
+	only := map[string]string{} // workload spec -> the kind it runs under
 	for _, e := range c.Workloads {
 		specs, err := Expand(e)
 		if err != nil {
@@ -104,6 +105,12 @@ func (c *Config) Expand() (*Matrix, error) {
 			}
 			seen[s] = true
 			wspecs = append(wspecs, s)
+			switch e.Only {
+			case "strategies":
+				only[s] = results.KindStrategy
+			case "allocators":
+				only[s] = results.KindAllocator
+			}
 		}
 	}
 	var subs []subject
@@ -156,10 +163,16 @@ func (c *Config) Expand() (*Matrix, error) {
 		lb := strategies.LowerBounds(w.Problem)
 		pl.Infos[ws] = WorkloadInfo{N: len(w.Problem.Buffers), Hash: Hash(w.Problem), LBLoad: lb.Load, LBObjects: lb.Objects}
 	}
+	runs := func(ws string, s subject) bool {
+		if k := only[ws]; k != "" && k != s.kind {
+			return false
+		}
+		return s.maxN == 0 || pl.Infos[ws].N <= s.maxN
+	}
 	perRepeat := 0
 	for _, ws := range wspecs {
 		for _, s := range subs {
-			if s.maxN == 0 || pl.Infos[ws].N <= s.maxN {
+			if runs(ws, s) {
 				perRepeat++
 			}
 		}
@@ -176,7 +189,7 @@ func (c *Config) Expand() (*Matrix, error) {
 		for _, ws := range wspecs {
 			info := pl.Infos[ws]
 			for _, s := range subs {
-				if s.maxN > 0 && info.N > s.maxN {
+				if !runs(ws, s) {
 					continue
 				}
 				pl.Cells = append(pl.Cells, Cell{Index: idx, Workload: ws, Subject: s.spec, Kind: s.kind,

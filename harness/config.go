@@ -55,12 +55,16 @@ type Config struct {
 }
 
 // Entry is one workload or subject of a config: a plain spec string, or a
-// table {spec = "NAME", params = {key = value or [values]}, max_n = N}.
+// table {spec = "NAME", params = {key = value or [values]}, max_n = N,
+// only = "strategies"|"allocators"}.
 type Entry struct {
 	Spec   string         `json:"spec"`
 	Params map[string]any `json:"params,omitempty"`
 	// MaxN, for subjects, skips workloads with more buffers (0: no limit).
 	MaxN int `json:"max_n,omitempty"`
+	// Only, for workloads, runs them under one kind of subject: "strategies"
+	// (a static graph) or "allocators" (a recorded trace); "" runs both.
+	Only string `json:"only,omitempty"`
 }
 
 // UnmarshalTOML accepts a string or a table.
@@ -93,8 +97,17 @@ func (e *Entry) UnmarshalTOML(v any) error {
 					return fmt.Errorf("max_n = %d: want a buffer count from 0 (no limit) to %d", n, maxMaxN)
 				}
 				e.MaxN = int(n)
+			case "only":
+				o, ok := x.(string)
+				if !ok {
+					return fmt.Errorf(`only: want "strategies" or "allocators", got %s`, tomlType(x))
+				}
+				if o != "strategies" && o != "allocators" {
+					return fmt.Errorf(`only: want "strategies" or "allocators", got %s`, workloads.Echo(o))
+				}
+				e.Only = o
 			default:
-				return fmt.Errorf("unknown key %s (valid: spec, params, max_n)", workloads.Echo(k))
+				return fmt.Errorf("unknown key %s (valid: spec, params, max_n, only)", workloads.Echo(k))
 			}
 		}
 		if e.Spec == "" {

@@ -44,7 +44,9 @@ func TestParseConfigLines(t *testing.T) {
 		{"unknown table", ok + "[bogus]\nx = 1\n",
 			`exp.toml:3: unknown key "bogus" (valid: name, seed, repeats, timeout, benchtime, samples, memory_limit, max_n, workloads, strategies, allocators)`},
 		{"entry key", "strategies = [\"naive\"]\nworkloads = [{ spec = \"synthetic/chain\", bogus = 1 }]\n",
-			`exp.toml:2: workloads: unknown key "bogus" (valid: spec, params, max_n)`},
+			`exp.toml:2: workloads: unknown key "bogus" (valid: spec, params, max_n, only)`},
+		{"only value", "strategies = [\"naive\"]\nworkloads = [{ spec = \"synthetic/chain\", only = \"both\" }]\n",
+			`exp.toml:2: workloads: only: want "strategies" or "allocators", got "both"`},
 		{"entry type", "strategies = [\"naive\"]\nworkloads = [5]\n", `exp.toml:2: workloads: want a spec string or a table, got an integer`},
 		{"type", "repeats = \"3\"\n" + ok, `exp.toml:1: repeats: want an integer, got a string`},
 		{"table type", "max_n = 3\n" + ok, `exp.toml:1: max_n: want a table, got an integer`},
@@ -95,5 +97,30 @@ func TestParseConfigAccepts(t *testing.T) {
 	if c.Name != "bom" || c.Repeats != MaxRepeats || c.Samples != MaxSamples || c.Timeout.Duration != MaxTimeout ||
 		c.BenchTime.Duration != MaxBenchTime || c.Strategies[0].MaxN != 5 {
 		t.Errorf("config %+v", c)
+	}
+}
+
+// TestOnly runs a workload entry with only = "allocators" under the
+// allocators alone, and one with only = "strategies" under the strategies.
+func TestOnly(t *testing.T) {
+	c, err := ParseConfig("only.toml", []byte(`repeats = 1
+strategies = ["naive", "greedy-by-size"]
+allocators = ["bump"]
+workloads = [{ spec = "synthetic/chain?n=8", only = "allocators" }, { spec = "synthetic/chain?n=9", only = "strategies" }, "synthetic/chain?n=10"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, cell := range m.Cells {
+		got = append(got, strings.TrimPrefix(cell.Workload, "synthetic/chain?")+" "+cell.Subject)
+	}
+	want := "n=8&seed=0 bump, n=9&seed=0 naive, n=9&seed=0 greedy-by-size, n=10&seed=0 naive, n=10&seed=0 greedy-by-size, n=10&seed=0 bump"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("cells %s\nwant  %s", strings.Join(got, ", "), want)
 	}
 }
