@@ -24,7 +24,10 @@ func TestTorchRoundSize(t *testing.T) {
 		{2, 3*scMiB + 1, 4 * scMiB},
 	}
 	for _, tt := range tests {
-		a := &torchCaching{divisions: tt.divisions}
+		a := &torchCaching{}
+		for i := range a.conf.divisions {
+			a.conf.divisions[i] = tt.divisions
+		}
 		if got := a.roundSize(tt.size); got != tt.want {
 			t.Errorf("divisions %d: roundSize(%d) = %d, want %d", tt.divisions, tt.size, got, tt.want)
 		}
