@@ -124,8 +124,8 @@ type tcBlock struct {
 	seg        *tcExpSeg // nil: a cudaMalloc segment
 	allocated  bool
 	unmapped   bool
-	events     int32   // streams still to pass before the free completes
-	uses       []int32 // other streams that used the block (record_stream)
+	events     int32    // streams still to pass before the free completes
+	uses       []int32  // other streams that used the block (record_stream)
 	prev, next *tcBlock // neighbours in the same segment
 	gcBase     int64    // the pool's lookup count when the block was cached
 }
