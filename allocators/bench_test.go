@@ -44,7 +44,7 @@ func randomTrace(n, live int, seed uint64) *workloads.Trace {
 
 func TestRandomTrace(t *testing.T) {
 	tr := randomTrace(10000, 500, 1)
-	c, err := compileTrace(tr)
+	c, err := compileTrace(tr, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestRandomTrace(t *testing.T) {
 // replays, so its tables are grown and only its rules are measured) and
 // reports ns per allocator call.
 func benchReplay(b *testing.B, tr *workloads.Trace, o BFCOptions) {
-	c, err := compileTrace(tr)
+	c, err := compileTrace(tr, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestRegisterPanics(t *testing.T) {
 
 func TestLookupErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, want string }{
-		{"nope", `unknown allocator "nope" (valid: best-fit, bfc, buddy, bump, first-fit, pool, torch-caching)`},
+		{"nope", `unknown allocator "nope" (valid: best-fit, bfc, buddy, bump, first-fit, oneflow-bin, pool, torch-caching)`},
 		{"bfc?memory_limt=1G", `bfc: unknown parameter "memory_limt" (valid: alignment, allow_growth, coalesce_regions, fragmentation_fraction, garbage_collection, memory_limit)`},
 		{"bfc?memory_limit=lots", `bfc: parameter memory_limit="lots": want a byte size`},
 		{"bfc?allow_growth=maybe", `bfc: parameter allow_growth="maybe": want true or false`},

@@ -1,10 +1,12 @@
 package allocators
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/montanaflynn/stats"
@@ -27,6 +29,10 @@ type ReplayOptions struct {
 	New func() Allocator
 	// Timeline records one TimelinePoint per allocator call, for plots.
 	Timeline bool
+	// FreeDelay is, for a trace without sync points, how many events
+	// after its request each free completes (DESIGN §11); 0 frees at the
+	// request. A delay for a trace with sync points is a UsageError.
+	FreeDelay int
 }
 
 // Resetter is implemented by allocators that can return to their initial
@@ -97,43 +103,69 @@ type ReplayResult struct {
 	Verified *VerifyCounts
 }
 
-// replayOp is one allocator call: an Alloc of size bytes whose offset goes
-// to slot, or a Free of the offset in slot when size < 0. Slots are reused
-// once freed, so the offset table stays as small as the live set and in
-// cache.
+// replayOp is one allocator call: an Alloc of size bytes on stream whose
+// offset goes to slot, or, where size is negative, one of the op kinds
+// below. Slots are reused once freed, so the offset table stays as small
+// as the live set and in cache.
 type replayOp struct {
-	size int64
-	slot int32
+	size   int64
+	slot   int32
+	stream int32
 }
 
-// compiled is a trace reduced to allocator calls: views and the frees
-// that do not drop a storage's last reference are resolved up front.
+// The kinds of ops that are not allocations, in replayOp.size.
+const (
+	opFree    = -1 // the free of slot completes
+	opRequest = -2 // the free of slot is requested on stream
+	opRecord  = -3 // stream uses slot
+	opSync    = -4 // stream passes a sync point (slot -1)
+)
+
+// compiled is a trace reduced to allocator calls: views, the frees that
+// do not drop a storage's last reference and free completion (DESIGN §11)
+// are resolved up front. Frees appear as opFree where they complete; a
+// trace with sync points also keeps its requests, records and syncs for
+// allocators that complete frees themselves.
 type compiled struct {
 	ops []replayOp
-	// req and ev give each op's allocation request and trace event.
+	// req and ev give each op's allocation request (-1 for a sync) and
+	// trace event.
 	req, ev []int32
 	allocs  []AllocRecord
-	slots   int // distinct slots
+	// producer is each allocation request's stream.
+	producer []int32
+	slots    int // distinct slots
+	// streams says some event names a stream other than 0; syncs that the
+	// trace has sync points.
+	streams, syncs bool
 }
 
-func compileTrace(tr *workloads.Trace) (*compiled, error) {
+func compileTrace(tr *workloads.Trace, delay int) (*compiled, error) {
 	if len(tr.Events) > math.MaxInt32 {
 		return nil, &workloads.InputError{File: tr.Name, Msg: fmt.Sprintf("%d events: at most %d supported", len(tr.Events), math.MaxInt32)}
 	}
-	n := len(tr.Events)
-	c := &compiled{ops: make([]replayOp, 0, n), req: make([]int32, 0, n), ev: make([]int32, 0, n)}
-	live := newIDTable(tr.Events) // trace id -> allocation request
-	var refs, slotOf []int32      // per request: sharers, offset slot
-	var freeSlots []int32
-	emit := func(size int64, req, i int) {
-		c.ops = append(c.ops, replayOp{size: size, slot: slotOf[req]})
-		c.req = append(c.req, int32(req))
-		c.ev = append(c.ev, int32(i))
+	sp, err := workloads.NewSyncPoints(tr, delay)
+	if err != nil {
+		return nil, err
 	}
+	n := len(tr.Events)
+	c := &compiled{ops: make([]replayOp, 0, n), req: make([]int32, 0, n), ev: make([]int32, 0, n), syncs: sp.HasSyncs()}
+	live := newIDTable(tr.Events) // trace id -> allocation request
+	evReq := make([]int32, n)     // per event: its allocation request, or -1
+	var refs, reqEvent []int32    // per request: sharers, the event requesting its free
+	var users [][]int32           // per request: streams besides the producer's that used it
 	fail := func(i int, format string, args ...any) error {
 		return &workloads.InputError{File: tr.Name, Msg: fmt.Sprintf("event %d: ", i+1) + fmt.Sprintf(format, args...)}
 	}
+	use := func(req int32, s int32) {
+		if s != c.producer[req] && !slices.Contains(users[req], s) {
+			users[req] = append(users[req], s)
+		}
+	}
+	// Pass 1: check the trace and resolve views to allocation requests.
 	for i, ev := range tr.Events {
+		evReq[i] = -1
+		c.streams = c.streams || ev.Stream != 0
 		switch ev.Kind {
 		case workloads.Alloc:
 			if _, ok := live.get(ev.ID); ok {
@@ -144,19 +176,12 @@ func compileTrace(tr *workloads.Trace) (*compiled, error) {
 			}
 			req := int32(len(c.allocs))
 			c.allocs = append(c.allocs, AllocRecord{ID: ev.ID, Size: ev.Size, Offset: -1})
+			c.producer = append(c.producer, ev.Stream)
 			refs = append(refs, 1)
-			slotOf = append(slotOf, -1)
+			reqEvent = append(reqEvent, -1)
+			users = append(users, nil)
 			live.set(ev.ID, req)
-			if ev.Size > 0 {
-				if k := len(freeSlots); k > 0 {
-					slotOf[req] = freeSlots[k-1]
-					freeSlots = freeSlots[:k-1]
-				} else {
-					slotOf[req] = int32(c.slots)
-					c.slots++
-				}
-				emit(ev.Size, int(req), i)
-			}
+			evReq[i] = req
 		case workloads.View:
 			if _, ok := live.get(ev.ID); ok {
 				return nil, fail(i, "view %d of %d: id %d is still live", ev.ID, ev.Of, ev.ID)
@@ -173,12 +198,82 @@ func compileTrace(tr *workloads.Trace) (*compiled, error) {
 				return nil, fail(i, "free of id %d, which is not allocated", ev.ID)
 			}
 			live.set(ev.ID, -1)
-			if refs[req]--; refs[req] == 0 && slotOf[req] >= 0 {
-				emit(-1, int(req), i)
-				freeSlots = append(freeSlots, slotOf[req])
+			use(req, ev.Stream)
+			evReq[i] = req
+			if refs[req]--; refs[req] == 0 {
+				reqEvent[req] = int32(i)
 			}
+		case workloads.Record:
+			req, ok := live.get(ev.ID)
+			if !ok {
+				return nil, fail(i, "record of id %d on stream %d: the id is not live", ev.ID, ev.Stream)
+			}
+			use(req, ev.Stream)
+			evReq[i] = req
+		case workloads.Sync:
 		default:
 			return nil, fail(i, "unknown event kind %d", ev.Kind)
+		}
+	}
+	// When each free completes, in the order of completion, then request.
+	type completion struct{ at, req, asked int32 }
+	var done []completion
+	for req, at := range reqEvent {
+		if at < 0 {
+			continue
+		}
+		if cp := sp.Completion(at, c.producer[req], users[req]); cp >= 0 {
+			done = append(done, completion{cp, int32(req), at})
+		}
+	}
+	byTime := func(a, b completion) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.asked, b.asked)) }
+	if !slices.IsSortedFunc(done, byTime) {
+		slices.SortFunc(done, byTime)
+	}
+	// Pass 2: emit the ops, handing out slots.
+	slotOf := make([]int32, len(c.allocs))
+	var freeSlots []int32
+	emit := func(size int64, slot, stream, req int32, i int) {
+		c.ops = append(c.ops, replayOp{size: size, slot: slot, stream: stream})
+		c.req = append(c.req, req)
+		c.ev = append(c.ev, int32(i))
+	}
+	k := 0
+	for i, ev := range tr.Events {
+		req := evReq[i]
+		switch ev.Kind {
+		case workloads.Alloc:
+			slotOf[req] = -1
+			if ev.Size > 0 {
+				if n := len(freeSlots); n > 0 {
+					slotOf[req] = freeSlots[n-1]
+					freeSlots = freeSlots[:n-1]
+				} else {
+					slotOf[req] = int32(c.slots)
+					c.slots++
+				}
+				emit(ev.Size, slotOf[req], ev.Stream, req, i)
+			}
+		case workloads.Free:
+			switch {
+			case !c.syncs || slotOf[req] < 0:
+			case reqEvent[req] == int32(i):
+				emit(opRequest, slotOf[req], ev.Stream, req, i)
+			case ev.Stream != c.producer[req]:
+				emit(opRecord, slotOf[req], ev.Stream, req, i)
+			}
+		case workloads.Record:
+			if c.syncs && slotOf[req] >= 0 {
+				emit(opRecord, slotOf[req], ev.Stream, req, i)
+			}
+		case workloads.Sync:
+			emit(opSync, -1, ev.Stream, -1, i)
+		}
+		for ; k < len(done) && done[k].at == int32(i); k++ {
+			if r := done[k].req; slotOf[r] >= 0 {
+				emit(opFree, slotOf[r], c.producer[r], r, i)
+				freeSlots = append(freeSlots, slotOf[r])
+			}
 		}
 	}
 	return c, nil
@@ -235,10 +330,12 @@ func (t *idTable) set(id int, slot int32) {
 // allocations and statistics make the result, then opts.Repeat timed
 // replays of the bare call loop. An OOM is recorded and the replay goes
 // on; freeing a failed or zero-byte allocation is a no-op; a view shares
-// its storage until the last tensor sharing it is freed. A malformed trace
-// (unknown free, id reuse while live) is a workloads.InputError.
+// its storage until the last tensor sharing it is freed. Frees reach the
+// allocator when they complete, or as requests where it completes them
+// itself (streams.go). A malformed trace (unknown free, id reuse while
+// live) is a workloads.InputError.
 func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOptions) (*ReplayResult, error) {
-	c, err := compileTrace(tr)
+	c, err := compileTrace(tr, opts.FreeDelay)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +375,12 @@ func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOp
 			break
 		}
 		start := time.Now()
-		ooms, err := run(ctx, b, c.ops, offs)
+		var ooms int
+		if c.streams || c.syncs {
+			ooms, err = runStreams(ctx, b, c, offs)
+		} else {
+			ooms, err = run(ctx, b, c.ops, offs)
+		}
 		elapsed := time.Since(start)
 		if err != nil {
 			return nil, err
@@ -303,8 +405,9 @@ func perEvent(d time.Duration, events int) float64 {
 // ctxEvery is how many calls run between context checks.
 const ctxEvery = 1 << 12
 
-// run is the timed loop: the allocator calls alone, with offsets kept in a
-// flat slice indexed by slot. It returns the number of OOMs.
+// run is the timed loop of a trace on stream 0 without sync points: the
+// allocator calls alone, with offsets kept in a flat slice indexed by
+// slot. It returns the number of OOMs.
 func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, error) {
 	ooms := 0
 	for i := range ops {
@@ -334,8 +437,95 @@ func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, e
 	return ooms, nil
 }
 
+// streamCalls makes the calls an allocator gets for one op (streams.go):
+// plain allocators get Alloc and the completed Free, StreamAllocators
+// AllocOn in place of Alloc, and DeferredFreers (and the Verifier, which
+// passes on what its allocator takes) the requests, records and syncs of
+// a trace with sync points in place of the completed frees.
+type streamCalls struct {
+	a        Allocator
+	sa       StreamAllocator
+	d        DeferredFreer
+	selfFree bool // the allocator completes frees itself: skip opFree
+}
+
+func newStreamCalls(a Allocator, c *compiled) streamCalls {
+	sc := streamCalls{a: a}
+	sc.sa, _ = a.(StreamAllocator)
+	if c.syncs {
+		sc.d, _ = a.(DeferredFreer)
+		sc.selfFree = levelOf(a) == deferredLevel
+	}
+	return sc
+}
+
+// call makes op's call with off the offset in its slot (-1 for none) and
+// returns the allocation's block or the call's error.
+func (sc *streamCalls) call(op *replayOp, off int64) (Block, error) {
+	switch op.size {
+	case opFree:
+		if off >= 0 && !sc.selfFree {
+			return Block{}, sc.a.Free(off)
+		}
+	case opRequest:
+		if off >= 0 && sc.d != nil {
+			return Block{}, sc.d.RequestFree(off, int(op.stream))
+		}
+	case opRecord:
+		if off >= 0 && sc.d != nil {
+			return Block{}, sc.d.RecordStream(off, int(op.stream))
+		}
+	case opSync:
+		if sc.d != nil {
+			sc.d.Sync(int(op.stream))
+		}
+	default:
+		if sc.sa != nil {
+			return sc.sa.AllocOn(op.size, int(op.stream))
+		}
+		return sc.a.Alloc(op.size)
+	}
+	return Block{}, nil
+}
+
+// runStreams is run for traces with streams or sync points.
+func runStreams(ctx context.Context, a Allocator, c *compiled, offs []int64) (int, error) {
+	sc := newStreamCalls(a, c)
+	ooms := 0
+	for i := range c.ops {
+		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		op := &c.ops[i]
+		off := int64(-1)
+		if op.slot >= 0 {
+			off = offs[op.slot]
+		}
+		blk, err := sc.call(op, off)
+		switch {
+		case op.size < 0:
+			if err != nil {
+				return 0, fmt.Errorf("replay: call %d: %w", i+1, err)
+			}
+		case err != nil:
+			if !errors.Is(err, ErrOOM) {
+				return 0, fmt.Errorf("replay: call %d: %w", i+1, err)
+			}
+			offs[op.slot] = -1
+			ooms++
+		default:
+			offs[op.slot] = blk.Offset
+		}
+	}
+	return ooms, nil
+}
+
+// opNames names the op kinds in errors.
+var opNames = map[int64]string{opFree: "free", opRequest: "free request", opRecord: "record stream", opSync: "sync"}
+
 // record is the recorded replay: run plus the allocation records, the
-// peaks, BFC's metric over time and the optional timeline.
+// peaks, BFC's metric over time and the optional timeline. Requested
+// bytes stay in use until their free completes, whoever completes it.
 func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *ReplayResult, timeline bool) error {
 	var inUse, allocated int64
 	stride := max(1, len(c.ops)/1000)
@@ -345,36 +535,46 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 	for i := range offs {
 		offs[i] = -1
 	}
+	sc := newStreamCalls(a, c)
+	if !c.streams && !c.syncs {
+		sc.sa = nil // stream 0 only: Alloc, as the timed loop calls it
+	}
 	for i := range c.ops {
 		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		op := &c.ops[i]
-		rec, ev := &c.allocs[c.req[i]], int(c.ev[i])+1
-		if op.size < 0 {
-			if off := offs[op.slot]; off >= 0 {
-				if err := a.Free(off); err != nil {
-					return fmt.Errorf("replay: event %d: free of id %d at %d: %w", ev, rec.ID, off, err)
-				}
-				inUse -= rec.Size
-				allocated -= rec.Chunk
-			}
-		} else if blk, err := a.Alloc(op.size); err != nil {
-			if !errors.Is(err, ErrOOM) {
-				return fmt.Errorf("replay: event %d: alloc of id %d: %w", ev, rec.ID, err)
-			}
-			offs[op.slot] = -1
-			res.OOMs++
+		ev := int(c.ev[i]) + 1
+		if op.size == opSync {
+			sc.call(op, -1)
 		} else {
-			if blk.Size < op.size || blk.Offset < 0 {
-				return fmt.Errorf("replay: event %d: %d bytes for id %d got block %+v", ev, op.size, rec.ID, blk)
+			rec := &c.allocs[c.req[i]]
+			off := offs[op.slot]
+			if op.size < 0 {
+				if _, err := sc.call(op, off); err != nil {
+					return fmt.Errorf("replay: event %d: %s of id %d at %d: %w", ev, opNames[op.size], rec.ID, off, err)
+				}
+				if op.size == opFree && off >= 0 {
+					inUse -= rec.Size
+					allocated -= rec.Chunk
+				}
+			} else if blk, err := sc.call(op, off); err != nil {
+				if !errors.Is(err, ErrOOM) {
+					return fmt.Errorf("replay: event %d: alloc of id %d: %w", ev, rec.ID, err)
+				}
+				offs[op.slot] = -1
+				res.OOMs++
+			} else {
+				if blk.Size < op.size || blk.Offset < 0 {
+					return fmt.Errorf("replay: event %d: %d bytes for id %d got block %+v", ev, op.size, rec.ID, blk)
+				}
+				offs[op.slot] = blk.Offset
+				rec.Offset, rec.Chunk = blk.Offset, blk.Size
+				inUse += rec.Size
+				allocated += rec.Chunk
+				res.PeakInUse = max(res.PeakInUse, inUse)
+				res.PeakAllocated = max(res.PeakAllocated, allocated)
 			}
-			offs[op.slot] = blk.Offset
-			rec.Offset, rec.Chunk = blk.Offset, blk.Size
-			inUse += rec.Size
-			allocated += rec.Chunk
-			res.PeakInUse = max(res.PeakInUse, inUse)
-			res.PeakAllocated = max(res.PeakAllocated, allocated)
 		}
 		st := a.Stats()
 		f := BFCFragmentation(st)

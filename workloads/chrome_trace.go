@@ -252,7 +252,7 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 		}
 	}
 	t.Events = append(pre, t.Events...)
-	p, err := traceProblem(t, append(preLines, lines...))
+	p, _, err := traceProblem(t, append(preLines, lines...), 0)
 	if err != nil {
 		return nil, nil, err
 	}

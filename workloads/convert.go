@@ -56,16 +56,45 @@ func (p *Problem) ToTrace() *Trace {
 // event index). Each allocation is one buffer, with the allocating id as its
 // ID, in allocation order. Views share their storage's buffer, which lives
 // until the last tensor sharing it is freed (reference counting), so
-// planners see one buffer with the union lifetime. Storage never freed
-// lives to the last event. A trace that reuses an id, frees or views an id
-// it never allocated, or frees an id twice is an error.
+// planners see one buffer with the union lifetime. A buffer lives until
+// its free completes (DESIGN §11, FreeCompletions with no delay): at the
+// free itself in a trace without sync points, else at the sync that
+// completes it. Storage never freed, or whose free never completes, lives
+// to the last event. A trace that reuses an id, frees, views or records an
+// id it never allocated, or frees an id twice is an error.
 func (t *Trace) ToProblem() (*Problem, error) {
-	return traceProblem(t, nil)
+	p, _, err := traceProblem(t, nil, 0)
+	return p, err
 }
 
-// traceProblem is ToProblem; lines, when given, holds each event's line in
-// the file so that errors point at it.
-func traceProblem(t *Trace, lines []int32) (*Problem, error) {
+// The values of FreeCompletions besides event indices.
+const (
+	// NoFree marks an event that requests no free.
+	NoFree = -1
+	// NeverCompletes marks a free request no later event completes.
+	NeverCompletes = -2
+)
+
+// FreeCompletions says when each free completes (DESIGN §11). The event
+// that frees a storage's last tensor requests the storage's free; the
+// streams that used the storage are those of its allocation and of every
+// free and record of its tensors. In a trace with sync points the free
+// completes at the first event by which every one of those streams has had
+// a sync point after the request; in a trace without any it completes
+// delay events after the request (delay 0: at the request itself). The
+// result holds, per event, the index of the event at which the free it
+// requests completes, NeverCompletes when none does (the trace ends
+// first), and NoFree for events that request no free (the frees of
+// tensors whose storage other tensors still share among them). A negative
+// delay, or a delay for a trace with sync points, is a UsageError.
+func (t *Trace) FreeCompletions(delay int) ([]int32, error) {
+	_, c, err := traceProblem(t, nil, delay)
+	return c, err
+}
+
+// traceProblem is ToProblem and FreeCompletions; lines, when given, holds
+// each event's line in the file so that errors point at it.
+func traceProblem(t *Trace, lines []int32, delay int) (*Problem, []int32, error) {
 	type tensor struct {
 		buf   int32 // index of the storage's buffer
 		def   int32 // event that allocated or viewed it
@@ -84,31 +113,57 @@ func traceProblem(t *Trace, lines []int32) (*Problem, error) {
 		}
 		return &InputError{File: t.Name, Msg: fmt.Sprintf("event %d: %s", i, msg)}
 	}
+	sp, err := NewSyncPoints(t, delay)
+	if err != nil {
+		return nil, nil, err
+	}
 	p := &Problem{Name: t.Name}
 	ids := newIDTable(len(t.Events))
 	var tensors []tensor
 	var refs []int32 // per buffer: tensors still holding it
+	// Per buffer, the streams other than its allocation's that used it;
+	// nil for the usual one-stream storage.
+	var users [][]int32
+	use := func(b int32, s int32) {
+		if s == t.Events[p.Buffers[b].First].Stream || slices.Contains(users[b], s) {
+			return
+		}
+		users[b] = append(users[b], s)
+	}
+	var requests []int32 // buffers whose free was requested, in order
+	// live returns the index of the live tensor id names at event i.
+	live := func(i int, what string, id int) (int32, error) {
+		k, ok := ids.get(id)
+		switch {
+		case !ok:
+			return 0, fail(i, "%s of id %d, which was never allocated", what, id)
+		case tensors[k].freed >= 0:
+			if what == "free" {
+				return 0, fail(i, "id %d is freed twice (first on %s)", id, at(tensors[k].freed))
+			}
+			return 0, fail(i, "%s of id %d, which was freed on %s", what, id, at(tensors[k].freed))
+		}
+		return k, nil
+	}
 	for i, e := range t.Events {
 		switch e.Kind {
 		case Alloc, View:
 			if k, used := ids.get(e.ID); used {
-				return nil, fail(i, "id %d is already used on %s; each id names one tensor", e.ID, at(tensors[k].def))
+				return nil, nil, fail(i, "id %d is already used on %s; each id names one tensor", e.ID, at(tensors[k].def))
 			}
 			var buf int32
 			if e.Kind == Alloc {
 				if e.Size < 0 {
-					return nil, fail(i, "alloc of id %d: negative size %d", e.ID, e.Size)
+					return nil, nil, fail(i, "alloc of id %d: negative size %d", e.ID, e.Size)
 				}
 				buf = int32(len(p.Buffers))
 				p.Buffers = append(p.Buffers, Buffer{ID: e.ID, Size: e.Size, First: i, Last: -1})
 				refs = append(refs, 1)
+				users = append(users, nil)
 			} else {
-				k, ok := ids.get(e.Of)
-				switch {
-				case !ok:
-					return nil, fail(i, "view of id %d, which was never allocated", e.Of)
-				case tensors[k].freed >= 0:
-					return nil, fail(i, "view of id %d, which was freed on %s", e.Of, at(tensors[k].freed))
+				k, err := live(i, "view", e.Of)
+				if err != nil {
+					return nil, nil, err
 				}
 				buf = tensors[k].buf
 				refs[buf]++
@@ -116,28 +171,45 @@ func traceProblem(t *Trace, lines []int32) (*Problem, error) {
 			ids.set(e.ID, int32(len(tensors)))
 			tensors = append(tensors, tensor{buf: buf, def: int32(i), freed: -1})
 		case Free:
-			k, ok := ids.get(e.ID)
-			switch {
-			case !ok:
-				return nil, fail(i, "free of id %d, which was never allocated", e.ID)
-			case tensors[k].freed >= 0:
-				return nil, fail(i, "id %d is freed twice (first on %s)", e.ID, at(tensors[k].freed))
+			k, err := live(i, "free", e.ID)
+			if err != nil {
+				return nil, nil, err
 			}
 			tensors[k].freed = int32(i)
 			b := tensors[k].buf
+			use(b, e.Stream)
 			if refs[b]--; refs[b] == 0 {
 				p.Buffers[b].Last = i
+				requests = append(requests, b)
 			}
+		case Record:
+			k, err := live(i, "record", e.ID)
+			if err != nil {
+				return nil, nil, err
+			}
+			use(tensors[k].buf, e.Stream)
+		case Sync:
 		default:
-			return nil, fail(i, "unknown event kind %d", e.Kind)
+			return nil, nil, fail(i, "unknown event kind %d", e.Kind)
 		}
+	}
+	comp := make([]int32, len(t.Events))
+	for i := range comp {
+		comp[i] = NoFree
+	}
+	for _, b := range requests {
+		buf := &p.Buffers[b]
+		req := int32(buf.Last)
+		c := sp.Completion(req, t.Events[buf.First].Stream, users[b])
+		comp[req] = c
+		buf.Last = int(c) // NeverCompletes (< 0): to the end, below
 	}
 	for i := range p.Buffers {
 		if p.Buffers[i].Last < 0 {
 			p.Buffers[i].Last = len(t.Events) - 1
 		}
 	}
-	return p, nil
+	return p, comp, nil
 }
 
 // checkProblem rejects problems no reader would produce: negative sizes,
@@ -185,4 +257,72 @@ func (t *idTable) set(id int, v int32) {
 		return
 	}
 	t.sparse[id] = v
+}
+
+// SyncPoints finds when frees complete (DESIGN §11): the sync points of a
+// trace by stream, or the fixed delay of a trace without any.
+type SyncPoints struct {
+	byStream map[int32][]int32 // stream -> its sync events, ascending
+	delay, n int
+}
+
+// NewSyncPoints indexes t's sync points. delay is the completion delay in
+// events of a trace without sync points; a negative one, or one for a
+// trace with sync points, is a UsageError.
+func NewSyncPoints(t *Trace, delay int) (*SyncPoints, error) {
+	if delay < 0 {
+		return nil, Usagef("free delay %d: want >= 0 events", delay)
+	}
+	sp := &SyncPoints{delay: delay, n: len(t.Events)}
+	for i, e := range t.Events {
+		if e.Kind == Sync {
+			if sp.byStream == nil {
+				sp.byStream = map[int32][]int32{}
+			}
+			sp.byStream[e.Stream] = append(sp.byStream[e.Stream], int32(i))
+		}
+	}
+	if sp.byStream != nil && delay > 0 {
+		return nil, Usagef("%s: a free delay (%d events) is for traces without sync points, and this one has them", t.Name, delay)
+	}
+	return sp, nil
+}
+
+// HasSyncs reports whether the trace has sync points.
+func (sp *SyncPoints) HasSyncs() bool { return sp.byStream != nil }
+
+// Completion returns the event at which a free requested at event req
+// completes, or NeverCompletes. producer and users are the streams that
+// used the storage (users may repeat producer). With sync points it is the
+// first event by which each of them has had a sync after req; without,
+// req plus the delay.
+func (sp *SyncPoints) Completion(req, producer int32, users []int32) int32 {
+	if sp.byStream == nil {
+		if sp.delay < sp.n-int(req) {
+			return req + int32(sp.delay)
+		}
+		return NeverCompletes
+	}
+	c := sp.after(producer, req)
+	for _, s := range users {
+		d := sp.after(s, req)
+		if c < 0 || d < 0 {
+			return NeverCompletes
+		}
+		c = max(c, d)
+	}
+	if c < 0 {
+		return NeverCompletes
+	}
+	return c
+}
+
+// after returns the first sync of stream s after event i, or -1.
+func (sp *SyncPoints) after(s, i int32) int32 {
+	l := sp.byStream[s]
+	k, _ := slices.BinarySearch(l, i+1)
+	if k == len(l) {
+		return -1
+	}
+	return l[k]
 }

@@ -36,8 +36,17 @@ import (
 //   - segment_alloc, segment_free, segment_map, segment_unmap and snapshot
 //     are the allocator's own calls, not requests, and are skipped.
 //
-// Streams are ignored (one trace). A snapshot whose trace events span
-// several devices is refused: membench replays one device's memory.
+// Streams (DESIGN §11): each entry's "stream" (a CUDA stream handle)
+// becomes the event's stream, numbered 0, 1, ... in order of appearance
+// (handle 0, the default stream, is stream 0). PyTorch completes a free
+// at once unless another stream used the block (record_stream); then
+// free_completed comes later, when that stream is done. A snapshot with
+// such a deferred free becomes a trace with sync points: every free is
+// followed by a sync of its stream, and a deferred one is also recorded
+// on a stream of its own (the next number), which syncs at its
+// free_completed, so each free completes where PyTorch completed it.
+// A snapshot whose trace events span several devices is refused: membench
+// replays one device's memory.
 func ReadPyTorch(r io.Reader, name string) (*Trace, error) {
 	data, err := readAll(r, name)
 	if err != nil {
@@ -112,6 +121,8 @@ type pyLive struct {
 	id        int
 	requested bool // free_requested seen, free_completed pending
 	where     string
+	stream    int32
+	freeAt    int // index in events of its Free, once requested
 }
 
 // pyConv turns snapshot entries into events.
@@ -121,6 +132,48 @@ type pyConv struct {
 	pre    []Event // allocated before recording began
 	events []Event
 	nextID int
+	pyStreams
+}
+
+// pyStreams numbers a snapshot's streams and keeps its deferred frees.
+type pyStreams struct {
+	handles map[int64]int32 // stream handle -> stream
+	n       int32           // streams numbered so far, besides 0
+	// recordAt holds, for the Free events of deferred frees (by index in
+	// events), the stream of their own that completes them.
+	recordAt map[int]int32
+}
+
+// stream returns the stream of entry d (0 without a "stream" field).
+func (s *pyStreams) stream(d *types.Dict) int32 {
+	v, ok := dictGet(d, "stream")
+	if !ok {
+		return 0
+	}
+	h, ok := pyInt(v)
+	if !ok || h == 0 {
+		return 0
+	}
+	if st, ok := s.handles[h]; ok {
+		return st
+	}
+	if s.handles == nil {
+		s.handles = map[int64]int32{}
+	}
+	s.n++
+	s.handles[h] = s.n
+	return s.n
+}
+
+// deferred marks the free at events[at] as completed only now, by a sync
+// of a new stream, which it returns.
+func (s *pyStreams) deferred(at int) int32 {
+	if s.recordAt == nil {
+		s.recordAt = map[int]int32{}
+	}
+	s.n++
+	s.recordAt[at] = s.n
+	return s.n
 }
 
 func (c *pyConv) newID() int { c.nextID++; return c.nextID - 1 }
@@ -159,8 +212,9 @@ func (c *pyConv) entry(where string, v any) error {
 			return c.fail(where, "address 0x%x is still allocated (since %s)", addr, l.where)
 		}
 		id := c.newID()
-		c.live[addr] = pyLive{id: id, where: where}
-		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size})
+		st := c.stream(d)
+		c.live[addr] = pyLive{id: id, where: where, stream: st}
+		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size, Stream: st})
 	case "free_requested", "free_completed":
 		addr, err := field("addr")
 		if err != nil {
@@ -175,20 +229,25 @@ func (c *pyConv) entry(where string, v any) error {
 				return err
 			}
 			id := c.newID()
-			c.pre = append(c.pre, Event{Kind: Alloc, ID: id, Size: size})
-			c.events = append(c.events, Event{Kind: Free, ID: id})
+			st := c.stream(d)
+			c.pre = append(c.pre, Event{Kind: Alloc, ID: id, Size: size, Stream: st})
+			c.events = append(c.events, Event{Kind: Free, ID: id, Stream: st})
 			if action == "free_requested" {
-				c.live[addr] = pyLive{id: id, requested: true, where: where}
+				c.live[addr] = pyLive{id: id, requested: true, where: where, stream: st, freeAt: len(c.events) - 1}
 			}
 		case l.requested:
 			if action == "free_requested" {
 				return c.fail(where, "address 0x%x freed twice (first %s)", addr, l.where)
 			}
+			if l.freeAt != len(c.events)-1 {
+				// Other events came between: another stream held it.
+				c.events = append(c.events, Event{Kind: Sync, Stream: c.deferred(l.freeAt)})
+			}
 			delete(c.live, addr)
 		default:
-			c.events = append(c.events, Event{Kind: Free, ID: l.id})
+			c.events = append(c.events, Event{Kind: Free, ID: l.id, Stream: l.stream})
 			if action == "free_requested" {
-				c.live[addr] = pyLive{id: l.id, requested: true, where: where}
+				c.live[addr] = pyLive{id: l.id, requested: true, where: where, stream: l.stream, freeAt: len(c.events) - 1}
 			} else {
 				delete(c.live, addr)
 			}
@@ -198,8 +257,8 @@ func (c *pyConv) entry(where string, v any) error {
 		if err != nil {
 			return err
 		}
-		id := c.newID()
-		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size}, Event{Kind: Free, ID: id})
+		id, st := c.newID(), c.stream(d)
+		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size, Stream: st}, Event{Kind: Free, ID: id, Stream: st})
 	case "segment_alloc", "segment_free", "segment_map", "segment_unmap", "snapshot":
 	default:
 		return c.fail(where, "unknown action %s", Echo(action))
@@ -290,18 +349,30 @@ func (c *pyConv) intKey(d *types.Dict, key, where string) (int64, error) {
 }
 
 // trace assembles the events, renumbering ids in order of allocation.
+// With deferred frees, a free is preceded by the record of its own
+// stream, if deferred, and followed by a sync of its stream.
 func (c *pyConv) trace() *Trace {
 	renum := make([]int, c.nextID)
 	next := 0
 	t := &Trace{Name: c.name, Events: make([]Event, 0, len(c.pre)+len(c.events))}
-	for _, evs := range [][]Event{c.pre, c.events} {
-		for _, e := range evs {
+	for k, evs := range [][]Event{c.pre, c.events} {
+		for i, e := range evs {
 			if e.Kind == Alloc {
 				renum[e.ID] = next
 				next++
 			}
+			if e.Kind == Sync {
+				t.Events = append(t.Events, e)
+				continue
+			}
 			e.ID = renum[e.ID]
+			if st, ok := c.recordAt[i]; ok && k == 1 {
+				t.Events = append(t.Events, Event{Kind: Record, ID: e.ID, Stream: st})
+			}
 			t.Events = append(t.Events, e)
+			if e.Kind == Free && c.recordAt != nil {
+				t.Events = append(t.Events, Event{Kind: Sync, Stream: e.Stream})
+			}
 		}
 	}
 	return t

@@ -5,15 +5,19 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
-// ReadTrace reads a trace file: one event per line, `a,ID,BYTES` allocates,
-// `f,ID,` frees (the trailing comma is optional), `v,ID,OF` makes ID a view
-// of OF's storage. Blank lines and lines starting with '#' are skipped; no
-// header is needed. Ids are non-negative integers and each names one tensor:
-// an id is allocated (or viewed) once, freed at most once, and freeing or
-// viewing an id the trace never allocated is an error, reported with its
+// ReadTrace reads a trace file: one event per line, `a,ID,BYTES[,STREAM]`
+// allocates, `f,ID,[STREAM]` frees (the trailing comma is optional),
+// `v,ID,OF` makes ID a view of OF's storage, `r,ID,STREAM` records that
+// STREAM used ID and `s,STREAM` is a sync point of STREAM (DESIGN §11;
+// stream 0 where none is named). Blank lines and lines starting with '#'
+// are skipped; no header is needed. Ids and streams are non-negative
+// integers and each id names one tensor: an id is allocated (or viewed)
+// once, freed at most once, and freeing, viewing or recording an id the
+// trace never allocated (or already freed) is an error, reported with its
 // line. Freeing an id whose allocation failed during a replay is the
 // replayer's business and not checked here.
 func ReadTrace(r io.Reader, name string) (*Trace, error) {
@@ -24,6 +28,9 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 	t, _, err := parseTrace(data, name)
 	return t, err
 }
+
+// traceForms names the event lines, for errors.
+const traceForms = "a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream) or s,STREAM (sync)"
 
 // parseTrace reads a trace and also returns its problem, which checking
 // the trace computes anyway.
@@ -41,37 +48,69 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 		f := s.split(l)
 		var e Event
 		var msg string
+		// id parses field i as the event's id, stream field i as its stream.
+		id := func(i int) {
+			if msg == "" {
+				var v int64
+				v, msg = intField("id", f[i], 1<<63-1)
+				e.ID = int(v)
+			}
+		}
+		stream := func(i int) {
+			if msg == "" {
+				var v int64
+				v, msg = intField("stream", f[i], math.MaxInt32)
+				e.Stream = int32(v)
+			}
+		}
 		switch string(f[0]) {
 		case "a":
-			if len(f) != 3 {
-				return nil, nil, fail(fmt.Sprintf("want a,ID,BYTES, got %s", Echo(l)))
+			if len(f) != 3 && len(f) != 4 {
+				return nil, nil, fail(fmt.Sprintf("want a,ID,BYTES or a,ID,BYTES,STREAM, got %s", Echo(l)))
 			}
 			e.Kind = Alloc
-			var id int64
-			if id, msg = intField("id", f[1], 1<<63-1); msg == "" {
-				e.ID = int(id)
+			id(1)
+			if msg == "" {
 				e.Size, msg = intField("bytes", f[2], 1<<63-1)
 			}
+			if len(f) == 4 {
+				stream(3)
+			}
 		case "f":
-			if len(f) != 2 && (len(f) != 3 || len(f[2]) != 0) {
-				return nil, nil, fail(fmt.Sprintf("want f,ID, got %s", Echo(l)))
+			if len(f) != 2 && len(f) != 3 {
+				return nil, nil, fail(fmt.Sprintf("want f,ID, or f,ID,STREAM, got %s", Echo(l)))
 			}
 			e.Kind = Free
-			var id int64
-			id, msg = intField("id", f[1], 1<<63-1)
-			e.ID = int(id)
+			id(1)
+			if len(f) == 3 && len(f[2]) > 0 {
+				stream(2)
+			}
 		case "v":
 			if len(f) != 3 {
 				return nil, nil, fail(fmt.Sprintf("want v,ID,OF, got %s", Echo(l)))
 			}
 			e.Kind = View
-			var id, of int64
-			if id, msg = intField("id", f[1], 1<<63-1); msg == "" {
+			id(1)
+			if msg == "" {
+				var of int64
 				of, msg = intField("of", f[2], 1<<63-1)
-				e.ID, e.Of = int(id), int(of)
+				e.Of = int(of)
 			}
+		case "r":
+			if len(f) != 3 {
+				return nil, nil, fail(fmt.Sprintf("want r,ID,STREAM, got %q", l))
+			}
+			e.Kind = Record
+			id(1)
+			stream(2)
+		case "s":
+			if len(f) != 2 {
+				return nil, nil, fail(fmt.Sprintf("want s,STREAM, got %q", l))
+			}
+			e.Kind = Sync
+			stream(1)
 		default:
-			return nil, nil, fail(fmt.Sprintf("unknown event %s: want a,ID,BYTES (alloc), f,ID, (free) or v,ID,OF (view)", Echo(f[0])))
+			return nil, nil, fail(fmt.Sprintf("unknown event %q: want %s", f[0], traceForms))
 		}
 		if msg != "" {
 			return nil, nil, fail(msg)
@@ -79,7 +118,7 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 		t.Events = append(t.Events, e)
 		lines = append(lines, int32(s.line))
 	}
-	p, err := traceProblem(t, lines)
+	p, _, err := traceProblem(t, lines, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,13 +132,28 @@ func WriteTrace(w io.Writer, t *Trace) error {
 	for _, e := range t.Events {
 		buf = append(buf[:0], e.Kind.String()...)
 		buf = append(buf, ',')
+		if e.Kind == Sync {
+			buf = strconv.AppendInt(buf, int64(e.Stream), 10)
+			bw.Write(append(buf, '\n'))
+			continue
+		}
 		buf = strconv.AppendInt(buf, int64(e.ID), 10)
 		buf = append(buf, ',')
 		switch e.Kind {
 		case Alloc:
 			buf = strconv.AppendInt(buf, e.Size, 10)
+			if e.Stream != 0 {
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, int64(e.Stream), 10)
+			}
+		case Free:
+			if e.Stream != 0 {
+				buf = strconv.AppendInt(buf, int64(e.Stream), 10)
+			}
 		case View:
 			buf = strconv.AppendInt(buf, int64(e.Of), 10)
+		case Record:
+			buf = strconv.AppendInt(buf, int64(e.Stream), 10)
 		}
 		buf = append(buf, '\n')
 		bw.Write(buf)

@@ -109,6 +109,13 @@ const (
 	Free
 	// View makes ID share the storage of Of; it allocates nothing.
 	View
+	// Record notes that Stream used tensor ID (PyTorch's record_stream,
+	// OneFlow's cross-stream use): the free of its storage completes only
+	// after Stream's next sync point.
+	Record
+	// Sync is a sync point of Stream: everything it queued so far has
+	// finished. It has no ID.
+	Sync
 )
 
 // String returns the event letter used in trace files.
@@ -120,6 +127,10 @@ func (k EventKind) String() string {
 		return "f"
 	case View:
 		return "v"
+	case Record:
+		return "r"
+	case Sync:
+		return "s"
 	}
 	return "?"
 }
@@ -127,7 +138,11 @@ func (k EventKind) String() string {
 // Event is one step of a trace.
 type Event struct {
 	Kind EventKind
-	ID   int
+	// Stream is the stream of an Alloc, Free, Record or Sync (0, the
+	// default stream, when the trace names none). An Alloc's stream
+	// produces the tensor; a Free's and a Record's use it (DESIGN §11).
+	Stream int32
+	ID     int
 	// Size is the requested bytes of an Alloc.
 	Size int64
 	// Of is the tensor whose storage a View shares.

@@ -16,7 +16,11 @@
 //     stats but OOMs, except that Reserved (and with it LargestFreeChunk)
 //     may shrink where the allocator gives cached memory back to the
 //     device; every live block stays valid and freeable;
-//   - two fresh allocators given the same calls return the same blocks.
+//   - two fresh allocators given the same calls return the same blocks;
+//   - random traces on four streams, with record_stream uses, views and
+//     sync points, replay behind the Verifier (allocators.Replay): no
+//     block takes memory whose free still waits for another stream's
+//     sync, and requested bytes count until their free completes.
 package allocatortest
 
 import (
@@ -76,6 +80,7 @@ var checks = []check{
 	{"deterministic", checkDeterministic},
 	{"bad-free", checkBadFree},
 	{"oom", checkOOM},
+	{"streams", checkStreams},
 }
 
 // Run runs every check as a subtest of t.

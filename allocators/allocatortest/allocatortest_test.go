@@ -39,6 +39,7 @@ const (
 	oomCorrupts
 	ignoresLimit
 	nondeterministic
+	streamUnsafe
 )
 
 // fakeBases makes each nondeterministic fake start somewhere else.
@@ -150,7 +151,28 @@ func (f *fake) Stats() allocators.Stats {
 	return s
 }
 
+// eagerStreams is a DeferredFreer that completes every free at its
+// request, whoever still uses the block: it breaks stream safety.
+type eagerStreams struct{ *fake }
+
+func (e eagerStreams) AllocOn(size int64, _ int) (allocators.Block, error) { return e.Alloc(size) }
+func (e eagerStreams) RequestFree(off int64, _ int) error                  { return e.Free(off) }
+func (e eagerStreams) Sync(int)                                            {}
+func (e eagerStreams) RecordStream(off int64, _ int) error {
+	if _, ok := e.live[off]; !ok {
+		return fmt.Errorf("fake: %w", allocators.ErrBadFree)
+	}
+	return nil
+}
+
 func config(bug defect) Config {
+	if bug == streamUnsafe {
+		return Config{
+			New:        func() allocators.Allocator { return eagerStreams{newFake(bug, 0)} },
+			NewLimited: func(limit int64) allocators.Allocator { return eagerStreams{newFake(bug, limit)} },
+			Ops:        600,
+		}
+	}
 	return Config{
 		New:        func() allocators.Allocator { return newFake(bug, 0) },
 		NewLimited: func(limit int64) allocators.Allocator { return newFake(bug, limit) },
@@ -190,6 +212,7 @@ func TestSuiteCatchesDefects(t *testing.T) {
 		{oomWrongError, "oom", "does not wrap ErrOOM"},
 		{oomCorrupts, "oom", "changed the stats"},
 		{ignoresLimit, "oom", "exceeds the memory limit"},
+		{streamUnsafe, "streams", "whose free waits for stream"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&command{
 		name:    "replay",
-		usage:   "--allocator SPEC [--repeat N] [--verify] [--timeout DUR] [--format text|json] [--plot FILE.png] WORKLOAD",
+		usage:   "--allocator SPEC [--repeat N] [--verify] [--free-delay N] [--timeout DUR] [--format text|json] [--plot FILE.png] WORKLOAD",
 		summary: "Replay a workload's alloc/free trace through one allocator and report its memory and speed.",
 		run:     runReplay,
 	})
@@ -54,6 +54,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	format := fs.String("format", "text", "output format: text or json")
 	plot := fs.String("plot", "", "write the in-use vs reserved timeline to this PNG")
 	timeout := fs.Duration("timeout", 0, "give up the replays after `DUR` (0: no limit)")
+	freeDelay := fs.Int("free-delay", 0, "in a trace without sync points, complete each free `N` events after it is requested")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -66,6 +67,8 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 		return badUsage("replay: --format=%q: want text or json", *format)
 	case *timeout < 0:
 		return badUsage("replay: --timeout %s: want a positive duration, or 0 for no limit", *timeout)
+	case *freeDelay < 0:
+		return badUsage("replay: --free-delay=%d: want >= 0 events", *freeDelay)
 	case fs.NArg() != 1:
 		return badUsage("replay: want exactly one WORKLOAD, got %d", fs.NArg())
 	}
@@ -83,7 +86,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	}
 	var res *allocators.ReplayResult
 	err = withTimeout(ctx, *timeout, func(ctx context.Context) (err error) {
-		res, err = allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != ""})
+		res, err = allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != "", FreeDelay: *freeDelay})
 		return err
 	})
 	if err != nil {

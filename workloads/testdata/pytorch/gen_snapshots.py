@@ -73,6 +73,23 @@ def state_only():
     }], "device_traces": [[]]}
 
 
+def streams():
+    # Two streams; the first free waits for another stream (record_stream):
+    # its free_completed comes after other events.
+    s2 = 0x5A5A0000
+    trace = [
+        entry("alloc", BASE, 1000),
+        entry("alloc", BASE + 1024, 2000, stream=s2),
+        entry("free_requested", BASE, 1000),
+        entry("alloc", BASE + 4096, 500, stream=s2),
+        entry("free_requested", BASE + 1024, 2000, stream=s2),
+        entry("free_completed", BASE + 1024, 2000, stream=s2),
+        entry("free_completed", BASE, 1000),
+        entry("oom", size=1 << 30, stream=s2),
+    ]
+    return {"segments": [], "device_traces": [trace]}
+
+
 def write(name, obj, protocol=4):
     with open(name, "wb") as f:
         pickle.dump(obj, f, protocol=protocol)
@@ -82,6 +99,7 @@ def main():
     write("basic.pickle", basic())
     write("basic_p2.pickle", basic(), protocol=2)
     write("state_only.pickle", state_only())
+    write("streams.pickle", streams())
     two = basic()
     two["device_traces"][1] = [entry("alloc", BASE, 64)]
     write("two_devices.pickle", two)
