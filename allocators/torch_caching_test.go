@@ -1,9 +1,13 @@
 package allocators
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"membench/workloads"
 )
 
 func TestTorchRoundSize(t *testing.T) {
@@ -392,5 +396,41 @@ func TestTorchStreams(t *testing.T) {
 		LargestFreeChunk: 3 * scMiB / 2, NumAllocs: 6})
 	if _, err := a.AllocOn(1, -1); err == nil || err.Error() != "torch-caching: stream -1: want 0 to 65535" {
 		t.Errorf("AllocOn on stream -1: %v", err)
+	}
+}
+
+// TestTorchReplayTwoStreams replays a two-stream trace with record_stream:
+// the freed block is held until stream 1's sync, then reused.
+func TestTorchReplayTwoStreams(t *testing.T) {
+	tr, err := workloads.ReadTrace(strings.NewReader(`a,1,1048576,0
+r,1,1
+f,1,0
+a,2,1048576,0
+a,3,1048576,0
+s,1
+a,4,1048576,0
+s,0
+f,2,0
+f,3,0
+f,4,0
+`), "two-streams")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Replay(context.Background(), scBuild(t, "torch-caching"), tr, ReplayOptions{Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AllocRecord{
+		{ID: 1, Size: scMiB, Offset: 0, Chunk: scMiB},
+		{ID: 2, Size: scMiB, Offset: scMiB, Chunk: scMiB},     // id 1's block waits for stream 1
+		{ID: 3, Size: scMiB, Offset: 2 * scMiB, Chunk: scMiB}, // so a second segment
+		{ID: 4, Size: scMiB, Offset: 0, Chunk: scMiB},         // cached at stream 1's sync
+	}
+	if !slices.Equal(res.Allocs, want) {
+		t.Errorf("allocs = %+v, want %+v", res.Allocs, want)
+	}
+	if res.PeakReserved != 4*scMiB {
+		t.Errorf("peak reserved %d, want %d", res.PeakReserved, 4*scMiB)
 	}
 }
