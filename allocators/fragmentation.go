@@ -40,7 +40,8 @@ type PoolReporter interface {
 
 // Breakdown is the state of memory after one allocator call.
 type Breakdown struct {
-	// Event is the 0-based index of the trace event that made the call.
+	// Event is the trace event that made the call, counted from 1 as
+	// replay errors count them.
 	Event int `json:"event"`
 	// Reserved = Requested + Internal + External.
 	Reserved  int64 `json:"reserved"`

@@ -569,7 +569,7 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 				}
 				offs[op.slot] = -1
 				res.OOMs++
-				res.OOMsAt = append(res.OOMsAt, OOMBreakdown{Breakdown: breakdown(a, a.Stats(), ev-1, inUse, allocated),
+				res.OOMsAt = append(res.OOMsAt, OOMBreakdown{Breakdown: breakdown(a, a.Stats(), ev, inUse, allocated),
 					ID: rec.ID, Size: rec.Size, Stream: int(op.stream)})
 			} else {
 				if blk.Size < op.size || blk.Offset < 0 {
@@ -585,7 +585,7 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 		}
 		st := a.Stats()
 		if st.Reserved > res.Peak.Reserved {
-			res.Peak = breakdown(a, st, ev-1, inUse, allocated)
+			res.Peak = breakdown(a, st, ev, inUse, allocated)
 		}
 		f := BFCFragmentation(st)
 		if !math.IsNaN(f) {
