@@ -98,7 +98,7 @@ func drawTimelines(ctx context.Context, dir, name string, gs []*results.Group, s
 		}
 		pn := plot.TimelinePanel{Subject: g.Subject, Points: make([]plot.TimelinePoint, len(res.Timeline))}
 		for i, p := range res.Timeline {
-			pn.Points[i] = plot.TimelinePoint{InUse: p.InUse, Reserved: p.Reserved}
+			pn.Points[i] = plot.TimelinePoint{InUse: p.InUse, Reserved: p.Reserved, Allocated: p.Allocated}
 		}
 		panels = append(panels, pn)
 	}
