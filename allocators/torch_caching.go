@@ -779,6 +779,7 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 	}
 	p := b.pool
 	a.remove(b)
+	delete(a.blocks, b.off) // before may take this offset
 	if lo > b.off {
 		before := &tcBlock{off: b.off, size: lo - b.off, pool: p, seg: s, prev: b.prev, next: b}
 		if b.prev != nil {
@@ -797,7 +798,6 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 		a.blocks[after.off] = after
 		a.insert(after)
 	}
-	delete(a.blocks, b.off)
 	b.off, b.size, b.unmapped = lo, hi-lo, true
 	a.blocks[b.off] = b
 	a.unreserve(p.kind, hi-lo)
@@ -936,7 +936,9 @@ func (a *torchCaching) Free(off int64) error {
 		return err
 	}
 	b.allocated = false
-	b.uses = nil
+	if b.uses != nil {
+		b.uses = nil
+	}
 	a.cache(b)
 	return nil
 }

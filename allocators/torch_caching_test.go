@@ -353,6 +353,18 @@ func TestTorchExpandableSegments(t *testing.T) {
 	})
 	scStats(t, a, Stats{InUse: 512, PeakInUse: 30 * scMiB, Reserved: 2 * scMiB, PeakReserved: 40 * scMiB,
 		LargestFreeChunk: 2*scMiB - 512, NumAllocs: 2, OOMs: 1})
+
+	// Unmapping keeps the free bytes before the first whole page cached.
+	a = scBuild(t, "torch-caching?memory_limit=40M&alloc_conf=expandable_segments:True")
+	scPlay(t, a, []scStep{
+		scAlloc(5*scMiB, 0, 5*scMiB),
+		scAlloc(16*scMiB, 5*scMiB, 16*scMiB), // a second page: [5, 40) MiB
+		scFree(1),
+		scAlloc(1, 60*scMiB, 512),            // 40 + 2 > 40: [20, 40) MiB unmapped; the small segment after the large one's 60 MiB
+		scAlloc(15*scMiB, 5*scMiB, 15*scMiB), // the cached [5, 20) MiB
+	})
+	scStats(t, a, Stats{InUse: 20*scMiB + 512, PeakInUse: 21 * scMiB, Reserved: 22 * scMiB, PeakReserved: 40 * scMiB,
+		LargestFreeChunk: 2*scMiB - 512, NumAllocs: 4})
 }
 
 // TestTorchStreams checks per-stream reuse: a cached block serves only its
