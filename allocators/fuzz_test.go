@@ -1,10 +1,12 @@
 package allocators_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
 	"membench/allocators"
+	"membench/workloads"
 )
 
 // FuzzAllocators decodes random traces from bytes and runs them through
@@ -84,4 +86,56 @@ func isLive(live []int64, off int64) bool {
 		}
 	}
 	return false
+}
+
+// FuzzStreamReplay decodes a trace on four streams from bytes and replays
+// it through every registered allocator behind the Verifier, which checks
+// stream safety besides the rest. Each event is 2 bytes, op and x:
+// op%8 < 3 allocates ((x+1) << (op>>4)) bytes on stream op>>2&3, 3 and 4
+// free live tensor x (on the stream of one of its users), 5 records live
+// tensor x on stream op>>4&3, 6 syncs stream x&3, 7 views live tensor x.
+func FuzzStreamReplay(f *testing.F) {
+	f.Add([]byte{0, 5, 0x15, 0, 5, 0x10, 3, 0, 6, 0, 0x11, 1, 6, 1, 4, 0})
+	f.Add([]byte{0x22, 9, 7, 0, 3, 0, 3, 0, 6, 2, 0xf0, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr := &workloads.Trace{Name: "fuzz"}
+		type tensor struct {
+			id    int
+			users []int32
+		}
+		var live []tensor
+		next := 0
+		for i := 0; i+2 <= len(data); i += 2 {
+			op, x := data[i], int(data[i+1])
+			switch k := op % 8; {
+			case k < 3:
+				s := int32(op >> 2 & 3)
+				tr.Events = append(tr.Events, workloads.Event{Kind: workloads.Alloc, ID: next, Size: int64(x+1) << (op >> 4), Stream: s})
+				live = append(live, tensor{next, []int32{s}})
+				next++
+			case len(live) == 0:
+			case k < 5:
+				j := x % len(live)
+				tr.Events = append(tr.Events, workloads.Event{Kind: workloads.Free, ID: live[j].id, Stream: live[j].users[int(op>>4)%len(live[j].users)]})
+				live = append(live[:j], live[j+1:]...)
+			case k == 5:
+				j, s := x%len(live), int32(op>>4&3)
+				tr.Events = append(tr.Events, workloads.Event{Kind: workloads.Record, ID: live[j].id, Stream: s})
+				live[j].users = append(live[j].users, s)
+			case k == 6:
+				tr.Events = append(tr.Events, workloads.Event{Kind: workloads.Sync, Stream: int32(x & 3)})
+			default:
+				tr.Events = append(tr.Events, workloads.Event{Kind: workloads.View, ID: next, Of: live[x%len(live)].id})
+				live = append(live, tensor{next, live[x%len(live)].users})
+				next++
+			}
+		}
+		for _, info := range allocators.All() {
+			for _, spec := range []string{info.Name, info.Name + "?memory_limit=16M"} {
+				if _, err := allocators.Replay(context.Background(), mustNew(t, spec), tr, allocators.ReplayOptions{Verify: true}); err != nil {
+					t.Fatalf("%s: %v", spec, err)
+				}
+			}
+		}
+	})
 }

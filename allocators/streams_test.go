@@ -196,3 +196,54 @@ func TestReplayBadStreamTrace(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// sloppyFreer accepts requests and records for any offset.
+type sloppyFreer struct{ *testFreer }
+
+func (s sloppyFreer) RequestFree(off int64, stream int) error {
+	if _, ok := s.users[off]; !ok {
+		return nil
+	}
+	return s.testFreer.RequestFree(off, stream)
+}
+
+func TestVerifierStreamContract(t *testing.T) {
+	// A plain allocator: a requested block stays in use until Free, and a
+	// request of an unknown offset is refused without blame.
+	v := Verify(scBuild(t, "first-fit"))
+	b, err := v.AllocOn(1000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.RequestFree(b.Offset, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(); err != nil {
+		t.Fatalf("Check with a request pending: %v", err)
+	}
+	if err := v.RequestFree(4096, 0); !errors.Is(err, ErrBadFree) || errors.Is(err, ErrIntegrity) {
+		t.Fatalf("request of an unknown offset: %v, want ErrBadFree", err)
+	}
+	if err := v.RecordStream(4096, 0); !errors.Is(err, ErrBadFree) || errors.Is(err, ErrIntegrity) {
+		t.Fatalf("record of an unknown offset: %v, want ErrBadFree", err)
+	}
+	// Stream 0 may not take the block before stream 1 syncs; stream 1 may.
+	if b2, err := v.AllocOn(1000, 1); err != nil || b2.Offset == b.Offset {
+		t.Fatalf("AllocOn = %+v, %v: the block is not free yet", b2, err)
+	}
+	v.Sync(1)
+	if err := v.Free(b.Offset); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A DeferredFreer must refuse a request of an unknown offset.
+	v = Verify(sloppyFreer{newTestFreer(t, false)})
+	err = v.RequestFree(4096, 0)
+	const want = "verify: allocator accepted a free of 0x1000, which is not a live allocation: allocator integrity violation"
+	if !errors.Is(err, ErrIntegrity) || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+}

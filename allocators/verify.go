@@ -175,28 +175,44 @@ func (v *Verifier) Free(off int64) error {
 		v.reqBytes -= r.chunk
 		return nil
 	}
+	_, _, err := v.release(off, func() error { return v.a.Free(off) })
+	return err
+}
+
+// release checks the stamps of the allocation at off, makes the
+// allocator's call (nil: none, where the allocator does not take it),
+// checks that the allocator accepted it exactly when off is live, and
+// erases the allocation. It returns the allocation and whether off was
+// live.
+func (v *Verifier) release(off int64, call func() error) (liveStamp, bool, error) {
 	s, known := v.ids[off]
 	if known {
 		if err := v.checkStamps(off, s); err != nil {
-			return err
+			return s, known, err
 		}
 	}
-	err := v.a.Free(off)
+	var err error
+	switch {
+	case call != nil:
+		err = call()
+	case !known:
+		err = badFree("verify", off)
+	}
 	switch {
 	case known && err != nil:
-		return v.fail("allocator refused the free of live allocation #%d at %#x: %v", s.id, off, err)
+		return s, known, v.fail("allocator refused the free of live allocation #%d at %#x: %v", s.id, off, err)
 	case !known && err == nil:
-		return v.fail("allocator accepted a free of %#x, which is not a live allocation", off)
-	case !known:
-		v.n.Frees++
-		return err
+		return s, known, v.fail("allocator accepted a free of %#x, which is not a live allocation", off)
 	}
 	v.n.Frees++
+	if !known {
+		return s, known, err
+	}
 	v.stamp(off, s.chunk, 0)
 	v.live.remove(off, 0)
 	delete(v.ids, off)
 	v.inUse -= s.chunk
-	return nil
+	return s, true, nil
 }
 
 // streamSafe checks that block b, the allocation id on stream, takes no
@@ -265,20 +281,14 @@ func (v *Verifier) RequestFree(off int64, stream int) error {
 	if v.err != nil {
 		return v.err
 	}
-	s, known := v.ids[off]
-	if known {
-		if err := v.checkStamps(off, s); err != nil {
-			return err
-		}
+	var call func() error
+	if v.level == deferredLevel {
+		call = func() error { return v.a.(DeferredFreer).RequestFree(off, stream) }
 	}
-	if err := v.passOn(known, off, func(d DeferredFreer) error { return d.RequestFree(off, stream) }); err != nil || !known {
+	s, known, err := v.release(off, call)
+	if err != nil || !known {
 		return err
 	}
-	v.n.Frees++
-	v.stamp(off, s.chunk, 0)
-	v.live.remove(off, 0)
-	delete(v.ids, off)
-	v.inUse -= s.chunk
 	if v.level != deferredLevel {
 		v.requested[off] = s
 		v.reqBytes += s.chunk

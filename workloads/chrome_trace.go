@@ -61,6 +61,8 @@ func chromeDevice(typ, id int) string {
 // An allocation is a tensor; a free of its address frees it. A free of an
 // address the trace never allocated was allocated before profiling began:
 // like the PyTorch snapshot reader, the reader allocates it at the start.
+// [memory] events name no stream, so the trace is on stream 0 and its
+// frees complete at once (DESIGN §11).
 func ReadChromeTrace(r io.Reader, name, device string) (*Trace, error) {
 	data, err := readAll(r, name)
 	if err != nil {

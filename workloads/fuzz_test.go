@@ -93,6 +93,7 @@ func FuzzReadMiniMalloc(f *testing.F) {
 func FuzzReadTrace(f *testing.F) {
 	addSeeds(f, "testdata/load/*.csv", "testdata/bfc/dnn_1k.csv")
 	f.Add([]byte("a,1,10\nv,2,1\nf,1,\nf,2\n"))
+	f.Add([]byte("a,1,10,2\nr,1,3\nv,2,1\nf,1,\nf,2,3\ns,3\ns,2\na,3,4\nf,3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := ReadTrace(bytes.NewReader(data), "f")
 		mustInputError(t, err)
@@ -104,6 +105,16 @@ func FuzzReadTrace(f *testing.F) {
 			t.Fatalf("ReadTrace accepted a trace ToProblem refuses: %v", err)
 		}
 		checkValid(t, p)
+		// Every free completes at or after its request, or never.
+		comp, err := tr.FreeCompletions(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range comp {
+			if c != NoFree && c != NeverCompletes && (int(c) < i || tr.Events[i].Kind != Free) {
+				t.Fatalf("event %d (%v) completes at %d", i, tr.Events[i].Kind, c)
+			}
+		}
 		var buf bytes.Buffer
 		WriteTrace(&buf, tr)
 		u, err := ReadTrace(&buf, "f")

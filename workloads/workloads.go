@@ -12,7 +12,9 @@
 //   - MiniMalloc (ReadMiniMalloc): header id,lower,upper,size[,alignment],
 //     half-open [lower, upper); legacy buffer,start,end,size with inclusive
 //     end. One alignment per problem; gaps and offset columns are refused.
-//   - Trace (ReadTrace): a,ID,BYTES / f,ID, / v,ID,OF lines, # comments.
+//   - Trace (ReadTrace): a,ID,BYTES[,STREAM] / f,ID,[STREAM] / v,ID,OF /
+//     r,ID,STREAM / s,STREAM lines, # comments (streams: DESIGN §11,
+//     Trace.FreeCompletions).
 //   - PyTorch snapshots (ReadPyTorch): the pickle of
 //     torch.cuda.memory._dump_snapshot(), converted to a trace.
 //   - membench JSON (ReadJSON), below.
