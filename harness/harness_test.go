@@ -381,6 +381,9 @@ func TestExampleConfigs(t *testing.T) {
 		if _, err := LoadConfig(p); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
+		if data, _ := os.ReadFile(p); strings.Contains(string(data), "shared/") {
+			t.Errorf("%s names a file under ../shared: a fresh clone has none", p)
+		}
 	}
 }
 

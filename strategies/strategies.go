@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"membench/workloads"
@@ -50,10 +51,16 @@ const (
 
 // Info describes a registered strategy.
 type Info struct {
-	Name   string
-	Kind   Kind
-	Doc    string
-	Params []workloads.ParamDoc
+	Name string
+	// Runtime is the family the strategy belongs to (DESIGN §9): the
+	// runtime whose planner it follows ("xla", "tflite", "tflm",
+	// "onnxruntime", ...), "tflite-gpu" for TFLite's GPU-delegate planners,
+	// "membench" for membench's own. Register fills it in when empty:
+	// "tflite-gpu" for the GPU delegate's eight, "membench" otherwise.
+	Runtime string
+	Kind    Kind
+	Doc     string
+	Params  []workloads.ParamDoc
 	// New builds the strategy; it reads its parameters from args.
 	New func(args *workloads.Args) (Strategy, error)
 }
@@ -70,7 +77,45 @@ func Register(info Info) {
 	if info.New == nil {
 		panic(fmt.Sprintf("strategies: %s registered without New", info.Name))
 	}
+	if info.Runtime == "" {
+		info.Runtime = "membench"
+		if gpuDelegate[info.Name] {
+			info.Runtime = "tflite-gpu"
+		}
+	}
 	registry.Add(info.Name, info)
+}
+
+// gpuDelegate names the TFLite GPU-delegate planners, which keep their
+// names without a runtime prefix (DESIGN §9).
+var gpuDelegate = map[string]bool{
+	"naive": true, "equality": true, "greedy-in-order": true, "greedy-by-breadth": true,
+	"greedy-by-size": true, "greedy-best": true, "min-cost-flow": true, "offset-greedy-by-size": true,
+}
+
+// RuntimeGroup is the registered strategies of one runtime.
+type RuntimeGroup struct {
+	Runtime string
+	// Infos are sorted by name.
+	Infos []Info
+}
+
+// ByRuntime returns the registered strategies grouped by runtime, the
+// groups sorted by runtime name.
+func ByRuntime() []RuntimeGroup {
+	var groups []RuntimeGroup
+	at := map[string]int{}
+	for _, in := range All() {
+		k, ok := at[in.Runtime]
+		if !ok {
+			k = len(groups)
+			at[in.Runtime] = k
+			groups = append(groups, RuntimeGroup{Runtime: in.Runtime})
+		}
+		groups[k].Infos = append(groups[k].Infos, in)
+	}
+	slices.SortFunc(groups, func(a, b RuntimeGroup) int { return strings.Compare(a.Runtime, b.Runtime) })
+	return groups
 }
 
 // Simple wraps a parameterless strategy constructor for Info.New.

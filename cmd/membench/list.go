@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -48,7 +50,8 @@ func runList(ctx context.Context, e *env, args []string) error {
 	default:
 		return badUsage("list: want at most one of strategies, allocators, workloads")
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
 	for i, w := range what {
 		if len(what) > 1 {
 			if i > 0 {
@@ -58,10 +61,16 @@ func runList(ctx context.Context, e *env, args []string) error {
 		}
 		switch w {
 		case "strategies":
-			for _, in := range strategies.All() {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\n", in.Name, in.Kind, in.Doc)
-				listParams(tw, in.Params)
+			// Grouped by runtime (DESIGN §9); a line with the tabs of an
+			// entry keeps the columns aligned across groups.
+			for _, g := range strategies.ByRuntime() {
+				fmt.Fprintf(tw, "  [%s]\t\t\n", g.Runtime)
+				for _, in := range g.Infos {
+					fmt.Fprintf(tw, "  %s\t%s\t%s\n", in.Name, in.Kind, in.Doc)
+					listParams(tw, in.Params)
+				}
 			}
+			fmt.Fprintf(tw, "  [external]\t\t\n")
 			fmt.Fprintf(tw, "  exec:PATH\t%s\t%s\n", strategies.External, "external planner: MiniMalloc CSV on stdin, id,offset lines back")
 		case "allocators":
 			for _, in := range allocators.All() {
@@ -77,7 +86,16 @@ func runList(ctx context.Context, e *env, args []string) error {
 			return badUsage("list: unknown kind %q (valid: strategies, allocators, workloads)", w)
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// The group headers share the entries' columns, so tabwriter pads them.
+	for line := range strings.Lines(buf.String()) {
+		if _, err := io.WriteString(e.stdout, strings.TrimRight(line, " \n")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func listParams(tw *tabwriter.Writer, params []workloads.ParamDoc) {

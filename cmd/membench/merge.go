@@ -10,7 +10,7 @@ import (
 func init() {
 	register(&command{
 		name:    "merge",
-		usage:   "--out DIR [--force] DIR...",
+		usage:   "--out DIR [--force] [--allow-failed-cells] DIR...",
 		summary: "Merge the output folders of a sharded sweep into one, as if run unsharded.",
 		run:     runMerge,
 	})
@@ -20,6 +20,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, commands["merge"])
 	out := fs.String("out", "", "output `DIR` for the merged sweep")
 	force := fs.Bool("force", false, "replace a non-empty output folder")
+	allowFailed := fs.Bool("allow-failed-cells", false, "exit 0 when every cell has a result even if cells failed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -30,5 +31,5 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	if o != nil {
 		fmt.Fprintf(e.stdout, "%s: merged %d folders, %d failed cells\n", o.Dir, fs.NArg(), len(o.Failed))
 	}
-	return err
+	return allowFailedCells(e, o, err, *allowFailed)
 }

@@ -1,0 +1,277 @@
+package strategies
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"membench/workloads"
+)
+
+// executorch-greedy and executorch-naive follow ExecuTorch's memory
+// planning algorithms `greedy` and `naive` in pytorch/executorch
+// exir/memory_planning.py at cff6f4dd32e630945b7188512c1f2b4f102b05ad
+// (August 2026; the file last changed in 79cbc45f, June 2026).
+//
+// Both first round every tensor's size up to the alignment (TensorSpec's
+// realign: ExecuTorch's ALIGNMENT is 16 bytes, exir/tensor.py). membench
+// uses the least common multiple of that and the problem's alignment, so
+// every offset honours both.
+//
+// naive gives every tensor its own range, back to back in the order of the
+// specs (here, buffer order): no reuse.
+//
+// greedy sorts the tensors largest first by their size rounded to 16 bytes
+// (the sort reads allocated_memory before greedy realigns the specs, while
+// they still have TensorSpec's default alignment, 16, whatever the
+// planner's alignment); equal keys come in reverse input order (it inserts
+// them with bisect.insort, which keeps equal keys in input order, into an
+// ascending list and then reverses it; its input is a Python set, whose
+// order membench takes to be the buffers' order). Where the planner's alignment is
+// not a multiple of 16, a tensor can so come after a smaller one with the
+// same key and find a free object too small for it: ExecuTorch then stops
+// on an assertion ("Allocation specs are not sorted"), and so does this
+// port, with an error.
+// It keeps a list of shared objects, each created with the size of its
+// first tensor and never resized, holding tensors at offsets within it.
+// Each tensor goes to
+//
+//  1. the first object (in creation order) none of whose tensors is live
+//     at a common task with it, at offset 0; else
+//  2. with allow_overlapping_allocations (the default), the first object
+//     whose tensors live at a common task with it end, at the highest, at
+//     some m > 0 with m + size within the object: at offset m; else
+//  3. a new object.
+//
+// The objects are then laid back to back in creation order and a tensor's
+// offset is its object's start plus its offset within the object.
+// ExecuTorch's total is the sum of the object sizes; membench reports
+// max(offset + size), which can be smaller by the last object's rounding.
+// Both planners are offset planners here: an ExecuTorch object holds
+// tensors live at the same time at different offsets, which membench's
+// object plans (one tensor per object at a time) cannot express.
+//
+// Growth: naive O(n); greedy O(n log n) plus the number of pairs of
+// tensors live at once (each tensor meets the placed tensors live with
+// it), so O(n^2) when every tensor is live at once.
+//
+// Not modelled: several memory ids (mem_id, each its own arena: this is the
+// single-arena case, mem_id 1), tensors planned in place of an input
+// (inplace_base), input_mem_buffer_sizes and extra_padding (both 0 here),
+// and MemoryPlanningAlgorithmSuite, which runs several algorithms and keeps
+// the smallest (only greedy by default; best-of does that in membench).
+// Lifetimes are inclusive, as in ExecuTorch and membench.
+
+func init() {
+	alignDoc := workloads.ParamDoc{Name: "alignment", Default: "16",
+		Doc: "ExecuTorch's alignment: sizes are rounded up to a multiple of it (and of the problem's alignment)"}
+	Register(Info{
+		Name:    "executorch-greedy",
+		Runtime: "executorch",
+		Kind:    Offsets,
+		Doc: "ExecuTorch greedy (exir/memory_planning.py): size descending, each tensor into the first " +
+			"shared object free at its lifetime, else above its live tensors in the first object with room, else a new object",
+		Params: []workloads.ParamDoc{alignDoc, {Name: "allow_overlapping_allocations", Default: "true",
+			Doc: "place tensors above live ones inside an object (ExecuTorch's default); false allows only time-disjoint sharing"}},
+		New: func(args *workloads.Args) (Strategy, error) {
+			a, err := executorchAlignment("executorch-greedy", args)
+			if err != nil {
+				return nil, err
+			}
+			return executorchGreedy{align: a, overlap: args.Bool("allow_overlapping_allocations", true)}, nil
+		},
+	})
+	Register(Info{
+		Name:    "executorch-naive",
+		Runtime: "executorch",
+		Kind:    Offsets,
+		Doc:     "ExecuTorch naive (exir/memory_planning.py): every tensor back to back in input order, sizes rounded to the alignment; no reuse",
+		Params:  []workloads.ParamDoc{alignDoc},
+		New: func(args *workloads.Args) (Strategy, error) {
+			a, err := executorchAlignment("executorch-naive", args)
+			if err != nil {
+				return nil, err
+			}
+			return executorchNaive{align: a}, nil
+		},
+	})
+}
+
+// executorchDefaultAlignment is ExecuTorch's ALIGNMENT (exir/tensor.py).
+const executorchDefaultAlignment = 16
+
+func executorchAlignment(name string, args *workloads.Args) (int64, error) {
+	a := args.Int64("alignment", executorchDefaultAlignment)
+	if a < 1 {
+		return 0, workloads.Usagef("%s: parameter alignment=%d: want a positive integer", name, a)
+	}
+	return a, nil
+}
+
+// executorchRealign returns ExecuTorch's alignment combined with the
+// problem's (their least common multiple) and the rounded sizes.
+func executorchRealign(name string, p *workloads.Problem, align int64) (int64, []int64, error) {
+	if err := recordError(name, p.Buffers); err != nil {
+		return 0, nil, err
+	}
+	a := align
+	if pa := p.Alignment; pa > 1 {
+		g, h := a, pa
+		for h != 0 {
+			g, h = h, g%h
+		}
+		a = a / g * pa
+		if a/pa != align/g {
+			return 0, nil, fmt.Errorf("%s: alignment %d and the problem's alignment %d have no common multiple below 2^63", name, align, pa)
+		}
+	}
+	sizes := make([]int64, len(p.Buffers))
+	for i, b := range p.Buffers {
+		s := AlignUp(b.Size, a)
+		if s < b.Size {
+			return 0, nil, fmt.Errorf("%s: buffer %d (id %d): size %d overflows when rounded up to %d", name, i, b.ID, b.Size, a)
+		}
+		sizes[i] = s
+	}
+	return a, sizes, nil
+}
+
+type executorchNaive struct{ align int64 }
+
+func (executorchNaive) Name() string { return "executorch-naive" }
+
+func (e executorchNaive) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	_, sizes, err := executorchRealign("executorch-naive", p, e.align)
+	if err != nil {
+		return nil, err
+	}
+	offsets := make([]int64, len(sizes))
+	var next int64
+	for i, s := range sizes {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		offsets[i] = next
+		if next += s; next < 0 {
+			return nil, fmt.Errorf("executorch-naive: the arena overflows 2^63 bytes at buffer %d", i)
+		}
+	}
+	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+}
+
+type executorchGreedy struct {
+	align   int64
+	overlap bool
+}
+
+func (executorchGreedy) Name() string { return "executorch-greedy" }
+
+func (e executorchGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	_, sizes, err := executorchRealign("executorch-greedy", p, e.align)
+	if err != nil {
+		return nil, err
+	}
+	offsets, err := executorchGreedyOffsets(ctx, p.Buffers, sizes, e.overlap)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+}
+
+// executorchGreedyOffsets runs ExecuTorch's greedy on the rounded sizes.
+// ExecuTorch scans every allocation of every object for each tensor; here
+// one index over time hands each tensor the placed tensors live with it,
+// each tagged with its object and its end within the object, which is all
+// that rules 1 and 2 look at.
+func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes []int64, overlap bool) ([]int64, error) {
+	n := len(bufs)
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	key := func(i int32) int64 { return AlignUp(bufs[i].Size, executorchDefaultAlignment) }
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(key(b), key(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(b, a)
+	})
+
+	ix := newOffsetTimeIndex(bufs)
+	obj := make([]int32, n)   // object of each buffer
+	inner := make([]int64, n) // offset within the object
+	var objSize []int64
+	// Per object, for the current tensor: stamp marks objects with a live
+	// tensor, top is the highest end of those.
+	type objState struct {
+		stamp int32
+		top   int64
+	}
+	var state []objState
+	var items []offsetPlaced
+	var touched []int32
+	work := 0
+	for k, i := range order {
+		// Poll ctx by work done: a tensor can overlap every placed one.
+		if work += len(items) + 1; work >= ctxCheckEvery*64 || k == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			work = 0
+		}
+		s := sizes[i]
+		id := ix.id[i]
+		items = ix.overlapping(items[:0], id)
+		touched = touched[:0]
+		for _, it := range items {
+			st := &state[it.off] // the index stores (object, end within it)
+			if st.stamp != int32(k+1) {
+				st.stamp, st.top = int32(k+1), 0
+				touched = append(touched, int32(it.off))
+			}
+			st.top = max(st.top, it.end)
+		}
+		o, at := int32(-1), int64(0)
+		if len(touched) < len(objSize) {
+			// Rule 1: the first object with no live tensor.
+			for o = 0; state[o].stamp == int32(k+1); o++ {
+			}
+			if objSize[o] < s {
+				return nil, fmt.Errorf("executorch-greedy: buffer %d (id %d, %d bytes) comes after a smaller one of the same 16-byte size and fits no free object: ExecuTorch fails here too (assertion \"Allocation specs are not sorted\"); use an alignment that is a multiple of 16",
+					i, bufs[i].ID, s)
+			}
+		} else if overlap {
+			// Rule 2: every object has a live tensor; the first with room
+			// above them.
+			for _, c := range touched {
+				if t := state[c].top; t > 0 && t+s <= objSize[c] && (o < 0 || c < o) {
+					o, at = c, t
+				}
+			}
+		}
+		if o < 0 {
+			o = int32(len(objSize))
+			objSize = append(objSize, s)
+			state = append(state, objState{})
+		}
+		obj[i], inner[i] = o, at
+		ix.place(id, offsetPlaced{off: int64(o), end: at + s, seq: int32(k + 1)})
+	}
+	// Objects back to back in creation order.
+	start := make([]int64, len(objSize))
+	var next int64
+	for o, s := range objSize {
+		start[o] = next
+		if next += s; next < 0 {
+			return nil, fmt.Errorf("executorch-greedy: the arena overflows 2^63 bytes")
+		}
+	}
+	offsets := make([]int64, n)
+	for i := range offsets {
+		offsets[i] = start[obj[i]] + inner[i]
+	}
+	return offsets, nil
+}

@@ -1,0 +1,322 @@
+package strategies
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"membench/workloads"
+)
+
+// megengine-pushdown follows MegEngine's static memory allocator with the
+// algorithm its graph optimiser uses (seq_mem_opt.cpp asks for
+// AllocatorAlgo::PUSHDOWN): MegEngine/MegEngine
+// src/core/impl/graph/var_node_mem_mgr/static_mem_alloc/pushdown.cpp,
+// best_fit_helper.cpp and impl.cpp at
+// 47952c075d868665e1116214bea760d786144081 (October 2024).
+//
+// Intervals are half-open, [First, Last+1). The allocator runs in two
+// steps.
+//
+// 1. A best-fit pre-allocation fixes only the vertical order of the
+// intervals. Time is walked in increasing order; at each time the
+// intervals ending there are freed, then those starting there allocated,
+// each group in input order. Memory is a list of blocks (no addresses),
+// each holding an interval or free; adjacent free blocks merge. A free
+// block carries a time end: that of the interval whose release made it,
+// or, for the part of a block an allocation leaves over, that of the
+// interval allocated.
+// An allocation of s bytes takes the free block of the smallest size >= s,
+// ties going to the block with the latest time end, then the one that
+// became free first. If no free block is large enough, the largest free
+// block (ties: the earliest time end, then the one that became free last)
+// grows to s: unlike a
+// plain best fit, the chunk is enlarged rather than a new one stacked on
+// top. Only when there is no free block at all does a new block go on top.
+// Whatever the interval does not use stays free just above it. Each
+// interval records the allocated intervals directly below and above it
+// at that moment (looking past one free block).
+//
+// 2. Push down: an interval's address is the highest end among the
+// intervals recorded below it (its own "below" and those that recorded it
+// as their "above"), rounded up to the alignment; 0 if none.
+//
+// Growth: O(n log n) (the free blocks sit in a balanced tree, the push
+// down visits each "below" link once).
+//
+// Not modelled: overwrite specs (an output written in place over an
+// input, MegEngine's in-place reuse) and padding (0 here); MegEngine's
+// alignment must be a power of two, the problem's may be any.
+
+func init() {
+	Register(Info{
+		Name:    "megengine-pushdown",
+		Runtime: "megengine",
+		Kind:    Offsets,
+		Doc: "MegEngine static_mem_alloc PUSHDOWN: best fit over a block list whose chunks grow " +
+			"when nothing fits fixes the vertical order, then every interval is pushed down onto those below it",
+		New: Simple(func() Strategy { return megenginePushdown{} }),
+	})
+}
+
+type megenginePushdown struct{}
+
+func (megenginePushdown) Name() string { return "megengine-pushdown" }
+
+func (megenginePushdown) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	offsets, err := megenginePushdownOffsets(ctx, p.Buffers, max(p.Alignment, 1))
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+}
+
+// meBlock is one block of the pre-allocation's list.
+type meBlock struct {
+	interval   int32 // -1 when free
+	size       int64 // free blocks only
+	timeEnd    int64
+	prev, next int32 // -1 at the ends
+}
+
+// mePrealloc is BestfitPrealloc: the block list and the free blocks by
+// (size, latest time end, order of freeing).
+type mePrealloc struct {
+	blk        []meBlock
+	head, tail int32
+	free       keyTreap
+	seq        int64
+}
+
+func (m *mePrealloc) newBlock(b meBlock) int32 {
+	m.blk = append(m.blk, b)
+	return int32(len(m.blk) - 1)
+}
+
+// linkBefore puts block b into the list before pos (-1: at the end).
+func (m *mePrealloc) linkBefore(b, pos int32) {
+	prev := m.tail
+	if pos >= 0 {
+		prev = m.blk[pos].prev
+		m.blk[pos].prev = b
+	} else {
+		m.tail = b
+	}
+	m.blk[b].prev, m.blk[b].next = prev, pos
+	if prev >= 0 {
+		m.blk[prev].next = b
+	} else {
+		m.head = b
+	}
+}
+
+func (m *mePrealloc) unlink(b int32) {
+	p, n := m.blk[b].prev, m.blk[b].next
+	if p >= 0 {
+		m.blk[p].next = n
+	} else {
+		m.head = n
+	}
+	if n >= 0 {
+		m.blk[n].prev = p
+	} else {
+		m.tail = p
+	}
+}
+
+func (m *mePrealloc) isFree(b int32) bool { return b >= 0 && m.blk[b].interval < 0 }
+
+// insertFreeBefore adds size free bytes before pos, merged with free
+// neighbours; the merged block gets timeEnd.
+func (m *mePrealloc) insertFreeBefore(pos int32, size, timeEnd int64) {
+	if m.isFree(pos) {
+		size += m.blk[pos].size
+		next := m.blk[pos].next
+		m.free.erase(pos)
+		m.unlink(pos)
+		pos = next
+	}
+	prev := m.tail
+	if pos >= 0 {
+		prev = m.blk[pos].prev
+	}
+	if m.isFree(prev) {
+		size += m.blk[prev].size
+		m.free.erase(prev)
+		m.unlink(prev)
+	}
+	if size == 0 {
+		return
+	}
+	b := m.newBlock(meBlock{interval: -1, size: size, timeEnd: timeEnd})
+	m.linkBefore(b, pos)
+	m.seq++
+	m.free.grow(int(b) + 1)
+	m.free.key[b] = orderedKey{size, -timeEnd, m.seq}
+	m.free.insert(b)
+}
+
+// alloc places interval i (size s, time end te) and returns its block and
+// the intervals directly below and above it (-1 for none).
+func (m *mePrealloc) alloc(i int32, s, te int64) (blk, below, above int32) {
+	b := m.free.ceil(orderedKey{s, math.MinInt64, math.MinInt64})
+	if b < 0 {
+		b = m.free.last()
+	}
+	if b < 0 {
+		b = m.newBlock(meBlock{interval: i, timeEnd: te})
+		m.linkBefore(b, -1)
+	} else {
+		m.free.erase(b)
+		rest := max(m.blk[b].size-s, 0) // a grown block has no rest
+		m.blk[b].interval = i
+		m.insertFreeBefore(m.blk[b].next, rest, te)
+	}
+	m.blk[b].interval, m.blk[b].size, m.blk[b].timeEnd = i, 0, te
+	below, above = -1, -1
+	if p := m.blk[b].prev; p >= 0 {
+		if m.isFree(p) && m.blk[p].prev >= 0 {
+			p = m.blk[p].prev
+		}
+		if !m.isFree(p) {
+			below = m.blk[p].interval
+		}
+	}
+	if p := m.blk[b].next; p >= 0 {
+		if m.isFree(p) {
+			p = m.blk[p].next
+		}
+		if p >= 0 && !m.isFree(p) {
+			above = m.blk[p].interval
+		}
+	}
+	return b, below, above
+}
+
+// release frees block b, which holds an interval of the given size.
+func (m *mePrealloc) release(b int32, size int64) {
+	te := m.blk[b].timeEnd
+	pos := m.blk[b].next
+	m.unlink(b)
+	m.insertFreeBefore(pos, size, te)
+}
+
+// megenginePushdownOffsets runs StaticMemAllocPushdown on bufs.
+func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, error) {
+	if err := recordError("megengine-pushdown", bufs); err != nil {
+		return nil, err
+	}
+	n := len(bufs)
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("megengine-pushdown: %d buffers is too many", n)
+	}
+	// Events: (time, free before alloc, input order).
+	type event struct {
+		t     int64
+		alloc bool
+		i     int32
+	}
+	events := make([]event, 0, 2*n)
+	for i, b := range bufs {
+		events = append(events, event{int64(b.First), true, int32(i)}, event{int64(b.Last) + 1, false, int32(i)})
+	}
+	slices.SortFunc(events, func(x, y event) int {
+		if c := cmp.Compare(x.t, y.t); c != 0 {
+			return c
+		}
+		if x.alloc != y.alloc {
+			if y.alloc {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(x.i, y.i)
+	})
+
+	// Each allocation adds at most an allocated and a free block, each
+	// release one free block.
+	m := &mePrealloc{head: -1, tail: -1, blk: make([]meBlock, 0, 3*n)}
+	m.free.reserve(3 * n)
+	blockOf := make([]int32, n)
+	below := make([]int32, n) // directly below at allocation, -1 for none
+	above := make([]int32, n)
+	for k, e := range events {
+		if k%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if e.alloc {
+			blockOf[e.i], below[e.i], above[e.i] = m.alloc(e.i, bufs[e.i].Size, int64(bufs[e.i].Last)+1)
+			continue
+		}
+		m.release(blockOf[e.i], bufs[e.i].Size)
+	}
+
+	// Push down: lists of the intervals below each one (CSR).
+	cnt := make([]int32, n+1)
+	for i := range n {
+		if below[i] >= 0 {
+			cnt[i+1]++
+		}
+		if above[i] >= 0 {
+			cnt[above[i]+1]++
+		}
+	}
+	for i := range n {
+		cnt[i+1] += cnt[i]
+	}
+	under := make([]int32, cnt[n])
+	fill := slices.Clone(cnt[:n])
+	for i := range n {
+		if below[i] >= 0 {
+			under[fill[i]] = below[i]
+			fill[i]++
+		}
+		if a := above[i]; a >= 0 {
+			under[fill[a]] = int32(i)
+			fill[a]++
+		}
+	}
+	offsets := make([]int64, n)
+	state := make([]uint8, n) // 0 new, 1 on the stack, 2 placed
+	type frame struct{ i, k int32 }
+	var stack []frame
+	for r := range n {
+		if r%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if state[r] == 2 {
+			continue
+		}
+		stack = append(stack[:0], frame{int32(r), cnt[r]})
+		state[r] = 1
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.k < cnt[f.i+1] {
+				j := under[f.k]
+				f.k++
+				switch state[j] {
+				case 0:
+					state[j] = 1
+					stack = append(stack, frame{j, cnt[j]})
+				case 1:
+					return nil, fmt.Errorf("megengine-pushdown: the below relation has a cycle through buffer %d", j)
+				}
+				continue
+			}
+			var addr int64
+			for _, j := range under[cnt[f.i]:cnt[f.i+1]] {
+				addr = max(addr, offsets[j]+bufs[j].Size)
+			}
+			offsets[f.i] = AlignUp(addr, align)
+			state[f.i] = 2
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return offsets, nil
+}

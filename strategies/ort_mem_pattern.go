@@ -1,0 +1,81 @@
+package strategies
+
+import (
+	"context"
+	"math"
+
+	"membench/workloads"
+)
+
+func init() {
+	Register(Info{
+		Name: "ort-mem-pattern", Runtime: "onnxruntime", Kind: Offsets,
+		Doc: "ONNX Runtime MemPatternPlanner: online best fit in trace order among the live blocks " +
+			"and the free top of the buffer so far, else on top of the live blocks",
+		New: Simple(func() Strategy { return ortMemPattern{} }),
+	})
+}
+
+// ortMemPattern is ONNX Runtime's MemPatternPlanner
+// (onnxruntime/core/framework/mem_pattern_planner.h), the planner behind
+// its memory patterns (enable_mem_pattern): it records one run's
+// allocations and frees and places each allocation online. We follow the
+// revision with the program-counter variant and best_offset_found
+// (microsoft/onnxruntime; the search index stores it without a commit
+// hash), whose TraceAllocation(ml_value_idx, size) rules are these; the
+// older f52b9c48a96869e490f668d40390900a47056c55 lacked the top-gap rule.
+//
+// The rules, in our words:
+//   - Allocations come in trace order (DESIGN §1: by first task, then
+//     buffer ID, then problem order); a block is freed after its last task,
+//     so at each allocation the live blocks are exactly the placed buffers
+//     that overlap it in time.
+//   - Zero-size buffers go to offset 0 and take no space.
+//   - Walk the live blocks by offset, keeping the highest end so far; the
+//     gap before each block starting at or above that end is a candidate if
+//     it holds the buffer, and the one wasting least (gap minus size,
+//     strictly less) wins, so ties go to the lowest.
+//   - Then the space between the highest live end and the buffer size
+//     reached so far (the high-water mark) is one more candidate, under the
+//     same strictly-less rule.
+//   - With no candidate the buffer goes at the highest live end, which may
+//     lie below the high-water mark.
+//   - Alignment: ONNX Runtime's planner sees sizes its allocator has already
+//     rounded; membench rounds sizes up to the problem's alignment the same
+//     way, so a block takes [offset, offset+size rounded up).
+//
+// Not modelled: the program-counter variant used in training (blocks
+// reused by time schedule), and the several memory locations ORT plans
+// separately; membench plans one location.
+type ortMemPattern struct{}
+
+func (ortMemPattern) Name() string { return "ort-mem-pattern" }
+
+func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	bufs := p.Buffers
+	align := max(p.Alignment, 1)
+	keys := make([]orderKey, len(bufs))
+	for i, b := range bufs {
+		keys[i] = orderKey{int64(b.First), int64(b.ID), 0, int32(i)}
+	}
+	order := orderBy(keys)
+	var highWater int64
+	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, order, math.MaxInt64,
+		func(i int32, live []offsetPlaced) int64 {
+			size := AlignUp(bufs[i].Size, align)
+			off, length, found, top := bestFit(live, size, 1)
+			if gap := highWater - top; gap >= size && (!found || gap < length) {
+				off, found = top, true
+			}
+			if !found {
+				off = top
+			}
+			highWater = max(highWater, off+size)
+			return off
+		},
+		func(off, size int64) int64 { return off + AlignUp(size, align) })
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Offsets: offsets, Footprint: fp}, nil
+}

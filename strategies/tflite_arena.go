@@ -1,0 +1,139 @@
+package strategies
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"membench/workloads"
+)
+
+func init() {
+	Register(Info{
+		Name: "tflite-arena", Runtime: "tflite", Kind: Offsets,
+		Doc: "TFLite CPU interpreter ArenaPlanner: whole-run tensors first, then size desc, first use asc; " +
+			"SimpleMemoryArena's smallest gap among time-overlapping tensors, else on top; 64-byte alignment",
+		Params: []workloads.ParamDoc{{Name: "align", Default: "64",
+			Doc: "tensor alignment in bytes (the interpreter's kDefaultTensorAlignment); combined with the problem's alignment by least common multiple"}},
+		New: func(args *workloads.Args) (Strategy, error) {
+			align := args.Int64("align", tfliteTensorAlignment)
+			if align < 1 {
+				return nil, workloads.Usagef("tflite-arena: align must be at least 1, got %d", align)
+			}
+			return tfliteArena{align}, nil
+		},
+	})
+}
+
+// tfliteTensorAlignment is the TFLite interpreter's default tensor
+// alignment (kDefaultTensorAlignment).
+const tfliteTensorAlignment = 64
+
+// tfliteArena is the TensorFlow Lite CPU interpreter's planner:
+// ArenaPlanner (tflite/arena_planner.cc) choosing the order and
+// SimpleMemoryArena (tflite/simple_memory_arena.cc) placing each tensor,
+// as in google-ai-edge/LiteRT at commit
+// f67457790c9c2ab67347d6fe53270e8d3df20868 (where tensorflow/lite now
+// lives; tensorflow/tensorflow's tensorflow/lite copy at
+// 342e577aa4e9f73e657f3e9e407b2686d755233f has the same gap rule).
+//
+// The rules, in our words:
+//   - Order (ArenaPlanner::CreateTensorAllocationVector): tensors alive for
+//     the whole run come first, in problem order; membench reads "whole
+//     run" as First at the problem's first task and Last at its last (TFLite:
+//     allocated at node 0 and never deallocated). The rest go by size
+//     descending, then first use ascending. TFLite leaves remaining ties to
+//     std::sort; we break them by problem order, which is what std::sort
+//     gives on TFLite's input order for small graphs.
+//   - Zero-size tensors go to offset 0 and take no space.
+//   - Placement (SimpleMemoryArena::Allocate): walk the placed tensors that
+//     overlap in time, by offset (ties: placement order), keeping the
+//     highest end so far (offset+size, not rounded). Before each one whose
+//     offset is at or above that end, the tensor fits if the end rounded up
+//     to the alignment plus its size reaches no further than that offset;
+//     it is taken if the offset minus the rounded end is below the best
+//     recorded fit, which is then set to the offset minus the unrounded end
+//     (TFLite's own asymmetry, kept). With no fitting gap the tensor goes at
+//     the highest end rounded up.
+//   - Alignment: TFLite aligns every tensor to 64 bytes by default
+//     (?align=); membench combines it with the problem's alignment by least
+//     common multiple so both hold.
+//
+// Not modelled: the persistent arena (kTfLiteArenaRwPersistent tensors),
+// in-place sharing of input buffers (actual_tensor_id_), and re-planning
+// from a later node; membench plans every tensor of the problem in one
+// arena.
+type tfliteArena struct{ align int64 }
+
+func (tfliteArena) Name() string { return "tflite-arena" }
+
+func (s tfliteArena) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	align, ok := lcm(s.align, max(p.Alignment, 1))
+	if !ok {
+		return nil, fmt.Errorf("tflite-arena: alignment %d and the problem's alignment %d have no common multiple below 2^62", s.align, p.Alignment)
+	}
+	offsets, fp, err := tfliteArenaAllocate(ctx, p.Buffers, tfliteArenaOrder(p.Buffers), align)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Offsets: offsets, Footprint: fp}, nil
+}
+
+// tfliteArenaOrder is ArenaPlanner's allocation order.
+func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
+	if len(bufs) == 0 {
+		return nil
+	}
+	first, last := bufs[0].First, bufs[0].Last
+	for _, b := range bufs {
+		first, last = min(first, b.First), max(last, b.Last)
+	}
+	keys := make([]orderKey, len(bufs))
+	for i, b := range bufs {
+		if b.First == first && b.Last == last {
+			keys[i] = orderKey{0, 0, 0, int32(i)}
+		} else {
+			keys[i] = orderKey{1, -b.Size, int64(b.First), int32(i)}
+		}
+	}
+	return orderBy(keys)
+}
+
+// tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in
+// the given order with the given alignment.
+func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []int32, align int64) ([]int64, int64, error) {
+	return placeOneByOne(ctx, "tflite-arena", bufs, order, math.MaxInt64,
+		func(i int32, live []offsetPlaced) int64 {
+			size := bufs[i].Size
+			best, bestFit := int64(-1), int64(math.MaxInt64)
+			w := newGapWalk(live)
+			for {
+				start, end, ok := w.next()
+				if !ok {
+					break
+				}
+				if a := AlignUp(start, align); a+size <= end && end-a < bestFit {
+					best, bestFit = a, end-start
+				}
+			}
+			if best < 0 {
+				return AlignUp(w.top, align)
+			}
+			return best
+		},
+		func(off, size int64) int64 { return off + size })
+}
+
+// lcm returns the least common multiple of two positive numbers; ok is
+// false when it is 2^62 or more.
+func lcm(a, b int64) (int64, bool) {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	q := a / x
+	if q >= (1<<62)/b {
+		return 0, false
+	}
+	return q * b, true
+}
