@@ -92,6 +92,7 @@ type torchCaching struct {
 	lookups  [2]int64     // cache searches per pool kind: the GC clock
 	reserved [2]int64     // bytes reserved per pool kind
 	used     [2]int64     // chunk bytes handed out per pool kind
+	spare    []*tcBlock   // blocks merged away, for reuse
 	stats    statTracker
 }
 
@@ -156,6 +157,48 @@ func (a *torchCaching) insert(b *tcBlock) {
 }
 
 func (a *torchCaching) remove(b *tcBlock) { b.pool.blocks.remove(b.size, b.off) }
+
+// newBlock returns a zeroed block, reusing one merged away where it can.
+func (a *torchCaching) newBlock() *tcBlock {
+	if k := len(a.spare); k > 0 {
+		b := a.spare[k-1]
+		a.spare = a.spare[:k-1]
+		return b
+	}
+	return &tcBlock{}
+}
+
+// dropBlock keeps b, merged away, for reuse.
+func (a *torchCaching) dropBlock(b *tcBlock) {
+	uses := b.uses[:0]
+	*b = tcBlock{uses: uses}
+	a.spare = append(a.spare, b)
+}
+
+// Reset implements Resetter: the allocator returns to its freshly built
+// state (nothing reserved) and keeps its tables' memory.
+func (a *torchCaching) Reset() {
+	for _, b := range a.blocks {
+		a.dropBlock(b)
+	}
+	clear(a.blocks)
+	for _, sp := range a.pools {
+		if sp != nil {
+			for _, p := range []*tcPool{&sp.small, &sp.large} {
+				p.blocks.clear()
+				p.unmapped.clear()
+			}
+		}
+	}
+	a.device.free.byAddr.clear()
+	a.device.free.bySize.clear()
+	a.device.end = 0
+	for i := range a.pending {
+		a.pending[i] = a.pending[i][:0]
+	}
+	a.lookups, a.reserved, a.used = [2]int64{}, [2]int64{}, [2]int64{}
+	a.stats = statTracker{}
+}
 
 func init() {
 	Register(Info{
@@ -560,7 +603,8 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 		}
 	}
 	if a.shouldSplit(b, size) {
-		rest := &tcBlock{off: b.off + size, size: b.size - size, pool: p, seg: b.seg, prev: b, next: b.next}
+		rest := a.newBlock()
+		rest.off, rest.size, rest.pool, rest.seg, rest.prev, rest.next = b.off+size, b.size-size, p, b.seg, b, b.next
 		if b.next != nil {
 			b.next.prev = rest
 		}
@@ -631,7 +675,8 @@ func (a *torchCaching) newSegment(p *tcPool, size, seg int64) *tcBlock {
 	if a.conf.expandable {
 		return a.expandBlock(p, size)
 	}
-	b := &tcBlock{off: a.device.alloc(seg), size: seg, pool: p}
+	b := a.newBlock()
+	b.off, b.size, b.pool = a.device.alloc(seg), seg, p
 	a.blocks[b.off] = b
 	a.reserve(p.kind, seg)
 	return b
@@ -757,6 +802,7 @@ func (a *torchCaching) merge(dst, src *tcBlock) {
 		}
 	}
 	dst.size += src.size
+	a.dropBlock(src)
 }
 
 // releaseSegment gives a cached whole cudaMalloc segment back to the device.
@@ -765,6 +811,7 @@ func (a *torchCaching) releaseSegment(b *tcBlock) {
 	delete(a.blocks, b.off)
 	a.device.free.put(b.off, b.size)
 	a.unreserve(b.pool.kind, b.size)
+	a.dropBlock(b)
 }
 
 // unmapFree unmaps the wholly free pages of the cached expandable block b,

@@ -446,3 +446,26 @@ f,4,0
 		t.Errorf("peak reserved %d, want %d", res.PeakReserved, 4*scMiB)
 	}
 }
+
+// TestTorchReset checks that a reset allocator serves a script exactly as
+// a fresh one.
+func TestTorchReset(t *testing.T) {
+	for _, c := range []struct {
+		spec  string
+		steps []scStep
+	}{
+		{"torch-caching?memory_limit=40M", []scStep{
+			scAlloc(15*scMiB, 0, 16*scMiB), scFree(0), scAlloc(30*scMiB, 0, 30*scMiB), scOOM(12 * scMiB), scAlloc(1, 30*scMiB, 512)}},
+		{"torch-caching?memory_limit=40M&alloc_conf=expandable_segments:True", []scStep{
+			scAlloc(5*scMiB, 0, 5*scMiB), scAlloc(16*scMiB, 5*scMiB, 16*scMiB), scFree(1),
+			scAlloc(1, 60*scMiB, 512), scAlloc(15*scMiB, 5*scMiB, 15*scMiB)}},
+	} {
+		a := scBuild(t, c.spec)
+		scPlay(t, a, c.steps)
+		want := a.Stats()
+		a.(Resetter).Reset()
+		scStats(t, a, Stats{})
+		scPlay(t, a, c.steps)
+		scStats(t, a, want)
+	}
+}
