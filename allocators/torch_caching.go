@@ -1064,10 +1064,11 @@ func (a *torchCaching) Stats() Stats {
 		if sp == nil {
 			continue
 		}
-		for _, p := range []*tcPool{&sp.small, &sp.large} {
-			if n := p.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
-				s.LargestFreeChunk = n.key
-			}
+		if n := sp.small.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
+			s.LargestFreeChunk = n.key
+		}
+		if n := sp.large.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
+			s.LargestFreeChunk = n.key
 		}
 	}
 	return s

@@ -173,6 +173,12 @@ func TestTorchGarbageCollection(t *testing.T) {
 	scStats(t, a, Stats{InUse: 50 * scMiB, PeakInUse: 84 * scMiB, Reserved: 134 * scMiB, PeakReserved: 138 * scMiB,
 		LargestFreeChunk: 44 * scMiB, NumAllocs: 5})
 
+	// The same through alloc_conf.
+	a = scBuild(t, "torch-caching?memory_limit=200M&alloc_conf=garbage_collection_threshold:0.5")
+	scPlay(t, a, steps(scAlloc(50*scMiB, 0, 50*scMiB)))
+	scStats(t, a, Stats{InUse: 50 * scMiB, PeakInUse: 84 * scMiB, Reserved: 134 * scMiB, PeakReserved: 138 * scMiB,
+		LargestFreeChunk: 44 * scMiB, NumAllocs: 5})
+
 	// Without the threshold nothing is given back.
 	a = scBuild(t, "torch-caching?memory_limit=200M")
 	scPlay(t, a, steps(scAlloc(50*scMiB, 138*scMiB, 50*scMiB)))
