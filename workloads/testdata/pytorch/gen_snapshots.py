@@ -119,6 +119,9 @@ def main():
     write("state_only.pickle", state_only())
     write("streams.pickle", streams())
     write("settings.pickle", settings())
+    bad = settings()
+    bad["allocator_settings"]["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:yes"
+    write("settings_bad.pickle", bad)
     two = basic()
     two["device_traces"][1] = [entry("alloc", BASE, 64)]
     write("two_devices.pickle", two)
