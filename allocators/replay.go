@@ -467,6 +467,12 @@ func newStreamCalls(a Allocator, c *compiled) streamCalls {
 // call makes op's call with off the offset in its slot (-1 for none) and
 // returns the allocation's block or the call's error.
 func (sc *streamCalls) call(op *replayOp, off int64) (Block, error) {
+	if op.size >= 0 {
+		if sc.sa != nil {
+			return sc.sa.AllocOn(op.size, int(op.stream))
+		}
+		return sc.a.Alloc(op.size)
+	}
 	switch op.size {
 	case opFree:
 		if off >= 0 && !sc.selfFree {
@@ -484,11 +490,6 @@ func (sc *streamCalls) call(op *replayOp, off int64) (Block, error) {
 		if sc.d != nil {
 			sc.d.Sync(int(op.stream))
 		}
-	default:
-		if sc.sa != nil {
-			return sc.sa.AllocOn(op.size, int(op.stream))
-		}
-		return sc.a.Alloc(op.size)
 	}
 	return Block{}, nil
 }

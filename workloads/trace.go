@@ -98,19 +98,19 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 			}
 		case "r":
 			if len(f) != 3 {
-				return nil, nil, fail(fmt.Sprintf("want r,ID,STREAM, got %q", l))
+				return nil, nil, fail(fmt.Sprintf("want r,ID,STREAM, got %s", Echo(l)))
 			}
 			e.Kind = Record
 			id(1)
 			stream(2)
 		case "s":
 			if len(f) != 2 {
-				return nil, nil, fail(fmt.Sprintf("want s,STREAM, got %q", l))
+				return nil, nil, fail(fmt.Sprintf("want s,STREAM, got %s", Echo(l)))
 			}
 			e.Kind = Sync
 			stream(1)
 		default:
-			return nil, nil, fail(fmt.Sprintf("unknown event %q: want %s", f[0], traceForms))
+			return nil, nil, fail(fmt.Sprintf("unknown event %s: want %s", Echo(f[0]), traceForms))
 		}
 		if msg != "" {
 			return nil, nil, fail(msg)
