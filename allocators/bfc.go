@@ -1030,3 +1030,24 @@ func (d *device) free(addr, n int64) {
 		d.spans = append(d.spans[:i], d.spans[i+1:]...)
 	}
 }
+
+// Pools implements PoolReporter: TensorFlow's 21 bins (bin k holds chunks
+// of 256<<k bytes up to the next bin's), counting every chunk of every
+// region, in use or free.
+func (b *BFC) Pools() []PoolBytes {
+	ps := make([]PoolBytes, bfcNumBins)
+	for k := range ps {
+		ps[k].Name = fmt.Sprintf("bin %d", k)
+	}
+	for _, r := range b.regions {
+		for h := r.first; h != bfcNone; h = b.chunks[h].next {
+			c := &b.chunks[h]
+			k := binFor(c.size)
+			ps[k].Reserved += c.size
+			if c.inUse {
+				ps[k].Allocated += c.size
+			}
+		}
+	}
+	return ps
+}

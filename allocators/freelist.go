@@ -423,3 +423,24 @@ func (a *fitAllocator) Stats() Stats {
 
 // Alignment implements Aligner.
 func (a *fitAllocator) Alignment() int64 { return fitAlign }
+
+// clear empties the set, keeping its nodes for reuse.
+func (s *ordset) clear() {
+	var stack []*onode
+	if s.root != nil {
+		stack = append(stack, s.root)
+	}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.left != nil {
+			stack = append(stack, n.left)
+		}
+		if n.right != nil {
+			stack = append(stack, n.right)
+		}
+		n.left, n.right = nil, s.spare
+		s.spare = n
+	}
+	s.root, s.len, s.seed = nil, 0, 0
+}

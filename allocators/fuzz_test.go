@@ -26,6 +26,9 @@ func FuzzAllocators(f *testing.F) {
 				fuzzTrace(t, spec, data)
 			}
 		}
+		// Expandable segments map and unmap pages: their own paths.
+		fuzzTrace(t, "torch-caching?alloc_conf=expandable_segments:True", data)
+		fuzzTrace(t, "torch-caching?alloc_conf=expandable_segments:True&memory_limit=16M", data)
 	})
 }
 

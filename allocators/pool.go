@@ -1,6 +1,7 @@
 package allocators
 
 import (
+	"fmt"
 	"math/bits"
 
 	"membench/workloads"
@@ -17,6 +18,7 @@ type pool struct {
 	next  int64
 	limit int64
 	free  [64][]int64     // per class (log2 of the chunk size): free offsets
+	carve [64]int64       // per class: bytes carved for it
 	live  map[int64]int64 // offset -> chunk bytes
 	stats statTracker
 }
@@ -60,6 +62,7 @@ func (p *pool) Alloc(size int64) (Block, error) {
 		}
 		off = p.next
 		p.next += n
+		p.carve[c] += n
 		p.stats.reserve(n)
 	}
 	p.live[off] = n
@@ -88,6 +91,17 @@ func (p *pool) Stats() Stats {
 		}
 	}
 	return s
+}
+
+// Pools implements PoolReporter: the size classes that hold memory.
+func (p *pool) Pools() []PoolBytes {
+	var ps []PoolBytes
+	for c, n := range p.carve {
+		if n > 0 {
+			ps = append(ps, PoolBytes{Name: fmt.Sprintf("class %d", int64(1)<<c), Reserved: n, Allocated: n - int64(len(p.free[c]))<<c})
+		}
+	}
+	return ps
 }
 
 // Alignment implements Aligner.

@@ -101,6 +101,11 @@ type ReplayResult struct {
 	Final Stats
 	// Verified is what ReplayOptions.Verify checked (nil without it).
 	Verified *VerifyCounts
+	// Peak is where memory went (fragmentation.go) after the first call
+	// at which reserved reached PeakReserved.
+	Peak Breakdown
+	// OOMsAt is where memory went at each failed request, in order.
+	OOMsAt []OOMBreakdown
 }
 
 // replayOp is one allocator call: an Alloc of size bytes on stream whose
@@ -565,6 +570,8 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 				}
 				offs[op.slot] = -1
 				res.OOMs++
+				res.OOMsAt = append(res.OOMsAt, OOMBreakdown{Breakdown: breakdown(a, a.Stats(), ev, inUse, allocated),
+					ID: rec.ID, Size: rec.Size, Stream: int(op.stream)})
 			} else {
 				if blk.Size < op.size || blk.Offset < 0 {
 					return fmt.Errorf("replay: event %d: %d bytes for id %d got block %+v", ev, op.size, rec.ID, blk)
@@ -578,6 +585,9 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 			}
 		}
 		st := a.Stats()
+		if st.Reserved > res.Peak.Reserved {
+			res.Peak = breakdown(a, st, ev, inUse, allocated)
+		}
 		f := BFCFragmentation(st)
 		if !math.IsNaN(f) {
 			res.BFCFragmentationMax = max(res.BFCFragmentationMax, f)

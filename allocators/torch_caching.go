@@ -1,67 +1,99 @@
 package allocators
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
+	"strings"
 
 	"membench/workloads"
 )
 
 // torchCaching simulates PyTorch's CUDA caching allocator
-// (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator) on one device
-// and one stream, without expandable segments. The rules, in our words:
+// (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator, read at
+// 001074d2; its options as c10/core/AllocatorConfig.cpp's
+// AcceleratorAllocatorConfig parses PYTORCH_CUDA_ALLOC_CONF) on one device.
+// The rules, in our words:
 //
 //   - Rounding. A request below 512 bytes (kMinBlockSize) becomes 512;
 //     others round up to a multiple of 512. With roundup_power2_divisions
-//     = d > 1, a size above 512*d instead rounds up to the next of d equal
-//     steps between the powers of two around it (a power of two stays).
+//     giving d > 1 for the request's size range, a size above 512*d instead
+//     rounds up to the next of d equal steps between the powers of two
+//     around it (a power of two stays). The ranges are the 16 powers of two
+//     from 1 MiB to 32 GiB: sizes below 2 MiB use the first, sizes of 32 GiB
+//     and up the last.
 //   - Pools. Rounded sizes up to 1 MiB (kSmallSize) are served from the
-//     small pool, larger ones from the large pool. Each pool is a set of
-//     free blocks ordered by (size, address).
+//     small pool, larger ones from the large pool. Every stream has its own
+//     pair: a cached block is reused only by the stream it was allocated on.
+//     Each pool is a set of free blocks ordered by (size, address).
 //   - Segments. When no cached block fits, a segment is obtained from the
 //     device: 2 MiB (kSmallBuffer) for the small pool, 20 MiB (kLargeBuffer)
 //     for large sizes below 10 MiB (kMinLargeAlloc), and the size rounded up
 //     to 2 MiB (kRoundLarge) from 10 MiB on.
 //   - Best fit. The cached block chosen is the smallest one >= the size,
-//     ties broken by address (then by stream, which is moot with one
-//     stream). With max_split_size set, a size below it never takes a
-//     cached block of max_split_size or more, and a size of max_split_size
-//     or more only takes a block less than 20 MiB (kLargeBuffer) larger.
+//     ties broken by address. With max_split_size set, a size below it
+//     never takes a cached block of max_split_size or more, and a size of
+//     max_split_size or more only takes a block less than
+//     max_non_split_rounding (default 20 MiB) larger.
 //   - Splitting. The chosen block is split, its front handed out and the
-//     rest cached, when the rest is at least 512 bytes in the small pool,
-//     or, in the large pool, when the rest exceeds 1 MiB and the size is
-//     below max_split_size (so oversize blocks are never split).
+//     rest cached, when the rest is at least 512 bytes in the small pool (or
+//     anywhere with expandable segments), or, in the large pool, when the
+//     rest exceeds 1 MiB and the size is below max_split_size (so oversize
+//     blocks are never split).
 //   - Coalescing. A freed block merges with free neighbours of the same
 //     segment before it is cached.
+//   - Streams. A block used by other streams (record_stream) is not cached
+//     when it is freed: it waits for an event on each of those streams, and
+//     is cached once all of them have passed (here: at each stream's next
+//     sync point after the free). Until then its bytes stay in use.
+//   - Expandable segments. With expandable_segments, each stream and pool
+//     has segments that reserve address space (1 1/8 of memory_limit, or
+//     1 TiB without one) and map physical pages on demand: 2 MiB pages for
+//     the small pool, 20 MiB for the large. A request no cached block fits
+//     maps just enough pages at the lowest address of a segment where free
+//     and unmapped space together fit it, usually the segment's end, so
+//     blocks tile one growing segment. Best fit counts a block followed by
+//     unmapped space as that much larger, preferring interior blocks.
+//     Reserved counts mapped pages; releasing the cache unmaps every wholly
+//     free page.
 //   - Memory limit. memory_limit plays the role of the per-process memory
-//     fraction: a device allocation that would take the reserved bytes
-//     past it fails.
+//     fraction (and of the device's capacity): a device allocation that
+//     would take the reserved bytes past it fails. As upstream, the check
+//     is made with the segment size the request would get even when
+//     expandable segments map less.
 //   - Garbage collection. With memory_limit and garbage_collection_threshold
 //     = t set, before asking the device for a segment, if the reserved
-//     bytes exceed t*memory_limit, whole cached segments of the large pool
+//     bytes exceed t*memory_limit, whole cached segments of the large pools
 //     whose age (cache lookups since they were cached) is at least the
 //     average are given back, pass after pass, until the excess is
 //     reclaimed or nothing more can go.
 //   - Out of memory. When the device refuses a segment, the allocator first
-//     (with max_split_size set) gives back the smallest cached oversize
-//     segment that is large enough, or else the largest oversize ones until
-//     enough bytes are back, and retries; then it gives back every cached
-//     whole segment of both pools and retries once more. A request that
-//     still fails is an OOM; the segments given back stay given back.
+//     (with max_split_size set) gives back the stream's smallest cached
+//     oversize segment that is large enough, or else its largest oversize
+//     ones until enough bytes are back, and retries; then it gives back
+//     every cached whole segment of every pool (and unmaps the free pages
+//     of expandable segments) and retries once more. A request that still
+//     fails is an OOM; what was given back stays given back. Upstream also
+//     waits for every stream there; a simulation cannot make streams finish
+//     early, so frees waiting for other streams keep waiting.
 //
 // The device is a simulated address space handing out segments first fit by
 // address, as cudaMalloc would; every segment is a multiple of 2 MiB, so
 // segments are 2 MiB aligned and blocks 512-byte aligned. Reserved counts
 // the bytes of live segments.
 type torchCaching struct {
-	small, large tcPool
-	blocks       map[int64]*tcBlock // every block, free or allocated, by offset
-	device       fitArena
-	limit        int64 // 0: unlimited (no memory fraction set)
-	maxSplit     int64
-	divisions    int64
-	gcThreshold  float64
-	stats        statTracker
+	pools    []*tcPools // by stream
+	blocks   map[int64]*tcBlock
+	device   fitArena
+	limit    int64 // 0: unlimited (no memory fraction set)
+	conf     tcConfig
+	pending  [][]*tcBlock // by stream: freed blocks waiting for its next sync
+	lookups  [2]int64     // cache searches per pool kind: the GC clock
+	reserved [2]int64     // bytes reserved per pool kind
+	used     [2]int64     // chunk bytes handed out per pool kind
+	spare    []*tcBlock   // blocks merged away, for reuse
+	stats    statTracker
 }
 
 // PyTorch's constants, named as in CUDACachingAllocator.cpp.
@@ -72,43 +104,112 @@ const (
 	tcLargeBuffer   = 20 << 20
 	tcMinLargeAlloc = 10 << 20
 	tcRoundLarge    = 2 << 20
+	// tcMaxStreams bounds the stream numbers simulated.
+	tcMaxStreams = 1 << 16
+	// tcAddressSpace is an expandable segment's address space without a
+	// memory_limit.
+	tcAddressSpace = 1 << 40
 )
 
-// tcBlock is a piece of a segment, free or allocated.
+// Pool kinds.
+const (
+	tcSmall = 0
+	tcLarge = 1
+)
+
+// tcBlock is a piece of a segment: allocated, waiting for other streams
+// (events > 0), cached, or (expandable segments only) unmapped.
 type tcBlock struct {
 	off, size  int64
 	pool       *tcPool
+	seg        *tcExpSeg // nil: a cudaMalloc segment
 	allocated  bool
+	unmapped   bool
+	events     int32    // streams still to pass before the free completes
+	uses       []int32  // other streams that used the block (record_stream)
 	prev, next *tcBlock // neighbours in the same segment
 	gcBase     int64    // the pool's lookup count when the block was cached
 }
 
 func (b *tcBlock) isSplit() bool { return b.prev != nil || b.next != nil }
 
-// tcPool is the set of cached (free) blocks of one pool.
+// free reports whether the block is cached or unmapped: neither handed out
+// nor waiting for a stream.
+func (b *tcBlock) free() bool { return !b.allocated && b.events == 0 }
+
+// tcExpSeg is an expandable segment: its address range and page size.
+type tcExpSeg struct{ base, size, page int64 }
+
+// tcPool is the set of cached (free) blocks of one pool of one stream.
 type tcPool struct {
-	small  bool
-	blocks ordset // key size, sub offset
-	// lookups counts cache searches, the clock that ages cached blocks for
-	// garbage collection.
-	lookups int64
+	kind     int
+	stream   int32
+	blocks   ordset // cached blocks: key size, sub offset
+	unmapped ordset // unmapped ranges of expandable segments: key offset
 }
 
-func (p *tcPool) insert(b *tcBlock) {
-	b.gcBase = p.lookups
-	p.blocks.insert(b.size, b.off, 0)
+// tcPools are one stream's pools.
+type tcPools struct{ small, large tcPool }
+
+func (a *torchCaching) insert(b *tcBlock) {
+	b.gcBase = a.lookups[b.pool.kind]
+	b.pool.blocks.insert(b.size, b.off, 0)
 }
 
-func (p *tcPool) remove(b *tcBlock) { p.blocks.remove(b.size, b.off) }
+func (a *torchCaching) remove(b *tcBlock) { b.pool.blocks.remove(b.size, b.off) }
+
+// newBlock returns a zeroed block, reusing one merged away where it can.
+func (a *torchCaching) newBlock() *tcBlock {
+	if k := len(a.spare); k > 0 {
+		b := a.spare[k-1]
+		a.spare = a.spare[:k-1]
+		return b
+	}
+	return &tcBlock{}
+}
+
+// dropBlock keeps b, merged away, for reuse.
+func (a *torchCaching) dropBlock(b *tcBlock) {
+	uses := b.uses[:0]
+	*b = tcBlock{uses: uses}
+	a.spare = append(a.spare, b)
+}
+
+// Reset implements Resetter: the allocator returns to its freshly built
+// state (nothing reserved) and keeps its tables' memory.
+func (a *torchCaching) Reset() {
+	for _, b := range a.blocks {
+		a.dropBlock(b)
+	}
+	clear(a.blocks)
+	for _, sp := range a.pools {
+		if sp != nil {
+			for _, p := range []*tcPool{&sp.small, &sp.large} {
+				p.blocks.clear()
+				p.unmapped.clear()
+			}
+		}
+	}
+	a.device.free.byAddr.clear()
+	a.device.free.bySize.clear()
+	a.device.end = 0
+	for i := range a.pending {
+		a.pending[i] = a.pending[i][:0]
+	}
+	a.lookups, a.reserved, a.used = [2]int64{}, [2]int64{}, [2]int64{}
+	a.stats = statTracker{}
+}
 
 func init() {
 	Register(Info{
 		Name: "torch-caching",
-		Doc: "PyTorch's CUDA caching allocator (one stream): 512-byte rounding, small (<= 1 MiB, 2 MiB segments) " +
-			"and large (20 MiB segments below 10 MiB, 2 MiB rounding above) pools, best fit with splitting, " +
-			"coalescing on free, cached segments given back on OOM",
+		Doc: "PyTorch's CUDA caching allocator: 512-byte rounding, small (<= 1 MiB, 2 MiB segments) " +
+			"and large (20 MiB segments below 10 MiB, 2 MiB rounding above) pools per stream, best fit with splitting, " +
+			"coalescing on free, cached segments given back on OOM; PYTORCH_CUDA_ALLOC_CONF options through alloc_conf",
 		Params: []workloads.ParamDoc{
 			memoryLimitDoc,
+			{Name: "alloc_conf", Default: "", Doc: "PYTORCH_CUDA_ALLOC_CONF, whole: max_split_size_mb, max_non_split_rounding_mb, " +
+				"roundup_power2_divisions (N or [256:1,512:2,>:8]), garbage_collection_threshold, expandable_segments"},
 			{Name: "max_split_size", Default: "0", Doc: "blocks this large or larger are not split (bytes, > 20M); 0 means unlimited"},
 			{Name: "roundup_power2_divisions", Default: "0", Doc: "round sizes up to this many steps per power-of-two interval (a power of two; 0 or 1: off)"},
 			{Name: "garbage_collection_threshold", Default: "0", Doc: "with memory_limit, reclaim old cached segments once reserved exceeds this fraction of it (0 < t < 1); 0: off"},
@@ -117,29 +218,306 @@ func init() {
 	})
 }
 
+// tcConfig is the allocator's configuration, PyTorch's defaults when zero
+// values are filled by defaultTCConfig.
+type tcConfig struct {
+	maxSplit            int64 // math.MaxInt64: unlimited
+	maxNonSplitRounding int64
+	divisions           [tcIntervals]int64
+	gcThreshold         float64
+	expandable          bool
+}
+
+// tcIntervals is kRoundUpPowerOfTwoIntervals: the size ranges of
+// roundup_power2_divisions, powers of two from 1 MiB.
+const tcIntervals = 16
+
+func defaultTCConfig() tcConfig {
+	return tcConfig{maxSplit: math.MaxInt64, maxNonSplitRounding: tcLargeBuffer}
+}
+
 func newTorchCaching(args *workloads.Args) (Allocator, error) {
 	a := &torchCaching{
-		small:       tcPool{small: true},
-		blocks:      map[int64]*tcBlock{},
-		device:      fitArena{free: freeList{policy: firstFit}},
-		limit:       args.Bytes("memory_limit", 0),
-		maxSplit:    args.Bytes("max_split_size", 0),
-		divisions:   int64(args.Int("roundup_power2_divisions", 0)),
-		gcThreshold: args.Float("garbage_collection_threshold", 0),
+		blocks: map[int64]*tcBlock{},
+		device: fitArena{free: freeList{policy: firstFit}},
+		limit:  args.Bytes("memory_limit", 0),
+		conf:   defaultTCConfig(),
 	}
-	switch {
-	case a.maxSplit == 0:
-		a.maxSplit = math.MaxInt64
-	case a.maxSplit <= tcLargeBuffer:
-		return nil, workloads.Usagef("torch-caching: max_split_size=%d: want more than 20M (kLargeBuffer)", a.maxSplit)
+	conf := args.String("alloc_conf", "")
+	maxSplit := args.Bytes("max_split_size", 0)
+	divisions := int64(args.Int("roundup_power2_divisions", 0))
+	gc := args.Float("garbage_collection_threshold", 0)
+	if conf != "" {
+		if maxSplit != 0 || divisions != 0 || gc != 0 {
+			return nil, workloads.Usagef("torch-caching: alloc_conf and max_split_size, roundup_power2_divisions or garbage_collection_threshold: give the options one way, not both")
+		}
+		c, err := parseAllocConf(conf)
+		if err != nil {
+			return nil, workloads.Usagef("torch-caching: alloc_conf=%s: %v", workloads.Echo(conf), err)
+		}
+		a.conf = c
+	} else {
+		switch {
+		case maxSplit == 0:
+		case maxSplit <= tcLargeBuffer:
+			return nil, workloads.Usagef("torch-caching: max_split_size=%d: want more than 20M (kLargeBuffer)", maxSplit)
+		default:
+			a.conf.maxSplit = maxSplit
+		}
+		if divisions < 0 || (divisions > 1 && divisions&(divisions-1) != 0) {
+			return nil, workloads.Usagef("torch-caching: roundup_power2_divisions=%d: want 0 or a power of two", divisions)
+		}
+		for i := range a.conf.divisions {
+			a.conf.divisions[i] = divisions
+		}
+		if gc < 0 || gc >= 1 {
+			return nil, workloads.Usagef("torch-caching: garbage_collection_threshold=%g: want 0 < t < 1 (0: off)", gc)
+		}
+		a.conf.gcThreshold = gc
 	}
-	if a.divisions < 0 || (a.divisions > 1 && a.divisions&(a.divisions-1) != 0) {
-		return nil, workloads.Usagef("torch-caching: roundup_power2_divisions=%d: want 0 or a power of two", a.divisions)
-	}
-	if a.gcThreshold < 0 || a.gcThreshold >= 1 {
-		return nil, workloads.Usagef("torch-caching: garbage_collection_threshold=%g: want 0 < t < 1 (0: off)", a.gcThreshold)
-	}
+	a.pools = []*tcPools{a.newPools(0)}
 	return a, nil
+}
+
+func (a *torchCaching) newPools(stream int) *tcPools {
+	return &tcPools{small: tcPool{kind: tcSmall, stream: int32(stream)}, large: tcPool{kind: tcLarge, stream: int32(stream)}}
+}
+
+// parseAllocConf reads a PYTORCH_CUDA_ALLOC_CONF string as PyTorch's
+// AcceleratorAllocatorConfig::parseArgs does: tokens split at , : [ and ],
+// spaces dropped, `key:value` pairs separated by commas. The errors quote
+// PyTorch's messages where it has one. Options that do not change where
+// memory goes (backend:native, the pinned-memory and locking options) are
+// accepted and ignored.
+func parseAllocConf(s string) (tcConfig, error) {
+	c := defaultTCConfig()
+	var toks []string
+	var buf strings.Builder
+	for _, r := range s {
+		switch {
+		case r == ',' || r == ':' || r == '[' || r == ']':
+			if buf.Len() > 0 {
+				toks = append(toks, buf.String())
+				buf.Reset()
+			}
+			toks = append(toks, string(r))
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		default:
+			buf.WriteRune(r)
+		}
+	}
+	if buf.Len() > 0 {
+		toks = append(toks, buf.String())
+	}
+	tok := func(i int) string {
+		if i < len(toks) {
+			return toks[i]
+		}
+		return ""
+	}
+	expect := func(i int, want, after string) error {
+		if tok(i) != want {
+			if i >= len(toks) {
+				return fmt.Errorf("expected %q after %s, got the end of the string", want, after)
+			}
+			return fmt.Errorf("expected %q after %s, got %q", want, after, tok(i))
+		}
+		return nil
+	}
+	// value returns the token after `key:`.
+	value := func(i int, key string) (string, error) {
+		if err := expect(i+1, ":", key); err != nil {
+			return "", err
+		}
+		if i+2 >= len(toks) || strings.ContainsAny(toks[i+2], ",:[]") {
+			return "", fmt.Errorf("expected a value for %s", key)
+		}
+		return toks[i+2], nil
+	}
+	size := func(v, key string) (int64, error) {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: expected a non-negative integer, got %q", key, v)
+		}
+		return int64(min(n, math.MaxInt64)), nil
+	}
+	boolean := func(v string, i int) (bool, error) {
+		switch v {
+		case "True":
+			return true, nil
+		case "False":
+			return false, nil
+		}
+		return false, fmt.Errorf("Expected 'True' or 'False' at index %d in ConfigTokenizer but got '%s'", i, v)
+	}
+	mib := func(key string, i int) (int64, int, error) {
+		v, err := value(i, key)
+		if err != nil {
+			return 0, 0, err
+		}
+		n, err := size(v, key)
+		if err != nil {
+			return 0, 0, err
+		}
+		if n < tcLargeBuffer>>20 {
+			return 0, 0, fmt.Errorf("CachingAllocator option %s too small, must be >= %d", key, tcLargeBuffer>>20)
+		}
+		if n > math.MaxInt64>>20 {
+			return math.MaxInt64, i + 2, nil
+		}
+		return n << 20, i + 2, nil
+	}
+	for i := 0; i < len(toks); i++ {
+		key := toks[i]
+		var err error
+		switch key {
+		case "max_split_size_mb":
+			c.maxSplit, i, err = mib(key, i)
+		case "max_non_split_rounding_mb":
+			c.maxNonSplitRounding, i, err = mib(key, i)
+		case "garbage_collection_threshold":
+			var v string
+			if v, err = value(i, key); err == nil {
+				t, perr := strconv.ParseFloat(v, 64)
+				switch {
+				case perr != nil:
+					err = fmt.Errorf("%s: expected a number, got %q", key, v)
+				case !(t > 0 && t < 1):
+					err = fmt.Errorf("garbage_collect_threshold is invalid, set it in (0.0, 1.0)")
+				default:
+					c.gcThreshold, i = t, i+2
+				}
+			}
+		case "expandable_segments":
+			var v string
+			if v, err = value(i, key); err == nil {
+				c.expandable, err = boolean(v, i+2)
+				i += 2
+			}
+		case "roundup_power2_divisions":
+			i, err = parseDivisions(toks, i, &c.divisions, expect, size)
+		case "backend":
+			var v string
+			if v, err = value(i, key); err == nil {
+				if v != "native" && v != "cudaMallocAsync" {
+					err = fmt.Errorf("Unknown allocator backend, options are native and cudaMallocAsync")
+				} else if v == "cudaMallocAsync" {
+					err = fmt.Errorf("backend:cudaMallocAsync is the CUDA driver's allocator, not simulated: use backend:native")
+				}
+				i += 2
+			}
+		case "release_lock_on_cudamalloc", "pinned_use_cuda_host_register", "pinned_use_background_threads",
+			"graph_capture_record_stream_reuse":
+			var v string
+			if v, err = value(i, key); err == nil {
+				_, err = boolean(v, i+2)
+				i += 2
+			}
+		case "pinned_num_register_threads", "pinned_reserve_segment_size_mb":
+			var v string
+			if v, err = value(i, key); err == nil {
+				_, err = size(v, key)
+				i += 2
+			}
+		default:
+			err = fmt.Errorf("Unrecognized key '%s' in CUDA allocator config.", key)
+		}
+		if err != nil {
+			return c, err
+		}
+		if i+1 < len(toks) {
+			if err := expect(i+1, ",", toks[i]); err != nil {
+				return c, err
+			}
+			i++
+		}
+	}
+	return c, nil
+}
+
+// parseDivisions reads `roundup_power2_divisions:N` (every range) or
+// `roundup_power2_divisions:[B:N,...,>:N]` starting at toks[i] (the key):
+// boundary B in MiB, a power of two, sets its range and, for the first
+// boundary, all below it; `>` sets every range after the last boundary;
+// ranges between boundaries keep 0 (no power-of-two rounding). It returns
+// the index of the last token read.
+func parseDivisions(toks []string, i int, d *[tcIntervals]int64, expect func(int, string, string) error, size func(string, string) (int64, error)) (int, error) {
+	const key = "roundup_power2_divisions"
+	if err := expect(i+1, ":", key); err != nil {
+		return i, err
+	}
+	i += 2
+	if i >= len(toks) {
+		return i, fmt.Errorf("expected a value for %s", key)
+	}
+	if toks[i] != "[" {
+		n, err := size(toks[i], key)
+		if err != nil {
+			return i, err
+		}
+		if n == 0 || n&(n-1) != 0 {
+			return i, fmt.Errorf("For roundups, the divisions has to be power of 2")
+		}
+		for k := range d {
+			d[k] = n
+		}
+		return i, nil
+	}
+	first, last := true, 0
+	for i++; i < len(toks) && toks[i] != "]"; i++ {
+		bound := toks[i]
+		if err := expect(i+1, ":", "the range "+bound); err != nil {
+			return i, err
+		}
+		if i+2 >= len(toks) {
+			return i, fmt.Errorf("expected a number of divisions after %s:", bound)
+		}
+		n, err := size(toks[i+2], key)
+		if err != nil {
+			return i, err
+		}
+		if n != 0 && n&(n-1) != 0 {
+			return i, fmt.Errorf("For roundups, the divisions has to be power of 2 or 0 to disable roundup")
+		}
+		i += 2
+		if bound == ">" {
+			for k := last + 1; k < tcIntervals; k++ {
+				d[k] = n
+			}
+		} else {
+			b, err := size(bound, key)
+			if err != nil {
+				return i, err
+			}
+			if b == 0 || b&(b-1) != 0 {
+				return i, fmt.Errorf("For roundups, the intervals have to be power of 2")
+			}
+			k := min(bits.Len64(uint64(b))-1, tcIntervals-1)
+			if first {
+				for j := 0; j < k; j++ {
+					d[j] = n
+				}
+				first = false
+			}
+			d[k], last = n, k
+		}
+		if tok := i + 1; tok < len(toks) && toks[tok] != "]" {
+			if err := expect(tok, ",", toks[i]); err != nil {
+				return i, err
+			}
+			i++
+		}
+	}
+	if i >= len(toks) {
+		return i, fmt.Errorf("Expected closing bracket ']' in ConfigTokenizer but reached end of config")
+	}
+	return i, nil
+}
+
+// divisionsFor is roundup_power2_divisions for a request of size bytes.
+func (c *tcConfig) divisionsFor(size int64) int64 {
+	k := bits.Len64(uint64(size)) - 1 - 20
+	return c.divisions[max(0, min(k, tcIntervals-1))]
 }
 
 // roundSize applies the 512-byte or power-of-two-division rounding.
@@ -147,7 +525,7 @@ func (a *torchCaching) roundSize(size int64) int64 {
 	if size < tcMinBlockSize {
 		return tcMinBlockSize
 	}
-	if d := a.divisions; d > 1 && size > tcMinBlockSize*d {
+	if d := a.conf.divisionsFor(size); d > 1 && size > tcMinBlockSize*d {
 		if size&(size-1) == 0 {
 			return size
 		}
@@ -173,109 +551,323 @@ func segmentSize(size int64) int64 {
 	}
 }
 
-func (a *torchCaching) Alloc(orig int64) (Block, error) {
+func (a *torchCaching) streamPools(stream int) *tcPools {
+	if stream < len(a.pools) {
+		if p := a.pools[stream]; p != nil {
+			return p
+		}
+	} else {
+		a.pools = append(a.pools, make([]*tcPools, stream+1-len(a.pools))...)
+	}
+	p := a.newPools(stream)
+	a.pools[stream] = p
+	return p
+}
+
+func (a *torchCaching) Alloc(orig int64) (Block, error) { return a.AllocOn(orig, 0) }
+
+// AllocOn implements StreamAllocator: the request is served from stream's
+// own pools.
+func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 	if orig <= 0 {
 		return Block{}, badSize("torch-caching", orig)
+	}
+	if stream < 0 || stream >= tcMaxStreams {
+		return Block{}, fmt.Errorf("torch-caching: stream %d: want 0 to %d", stream, tcMaxStreams-1)
 	}
 	if orig > maxRequest {
 		return Block{}, a.stats.oom("torch-caching", orig)
 	}
 	size := a.roundSize(orig)
-	p := &a.large
+	sp := a.streamPools(stream)
+	p := &sp.large
 	if size <= tcSmallSize {
-		p = &a.small
+		p = &sp.small
 	}
 	b := a.cachedBlock(p, size)
 	if b == nil {
-		if a.limit > 0 && a.gcThreshold > 0 {
+		if a.limit > 0 && a.conf.gcThreshold > 0 {
 			a.collectGarbage()
 		}
 		seg := segmentSize(size)
-		b = a.newSegment(p, seg)
+		b = a.newSegment(p, size, seg)
 		if b == nil && a.releaseOversize(p, size) {
-			b = a.newSegment(p, seg)
+			b = a.newSegment(p, size, seg)
 		}
 		if b == nil {
-			a.releaseCached(&a.large)
-			a.releaseCached(&a.small)
-			b = a.newSegment(p, seg)
+			a.releaseAll()
+			b = a.newSegment(p, size, seg)
 		}
 		if b == nil {
 			return Block{}, a.stats.oom("torch-caching", orig)
 		}
 	}
 	if a.shouldSplit(b, size) {
-		rest := &tcBlock{off: b.off + size, size: b.size - size, pool: p, prev: b, next: b.next}
+		rest := a.newBlock()
+		rest.off, rest.size, rest.pool, rest.seg, rest.prev, rest.next = b.off+size, b.size-size, p, b.seg, b, b.next
 		if b.next != nil {
 			b.next.prev = rest
 		}
 		b.next = rest
 		b.size = size
 		a.blocks[rest.off] = rest
-		p.insert(rest)
+		a.insert(rest)
 	}
 	b.allocated = true
 	a.stats.allocated(b.size)
+	a.used[p.kind] += b.size
 	return Block{Offset: b.off, Size: b.size}, nil
 }
 
 // cachedBlock takes the best-fitting cached block for size out of p, or
 // returns nil.
 func (a *torchCaching) cachedBlock(p *tcPool, size int64) *tcBlock {
-	p.lookups++
+	a.lookups[p.kind]++
 	n := p.blocks.ceil(size, math.MinInt64)
 	if n == nil {
 		return nil
 	}
-	if size < a.maxSplit && n.key >= a.maxSplit {
+	b := a.blocks[n.sub]
+	if b.seg != nil && a.conf.expandable {
+		// A block followed by unmapped space counts as that much larger:
+		// take a later one that is less so.
+		for next := p.blocks.ceil(n.key, n.sub+1); next != nil; next = p.blocks.ceil(next.key, next.sub+1) {
+			nb := a.blocks[next.sub]
+			if b.seg == nil || a.expandableSize(nb) >= a.expandableSize(b) {
+				break
+			}
+			b = nb
+		}
+	}
+	if size < a.conf.maxSplit && b.size >= a.conf.maxSplit {
 		return nil // an oversize block is kept for oversize requests
 	}
-	if size >= a.maxSplit && n.key >= size+tcLargeBuffer {
+	if size >= a.conf.maxSplit && b.size >= size+a.conf.maxNonSplitRounding {
 		return nil // too much waste for an oversize request
 	}
-	b := a.blocks[n.sub]
-	p.remove(b)
+	a.remove(b)
 	return b
+}
+
+func (a *torchCaching) expandableSize(b *tcBlock) int64 {
+	if b.next != nil && b.next.unmapped {
+		return b.size + b.next.size
+	}
+	return b.size
 }
 
 func (a *torchCaching) shouldSplit(b *tcBlock, size int64) bool {
 	rest := b.size - size
-	if b.pool.small {
+	if b.pool.kind == tcSmall || a.conf.expandable {
 		return rest >= tcMinBlockSize
 	}
-	return size < a.maxSplit && rest > tcSmallSize
+	return size < a.conf.maxSplit && rest > tcSmallSize
 }
 
-// newSegment asks the device for seg bytes, or returns nil when that would
-// pass memory_limit. The segment is not cached: the caller takes it.
-func (a *torchCaching) newSegment(p *tcPool, seg int64) *tcBlock {
+// newSegment asks the device for a segment of seg bytes for a request of
+// size (rounded) bytes, or with expandable segments maps pages for it, or
+// returns nil when that would pass memory_limit. The block returned is
+// not cached: the caller takes it.
+func (a *torchCaching) newSegment(p *tcPool, size, seg int64) *tcBlock {
 	if a.limit > 0 && a.stats.st.Reserved+seg > a.limit {
 		return nil
 	}
-	b := &tcBlock{off: a.device.alloc(seg), size: seg, pool: p}
+	if a.conf.expandable {
+		return a.expandBlock(p, size)
+	}
+	b := a.newBlock()
+	b.off, b.size, b.pool = a.device.alloc(seg), seg, p
 	a.blocks[b.off] = b
-	a.stats.reserve(seg)
+	a.reserve(p.kind, seg)
 	return b
 }
 
-// releaseSegment gives a cached whole segment back to the device.
-func (a *torchCaching) releaseSegment(b *tcBlock) {
-	b.pool.remove(b)
-	delete(a.blocks, b.off)
-	a.device.free.put(b.off, b.size)
-	a.stats.st.Reserved -= b.size
+func (a *torchCaching) reserve(kind int, n int64) {
+	a.stats.reserve(n)
+	a.reserved[kind] += n
 }
 
-// releaseOversize gives back cached segments of max_split_size or more:
-// the smallest one that covers the request, or else the largest ones until
-// as many bytes as the request (at least max_split_size) are back. It
-// reports whether it freed enough. Oversize cached blocks are always whole
-// segments, since oversize blocks are never split.
-func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
-	if a.maxSplit == math.MaxInt64 {
+func (a *torchCaching) unreserve(kind int, n int64) {
+	a.stats.st.Reserved -= n
+	a.reserved[kind] -= n
+}
+
+// expandBlock finds the lowest place in p's expandable segments where free
+// and unmapped blocks together hold size bytes (making a segment if none
+// has room), maps what it needs and returns the block, taken out of the
+// cache; nil when the pages do not fit under memory_limit.
+func (a *torchCaching) expandBlock(p *tcPool, size int64) *tcBlock {
+	c := a.findExpandable(p, size)
+	if c.unmapped && !a.mapBlock(c, min(c.size, size)) {
+		return nil
+	}
+	for c.size < size {
+		next := c.next
+		if !a.mapBlock(next, min(size-c.size, next.size)) {
+			return nil
+		}
+		c = next // it took c in
+	}
+	a.remove(c)
+	return c
+}
+
+func (a *torchCaching) findExpandable(p *tcPool, size int64) *tcBlock {
+	room := func(b *tcBlock) bool {
+		var n int64
+		for ; n < size && b != nil && b.free(); b = b.next {
+			n += b.size
+		}
+		return n >= size
+	}
+	for n := p.unmapped.first(); n != nil; n = p.unmapped.ceil(n.key+1, 0) {
+		c := a.blocks[n.key]
+		if c.prev != nil && c.prev.free() {
+			c = c.prev
+		}
+		if room(c) {
+			return c
+		}
+	}
+	page := int64(tcSmallBuffer)
+	if p.kind == tcLarge {
+		page = tcLargeBuffer
+	}
+	space := int64(tcAddressSpace)
+	if a.limit > 0 {
+		space = a.limit + a.limit/8
+	}
+	space = roundPow2(space, tcSmallBuffer)
+	space = (space + page - 1) / page * page
+	s := &tcExpSeg{base: a.device.alloc(space), size: space, page: page}
+	c := &tcBlock{off: s.base, size: space, pool: p, seg: s, unmapped: true}
+	a.blocks[c.off] = c
+	p.unmapped.insert(c.off, 0, 0)
+	return c
+}
+
+// mapBlock maps the pages covering the first size bytes of the unmapped
+// block b, which then merges with free neighbours and is cached. It
+// reports false when the pages would pass memory_limit.
+func (a *torchCaching) mapBlock(b *tcBlock, size int64) bool {
+	s := b.seg
+	pages := (size + s.page - 1) / s.page * s.page
+	if a.limit > 0 && a.stats.st.Reserved+pages > a.limit {
 		return false
 	}
-	want := max(size, a.maxSplit)
+	p := b.pool
+	p.unmapped.remove(b.off, 0)
+	b.unmapped = false
+	if pages < b.size {
+		rest := &tcBlock{off: b.off + pages, size: b.size - pages, pool: p, seg: s, unmapped: true, prev: b, next: b.next}
+		if b.next != nil {
+			b.next.prev = rest
+		}
+		b.next = rest
+		b.size = pages
+		a.blocks[rest.off] = rest
+		p.unmapped.insert(rest.off, 0, 0)
+	}
+	a.merge(b, b.prev)
+	a.merge(b, b.next)
+	a.insert(b)
+	a.reserve(p.kind, pages)
+	return true
+}
+
+// merge makes dst (neither cached nor unmapped-listed) take in its
+// neighbour src where src is free and mapped alike.
+func (a *torchCaching) merge(dst, src *tcBlock) {
+	if src == nil || !src.free() || src.unmapped != dst.unmapped {
+		return
+	}
+	if src.unmapped {
+		src.pool.unmapped.remove(src.off, 0)
+	} else {
+		a.remove(src)
+	}
+	if src == dst.prev {
+		delete(a.blocks, dst.off)
+		dst.off = src.off
+		dst.prev = src.prev
+		if dst.prev != nil {
+			dst.prev.next = dst
+		}
+		a.blocks[dst.off] = dst
+	} else {
+		delete(a.blocks, src.off)
+		dst.next = src.next
+		if dst.next != nil {
+			dst.next.prev = dst
+		}
+	}
+	dst.size += src.size
+	a.dropBlock(src)
+}
+
+// releaseSegment gives a cached whole cudaMalloc segment back to the device.
+func (a *torchCaching) releaseSegment(b *tcBlock) {
+	a.remove(b)
+	delete(a.blocks, b.off)
+	a.device.free.put(b.off, b.size)
+	a.unreserve(b.pool.kind, b.size)
+	a.dropBlock(b)
+}
+
+// unmapFree unmaps the wholly free pages of the cached expandable block b,
+// and gives the segment's address space back when nothing of it is left
+// mapped.
+func (a *torchCaching) unmapFree(b *tcBlock) {
+	s := b.seg
+	lo := s.base + (b.off-s.base+s.page-1)/s.page*s.page
+	hi := s.base + (b.off+b.size-s.base)/s.page*s.page
+	if lo >= hi {
+		return
+	}
+	p := b.pool
+	a.remove(b)
+	delete(a.blocks, b.off) // before may take this offset
+	if lo > b.off {
+		before := &tcBlock{off: b.off, size: lo - b.off, pool: p, seg: s, prev: b.prev, next: b}
+		if b.prev != nil {
+			b.prev.next = before
+		}
+		b.prev = before
+		a.blocks[before.off] = before
+		a.insert(before)
+	}
+	if end := b.off + b.size; hi < end {
+		after := &tcBlock{off: hi, size: end - hi, pool: p, seg: s, prev: b, next: b.next}
+		if b.next != nil {
+			b.next.prev = after
+		}
+		b.next = after
+		a.blocks[after.off] = after
+		a.insert(after)
+	}
+	b.off, b.size, b.unmapped = lo, hi-lo, true
+	a.blocks[b.off] = b
+	a.unreserve(p.kind, hi-lo)
+	a.merge(b, b.prev)
+	a.merge(b, b.next)
+	if !b.isSplit() {
+		delete(a.blocks, b.off)
+		a.device.free.put(s.base, s.size)
+		return
+	}
+	p.unmapped.insert(b.off, 0, 0)
+}
+
+// releaseOversize gives back p's cached segments of max_split_size or
+// more: the smallest one that covers the request, or else the largest ones
+// until as many bytes as the request (at least max_split_size) are back.
+// It reports whether it freed enough. Oversize cached blocks are whole
+// segments, since oversize blocks are never split.
+func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
+	if a.conf.maxSplit == math.MaxInt64 {
+		return false
+	}
+	want := max(size, a.conf.maxSplit)
 	if n := p.blocks.ceil(want, math.MinInt64); n != nil {
 		b := a.blocks[n.sub]
 		if b.isSplit() {
@@ -285,7 +877,7 @@ func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
 		return true
 	}
 	var released int64
-	for n := p.blocks.last(); n != nil && released < want && n.key >= a.maxSplit; n = p.blocks.last() {
+	for n := p.blocks.last(); n != nil && released < want && n.key >= a.conf.maxSplit; n = p.blocks.last() {
 		b := a.blocks[n.sub]
 		if b.isSplit() {
 			break
@@ -296,38 +888,62 @@ func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
 	return released >= want
 }
 
-// releaseCached gives back every cached whole segment of p.
-func (a *torchCaching) releaseCached(p *tcPool) {
-	var whole []*tcBlock
-	p.blocks.each(func(n *onode) bool {
-		if b := a.blocks[n.sub]; !b.isSplit() {
-			whole = append(whole, b)
+// releaseAll gives back every cached whole segment of every pool, large
+// then small, stream by stream, and unmaps the free pages of expandable
+// segments.
+func (a *torchCaching) releaseAll() {
+	for kind := tcLarge; kind >= tcSmall; kind-- {
+		for _, sp := range a.pools {
+			if sp == nil {
+				continue
+			}
+			p := &sp.small
+			if kind == tcLarge {
+				p = &sp.large
+			}
+			var whole, exp []*tcBlock
+			p.blocks.each(func(n *onode) bool {
+				b := a.blocks[n.sub]
+				if b.seg != nil {
+					exp = append(exp, b)
+				} else if !b.isSplit() {
+					whole = append(whole, b)
+				}
+				return true
+			})
+			for _, b := range whole {
+				a.releaseSegment(b)
+			}
+			for _, b := range exp {
+				a.unmapFree(b)
+			}
 		}
-		return true
-	})
-	for _, b := range whole {
-		a.releaseSegment(b)
 	}
 }
 
-// collectGarbage gives back old cached whole segments of the large pool
+// collectGarbage gives back old cached whole segments of the large pools
 // while the reserved bytes exceed the threshold.
 func (a *torchCaching) collectGarbage() {
-	threshold := int64(a.gcThreshold * float64(a.limit))
+	threshold := int64(a.conf.gcThreshold * float64(a.limit))
 	if a.stats.st.Reserved <= threshold {
 		return
 	}
 	target := a.stats.st.Reserved - threshold
-	p := &a.large
 	var candidates []*tcBlock
 	var totalAge float64
-	p.blocks.each(func(n *onode) bool {
-		if b := a.blocks[n.sub]; !b.isSplit() {
-			candidates = append(candidates, b)
-			totalAge += float64(p.lookups - b.gcBase)
+	clock := a.lookups[tcLarge]
+	for _, sp := range a.pools {
+		if sp == nil {
+			continue
 		}
-		return true
-	})
+		sp.large.blocks.each(func(n *onode) bool {
+			if b := a.blocks[n.sub]; !b.isSplit() && b.seg == nil {
+				candidates = append(candidates, b)
+				totalAge += float64(clock - b.gcBase)
+			}
+			return true
+		})
+	}
 	count := len(candidates)
 	var reclaimed int64
 	for freed := true; reclaimed < target && freed && count > 0; {
@@ -335,7 +951,7 @@ func (a *torchCaching) collectGarbage() {
 		freed = false
 		kept := candidates[:0]
 		for _, b := range candidates {
-			age := float64(p.lookups - b.gcBase)
+			age := float64(clock - b.gcBase)
 			if age < ageThreshold {
 				kept = append(kept, b)
 				continue
@@ -350,44 +966,121 @@ func (a *torchCaching) collectGarbage() {
 	}
 }
 
-func (a *torchCaching) Free(off int64) error {
+// live returns the allocated block at off.
+func (a *torchCaching) live(off int64) (*tcBlock, error) {
 	b, ok := a.blocks[off]
 	if !ok || !b.allocated {
-		return badFree("torch-caching", off)
+		return nil, badFree("torch-caching", off)
+	}
+	return b, nil
+}
+
+// Free frees the block at off at once, whatever streams used it (a free
+// that has completed).
+func (a *torchCaching) Free(off int64) error {
+	b, err := a.live(off)
+	if err != nil {
+		return err
 	}
 	b.allocated = false
-	a.stats.freed(b.size)
-	if prev := b.prev; prev != nil && !prev.allocated {
-		prev.pool.remove(prev)
-		delete(a.blocks, b.off)
-		b.off, b.size = prev.off, prev.size+b.size
-		b.prev = prev.prev
-		if b.prev != nil {
-			b.prev.next = b
-		}
-		a.blocks[b.off] = b
+	if b.uses != nil {
+		b.uses = nil
 	}
-	if next := b.next; next != nil && !next.allocated {
-		next.pool.remove(next)
-		delete(a.blocks, next.off)
-		b.size += next.size
-		b.next = next.next
-		if b.next != nil {
-			b.next.prev = b
-		}
-	}
-	b.pool.insert(b)
+	a.cache(b)
 	return nil
+}
+
+// cache completes the free of b: it merges with its free neighbours and
+// joins its pool.
+func (a *torchCaching) cache(b *tcBlock) {
+	a.stats.freed(b.size)
+	a.used[b.pool.kind] -= b.size
+	a.merge(b, b.prev)
+	a.merge(b, b.next)
+	a.insert(b)
+}
+
+// RecordStream implements DeferredFreer: the block at off is used by
+// stream (a no-op for its own stream).
+func (a *torchCaching) RecordStream(off int64, stream int) error {
+	b, err := a.live(off)
+	if err != nil {
+		return err
+	}
+	s := int32(stream)
+	if s == b.pool.stream {
+		return nil
+	}
+	for _, u := range b.uses {
+		if u == s {
+			return nil
+		}
+	}
+	b.uses = append(b.uses, s)
+	return nil
+}
+
+// RequestFree implements DeferredFreer: a block no other stream used is
+// cached at once; others wait for each of those streams' next sync.
+func (a *torchCaching) RequestFree(off int64, stream int) error {
+	b, err := a.live(off)
+	if err != nil {
+		return err
+	}
+	b.allocated = false
+	if len(b.uses) == 0 {
+		a.cache(b)
+		return nil
+	}
+	for _, s := range b.uses {
+		if int(s) >= len(a.pending) {
+			a.pending = append(a.pending, make([][]*tcBlock, int(s)+1-len(a.pending))...)
+		}
+		a.pending[s] = append(a.pending[s], b)
+		b.events++
+	}
+	b.uses = nil
+	return nil
+}
+
+// Sync implements DeferredFreer: the events of stream's waiting frees
+// complete.
+func (a *torchCaching) Sync(stream int) {
+	if stream < 0 || stream >= len(a.pending) {
+		return
+	}
+	waiting := a.pending[stream]
+	for _, b := range waiting {
+		if b.events--; b.events == 0 {
+			a.cache(b)
+		}
+	}
+	a.pending[stream] = waiting[:0]
 }
 
 func (a *torchCaching) Stats() Stats {
 	s := a.stats.st
-	for _, p := range []*tcPool{&a.small, &a.large} {
-		if n := p.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
+	for _, sp := range a.pools {
+		if sp == nil {
+			continue
+		}
+		if n := sp.small.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
+			s.LargestFreeChunk = n.key
+		}
+		if n := sp.large.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
 			s.LargestFreeChunk = n.key
 		}
 	}
 	return s
+}
+
+// Pools implements PoolReporter: the small and large pools, all streams
+// together.
+func (a *torchCaching) Pools() []PoolBytes {
+	return []PoolBytes{
+		{Name: "small", Reserved: a.reserved[tcSmall], Allocated: a.used[tcSmall]},
+		{Name: "large", Reserved: a.reserved[tcLarge], Allocated: a.used[tcLarge]},
+	}
 }
 
 // Alignment implements Aligner.

@@ -1,8 +1,13 @@
 package allocators
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
+
+	"membench/workloads"
 )
 
 func TestTorchRoundSize(t *testing.T) {
@@ -24,7 +29,10 @@ func TestTorchRoundSize(t *testing.T) {
 		{2, 3*scMiB + 1, 4 * scMiB},
 	}
 	for _, tt := range tests {
-		a := &torchCaching{divisions: tt.divisions}
+		a := &torchCaching{}
+		for i := range a.conf.divisions {
+			a.conf.divisions[i] = tt.divisions
+		}
 		if got := a.roundSize(tt.size); got != tt.want {
 			t.Errorf("divisions %d: roundSize(%d) = %d, want %d", tt.divisions, tt.size, got, tt.want)
 		}
@@ -165,6 +173,12 @@ func TestTorchGarbageCollection(t *testing.T) {
 	scStats(t, a, Stats{InUse: 50 * scMiB, PeakInUse: 84 * scMiB, Reserved: 134 * scMiB, PeakReserved: 138 * scMiB,
 		LargestFreeChunk: 44 * scMiB, NumAllocs: 5})
 
+	// The same through alloc_conf.
+	a = scBuild(t, "torch-caching?memory_limit=200M&alloc_conf=garbage_collection_threshold:0.5")
+	scPlay(t, a, steps(scAlloc(50*scMiB, 0, 50*scMiB)))
+	scStats(t, a, Stats{InUse: 50 * scMiB, PeakInUse: 84 * scMiB, Reserved: 134 * scMiB, PeakReserved: 138 * scMiB,
+		LargestFreeChunk: 44 * scMiB, NumAllocs: 5})
+
 	// Without the threshold nothing is given back.
 	a = scBuild(t, "torch-caching?memory_limit=200M")
 	scPlay(t, a, steps(scAlloc(50*scMiB, 138*scMiB, 50*scMiB)))
@@ -186,5 +200,278 @@ func TestTorchBadParams(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Lookup(%q) = %v, want an error containing %q", tt.spec, err, tt.want)
 		}
+	}
+}
+
+// TestTorchAllocConf checks that alloc_conf reads PYTORCH_CUDA_ALLOC_CONF as
+// PyTorch's AcceleratorAllocatorConfig does, including its per-range
+// roundup_power2_divisions (the cases of PyTorch's own AllocatorConfig
+// test among them).
+func TestTorchAllocConf(t *testing.T) {
+	const mib = scMiB
+	fill := func(pairs ...int64) (d [tcIntervals]int64) {
+		for i := 0; i < len(pairs); i += 2 {
+			d[pairs[i]] = pairs[i+1]
+		}
+		return d
+	}
+	all := func(n int64) (d [tcIntervals]int64) {
+		for i := range d {
+			d[i] = n
+		}
+		return d
+	}
+	def := defaultTCConfig()
+	tests := []struct {
+		conf string
+		want tcConfig
+	}{
+		{"expandable_segments:True,max_split_size_mb:128",
+			tcConfig{maxSplit: 128 * mib, maxNonSplitRounding: 20 * mib, expandable: true}},
+		{" max_split_size_mb : 20 , max_non_split_rounding_mb:30,garbage_collection_threshold:0.5",
+			tcConfig{maxSplit: 20 * mib, maxNonSplitRounding: 30 * mib, gcThreshold: 0.5}},
+		// Below the first boundary its value holds; > starts after the last.
+		{"roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", tcConfig{maxSplit: def.maxSplit, maxNonSplitRounding: def.maxNonSplitRounding,
+			divisions: fill(0, 1, 1, 1, 2, 1, 3, 1, 4, 1, 5, 1, 6, 1, 7, 1, 8, 1, 9, 2, 10, 4, 11, 8, 12, 8, 13, 8, 14, 8, 15, 8)}},
+		// Ranges between boundaries keep 0 (1024 MiB here).
+		{"roundup_power2_divisions:[128:8,256:16,512:1,2048:8,>:2]", tcConfig{maxSplit: def.maxSplit, maxNonSplitRounding: def.maxNonSplitRounding,
+			divisions: fill(0, 8, 1, 8, 2, 8, 3, 8, 4, 8, 5, 8, 6, 8, 7, 8, 8, 16, 9, 1, 11, 8, 12, 2, 13, 2, 14, 2, 15, 2)}},
+		// > alone starts after range 0, as upstream's last_index + 1 does.
+		{"roundup_power2_divisions:[>:8]", tcConfig{maxSplit: def.maxSplit, maxNonSplitRounding: def.maxNonSplitRounding,
+			divisions: fill(1, 8, 2, 8, 3, 8, 4, 8, 5, 8, 6, 8, 7, 8, 8, 8, 9, 8, 10, 8, 11, 8, 12, 8, 13, 8, 14, 8, 15, 8)}},
+		{"roundup_power2_divisions:4", tcConfig{maxSplit: def.maxSplit, maxNonSplitRounding: def.maxNonSplitRounding, divisions: all(4)}},
+		{"backend:native,release_lock_on_cudamalloc:True,pinned_num_register_threads:8", def},
+		{"", def},
+	}
+	for _, tt := range tests {
+		got, err := parseAllocConf(tt.conf)
+		if err != nil || got != tt.want {
+			t.Errorf("parseAllocConf(%q) =\n %+v, %v; want\n %+v", tt.conf, got, err, tt.want)
+		}
+	}
+}
+
+func TestTorchAllocConfErrors(t *testing.T) {
+	tests := []struct{ conf, want string }{
+		{"max_split_size_mb:19", "CachingAllocator option max_split_size_mb too small, must be >= 20"},
+		{"max_non_split_rounding_mb:2", "CachingAllocator option max_non_split_rounding_mb too small, must be >= 20"},
+		{"garbage_collection_threshold:1.0", "garbage_collect_threshold is invalid, set it in (0.0, 1.0)"},
+		{"garbage_collection_threshold:half", `garbage_collection_threshold: expected a number, got "half"`},
+		{"expandable_segments:true", "Expected 'True' or 'False' at index 2 in ConfigTokenizer but got 'true'"},
+		{"roundup_power2_divisions:[256:3]", "For roundups, the divisions has to be power of 2 or 0 to disable roundup"},
+		{"roundup_power2_divisions:[300:2]", "For roundups, the intervals have to be power of 2"},
+		{"roundup_power2_divisions:3", "For roundups, the divisions has to be power of 2"},
+		{"roundup_power2_divisions:[256:2,512:4", "Expected closing bracket ']' in ConfigTokenizer but reached end of config"},
+		{"max_split_size_mb:abc", `max_split_size_mb: expected a non-negative integer, got "abc"`},
+		{"max_split_size_mb:-1", `max_split_size_mb: expected a non-negative integer, got "-1"`},
+		{"max_split_size_mb", `expected ":" after max_split_size_mb, got the end of the string`},
+		{"max_split_size_mb:", "expected a value for max_split_size_mb"},
+		{"max_split_size_mb:128;expandable_segments:True", `max_split_size_mb: expected a non-negative integer, got "128;expandable_segments"`},
+		{"max_split_size_mb:128 garbage_collection_threshold:0.5", `max_split_size_mb: expected a non-negative integer, got "128garbage_collection_threshold"`},
+		{"max_split_size_mb:128,:", `Unrecognized key ':' in CUDA allocator config.`},
+		{"max_split_size_mb=128", "Unrecognized key 'max_split_size_mb=128' in CUDA allocator config."},
+		{"backend:cuda", "Unknown allocator backend, options are native and cudaMallocAsync"},
+		{"backend:cudaMallocAsync", "backend:cudaMallocAsync is the CUDA driver's allocator, not simulated: use backend:native"},
+	}
+	for _, tt := range tests {
+		if _, err := parseAllocConf(tt.conf); err == nil || err.Error() != tt.want {
+			t.Errorf("parseAllocConf(%q) = %v, want %q", tt.conf, err, tt.want)
+		}
+	}
+	_, err := Lookup("torch-caching?alloc_conf=max_split_size_mb:19")
+	if want := `torch-caching: alloc_conf="max_split_size_mb:19": CachingAllocator option max_split_size_mb too small, must be >= 20`; err == nil || err.Error() != want {
+		t.Errorf("Lookup: %v, want %s", err, want)
+	}
+	_, err = Lookup("torch-caching?alloc_conf=expandable_segments:True&max_split_size=64M")
+	if want := "give the options one way, not both"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Lookup: %v, want %s", err, want)
+	}
+}
+
+// TestTorchRoundSizeRanges checks that each size range takes its own
+// number of divisions.
+func TestTorchRoundSizeRanges(t *testing.T) {
+	a := scBuild(t, "torch-caching?alloc_conf=roundup_power2_divisions:[256:1,512:2,1024:4,>:8]").(*torchCaching)
+	tests := []struct{ size, want int64 }{
+		{1000, 1024},                           // range 0 takes the first boundary's 1: plain rounding
+		{300*scMiB + 1, 300*scMiB + 512},       // 256 MiB range: 1
+		{600*scMiB + 1, 768 * scMiB},           // 512 MiB range: 2 steps of 256 MiB
+		{1100 * scMiB, 1280 * scMiB},           // 1 GiB range: 4 steps of 256 MiB
+		{3000 * scMiB, 3072 * scMiB},           // 2 GiB range: 8 steps of 256 MiB
+		{2048 * scMiB, 2048 * scMiB},           // a power of two stays
+		{40 * 1024 * scMiB, 40 * 1024 * scMiB}, // 32 GiB and up: the last range, 8 steps of 4 GiB
+	}
+	for _, tt := range tests {
+		if got := a.roundSize(tt.size); got != tt.want {
+			t.Errorf("roundSize(%d) = %d, want %d", tt.size, got, tt.want)
+		}
+	}
+}
+
+func TestTorchMaxNonSplitRounding(t *testing.T) {
+	// The 50 MiB oversize block is within 40 MiB of a 25 MiB request: taken
+	// whole (with the default 20 MiB it is not; TestTorchMaxSplitSize).
+	a := scBuild(t, "torch-caching?alloc_conf=max_split_size_mb:24,max_non_split_rounding_mb:40")
+	scPlay(t, a, []scStep{
+		scAlloc(50*scMiB, 0, 50*scMiB),
+		scFree(0),
+		scAlloc(25*scMiB, 0, 50*scMiB),
+		scAlloc(8*scMiB, 50*scMiB, 8*scMiB),
+	})
+}
+
+// TestTorchExpandableSegments walks segments that grow in place.
+func TestTorchExpandableSegments(t *testing.T) {
+	const tib = int64(1) << 40
+	a := scBuild(t, "torch-caching?alloc_conf=expandable_segments:True")
+	scPlay(t, a, []scStep{
+		scAlloc(1, 0, 512),                               // 0: small segment at 0 (1 TiB of address space), one 2 MiB page mapped
+		scAlloc(3*scMiB, tib, 3*scMiB),                   // 1: large segment at 1 TiB, one 20 MiB page, the rest cached
+		scAlloc(18*scMiB, tib+3*scMiB, 18*scMiB),         // 2: the 17 MiB rest plus a second page: the segment grows in place
+		scFree(1),                                        // 3 MiB interior block cached
+		scAlloc(2*scMiB+1, tib, 2*scMiB+512),             // 4: best fit is the interior block, split down to 512 bytes
+		scAlloc(scMiB+scMiB/2, tib+21*scMiB, 1536*scKiB), // 5: from the 19 MiB tail
+	})
+	scStats(t, a, Stats{InUse: 2*scMiB + 512 + 18*scMiB + 1536*scKiB + 512, PeakInUse: 2*scMiB + 512 + 18*scMiB + 1536*scKiB + 512,
+		Reserved: 42 * scMiB, PeakReserved: 42 * scMiB, LargestFreeChunk: 19*scMiB - 1536*scKiB, NumAllocs: 5})
+
+	// Best fit counts a block followed by unmapped space as that much
+	// larger: a 7 MiB request takes the 10 MiB interior block, not the
+	// 8 MiB tail.
+	a = scBuild(t, "torch-caching?alloc_conf=expandable_segments:True")
+	scPlay(t, a, []scStep{
+		scAlloc(10*scMiB, 0, 10*scMiB),
+		scAlloc(2*scMiB, 10*scMiB, 2*scMiB),
+		scFree(0),
+		scAlloc(7*scMiB, 0, 7*scMiB),
+	})
+	scStats(t, a, Stats{InUse: 9 * scMiB, PeakInUse: 12 * scMiB, Reserved: 20 * scMiB, PeakReserved: 20 * scMiB,
+		LargestFreeChunk: 8 * scMiB, NumAllocs: 3})
+
+	// On OOM the wholly free pages are unmapped, and a segment left with
+	// nothing mapped gives its address space back.
+	a = scBuild(t, "torch-caching?memory_limit=40M&alloc_conf=expandable_segments:True")
+	scPlay(t, a, []scStep{
+		scAlloc(30*scMiB, 0, 30*scMiB), // two 20 MiB pages; 45 MiB of address space, 60 MiB in pages
+		scOOM(1),                       // 40 + 2 > 40, and no free page to unmap
+		scFree(0),
+		scAlloc(1, 0, 512), // both pages unmapped, the segment gone, a small one at 0
+	})
+	scStats(t, a, Stats{InUse: 512, PeakInUse: 30 * scMiB, Reserved: 2 * scMiB, PeakReserved: 40 * scMiB,
+		LargestFreeChunk: 2*scMiB - 512, NumAllocs: 2, OOMs: 1})
+
+	// Unmapping keeps the free bytes before the first whole page cached.
+	a = scBuild(t, "torch-caching?memory_limit=40M&alloc_conf=expandable_segments:True")
+	scPlay(t, a, []scStep{
+		scAlloc(5*scMiB, 0, 5*scMiB),
+		scAlloc(16*scMiB, 5*scMiB, 16*scMiB), // a second page: [5, 40) MiB
+		scFree(1),
+		scAlloc(1, 60*scMiB, 512),            // 40 + 2 > 40: [20, 40) MiB unmapped; the small segment after the large one's 60 MiB
+		scAlloc(15*scMiB, 5*scMiB, 15*scMiB), // the cached [5, 20) MiB
+	})
+	scStats(t, a, Stats{InUse: 20*scMiB + 512, PeakInUse: 21 * scMiB, Reserved: 22 * scMiB, PeakReserved: 40 * scMiB,
+		LargestFreeChunk: 2*scMiB - 512, NumAllocs: 4})
+}
+
+// TestTorchStreams checks per-stream reuse: a cached block serves only its
+// own stream, and a block another stream used is cached only once that
+// stream has synced after the free.
+func TestTorchStreams(t *testing.T) {
+	a := scBuild(t, "torch-caching").(*torchCaching)
+	alloc := func(size int64, stream int, want Block) {
+		t.Helper()
+		if b, err := a.AllocOn(size, stream); err != nil || b != want {
+			t.Fatalf("AllocOn(%d, %d) = %+v, %v; want %+v", size, stream, b, err, want)
+		}
+	}
+	alloc(scMiB, 0, Block{0, scMiB})                   // stream 0's small segment at 0
+	alloc(512*scKiB, 1, Block{2 * scMiB, 512 * scKiB}) // stream 1 does not take stream 0's cached 1 MiB rest
+	if err := a.RecordStream(0, 0); err != nil {       // its own stream: nothing to wait for
+		t.Fatal(err)
+	}
+	if err := a.RecordStream(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.RequestFree(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Free(0); !errors.Is(err, ErrBadFree) {
+		t.Fatalf("Free of a block waiting for a stream: %v, want ErrBadFree", err)
+	}
+	if got := a.Stats().InUse; got != scMiB+512*scKiB {
+		t.Fatalf("InUse = %d with a free waiting: want %d", got, scMiB+512*scKiB)
+	}
+	alloc(scMiB, 0, Block{scMiB, scMiB}) // the cached rest; the freed block still waits
+	a.Sync(0)                            // not the stream it waits for
+	alloc(scMiB, 0, Block{4 * scMiB, scMiB})
+	a.Sync(1)
+	alloc(scMiB, 0, Block{0, scMiB})                  // cached at stream 1's sync
+	if err := a.RequestFree(2*scMiB, 1); err != nil { // nobody else used it: cached at once
+		t.Fatal(err)
+	}
+	alloc(512*scKiB, 1, Block{2 * scMiB, 512 * scKiB})
+	scStats(t, a, Stats{InUse: 3*scMiB + 512*scKiB, PeakInUse: 3*scMiB + 512*scKiB, Reserved: 6 * scMiB, PeakReserved: 6 * scMiB,
+		LargestFreeChunk: 3 * scMiB / 2, NumAllocs: 6})
+	if _, err := a.AllocOn(1, -1); err == nil || err.Error() != "torch-caching: stream -1: want 0 to 65535" {
+		t.Errorf("AllocOn on stream -1: %v", err)
+	}
+}
+
+// TestTorchReplayTwoStreams replays a two-stream trace with record_stream:
+// the freed block is held until stream 1's sync, then reused.
+func TestTorchReplayTwoStreams(t *testing.T) {
+	tr, err := workloads.ReadTrace(strings.NewReader(`a,1,1048576,0
+r,1,1
+f,1,0
+a,2,1048576,0
+a,3,1048576,0
+s,1
+a,4,1048576,0
+s,0
+f,2,0
+f,3,0
+f,4,0
+`), "two-streams")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Replay(context.Background(), scBuild(t, "torch-caching"), tr, ReplayOptions{Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AllocRecord{
+		{ID: 1, Size: scMiB, Offset: 0, Chunk: scMiB},
+		{ID: 2, Size: scMiB, Offset: scMiB, Chunk: scMiB},     // id 1's block waits for stream 1
+		{ID: 3, Size: scMiB, Offset: 2 * scMiB, Chunk: scMiB}, // so a second segment
+		{ID: 4, Size: scMiB, Offset: 0, Chunk: scMiB},         // cached at stream 1's sync
+	}
+	if !slices.Equal(res.Allocs, want) {
+		t.Errorf("allocs = %+v, want %+v", res.Allocs, want)
+	}
+	if res.PeakReserved != 4*scMiB {
+		t.Errorf("peak reserved %d, want %d", res.PeakReserved, 4*scMiB)
+	}
+}
+
+// TestTorchReset checks that a reset allocator serves a script exactly as
+// a fresh one.
+func TestTorchReset(t *testing.T) {
+	for _, c := range []struct {
+		spec  string
+		steps []scStep
+	}{
+		{"torch-caching?memory_limit=40M", []scStep{
+			scAlloc(15*scMiB, 0, 16*scMiB), scFree(0), scAlloc(30*scMiB, 0, 30*scMiB), scOOM(12 * scMiB), scAlloc(1, 30*scMiB, 512)}},
+		{"torch-caching?memory_limit=40M&alloc_conf=expandable_segments:True", []scStep{
+			scAlloc(5*scMiB, 0, 5*scMiB), scAlloc(16*scMiB, 5*scMiB, 16*scMiB), scFree(1),
+			scAlloc(1, 60*scMiB, 512), scAlloc(15*scMiB, 5*scMiB, 15*scMiB)}},
+	} {
+		a := scBuild(t, c.spec)
+		scPlay(t, a, c.steps)
+		want := a.Stats()
+		a.(Resetter).Reset()
+		scStats(t, a, Stats{})
+		scPlay(t, a, c.steps)
+		scStats(t, a, want)
 	}
 }

@@ -60,6 +60,11 @@ func runAllocator(ctx context.Context, c Cell, w *workloads.Workload, rec *resul
 	if v := res.BFCFragmentation; !math.IsNaN(v) && !math.IsInf(v, 0) {
 		st.BFCFragmentation = &v
 	}
+	st.Peak = memBreakdown(&res.Peak, 0, 0)
+	if len(res.OOMsAt) > 0 {
+		o := &res.OOMsAt[0]
+		st.FirstOOM = memBreakdown(&o.Breakdown, o.Size, o.Stream)
+	}
 	rec.Alloc = st
 	rec.Iters = per
 	for i := 0; i < c.Samples; i++ {
@@ -93,7 +98,7 @@ func drawTimelines(ctx context.Context, dir, name string, gs []*results.Group, s
 		}
 		pn := plot.TimelinePanel{Subject: g.Subject, Points: make([]plot.TimelinePoint, len(res.Timeline))}
 		for i, p := range res.Timeline {
-			pn.Points[i] = plot.TimelinePoint{InUse: p.InUse, Reserved: p.Reserved}
+			pn.Points[i] = plot.TimelinePoint{InUse: p.InUse, Reserved: p.Reserved, Allocated: p.Allocated}
 		}
 		panels = append(panels, pn)
 	}
@@ -106,4 +111,14 @@ func drawTimelines(ctx context.Context, dir, name string, gs []*results.Group, s
 		return nil, err
 	}
 	return o.Write(fig, dir, name)
+}
+
+// memBreakdown is a replay's allocators.Breakdown as a record holds it.
+func memBreakdown(b *allocators.Breakdown, size int64, stream int) *results.MemBreakdown {
+	m := &results.MemBreakdown{Event: b.Event, Reserved: b.Reserved, Requested: b.Requested, Internal: b.Internal,
+		External: b.External, LargestFree: b.LargestFree, Size: size, Stream: stream}
+	for _, p := range b.Pools {
+		m.Pools = append(m.Pools, results.PoolStat(p))
+	}
+	return m
 }

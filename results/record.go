@@ -72,6 +72,36 @@ type AllocStats struct {
 	// BFCFragmentationMax is the largest value of BFC's metric over time.
 	BFCFragmentationMax float64 `json:"bfc_fragmentation_max"`
 	OOMs                int64   `json:"ooms"`
+	// Peak is where reserved memory went when it first reached its peak,
+	// FirstOOM the same at the first failed request (issue 11; absent in
+	// records written before, FirstOOM absent without an OOM).
+	Peak     *MemBreakdown `json:"peak,omitempty"`
+	FirstOOM *MemBreakdown `json:"first_oom,omitempty"`
+}
+
+// MemBreakdown is where an allocator's reserved bytes were at one moment:
+// Reserved = Requested + Internal (rounding) + External (free), of which
+// LargestFree is the largest free block; Pools splits Reserved over the
+// allocator's pools or bins.
+type MemBreakdown struct {
+	// Event is the trace event, counted from 1.
+	Event       int   `json:"event"`
+	Reserved    int64 `json:"reserved"`
+	Requested   int64 `json:"requested"`
+	Internal    int64 `json:"internal"`
+	External    int64 `json:"external"`
+	LargestFree int64 `json:"largest_free"`
+	// Size and Stream are the failed request's, for an OOM.
+	Size   int64      `json:"size,omitempty"`
+	Stream int        `json:"stream,omitempty"`
+	Pools  []PoolStat `json:"pools,omitempty"`
+}
+
+// PoolStat is the memory of one pool or bin.
+type PoolStat struct {
+	Name      string `json:"name"`
+	Reserved  int64  `json:"reserved"`
+	Allocated int64  `json:"allocated"`
 }
 
 // Key identifies a cell.

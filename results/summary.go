@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,9 @@ type summaryTable struct {
 	heading map[string]string
 	// bound adds a column with the workload's LB_load in MiB.
 	bound bool
+	// peaks leaves the table out where no record has a peak breakdown
+	// (records written before there were any).
+	peaks bool
 	cell  func(*Group) (text string, v float64)
 	mean  func(float64) string
 }
@@ -29,6 +33,23 @@ var summaryTables = []summaryTable{
 			return fmt.Sprintf("%.4f (%s)", g.Ratio, MiB(g.Footprint)), g.Ratio
 		},
 		mean: func(x float64) string { return fmt.Sprintf("%.4f", x) },
+	},
+	{
+		// Allocators only: internal + external fragmentation as a share of
+		// reserved at the peak. The mean is over reserved / requested, whose
+		// geometric mean m gives back a share, 1 - 1/m.
+		heading: map[string]string{KindAllocator: "fragmentation at the peak: (internal + external) / reserved (internal, external)"},
+		peaks:   true,
+		cell: func(g *Group) (string, float64) {
+			p := g.Alloc.peak()
+			if p == nil || p.Reserved == 0 || p.Requested == 0 {
+				return notRun, math.NaN()
+			}
+			r := float64(p.Reserved)
+			return fmt.Sprintf("%.1f%% (%.1f%%, %.1f%%)", 100*float64(p.Internal+p.External)/r, 100*float64(p.Internal)/r, 100*float64(p.External)/r),
+				r / float64(p.Requested)
+		},
+		mean: func(m float64) string { return fmt.Sprintf("%.1f%%", 100*(1-1/m)) },
 	},
 	{
 		heading: map[string]string{KindStrategy: "median planning time per call",
@@ -64,6 +85,9 @@ func WriteSummary(w io.Writer, title string, recs []Record) error {
 			name = "Allocators"
 		}
 		for _, st := range summaryTables {
+			if st.heading[kind] == "" || st.peaks && !slices.ContainsFunc(gs, func(g *Group) bool { return g.Alloc.peak() != nil }) {
+				continue
+			}
 			fmt.Fprintf(&b, "\n## %s: %s\n\n", name, st.heading[kind])
 			t.write(&b, st)
 			t.writeMeanNote(&b)
@@ -164,7 +188,7 @@ func (t *grid) write(b *strings.Builder, st summaryTable) {
 				fmt.Fprintf(b, " %s %s |", failed, strings.Join(distinct(g.Failed), "/"))
 			default:
 				text, v := st.cell(g)
-				if t.common[w] {
+				if t.common[w] && !math.IsNaN(v) {
 					cols[j] = append(cols[j], v)
 				}
 				fmt.Fprintf(b, " %s |", text)
@@ -279,3 +303,11 @@ func roundFor(ns float64) time.Duration {
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// peak returns the breakdown at the peak, nil where the record has none.
+func (s *AllocStats) peak() *MemBreakdown {
+	if s == nil {
+		return nil
+	}
+	return s.Peak
+}

@@ -19,6 +19,7 @@ import (
 //
 //	segments:      [{device, address, blocks: [{address, size, requested_size, state}]}]
 //	device_traces: [[{action, addr, size, stream, ...}], ...]  one list per device
+//	allocator_settings: {PYTORCH_CUDA_ALLOC_CONF: "...", ...}  kept as Trace.AllocatorSettings
 //
 // Conversion:
 //   - alloc (addr, size) allocates a new tensor id (ids count from 0 in
@@ -113,7 +114,28 @@ func parsePyTorch(data []byte, name string) (tr *Trace, err error) {
 			return nil, err
 		}
 	}
-	return c.trace(), nil
+	tr = c.trace()
+	tr.AllocatorSettings = allocatorSettings(top)
+	return tr, nil
+}
+
+// allocatorSettings returns the PYTORCH_CUDA_ALLOC_CONF string PyTorch
+// writes under the snapshot's allocator_settings, or "".
+func allocatorSettings(top *types.Dict) string {
+	v, ok := dictGet(top, "allocator_settings")
+	if !ok {
+		return ""
+	}
+	d, ok := v.(*types.Dict)
+	if !ok {
+		return ""
+	}
+	if s, ok := dictGet(d, "PYTORCH_CUDA_ALLOC_CONF"); ok {
+		if str, ok := s.(string); ok {
+			return str
+		}
+	}
+	return ""
 }
 
 // pyLive is an address holding a tensor.

@@ -125,3 +125,17 @@ func TestPlainPickleError(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPyTorchSettings checks that a snapshot's allocator_settings come
+// out with its trace.
+func TestReadPyTorchSettings(t *testing.T) {
+	for file, want := range map[string]string{"settings.pickle": "expandable_segments:True", "basic.pickle": "", "state_only.pickle": ""} {
+		w, err := Load("testdata/pytorch/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Trace.AllocatorSettings; got != want {
+			t.Errorf("%s: AllocatorSettings %q, want %q", file, got, want)
+		}
+	}
+}

@@ -156,4 +156,8 @@ type Event struct {
 type Trace struct {
 	Name   string
 	Events []Event
+	// AllocatorSettings is the allocator configuration the trace was
+	// recorded under, where the file says (a PyTorch snapshot's
+	// PYTORCH_CUDA_ALLOC_CONF); "" when unknown or default.
+	AllocatorSettings string
 }

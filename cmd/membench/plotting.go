@@ -32,7 +32,7 @@ func plotTimeline(file string, res *allocators.ReplayResult, title string) error
 	subject, workload, _ := strings.Cut(title, " on ")
 	pn := plot.TimelinePanel{Subject: subject, Points: make([]plot.TimelinePoint, len(res.Timeline))}
 	for i, p := range res.Timeline {
-		pn.Points[i] = plot.TimelinePoint{InUse: p.InUse, Reserved: p.Reserved}
+		pn.Points[i] = plot.TimelinePoint{InUse: p.InUse, Reserved: p.Reserved, Allocated: p.Allocated}
 	}
 	fig, err := plot.TimelineFigure(results.ShortLabel(subject)+" on "+results.ShortLabel(workload), []plot.TimelinePanel{pn}, nil)
 	if err != nil {

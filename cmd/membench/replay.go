@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"membench/allocators"
@@ -14,7 +18,7 @@ import (
 func init() {
 	register(&command{
 		name:    "replay",
-		usage:   "--allocator SPEC [--repeat N] [--verify] [--free-delay N] [--timeout DUR] [--format text|json] [--plot FILE.png] WORKLOAD",
+		usage:   "--allocator SPEC [--repeat N] [--verify] [--free-delay N] [--device-memory SIZE] [--timeout DUR] [--format text|json] [--plot FILE.png] WORKLOAD",
 		summary: "Replay a workload's alloc/free trace through one allocator and report its memory and speed.",
 		run:     runReplay,
 	})
@@ -26,6 +30,14 @@ type replayJSON struct {
 	Allocs    [][4]int64  `json:"allocs"`
 	OOMs      int         `json:"ooms"`
 	Stats     replayStats `json:"stats"`
+	// AllocatorSettings are the snapshot's recorded settings where the
+	// replay applied them; DeviceMemory is --device-memory.
+	AllocatorSettings string `json:"allocator_settings,omitempty"`
+	DeviceMemory      int64  `json:"device_memory,omitempty"`
+	// Peak is where memory went when reserved first reached its peak;
+	// OOMBreakdowns the same at each failed request, in order.
+	Peak          *allocators.Breakdown     `json:"peak"`
+	OOMBreakdowns []allocators.OOMBreakdown `json:"oom_breakdowns,omitempty"`
 	// Verify is what --verify checked (left out without it).
 	Verify *verifyJSON `json:"verify,omitempty"`
 }
@@ -55,6 +67,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	plot := fs.String("plot", "", "write the in-use vs reserved timeline to this PNG")
 	timeout := fs.Duration("timeout", 0, "give up the replays after `DUR` (0: no limit)")
 	freeDelay := fs.Int("free-delay", 0, "in a trace without sync points, complete each free `N` events after it is requested")
+	deviceMem := fs.String("device-memory", "", "run under a device capacity of `SIZE` bytes (K/M/G suffixes; the allocator's memory_limit) and report the first OOM")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -84,6 +97,19 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if tr == nil {
 		tr = w.Problem.ToTrace()
 	}
+	eff, err := effectiveSpec(*spec, tr, *deviceMem)
+	if err != nil {
+		return err
+	}
+	if eff.spec != *spec {
+		if f, err = allocators.Lookup(eff.spec); err != nil {
+			if eff.settings != "" {
+				return fmt.Errorf("replay: %s recorded allocator_settings %s that %s cannot take (override them with alloc_conf=): %w",
+					fs.Arg(0), workloads.Echo(eff.settings), *spec, err)
+			}
+			return err
+		}
+	}
 	var res *allocators.ReplayResult
 	err = withTimeout(ctx, *timeout, func(ctx context.Context) (err error) {
 		res, err = allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != "", FreeDelay: *freeDelay})
@@ -98,13 +124,70 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *format == "json" {
-		return writeReplayJSON(e, *spec, res)
+		return writeReplayJSON(e, *spec, eff, res)
 	}
-	return writeReplayText(e, *spec, fs.Arg(0), res)
+	return writeReplayText(e, *spec, fs.Arg(0), eff, res)
 }
 
-func writeReplayJSON(e *env, spec string, res *allocators.ReplayResult) error {
+// replaySpec is the allocator spec a replay runs: the one given, with the
+// snapshot's allocator settings and --device-memory added.
+type replaySpec struct {
+	spec string
+	// settings are the trace's recorded allocator settings where they were
+	// applied; device the --device-memory bytes (0: none).
+	settings string
+	device   int64
+}
+
+// tcOptions are the torch-caching parameters that set what a snapshot's
+// allocator_settings would.
+var tcOptions = []string{"alloc_conf", "max_split_size", "roundup_power2_divisions", "garbage_collection_threshold"}
+
+// effectiveSpec applies a PyTorch snapshot's recorded allocator settings
+// to a torch-caching spec that sets none of its options, and
+// --device-memory as the allocator's memory_limit.
+func effectiveSpec(spec string, tr *workloads.Trace, deviceMem string) (replaySpec, error) {
+	r := replaySpec{spec: spec}
+	sp, err := workloads.ParseSpec(spec)
+	if err != nil {
+		return r, err
+	}
+	has := func(keys ...string) bool {
+		for _, p := range sp.Params {
+			if slices.Contains(keys, p.Key) {
+				return true
+			}
+		}
+		return false
+	}
+	add := func(key, value string) {
+		sep := "?"
+		if strings.Contains(r.spec, "?") {
+			sep = "&"
+		}
+		r.spec += sep + key + "=" + url.QueryEscape(value)
+	}
+	if s := tr.AllocatorSettings; s != "" && sp.Name == "torch-caching" && !has(tcOptions...) {
+		r.settings = s
+		add("alloc_conf", s)
+	}
+	if deviceMem != "" {
+		n, err := workloads.ParseBytes(deviceMem)
+		if err != nil || n == 0 {
+			return r, badUsage("replay: --device-memory=%s: want a positive byte size, e.g. 16G", workloads.Echo(deviceMem))
+		}
+		if has("memory_limit") {
+			return r, badUsage("replay: --device-memory and memory_limit in --allocator %s both set the capacity: give one", spec)
+		}
+		r.device = n
+		add("memory_limit", strconv.FormatInt(n, 10))
+	}
+	return r, nil
+}
+
+func writeReplayJSON(e *env, spec string, eff replaySpec, res *allocators.ReplayResult) error {
 	out := replayJSON{Allocator: spec, Allocs: make([][4]int64, len(res.Allocs)), OOMs: res.OOMs,
+		AllocatorSettings: eff.settings, DeviceMemory: eff.device, Peak: &res.Peak, OOMBreakdowns: res.OOMsAt,
 		Stats: replayStats{
 			PeakInUse: res.PeakInUse, PeakAllocated: res.PeakAllocated, PeakReserved: res.PeakReserved,
 			LargestFreeChunk: res.LargestFreeChunk, NsPerOp: res.NsPerOp,
@@ -122,7 +205,7 @@ func writeReplayJSON(e *env, spec string, res *allocators.ReplayResult) error {
 	return enc.Encode(out)
 }
 
-func writeReplayText(e *env, spec, workload string, res *allocators.ReplayResult) error {
+func writeReplayText(e *env, spec, workload string, eff replaySpec, res *allocators.ReplayResult) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	frag := "undefined (nothing free)"
 	if f := res.BFCFragmentation; !math.IsNaN(f) {
@@ -143,6 +226,23 @@ func writeReplayText(e *env, spec, workload string, res *allocators.ReplayResult
 		{"largest free chunk", bytesExact(res.LargestFreeChunk) + " (at the end)"},
 		{"fragmentation", frag + fmt.Sprintf(" at the end, max %.4f (%s)", res.BFCFragmentationMax, fragMetric(spec))},
 		{"time per event", fmt.Sprintf("%.1f ns (median of %d)", res.NsPerOp, len(res.TimesNs))},
+	}
+	var extra [][2]string
+	if eff.settings != "" {
+		extra = append(extra, [2]string{"allocator settings", eff.settings + " (recorded in the snapshot)"})
+	}
+	if eff.device > 0 {
+		extra = append(extra, [2]string{"device memory", bytesExact(eff.device)})
+	}
+	rows = append(rows[:1], append(extra, rows[1:]...)...)
+	p := &res.Peak
+	rows = append(rows,
+		[2]string{"at the peak", fmt.Sprintf("event %d: reserved %d = requested %d + internal %d (rounding) + external %d (free); largest free %d",
+			p.Event, p.Reserved, p.Requested, p.Internal, p.External, p.LargestFree)},
+		[2]string{"pools at the peak", allocators.PoolsString(p.Pools)})
+	if len(res.OOMsAt) > 0 {
+		o := &res.OOMsAt[0]
+		rows = append(rows, [2]string{"first OOM", fmt.Sprintf("at event %d, request of %d B on stream %d: %s", o.Event, o.Size, o.Stream, o.Breakdown.String())})
 	}
 	if v := res.Verified; v != nil {
 		rows = append(rows, [2]string{"verify", fmt.Sprintf("%d allocations checked for size and overlap, %d frees, %d guard stamps intact, 0 violations",

@@ -73,9 +73,57 @@ func liveProfile(bufs []workloads.Buffer) plotter.XYs {
 	return xys
 }
 
-// TimelinePoint is the state of an allocator after one trace event.
+// TimelinePoint is the state of an allocator after one trace event:
+// requested bytes in use, bytes reserved, and chunk bytes handed out
+// (Allocated; below InUse it counts as InUse, no rounding shown).
 type TimelinePoint struct {
-	InUse, Reserved int64
+	InUse, Reserved, Allocated int64
+}
+
+// Fills of the timeline's stacked bands under reserved.
+var (
+	requestedFill = color.NRGBA{R: 0xbd, G: 0xbd, B: 0xbd, A: 0xff}
+	internalFill  = color.NRGBA{R: 0xfd, G: 0xae, B: 0x6b, A: 0xff}
+	externalFill  = color.NRGBA{R: 0xc6, G: 0xdb, B: 0xef, A: 0xff}
+)
+
+// band is the area between lo and hi over a panel's points.
+func band(pts []TimelinePoint, lo, hi func(TimelinePoint) int64, fill color.Color) (*plotter.Polygon, error) {
+	xys := make(plotter.XYs, 0, 2*len(pts))
+	for k, q := range pts {
+		xys = append(xys, plotter.XY{X: float64(k), Y: float64(hi(q))})
+	}
+	for k := len(pts) - 1; k >= 0; k-- {
+		xys = append(xys, plotter.XY{X: float64(k), Y: float64(lo(pts[k]))})
+	}
+	pg, err := plotter.NewPolygon(xys)
+	if err != nil {
+		return nil, err
+	}
+	pg.Color = fill
+	pg.LineStyle.Width = 0
+	return pg, nil
+}
+
+// timelineBands stacks requested, internal (rounding) and external (free)
+// bytes under reserved.
+func timelineBands(pts []TimelinePoint) ([]*plotter.Polygon, error) {
+	alloc := func(q TimelinePoint) int64 { return min(max(q.Allocated, q.InUse), max(q.Reserved, q.InUse)) }
+	zero := func(TimelinePoint) int64 { return 0 }
+	inUse := func(q TimelinePoint) int64 { return q.InUse }
+	reserved := func(q TimelinePoint) int64 { return max(q.Reserved, alloc(q)) }
+	var out []*plotter.Polygon
+	for _, b := range []struct {
+		lo, hi func(TimelinePoint) int64
+		fill   color.Color
+	}{{zero, inUse, requestedFill}, {inUse, alloc, internalFill}, {alloc, reserved, externalFill}} {
+		pg, err := band(pts, b.lo, b.hi, b.fill)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pg)
+	}
+	return out, nil
 }
 
 // TimelinePanel is one allocator's replay of a trace.
@@ -85,7 +133,9 @@ type TimelinePanel struct {
 }
 
 // TimelineFigure draws allocator replays of one trace: requested bytes in
-// use and reserved bytes over the trace's events, one panel per allocator
+// use and reserved bytes over the trace's events, with the bytes under
+// reserved stacked as requested, internal fragmentation (rounding) and
+// external fragmentation (free), one panel per allocator
 // (small multiples, stacked, with one shared x and y range so heights
 // compare at a glance). Each allocator's reserved line has its colour of
 // st (a stable colour where st is nil).
@@ -114,6 +164,7 @@ func TimelineFigure(title string, panels []TimelinePanel, st *Styles) (*Figure, 
 	}
 	labels := results.ShortLabels(subs)
 	var inUseThumb *plotter.Line
+	var bandThumbs []*plotter.Polygon
 	for r := range fig.panels {
 		fig.panels[r] = make([]*plot.Plot, cols)
 	}
@@ -158,6 +209,14 @@ func TimelineFigure(title string, panels []TimelinePanel, st *Styles) (*Figure, 
 				return nil, err
 			}
 			li.Color, li.Width = color.Black, vg.Points(0.7)
+			bands, err := timelineBands(pn.Points)
+			if err != nil {
+				return nil, err
+			}
+			for _, b := range bands {
+				p.Add(b)
+			}
+			bandThumbs = bands
 			p.Add(lr, li)
 			if len(panels) == 1 {
 				fig.addLegend("reserved", lr)
@@ -170,6 +229,9 @@ func TimelineFigure(title string, panels []TimelinePanel, st *Styles) (*Figure, 
 	}
 	if inUseThumb != nil {
 		fig.addLegend("in use (requested)", inUseThumb)
+		for i, name := range []string{"requested", "internal (rounding)", "external (free)"} {
+			fig.addLegend(name, bandThumbs[i])
+		}
 	}
 	return fig, nil
 }

@@ -413,7 +413,7 @@ func TestLayoutAndTimeline(t *testing.T) {
 	checkBlankBorder(t, "layout.png", decodePNG(t, filepath.Join(dir, "layout.png"), Page))
 	var panels []TimelinePanel
 	for i, s := range []string{"bfc", "pool", "bump", "first-fit", "best-fit", "buddy", "torch-caching"} {
-		pts := []TimelinePoint{{16, 256}, {24, int64(512 * (i + 1))}, {8, 512}, {0, 512}}
+		pts := []TimelinePoint{{16, 256, 256}, {24, int64(512 * (i + 1)), 256}, {8, 512, 256}, {0, 512, 0}}
 		panels = append(panels, TimelinePanel{Subject: s, Points: pts})
 	}
 	tl, err := TimelineFigure("allocators", panels, nil)
@@ -435,7 +435,7 @@ func TestLayoutAndTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := svgTexts(t, filepath.Join(dir, "timeline.svg"))
-	for _, want := range []string{"allocators", "torch-caching", "bfc: reserved", "in use (requested)"} {
+	for _, want := range []string{"allocators", "torch-caching", "bfc: reserved", "in use (requested)", "requested", "internal (rounding)", "external (free)"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("timeline lacks %q: %q", want, texts)
 		}
@@ -470,6 +470,26 @@ func TestCapFor(t *testing.T) {
 	} {
 		if got := capFor(tc.vals); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("capFor(%v) = %v, want %v", tc.vals, got, tc.want)
+		}
+	}
+}
+
+// TestTimelineBands checks the stacked bands: requested from 0 to in use,
+// internal from in use to allocated, external from allocated to reserved.
+func TestTimelineBands(t *testing.T) {
+	pts := []TimelinePoint{{InUse: 100, Allocated: 128, Reserved: 512}, {InUse: 300, Allocated: 384, Reserved: 1024}}
+	bands, err := timelineBands(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{{100, 300, 0, 0}, {128, 384, 300, 100}, {512, 1024, 384, 128}}
+	for i, b := range bands {
+		var ys []float64
+		for _, xy := range b.XYs[0] {
+			ys = append(ys, xy.Y)
+		}
+		if !slices.Equal(ys, want[i]) {
+			t.Errorf("band %d: y %v, want %v", i, ys, want[i])
 		}
 	}
 }

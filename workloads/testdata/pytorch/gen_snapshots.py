@@ -90,6 +90,24 @@ def streams():
     return {"segments": [], "device_traces": [trace]}
 
 
+def settings():
+    """Recorded with expandable_segments:True: the 6 MiB request at the end
+    fits 40 MiB only with them (membench's replay tests)."""
+    mib = 1 << 20
+    trace = [entry("alloc", BASE + k * 3 * mib, 3 * mib) for k in range(6)]
+    for k in (0, 2, 4):
+        trace.append(entry("free_requested", BASE + k * 3 * mib, 3 * mib))
+        trace.append(entry("free_completed", BASE + k * 3 * mib, 3 * mib))
+    trace += [entry("alloc", BASE + 18 * mib, 8 * mib),
+              entry("alloc", BASE + 26 * mib, 8 * mib),
+              entry("alloc", BASE + 34 * mib, 6 * mib)]
+    return {"segments": [], "device_traces": [trace],
+            "allocator_settings": {
+                "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True",
+                "max_split_size": 2**64 - 1, "garbage_collection_threshold": 0.0,
+                "expandable_segments": True, "roundup_power2_divisions": {"1": 0}}}
+
+
 def write(name, obj, protocol=4):
     with open(name, "wb") as f:
         pickle.dump(obj, f, protocol=protocol)
@@ -100,6 +118,10 @@ def main():
     write("basic_p2.pickle", basic(), protocol=2)
     write("state_only.pickle", state_only())
     write("streams.pickle", streams())
+    write("settings.pickle", settings())
+    bad = settings()
+    bad["allocator_settings"]["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:yes"
+    write("settings_bad.pickle", bad)
     two = basic()
     two["device_traces"][1] = [entry("alloc", BASE, 64)]
     write("two_devices.pickle", two)
