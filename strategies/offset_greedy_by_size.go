@@ -207,7 +207,8 @@ type offsetCompIndex struct {
 	*taskSpans
 	leaves int32
 	// Node v's components are pool[node[v].ptr:][:node[v].len], sorted;
-	// its room is the number of buffers it may hold, which bounds them.
+	// its room, up to node[v+1].ptr, is the number of buffers it may
+	// hold, which bounds them (node[2D] is a sentinel).
 	node []offsetNode
 	pool []offsetComp
 	// up[v] is v's nearest proper ancestor that may hold components (0:
@@ -216,28 +217,30 @@ type offsetCompIndex struct {
 	// placed[id] is where buffer id was placed; lo is -1 until it is.
 	placed []offsetComp
 
+	// all is the components of every placed buffer: when each of them
+	// overlaps a buffer (dense inputs), they are its overlapping ones.
+	// That is when no placed span ends before the buffer's span starts
+	// (minEnd) nor starts after it ends (maxStart).
+	all              []offsetComp
+	minEnd, maxStart int32
+
 	runs    []int32 // scratch: run boundaries in the gathered components
 	scratch []offsetComp
 }
 
 func newOffsetCompIndex(ts *taskSpans) *offsetCompIndex {
 	d := ts.tasks()
-	ix := &offsetCompIndex{taskSpans: ts, leaves: d, node: make([]offsetNode, 2*d),
-		placed: make([]offsetComp, len(ts.id)), up: make([]int32, 2*d)}
+	ix := &offsetCompIndex{taskSpans: ts, leaves: d, node: make([]offsetNode, 2*d+1),
+		placed: make([]offsetComp, len(ts.id)), up: make([]int32, 2*d),
+		minEnd: math.MaxInt32, maxStart: -1}
 	for id := range ix.placed {
 		ix.placed[id].lo = -1
 	}
 	total := countCanonical(ix.node, ts.span, d)
 	ix.pool = make([]offsetComp, total)
-	room := func(v int32) bool {
-		if v+1 < 2*d {
-			return ix.node[v+1].ptr > ix.node[v].ptr
-		}
-		return total > ix.node[v].ptr
-	}
 	// Parents come before children: up[1] is 0.
 	for v := int32(2); v < 2*d; v++ {
-		if p := v >> 1; room(p) {
+		if p := v >> 1; ix.node[p+1].ptr > ix.node[p].ptr {
 			ix.up[v] = p
 		} else {
 			ix.up[v] = ix.up[p]
@@ -274,7 +277,13 @@ func countCanonical(node []offsetNode, spans [][2]int32, d int32) int32 {
 // add merges c into node v's components.
 func (ix *offsetCompIndex) add(v int32, c offsetComp) {
 	nd := &ix.node[v]
-	l := ix.pool[nd.ptr : nd.ptr+nd.len]
+	// The capacity is the node's room, so this never reallocates.
+	nd.len = int32(len(mergeComp(ix.pool[nd.ptr:nd.ptr+nd.len:ix.node[v+1].ptr], c)))
+}
+
+// mergeComp merges the closed range c into the sorted, disjoint
+// components l, in place where l's capacity allows.
+func mergeComp(l []offsetComp, c offsetComp) []offsetComp {
 	// The first component ending at or after c.lo.
 	i, j := 0, len(l)
 	for i < j {
@@ -289,25 +298,19 @@ func (ix *offsetCompIndex) add(v int32, c offsetComp) {
 	for ; j < len(l) && l[j].lo <= c.hi; j++ {
 		c.lo, c.hi = min(c.lo, l[j].lo), max(c.hi, l[j].hi)
 	}
-	switch {
-	case j == i+1:
+	if j == i+1 {
 		l[i] = c
-	case j == i: // room is left: the node has fewer components than buffers
-		l = ix.pool[nd.ptr : nd.ptr+nd.len+1]
-		copy(l[i+1:], l[i:])
-		l[i] = c
-		nd.len++
-	default:
-		l[i] = c
-		copy(l[i+1:], l[j:])
-		nd.len = int32(i + 1 + len(l) - j)
+		return l
 	}
+	return slices.Replace(l, i, j, c)
 }
 
 // place records buffer id, placed at c.
 func (ix *offsetCompIndex) place(id int32, c offsetComp) {
 	ix.placed[id] = c
 	sp := ix.span[id]
+	ix.all = mergeComp(ix.all, c)
+	ix.minEnd, ix.maxStart = min(ix.minEnd, sp[1]), max(ix.maxStart, sp[0])
 	for l, r := sp[0]+ix.leaves, sp[1]+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
 			ix.add(l, c)
@@ -325,6 +328,9 @@ func (ix *offsetCompIndex) place(id int32, c offsetComp) {
 // nodes may overlap each other), in comps' storage.
 func (ix *offsetCompIndex) overlapping(comps []offsetComp, id int32) []offsetComp {
 	a, b := ix.span[id][0], ix.span[id][1]
+	if ix.minEnd >= a && ix.maxStart <= b {
+		return append(comps, ix.all...)
+	}
 	runs := ix.runs[:0]
 	for v := a + ix.leaves; v >= 1; v = ix.up[v] {
 		if nd := ix.node[v]; nd.len > 0 {
