@@ -117,6 +117,12 @@ type breadthObjects struct {
 	// bySize lists the object ids ordered by (size, id), so the best
 	// object is the first free one at or after the tensor's size.
 	bySize []int32
+	// The latest first task and the earliest last task of the assigned
+	// tensors, once assigned: a tensor live across both overlaps every
+	// assigned tensor, so every object is busy (dense inputs) and none
+	// need be searched.
+	assigned          bool
+	maxFirst, minLast int
 }
 
 // free reports whether object o has no tensor overlapping [f, l].
@@ -137,6 +143,9 @@ func (bo *breadthObjects) rank(size int64, id int32) int {
 // lifetime, or -1 for a new object: the smallest free object with size >=
 // size (ties: lowest id), else the largest free object (ties: lowest id).
 func (bo *breadthObjects) choose(size int64, f, l int) int32 {
+	if bo.assigned && f <= bo.minLast && bo.maxFirst <= l {
+		return -1
+	}
 	lo, _ := slices.BinarySearchFunc(bo.bySize, size, func(o int32, s int64) int { return cmp.Compare(bo.sizes[o], s) })
 	for _, o := range bo.bySize[lo:] {
 		if bo.free(o, f, l) {
@@ -163,6 +172,10 @@ func (bo *breadthObjects) choose(size int64, f, l int) int32 {
 // assign puts a tensor into object o (-1: a new one) and returns o.
 func (bo *breadthObjects) assign(o int32, size int64, f, l int) int32 {
 	sp := breadthSpan{f, l}
+	if !bo.assigned {
+		bo.assigned, bo.maxFirst, bo.minLast = true, f, l
+	}
+	bo.maxFirst, bo.minLast = max(bo.maxFirst, f), min(bo.minLast, l)
 	if o < 0 {
 		o = int32(len(bo.sizes))
 		bo.sizes = append(bo.sizes, size)

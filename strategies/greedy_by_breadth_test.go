@@ -113,6 +113,14 @@ func TestGreedyByBreadthMatchesReference(t *testing.T) {
 	problems = append(problems, synthetic.RandomDAG(big))
 	big.K = 3
 	problems = append(problems, synthetic.RandomDAG(big))
+	// Dense: every tensor overlaps every other, or all but one in ten.
+	mixed := denseOverlap(1500, 64)
+	for i := range mixed.Buffers {
+		if i%10 == 0 {
+			mixed.Buffers[i].Last = mixed.Buffers[i].First
+		}
+	}
+	problems = append(problems, denseOverlap(1500, 64), mixed)
 	for k, p := range problems {
 		wantIDs, wantSizes := refGreedyByBreadth(p.Buffers)
 		got, err := greedyByBreadthObjects(context.Background(), p.Buffers)
