@@ -140,16 +140,22 @@ func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, ali
 // bySizeDescending returns the buffer indices by size descending, ties in
 // index order (TFLite's stable sort).
 func bySizeDescending(bufs []workloads.Buffer) []int32 {
-	keys := make([]keyed, len(bufs))
-	for i, b := range bufs {
-		keys[i] = keyed{-b.Size, int32(i)}
-	}
-	keys = radixSort(keys, make([]keyed, len(bufs)))
+	keys := radixSort(sizeKeys(bufs), make([]keyed, len(bufs)))
 	order := make([]int32, len(bufs))
 	for k, x := range keys {
 		order[k] = x.i
 	}
 	return order
+}
+
+// sizeKeys returns each buffer's index keyed by its size negated, to sort
+// by size descending.
+func sizeKeys(bufs []workloads.Buffer) []keyed {
+	keys := make([]keyed, len(bufs))
+	for i, b := range bufs {
+		keys[i] = keyed{-b.Size, int32(i)}
+	}
+	return keys
 }
 
 // offsetComp is a connected component of placed tensors' closed address
