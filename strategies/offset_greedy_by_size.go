@@ -217,9 +217,6 @@ type offsetCompIndex struct {
 	// hold, which bounds them (node[2D] is a sentinel).
 	node []offsetNode
 	pool []offsetComp
-	// up[v] is v's nearest proper ancestor that may hold components (0:
-	// none), so a walk to the root skips the nodes that never do.
-	up []int32
 	// placed[id] is where buffer id was placed; lo is -1 until it is.
 	placed []offsetComp
 
@@ -237,7 +234,7 @@ type offsetCompIndex struct {
 func newOffsetCompIndex(ts *taskSpans) *offsetCompIndex {
 	d := ts.tasks()
 	ix := &offsetCompIndex{taskSpans: ts, leaves: d, node: make([]offsetNode, 2*d+1),
-		placed: make([]offsetComp, len(ts.id)), up: make([]int32, 2*d),
+		placed: make([]offsetComp, len(ts.id)),
 		minEnd: math.MaxInt32, maxStart: -1}
 	for id := range ix.placed {
 		ix.placed[id].lo = -1
@@ -247,9 +244,9 @@ func newOffsetCompIndex(ts *taskSpans) *offsetCompIndex {
 	// Parents come before children: up[1] is 0.
 	for v := int32(2); v < 2*d; v++ {
 		if p := v >> 1; ix.node[p+1].ptr > ix.node[p].ptr {
-			ix.up[v] = p
+			ix.node[v].up = p
 		} else {
-			ix.up[v] = ix.up[p]
+			ix.node[v].up = ix.node[p].up
 		}
 	}
 	return ix
@@ -338,11 +335,13 @@ func (ix *offsetCompIndex) overlapping(comps []offsetComp, id int32) []offsetCom
 		return append(comps, ix.all...)
 	}
 	runs := ix.runs[:0]
-	for v := a + ix.leaves; v >= 1; v = ix.up[v] {
-		if nd := ix.node[v]; nd.len > 0 {
+	for v := a + ix.leaves; v >= 1; {
+		nd := ix.node[v]
+		if nd.len > 0 {
 			runs = append(runs, int32(len(comps)))
 			comps = append(comps, ix.pool[nd.ptr:nd.ptr+nd.len]...)
 		}
+		v = nd.up
 	}
 	if lo, hi := ix.startPtr[a+1], ix.startPtr[b+1]; lo < hi {
 		start := len(comps)
@@ -360,11 +359,44 @@ func (ix *offsetCompIndex) overlapping(comps []offsetComp, id int32) []offsetCom
 	return ix.mergeRuns(comps)
 }
 
-// sortComps sorts components by start.
+// sortComps sorts components by start: a quicksort specialised to them,
+// as the generic sort's comparison calls dominate at these lengths.
 func sortComps(c []offsetComp) {
-	if len(c) > 24 {
-		slices.SortFunc(c, func(x, y offsetComp) int { return cmp.Compare(x.lo, y.lo) })
-		return
+	for len(c) > 24 {
+		// Median of three as the pivot; then partition around it.
+		m := len(c) / 2
+		if c[m].lo < c[0].lo {
+			c[0], c[m] = c[m], c[0]
+		}
+		if c[len(c)-1].lo < c[0].lo {
+			c[0], c[len(c)-1] = c[len(c)-1], c[0]
+		}
+		if c[len(c)-1].lo < c[m].lo {
+			c[m], c[len(c)-1] = c[len(c)-1], c[m]
+		}
+		pivot := c[m].lo
+		i, j := 0, len(c)-1
+		for i <= j {
+			for c[i].lo < pivot {
+				i++
+			}
+			for c[j].lo > pivot {
+				j--
+			}
+			if i <= j {
+				c[i], c[j] = c[j], c[i]
+				i++
+				j--
+			}
+		}
+		// Recurse into the smaller part, loop on the larger.
+		if j+1 < len(c)-i {
+			sortComps(c[:j+1])
+			c = c[i:]
+		} else {
+			sortComps(c[i:])
+			c = c[:j+1]
+		}
 	}
 	for i := 1; i < len(c); i++ {
 		x := c[i]
@@ -560,8 +592,9 @@ type offsetTimeIndex struct {
 }
 
 // offsetNode is a segment-tree node's list; one struct keeps a root-to-leaf
-// walk at one cache miss per level.
-type offsetNode struct{ ptr, len int32 }
+// walk at one cache miss per level. up is the nearest proper ancestor that
+// may hold entries (0: none), for offsetCompIndex to skip the others.
+type offsetNode struct{ ptr, len, up int32 }
 
 func newOffsetTimeIndex(ts *taskSpans) *offsetTimeIndex {
 	ix := &offsetTimeIndex{taskSpans: ts}
