@@ -88,6 +88,14 @@ func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, ali
 
 	spans := newTaskSpans(bufs, false)
 	ix := newOffsetCompIndex(spans)
+	// What the loop needs of each tensor, gathered in its order: the
+	// loads are independent here, and the loop then reads in sequence.
+	tasks := make([]offsetTask, n)
+	for k, i := range order {
+		id := spans.id[i]
+		sp := spans.span[id]
+		tasks[k] = offsetTask{bufs[i].Size, id, sp[0], sp[1], spans.startPtr[sp[0]+1], spans.startPtr[sp[1]+1]}
+	}
 	var comps []offsetComp
 	var total int64
 	k := 0
@@ -97,17 +105,18 @@ func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, ali
 				return nil, 0, err
 			}
 		}
-		i := order[k]
-		size := bufs[i].Size
-		if size == 0 {
+		t := &tasks[k]
+		if t.size == 0 {
 			break
 		}
-		id := spans.id[i]
-		comps = ix.overlapping(comps[:0], id)
-		best := offsetCompBestGap(comps, size)
-		ix.place(id, offsetComp{best, AlignUp(best+size, align)})
-		offsets[i] = best
-		total = max(total, best+size)
+		comps = ix.overlapping(comps[:0], t)
+		best := offsetCompBestGap(comps, t.size)
+		ix.place(t, offsetComp{best, AlignUp(best+t.size, align)})
+		total = max(total, best+t.size)
+		t.size = best // the offset, from here on
+	}
+	for j, t := range tasks[:k] {
+		offsets[order[j]] = t.size
 	}
 	if k == n {
 		return offsets, total, nil
@@ -308,13 +317,20 @@ func mergeComp(l []offsetComp, c offsetComp) []offsetComp {
 	return slices.Replace(l, i, j, c)
 }
 
-// place records buffer id, placed at c.
-func (ix *offsetCompIndex) place(id int32, c offsetComp) {
-	ix.placed[id] = c
-	sp := ix.span[id]
+// offsetTask is a tensor as offsetCompIndex sees it: its size, id and span
+// [a, b], and the ids lo..hi-1 of the buffers starting in (a, b].
+type offsetTask struct {
+	size     int64
+	id, a, b int32
+	rLo, rHi int32
+}
+
+// place records buffer t, placed at c.
+func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
+	ix.placed[t.id] = c
 	ix.all = mergeComp(ix.all, c)
-	ix.minEnd, ix.maxStart = min(ix.minEnd, sp[1]), max(ix.maxStart, sp[0])
-	for l, r := sp[0]+ix.leaves, sp[1]+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
+	ix.minEnd, ix.maxStart = min(ix.minEnd, t.b), max(ix.maxStart, t.a)
+	for l, r := t.a+ix.leaves, t.b+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
 			ix.add(l, c)
 			l++
@@ -329,8 +345,8 @@ func (ix *offsetCompIndex) place(id int32, c offsetComp) {
 // overlapping returns the components of the placed buffers whose
 // lifetimes overlap buffer id's, sorted by start (components of different
 // nodes may overlap each other), in comps' storage.
-func (ix *offsetCompIndex) overlapping(comps []offsetComp, id int32) []offsetComp {
-	a, b := ix.span[id][0], ix.span[id][1]
+func (ix *offsetCompIndex) overlapping(comps []offsetComp, t *offsetTask) []offsetComp {
+	a, b := t.a, t.b
 	if ix.minEnd >= a && ix.maxStart <= b {
 		return append(comps, ix.all...)
 	}
@@ -343,7 +359,7 @@ func (ix *offsetCompIndex) overlapping(comps []offsetComp, id int32) []offsetCom
 		}
 		v = nd.up
 	}
-	if lo, hi := ix.startPtr[a+1], ix.startPtr[b+1]; lo < hi {
+	if lo, hi := t.rLo, t.rHi; lo < hi {
 		start := len(comps)
 		for _, c := range ix.placed[lo:hi] {
 			if c.lo >= 0 {
