@@ -233,7 +233,8 @@ type offsetCompIndex struct {
 	// overlaps a buffer (dense inputs), they are its overlapping ones.
 	// That is when no placed span ends before the buffer's span starts
 	// (minEnd) nor starts after it ends (maxStart).
-	all              []offsetComp
+	// Placed buffers wait in pending until such a buffer comes.
+	all, pending     []offsetComp
 	minEnd, maxStart int32
 
 	runs    []int32 // scratch: run boundaries in the gathered components
@@ -328,7 +329,7 @@ type offsetTask struct {
 // place records buffer t, placed at c.
 func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 	ix.placed[t.id] = c
-	ix.all = mergeComp(ix.all, c)
+	ix.pending = append(ix.pending, c)
 	ix.minEnd, ix.maxStart = min(ix.minEnd, t.b), max(ix.maxStart, t.a)
 	for l, r := t.a+ix.leaves, t.b+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
@@ -348,6 +349,10 @@ func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 func (ix *offsetCompIndex) overlapping(comps []offsetComp, t *offsetTask) []offsetComp {
 	a, b := t.a, t.b
 	if ix.minEnd >= a && ix.maxStart <= b {
+		for _, c := range ix.pending {
+			ix.all = mergeComp(ix.all, c)
+		}
+		ix.pending = ix.pending[:0]
 		return append(comps, ix.all...)
 	}
 	runs := ix.runs[:0]
