@@ -288,7 +288,9 @@ func (bo *breadthObjects) assign(o int32, size int64, t breadthLife) int32 {
 //
 // Objects are kept ordered by (size, id), so the search starts at the
 // smallest object that fits and stops at the first free one, which is
-// the object TFLite's scan ends on.
+// the object TFLite's scan ends on. Whether an object is free is a look
+// at a bitset of its busy tasks; a tensor that overlaps every assigned
+// one needs no search at all (dense inputs).
 func greedyByBreadthObjects(ctx context.Context, bufs []workloads.Buffer) (*Plan, error) {
 	if err := recordError("greedy-by-breadth", bufs); err != nil {
 		return nil, err

@@ -70,9 +70,11 @@ type offsetPlaced struct {
 // tensors' closed address ranges [offset, aligned end]. So an index over
 // time (offsetCompIndex) keeps, per segment-tree node, the components of
 // the tensors it holds, and a tensor's gap walk runs over the components
-// of a few nodes instead of every overlapping tensor. Zero-size tensors,
-// which come last in TFLite's order, can also take zero-length gaps, which
-// components hide: they take the tensor-by-tensor walk (offsetTimeIndex).
+// of a few nodes instead of every overlapping tensor (or, when a tensor
+// overlaps every placed one, over the components of them all). Zero-size
+// tensors, which come last in TFLite's order, can also take zero-length
+// gaps, which components hide: they take the tensor-by-tensor walk
+// (offsetTimeIndex).
 func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, int64, error) {
 	if err := recordError("offset-greedy-by-size", bufs); err != nil {
 		return nil, 0, err
@@ -373,7 +375,9 @@ func (ix *offsetCompIndex) overlapping(comps []offsetComp, t *offsetTask) []offs
 		}
 		if start < len(comps) {
 			runs = append(runs, int32(start))
-			sortComps(comps[start:])
+			if len(comps) > 24 { // else one insertion sort below does all
+				sortComps(comps[start:])
+			}
 		}
 	}
 	ix.runs = runs
@@ -431,13 +435,14 @@ func sortComps(c []offsetComp) {
 
 // mergeRuns merges the sorted runs of comps that start at ix.runs, pair
 // by pair, and returns comps or the scratch buffer holding the result.
+// Up to 24 components, one insertion sort does it, runs sorted or not.
 func (ix *offsetCompIndex) mergeRuns(comps []offsetComp) []offsetComp {
 	runs := ix.runs
-	if len(runs) <= 1 {
+	if len(comps) <= 24 { // the range's run is not sorted yet
+		sortComps(comps)
 		return comps
 	}
-	if len(comps) <= 24 {
-		sortComps(comps)
+	if len(runs) <= 1 {
 		return comps
 	}
 	src := comps
