@@ -173,29 +173,6 @@ func sizeKeys(bufs []workloads.Buffer) []keyed {
 // ranges [offset, aligned end]: ranges that touch belong to one.
 type offsetComp struct{ lo, hi int64 }
 
-// addComp merges the closed range c into the sorted, disjoint components l.
-func addComp(l []offsetComp, c offsetComp) []offsetComp {
-	// The first component ending at or after c.lo.
-	i, j := 0, len(l)
-	for i < j {
-		h := int(uint(i+j) >> 1)
-		if l[h].hi < c.lo {
-			i = h + 1
-		} else {
-			j = h
-		}
-	}
-	j = i
-	for ; j < len(l) && l[j].lo <= c.hi; j++ {
-		c.lo, c.hi = min(c.lo, l[j].lo), max(c.hi, l[j].hi)
-	}
-	if j == i+1 {
-		l[i] = c
-		return l
-	}
-	return slices.Replace(l, i, j, c)
-}
-
 // offsetCompBestGap is offsetBestGap for a tensor of positive size over
 // components sorted by start.
 func offsetCompBestGap(comps []offsetComp, size int64) int64 {
