@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"membench/workloads"
 )
@@ -53,7 +52,31 @@ type breadthSchedule struct {
 // locate returns the chunk to search for first task f: the last one whose
 // head is <= f, or 0.
 func (s *breadthSchedule) locate(f int) int {
-	return max(sort.Search(len(s.heads), func(c int) bool { return s.heads[c] > f })-1, 0)
+	i, j := 0, len(s.heads)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if s.heads[h] <= f {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return max(i-1, 0)
+}
+
+// searchFirst returns the index of the first span in ch starting at or
+// after f.
+func searchFirst(ch []breadthSpan, f int) int {
+	i, j := 0, len(ch)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if ch[h].first < f {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
 }
 
 // free reports whether no span overlaps [f, l].
@@ -63,7 +86,7 @@ func (s *breadthSchedule) free(f, l int) bool {
 	}
 	c := s.locate(f)
 	ch := s.chunks[c]
-	k, _ := slices.BinarySearchFunc(ch, f, func(x breadthSpan, f int) int { return cmp.Compare(x.first, f) })
+	k := searchFirst(ch, f)
 	// The successor: the first span starting at or after f.
 	if k < len(ch) {
 		if ch[k].first <= l {
@@ -86,7 +109,7 @@ func (s *breadthSchedule) insert(sp breadthSpan) {
 	}
 	c := s.locate(sp.first)
 	ch := s.chunks[c]
-	k, _ := slices.BinarySearchFunc(ch, sp.first, func(x breadthSpan, f int) int { return cmp.Compare(x.first, f) })
+	k := searchFirst(ch, sp.first)
 	ch = slices.Insert(ch, k, sp)
 	s.heads[c] = ch[0].first
 	if len(ch) <= breadthChunk {
@@ -117,10 +140,66 @@ type breadthObjects struct {
 	// bySize lists the object ids ordered by (size, id), so the best
 	// object is the first free one at or after the tensor's size.
 	bySize []int32
+	// The latest first task and the earliest last task of the assigned
+	// tensors, once assigned: a tensor live across both overlaps every
+	// assigned tensor, so every object is busy (dense inputs) and none
+	// need be searched.
+	assigned          bool
+	maxFirst, minLast int
+	// bits[o], when not nil, marks the task numbers (of d) where object o
+	// is busy, and stands for sched[o]: a check is a few words, where a
+	// schedule takes two binary searches. bitWords is the budget left.
+	bits     [][]uint64
+	d        int32
+	bitWords int
 }
 
-// free reports whether object o has no tensor overlapping [f, l].
-func (bo *breadthObjects) free(o int32, f, l int) bool { return bo.sched[o].free(f, l) }
+// breadthLife is a tensor's lifetime: its first and last tasks, and their
+// numbers a, b among the distinct first tasks (taskSpans).
+type breadthLife struct {
+	f, l int
+	a, b int32
+}
+
+// breadthMaxBitWords bounds the memory of breadthObjects.bits, in words.
+var breadthMaxBitWords = 1 << 22
+
+// free reports whether object o has no tensor overlapping t.
+func (bo *breadthObjects) free(o int32, t breadthLife) bool {
+	w := bo.bits[o]
+	if w == nil {
+		return bo.sched[o].free(t.f, t.l)
+	}
+	lo, hi := t.a>>6, t.b>>6
+	loMask, hiMask := ^uint64(0)<<(t.a&63), ^uint64(0)>>(63-t.b&63)
+	if lo == hi {
+		return w[lo]&loMask&hiMask == 0
+	}
+	if w[lo]&loMask != 0 || w[hi]&hiMask != 0 {
+		return false
+	}
+	for _, x := range w[lo+1 : hi] {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mark sets the bits of tasks a..b in w.
+func mark(w []uint64, a, b int32) {
+	lo, hi := a>>6, b>>6
+	loMask, hiMask := ^uint64(0)<<(a&63), ^uint64(0)>>(63-b&63)
+	if lo == hi {
+		w[lo] |= loMask & hiMask
+		return
+	}
+	w[lo] |= loMask
+	w[hi] |= hiMask
+	for k := lo + 1; k < hi; k++ {
+		w[k] = ^uint64(0)
+	}
+}
 
 // rank returns where object (size, id) belongs in bySize.
 func (bo *breadthObjects) rank(size int64, id int32) int {
@@ -136,22 +215,25 @@ func (bo *breadthObjects) rank(size int64, id int32) int {
 // choose returns TFLite's pick for a tensor of the given size and
 // lifetime, or -1 for a new object: the smallest free object with size >=
 // size (ties: lowest id), else the largest free object (ties: lowest id).
-func (bo *breadthObjects) choose(size int64, f, l int) int32 {
+func (bo *breadthObjects) choose(size int64, t breadthLife) int32 {
+	if bo.assigned && t.f <= bo.minLast && bo.maxFirst <= t.l {
+		return -1
+	}
 	lo, _ := slices.BinarySearchFunc(bo.bySize, size, func(o int32, s int64) int { return cmp.Compare(bo.sizes[o], s) })
 	for _, o := range bo.bySize[lo:] {
-		if bo.free(o, f, l) {
+		if bo.free(o, t) {
 			return o
 		}
 	}
 	for k := lo - 1; k >= 0; k-- {
 		o := bo.bySize[k]
-		if !bo.free(o, f, l) {
+		if !bo.free(o, t) {
 			continue
 		}
 		// Within one size ids ascend, so walk down the run for a lower id.
 		best := o
 		for k--; k >= 0 && bo.sizes[bo.bySize[k]] == bo.sizes[o]; k-- {
-			if bo.free(bo.bySize[k], f, l) {
+			if bo.free(bo.bySize[k], t) {
 				best = bo.bySize[k]
 			}
 		}
@@ -161,21 +243,31 @@ func (bo *breadthObjects) choose(size int64, f, l int) int32 {
 }
 
 // assign puts a tensor into object o (-1: a new one) and returns o.
-func (bo *breadthObjects) assign(o int32, size int64, f, l int) int32 {
-	sp := breadthSpan{f, l}
+func (bo *breadthObjects) assign(o int32, size int64, t breadthLife) int32 {
+	if !bo.assigned {
+		bo.assigned, bo.maxFirst, bo.minLast = true, t.f, t.l
+	}
+	bo.maxFirst, bo.minLast = max(bo.maxFirst, t.f), min(bo.minLast, t.l)
 	if o < 0 {
 		o = int32(len(bo.sizes))
 		bo.sizes = append(bo.sizes, size)
 		bo.sched = append(bo.sched, breadthSchedule{})
-		bo.sched[o].insert(sp)
+		var w []uint64
+		if n := int(bo.d+63) / 64; bo.d > 0 && n <= bo.bitWords {
+			w = make([]uint64, n)
+			bo.bitWords -= n
+		}
+		bo.bits = append(bo.bits, w)
 		bo.bySize = slices.Insert(bo.bySize, bo.rank(size, o), o)
-		return o
-	}
-	bo.sched[o].insert(sp)
-	if size > bo.sizes[o] {
+	} else if size > bo.sizes[o] {
 		bo.bySize = slices.Delete(bo.bySize, bo.rank(bo.sizes[o], o), bo.rank(bo.sizes[o], o)+1)
 		bo.sizes[o] = size
 		bo.bySize = slices.Insert(bo.bySize, bo.rank(size, o), o)
+	}
+	if w := bo.bits[o]; w != nil {
+		mark(w, t.a, t.b)
+	} else {
+		bo.sched[o].insert(breadthSpan{t.f, t.l})
 	}
 	return o
 }
@@ -196,7 +288,9 @@ func (bo *breadthObjects) assign(o int32, size int64, f, l int) int32 {
 //
 // Objects are kept ordered by (size, id), so the search starts at the
 // smallest object that fits and stops at the first free one, which is
-// the object TFLite's scan ends on.
+// the object TFLite's scan ends on. Whether an object is free is a look
+// at a bitset of its busy tasks; a tensor that overlaps every assigned
+// one needs no search at all (dense inputs).
 func greedyByBreadthObjects(ctx context.Context, bufs []workloads.Buffer) (*Plan, error) {
 	if err := recordError("greedy-by-breadth", bufs); err != nil {
 		return nil, err
@@ -207,12 +301,12 @@ func greedyByBreadthObjects(ctx context.Context, bufs []workloads.Buffer) (*Plan
 				i, b.ID, b.First, b.Last)
 		}
 	}
-	order := breadthOrder(bufs)
+	order, ts := breadthOrder(bufs)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	ids := make([]int, len(bufs))
-	bo := breadthObjects{sizes: []int64{}}
+	bo := breadthObjects{sizes: []int64{}, d: ts.tasks(), bitWords: breadthMaxBitWords}
 	for k, i := range order {
 		if k%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -220,15 +314,16 @@ func greedyByBreadthObjects(ctx context.Context, bufs []workloads.Buffer) (*Plan
 			}
 		}
 		b := bufs[i]
-		o := bo.choose(b.Size, b.First, b.Last)
-		ids[i] = int(bo.assign(o, b.Size, b.First, b.Last))
+		sp := ts.span[ts.id[i]]
+		t := breadthLife{b.First, b.Last, sp[0], sp[1]}
+		ids[i] = int(bo.assign(bo.choose(b.Size, t), b.Size, t))
 	}
 	return &Plan{ObjectIDs: ids, ObjectSizes: bo.sizes}, nil
 }
 
 // breadthOrder returns the buffer indices in the order TFLite's
 // GreedyByBreadthAssignment assigns them (see greedyByBreadthObjects).
-func breadthOrder(bufs []workloads.Buffer) []int32 {
+func breadthOrder(bufs []workloads.Buffer) ([]int32, *taskSpans) {
 	ts := newTaskSpans(bufs, true)
 	d := ts.tasks()
 	// Breadth at each distinct first task, from a difference array.
@@ -238,33 +333,28 @@ func breadthOrder(bufs []workloads.Buffer) []int32 {
 		breadth[sp[0]] += b.Size
 		breadth[sp[1]+1] -= b.Size
 	}
-	byBreadth := make([]int32, d)
 	for t := range d {
 		breadth[t+1] += breadth[t]
-		byBreadth[t] = t
 	}
-	slices.SortFunc(byBreadth, func(x, y int32) int {
-		if c := cmp.Compare(breadth[y], breadth[x]); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
+	// Tasks by breadth descending, ties by task: a stable radix sort.
+	byBreadth := make([]keyed, d)
+	for t := range d {
+		byBreadth[t] = keyed{-breadth[t], t}
+	}
+	byBreadth = radixSort(byBreadth, make([]keyed, d))
 	// A bottom-up segment tree of the ranks answers range minimums.
 	tree := make([]int32, 2*d)
 	for r, t := range byBreadth {
-		tree[d+t] = int32(r)
+		tree[d+t.i] = int32(r)
 	}
 	for v := d - 1; v >= 1; v-- {
 		tree[v] = min(tree[2*v], tree[2*v+1])
 	}
-	type key struct {
-		rank int32
-		idx  int32
-		size int64
-	}
-	keys := make([]key, len(bufs))
-	for i, b := range bufs {
-		sp := ts.span[ts.id[i]]
+	// The visit order is by (rank, size descending, index): stable radix
+	// sorts by size descending, then by rank.
+	keys := radixSort(sizeKeys(bufs), make([]keyed, len(bufs)))
+	for k, x := range keys {
+		sp := ts.span[ts.id[x.i]]
 		r := int32(math.MaxInt32)
 		for l, h := sp[0]+d, sp[1]+d+1; l < h; l, h = l>>1, h>>1 {
 			if l&1 == 1 {
@@ -276,20 +366,12 @@ func breadthOrder(bufs []workloads.Buffer) []int32 {
 				r = min(r, tree[h])
 			}
 		}
-		keys[i] = key{r, int32(i), b.Size}
+		keys[k].key = int64(r)
 	}
-	slices.SortFunc(keys, func(x, y key) int {
-		if x.rank != y.rank {
-			return cmp.Compare(x.rank, y.rank)
-		}
-		if x.size != y.size {
-			return cmp.Compare(y.size, x.size)
-		}
-		return cmp.Compare(x.idx, y.idx)
-	})
+	keys = radixSort(keys, make([]keyed, len(bufs)))
 	order := make([]int32, len(bufs))
 	for k, x := range keys {
-		order[k] = x.idx
+		order[k] = x.i
 	}
-	return order
+	return order, ts
 }

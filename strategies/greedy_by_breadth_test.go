@@ -113,14 +113,28 @@ func TestGreedyByBreadthMatchesReference(t *testing.T) {
 	problems = append(problems, synthetic.RandomDAG(big))
 	big.K = 3
 	problems = append(problems, synthetic.RandomDAG(big))
-	for k, p := range problems {
-		wantIDs, wantSizes := refGreedyByBreadth(p.Buffers)
-		got, err := greedyByBreadthObjects(context.Background(), p.Buffers)
-		if err != nil {
-			t.Fatalf("problem %d (%s): %v", k, p.Name, err)
+	// Dense: every tensor overlaps every other, or all but one in ten.
+	mixed := denseOverlap(1500, 64)
+	for i := range mixed.Buffers {
+		if i%10 == 0 {
+			mixed.Buffers[i].Last = mixed.Buffers[i].First
 		}
-		if !slices.Equal(got.ObjectIDs, wantIDs) || !slices.Equal(got.ObjectSizes, wantSizes) {
-			t.Fatalf("problem %d (%s): objects differ from the reference", k, p.Name)
+	}
+	problems = append(problems, denseOverlap(1500, 64), mixed)
+	// Objects mark their tasks in bitsets while the budget lasts, then
+	// keep schedules: all bitsets, none, and a mix.
+	defer func(w int) { breadthMaxBitWords = w }(breadthMaxBitWords)
+	for _, words := range []int{breadthMaxBitWords, 0, 700} {
+		breadthMaxBitWords = words
+		for k, p := range problems {
+			wantIDs, wantSizes := refGreedyByBreadth(p.Buffers)
+			got, err := greedyByBreadthObjects(context.Background(), p.Buffers)
+			if err != nil {
+				t.Fatalf("problem %d (%s): %v", k, p.Name, err)
+			}
+			if !slices.Equal(got.ObjectIDs, wantIDs) || !slices.Equal(got.ObjectSizes, wantSizes) {
+				t.Fatalf("bit budget %d, problem %d (%s): objects differ from the reference", words, k, p.Name)
+			}
 		}
 	}
 }
@@ -159,11 +173,12 @@ func TestBreadthChoose(t *testing.T) {
 					bs.insert(sp)
 				}
 				bo.sched = append(bo.sched, bs)
+				bo.bits = append(bo.bits, nil)
 			}
 			for o := range bo.sizes {
 				bo.bySize = slices.Insert(bo.bySize, bo.rank(bo.sizes[o], int32(o)), int32(o))
 			}
-			if got := bo.choose(tc.size, tc.f, tc.l); got != tc.want {
+			if got := bo.choose(tc.size, breadthLife{f: tc.f, l: tc.l}); got != tc.want {
 				t.Errorf("choose(%d, [%d,%d]) = %d, want %d", tc.size, tc.f, tc.l, got, tc.want)
 			}
 		})
@@ -172,12 +187,12 @@ func TestBreadthChoose(t *testing.T) {
 
 func TestBreadthAssignGrows(t *testing.T) {
 	var bo breadthObjects
-	a := bo.assign(-1, 8, 0, 1)
-	b := bo.assign(-1, 16, 0, 1)
+	a := bo.assign(-1, 8, breadthLife{f: 0, l: 1})
+	b := bo.assign(-1, 16, breadthLife{f: 0, l: 1})
 	if a != 0 || b != 1 {
 		t.Fatalf("new objects got ids %d, %d", a, b)
 	}
-	bo.assign(a, 32, 2, 3) // object 0 grows past object 1
+	bo.assign(a, 32, breadthLife{f: 2, l: 3}) // object 0 grows past object 1
 	if !slices.Equal(bo.sizes, []int64{32, 16}) || !slices.Equal(bo.bySize, []int32{1, 0}) {
 		t.Errorf("sizes %v bySize %v, want [32 16] [1 0]", bo.sizes, bo.bySize)
 	}

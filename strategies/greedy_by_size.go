@@ -109,7 +109,11 @@ type gbs struct {
 
 	// next skips assigned records (union-find with path halving,
 	// next[n] == n).
-	next     []int32
+	next []int32
+	// minLast is a segment tree (leaves at len(minLast)/2) of the last
+	// tasks of the unassigned records (assigned: MaxInt), so a new object
+	// finds the records ending before it without visiting the others.
+	minLast  []int
 	curPos   int32
 	heap     []int32
 	heapAt   []int32 // index in heap, -1 when not in it
@@ -184,6 +188,18 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 		g.heapAt[r] = -1
 	}
 	g.next[n] = int32(n)
+	leaves := 1
+	for leaves < n {
+		leaves *= 2
+	}
+	g.minLast = make([]int, 2*leaves)
+	for v := range g.minLast {
+		g.minLast[v] = math.MaxInt
+	}
+	copy(g.minLast[leaves:], g.last)
+	for v := leaves - 1; v >= 1; v-- {
+		g.minLast[v] = min(g.minLast[2*v], g.minLast[2*v+1])
+	}
 
 	for _, group := range gbsBuckets(pos) {
 		g.curPos = pos[group[0]]
@@ -267,6 +283,14 @@ func (g *gbs) assign(b int32) {
 	}
 	g.objOf[b] = o
 	g.next[b] = b + 1
+	v := len(g.minLast)/2 + int(b)
+	for g.minLast[v] = math.MaxInt; v > 1; v >>= 1 {
+		g.minLast[v>>1] = min(g.minLast[v], g.minLast[v^1])
+	}
+	if hi == math.MaxInt && lo == -1 {
+		g.offerNew(o, fb, lb)
+		return
+	}
 
 	// Only records inside (lo, hi) can see their distance to o change:
 	// others either intersect a neighbour of b in o or have a nearer one.
@@ -300,6 +324,50 @@ func (g *gbs) assign(b int32) {
 			if g.pos[i] == g.curPos {
 				g.fix(i)
 			}
+		}
+	}
+}
+
+// offerNew updates the records that a new object o, holding only [fb, lb],
+// affects: those that do not intersect it (a record that intersects it
+// cannot have o as its best). Those ending before fb are found in
+// minLast; those starting after lb form a range.
+func (g *gbs) offerNew(o int32, fb, lb int) {
+	end, _ := slices.BinarySearch(g.first, fb) // records [0, end) start before fb
+	g.offerEndingBefore(o, 1, 0, len(g.minLast)/2, end, fb)
+	k, _ := slices.BinarySearch(g.first, lb+1)
+	for k = g.find(k); k < len(g.first); k = g.find(k + 1) {
+		if !g.tick(1) {
+			return
+		}
+		g.offer(int32(k), o, int64(g.first[k]-lb))
+	}
+}
+
+// offerEndingBefore offers o to the unassigned records below index end in
+// node v (covering [l, r)) whose last task is before fb.
+func (g *gbs) offerEndingBefore(o int32, v, l, r, end, fb int) {
+	if l >= end || g.minLast[v] >= fb || g.canceled != nil {
+		return
+	}
+	if r-l == 1 {
+		if g.tick(1) {
+			g.offer(int32(l), o, int64(fb-g.last[l]))
+		}
+		return
+	}
+	m := (l + r) / 2
+	g.offerEndingBefore(o, 2*v, l, m, end, fb)
+	g.offerEndingBefore(o, 2*v+1, m, r, end, fb)
+}
+
+// offer makes o record i's best object if d is nearer than its best.
+func (g *gbs) offer(i, o int32, d int64) {
+	if d < g.bestDist[i] {
+		g.bestDist[i] = d
+		g.bestObj[i] = o
+		if g.pos[i] == g.curPos {
+			g.fix(i)
 		}
 	}
 }

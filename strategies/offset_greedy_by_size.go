@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"membench/workloads"
 )
@@ -63,11 +62,19 @@ type offsetPlaced struct {
 
 // offsetGreedyBySizeOffsets places the buffers like TFLite's
 // GreedyBySizeAssignment. TFLite walks an offset-ordered list of every
-// placed tensor for each tensor (O(n^2)). Here an index over time hands
-// each tensor only the placed tensors whose lifetimes overlap its own;
-// sorting those by (offset, placement order) reproduces the order of
-// TFLite's list restricted to them, so the gap walk and its choice are
-// unchanged.
+// placed tensor for each tensor (O(n^2)) and takes the smallest gap that
+// fits (ties: the lowest), else the highest end.
+//
+// For a tensor of positive size, only gaps of positive length matter, and
+// those are the gaps between the connected components of the placed
+// tensors' closed address ranges [offset, aligned end]. So an index over
+// time (offsetCompIndex) keeps, per segment-tree node, the components of
+// the tensors it holds, and a tensor's gap walk runs over the components
+// of a few nodes instead of every overlapping tensor (or, when a tensor
+// overlaps every placed one, over the components of them all). Zero-size
+// tensors, which come last in TFLite's order, can also take zero-length
+// gaps, which components hide: they take the tensor-by-tensor walk
+// (offsetTimeIndex).
 func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, int64, error) {
 	if err := recordError("offset-greedy-by-size", bufs); err != nil {
 		return nil, 0, err
@@ -78,43 +85,383 @@ func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, ali
 	if n == 0 {
 		return offsets, 0, nil
 	}
-
 	// TFLite stable-sorts by size descending: ties keep record order.
-	// Sorting (size, index) pairs is that order and keeps memory access
-	// sequential.
-	type sizeKey struct {
-		size int64
-		idx  int32
-	}
-	order := make([]sizeKey, n)
-	for i, b := range bufs {
-		order[i] = sizeKey{b.Size, int32(i)}
-	}
-	slices.SortFunc(order, func(x, y sizeKey) int {
-		if x.size != y.size {
-			return cmp.Compare(y.size, x.size)
-		}
-		return cmp.Compare(x.idx, y.idx)
-	})
+	order := bySizeDescending(bufs)
 
-	ix := newOffsetTimeIndex(bufs)
-	var items []offsetPlaced
+	spans := newTaskSpans(bufs, false)
+	ix := newOffsetCompIndex(spans)
+	// What the loop needs of each tensor, gathered in its order: the
+	// loads are independent here, and the loop then reads in sequence.
+	tasks := make([]offsetTask, n)
+	for k, i := range order {
+		id := spans.id[i]
+		sp := spans.span[id]
+		tasks[k] = offsetTask{bufs[i].Size, id, sp[0], sp[1], spans.startPtr[sp[0]+1], spans.startPtr[sp[1]+1]}
+	}
+	var comps []offsetComp
 	var total int64
-	for k, o := range order {
+	k := 0
+	for ; k < n; k++ {
 		if k%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
 		}
-		id := ix.id[o.idx]
-		items = ix.overlapping(items[:0], id)
+		t := &tasks[k]
+		if t.size == 0 {
+			break
+		}
+		comps = ix.overlapping(comps[:0], t)
+		best := offsetCompBestGap(comps, t.size)
+		ix.place(t, offsetComp{best, AlignUp(best+t.size, align)})
+		total = max(total, best+t.size)
+		t.size = best // the offset, from here on
+	}
+	for j, t := range tasks[:k] {
+		offsets[order[j]] = t.size
+	}
+	if k == n {
+		return offsets, total, nil
+	}
+	// The zero-size tensors: replay the placed ones into the
+	// tensor-by-tensor index, in placement order.
+	tix := newOffsetTimeIndex(spans)
+	for j, i := range order[:k] {
+		tix.place(spans.id[i], offsetPlaced{offsets[i], AlignUp(offsets[i]+bufs[i].Size, align), int32(j + 1)})
+	}
+	var items []offsetPlaced
+	for ; k < n; k++ {
+		if k%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		i := order[k]
+		id := spans.id[i]
+		items = tix.overlapping(items[:0], id)
 		sortPlaced(items)
-		best := offsetBestGap(items, o.size)
-		ix.place(id, offsetPlaced{best, AlignUp(best+o.size, align), int32(k + 1)})
-		offsets[o.idx] = best
-		total = max(total, best+o.size)
+		best := offsetBestGap(items, 0)
+		tix.place(id, offsetPlaced{best, AlignUp(best, align), int32(k + 1)})
+		offsets[i] = best
+		total = max(total, best)
 	}
 	return offsets, total, nil
+}
+
+// bySizeDescending returns the buffer indices by size descending, ties in
+// index order (TFLite's stable sort).
+func bySizeDescending(bufs []workloads.Buffer) []int32 {
+	keys := radixSort(sizeKeys(bufs), make([]keyed, len(bufs)))
+	order := make([]int32, len(bufs))
+	for k, x := range keys {
+		order[k] = x.i
+	}
+	return order
+}
+
+// sizeKeys returns each buffer's index keyed by its size negated, to sort
+// by size descending.
+func sizeKeys(bufs []workloads.Buffer) []keyed {
+	keys := make([]keyed, len(bufs))
+	for i, b := range bufs {
+		keys[i] = keyed{-b.Size, int32(i)}
+	}
+	return keys
+}
+
+// offsetComp is a connected component of placed tensors' closed address
+// ranges [offset, aligned end]: ranges that touch belong to one.
+type offsetComp struct{ lo, hi int64 }
+
+// offsetCompBestGap is offsetBestGap for a tensor of positive size over
+// components sorted by start.
+func offsetCompBestGap(comps []offsetComp, size int64) int64 {
+	best, bestDiff, prev := int64(-1), int64(math.MaxInt64), int64(0)
+	for _, c := range comps {
+		if c.lo >= prev {
+			if d := c.lo - prev; d >= size && d < bestDiff {
+				bestDiff, best = d, prev
+			}
+		}
+		prev = max(prev, c.hi)
+	}
+	if best < 0 {
+		return prev
+	}
+	return best
+}
+
+// offsetCompIndex finds, for a buffer, the components of the placed
+// buffers whose lifetimes overlap its own. "Overlaps [f, l]" splits into
+// two disjoint parts: lifetimes containing f (a stabbing query on a
+// segment tree over the distinct first tasks, whose nodes keep the
+// components of the buffers whose spans they canonically cover) and
+// lifetimes starting in (f, l] (a range of ids, taken one by one).
+type offsetCompIndex struct {
+	*taskSpans
+	leaves int32
+	// Node v's components are pool[node[v].ptr:][:node[v].len], sorted;
+	// its room, up to node[v+1].ptr, is the number of buffers it may
+	// hold, which bounds them (node[2D] is a sentinel).
+	node []offsetNode
+	pool []offsetComp
+	// placed[id] is where buffer id was placed; lo is -1 until it is.
+	placed []offsetComp
+
+	// all is the components of every placed buffer: when each of them
+	// overlaps a buffer (dense inputs), they are its overlapping ones.
+	// That is when no placed span ends before the buffer's span starts
+	// (minEnd) nor starts after it ends (maxStart).
+	// Placed buffers wait in pending until such a buffer comes.
+	all, pending     []offsetComp
+	minEnd, maxStart int32
+
+	runs    []int32 // scratch: run boundaries in the gathered components
+	scratch []offsetComp
+}
+
+func newOffsetCompIndex(ts *taskSpans) *offsetCompIndex {
+	d := ts.tasks()
+	ix := &offsetCompIndex{taskSpans: ts, leaves: d, node: make([]offsetNode, 2*d+1),
+		placed: make([]offsetComp, len(ts.id)),
+		minEnd: math.MaxInt32, maxStart: -1}
+	for id := range ix.placed {
+		ix.placed[id].lo = -1
+	}
+	total := countCanonical(ix.node, ts.span, d)
+	ix.pool = make([]offsetComp, total)
+	// Parents come before children: up[1] is 0.
+	for v := int32(2); v < 2*d; v++ {
+		if p := v >> 1; ix.node[p+1].ptr > ix.node[p].ptr {
+			ix.node[v].up = p
+		} else {
+			ix.node[v].up = ix.node[p].up
+		}
+	}
+	return ix
+}
+
+// countCanonical sets node[v].ptr to the start of room for as many
+// entries as spans have v among their canonical nodes (node[v].len 0) and
+// returns the room in all.
+func countCanonical(node []offsetNode, spans [][2]int32, d int32) int32 {
+	for _, sp := range spans {
+		for l, r := sp[0]+d, sp[1]+d+1; l < r; l, r = l>>1, r>>1 {
+			if l&1 == 1 {
+				node[l].len++
+				l++
+			}
+			if r&1 == 1 {
+				r--
+				node[r].len++
+			}
+		}
+	}
+	var total int32
+	for v := range node {
+		node[v].ptr = total
+		total += node[v].len
+		node[v].len = 0
+	}
+	return total
+}
+
+// add merges c into node v's components.
+func (ix *offsetCompIndex) add(v int32, c offsetComp) {
+	nd := &ix.node[v]
+	// The capacity is the node's room, so this never reallocates.
+	nd.len = int32(len(mergeComp(ix.pool[nd.ptr:nd.ptr+nd.len:ix.node[v+1].ptr], c)))
+}
+
+// mergeComp merges the closed range c into the sorted, disjoint
+// components l, in place where l's capacity allows.
+func mergeComp(l []offsetComp, c offsetComp) []offsetComp {
+	// The first component ending at or after c.lo.
+	i, j := 0, len(l)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if l[h].hi < c.lo {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	j = i
+	for ; j < len(l) && l[j].lo <= c.hi; j++ {
+		c.lo, c.hi = min(c.lo, l[j].lo), max(c.hi, l[j].hi)
+	}
+	if j == i+1 {
+		l[i] = c
+		return l
+	}
+	return slices.Replace(l, i, j, c)
+}
+
+// offsetTask is a tensor as offsetCompIndex sees it: its size, id and span
+// [a, b], and the ids lo..hi-1 of the buffers starting in (a, b].
+type offsetTask struct {
+	size     int64
+	id, a, b int32
+	rLo, rHi int32
+}
+
+// place records buffer t, placed at c.
+func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
+	ix.placed[t.id] = c
+	ix.pending = append(ix.pending, c)
+	ix.minEnd, ix.maxStart = min(ix.minEnd, t.b), max(ix.maxStart, t.a)
+	for l, r := t.a+ix.leaves, t.b+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
+		if l&1 == 1 {
+			ix.add(l, c)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			ix.add(r, c)
+		}
+	}
+}
+
+// overlapping returns the components of the placed buffers whose
+// lifetimes overlap buffer id's, sorted by start (components of different
+// nodes may overlap each other), in comps' storage.
+func (ix *offsetCompIndex) overlapping(comps []offsetComp, t *offsetTask) []offsetComp {
+	a, b := t.a, t.b
+	if ix.minEnd >= a && ix.maxStart <= b {
+		for _, c := range ix.pending {
+			ix.all = mergeComp(ix.all, c)
+		}
+		ix.pending = ix.pending[:0]
+		return append(comps, ix.all...)
+	}
+	runs := ix.runs[:0]
+	for v := a + ix.leaves; v >= 1; {
+		nd := ix.node[v]
+		if nd.len > 0 {
+			runs = append(runs, int32(len(comps)))
+			comps = append(comps, ix.pool[nd.ptr:nd.ptr+nd.len]...)
+		}
+		v = nd.up
+	}
+	if lo, hi := t.rLo, t.rHi; lo < hi {
+		start := len(comps)
+		for _, c := range ix.placed[lo:hi] {
+			if c.lo >= 0 {
+				comps = append(comps, c)
+			}
+		}
+		if start < len(comps) {
+			runs = append(runs, int32(start))
+			if len(comps) > 24 { // else one insertion sort below does all
+				sortComps(comps[start:])
+			}
+		}
+	}
+	ix.runs = runs
+	return ix.mergeRuns(comps)
+}
+
+// sortComps sorts components by start: a quicksort specialised to them,
+// as the generic sort's comparison calls dominate at these lengths.
+func sortComps(c []offsetComp) {
+	for len(c) > 24 {
+		// Median of three as the pivot; then partition around it.
+		m := len(c) / 2
+		if c[m].lo < c[0].lo {
+			c[0], c[m] = c[m], c[0]
+		}
+		if c[len(c)-1].lo < c[0].lo {
+			c[0], c[len(c)-1] = c[len(c)-1], c[0]
+		}
+		if c[len(c)-1].lo < c[m].lo {
+			c[m], c[len(c)-1] = c[len(c)-1], c[m]
+		}
+		pivot := c[m].lo
+		i, j := 0, len(c)-1
+		for i <= j {
+			for c[i].lo < pivot {
+				i++
+			}
+			for c[j].lo > pivot {
+				j--
+			}
+			if i <= j {
+				c[i], c[j] = c[j], c[i]
+				i++
+				j--
+			}
+		}
+		// Recurse into the smaller part, loop on the larger.
+		if j+1 < len(c)-i {
+			sortComps(c[:j+1])
+			c = c[i:]
+		} else {
+			sortComps(c[i:])
+			c = c[:j+1]
+		}
+	}
+	for i := 1; i < len(c); i++ {
+		x := c[i]
+		j := i
+		for ; j > 0 && x.lo < c[j-1].lo; j-- {
+			c[j] = c[j-1]
+		}
+		c[j] = x
+	}
+}
+
+// mergeRuns merges the sorted runs of comps that start at ix.runs, pair
+// by pair, and returns comps or the scratch buffer holding the result.
+// Up to 24 components, one insertion sort does it, runs sorted or not.
+func (ix *offsetCompIndex) mergeRuns(comps []offsetComp) []offsetComp {
+	runs := ix.runs
+	if len(comps) <= 24 { // the range's run is not sorted yet
+		sortComps(comps)
+		return comps
+	}
+	if len(runs) <= 1 {
+		return comps
+	}
+	src := comps
+	dst := slices.Grow(ix.scratch[:0], len(comps))[:len(comps)]
+	for len(runs) > 1 {
+		next := runs[:0]
+		for r := 0; r < len(runs); r += 2 {
+			lo := int(runs[r])
+			if r+1 == len(runs) {
+				copy(dst[lo:], src[lo:])
+				next = append(next, runs[r])
+				break
+			}
+			mid := int(runs[r+1])
+			hi := len(src)
+			if r+2 < len(runs) {
+				hi = int(runs[r+2])
+			}
+			i, j, k := lo, mid, lo
+			for i < mid && j < hi {
+				if src[j].lo < src[i].lo {
+					dst[k] = src[j]
+					j++
+				} else {
+					dst[k] = src[i]
+					i++
+				}
+				k++
+			}
+			k += copy(dst[k:], src[i:mid])
+			copy(dst[k:], src[j:hi])
+			next = append(next, runs[r])
+		}
+		runs = next
+		src, dst = dst, src
+	}
+	if &src[0] != &comps[0] {
+		ix.scratch = comps[:0]
+	} else {
+		ix.scratch = dst[:0]
+	}
+	return src
 }
 
 // sortPlaced sorts by (offset, placement order): TFLite's list order.
@@ -182,38 +529,46 @@ type taskSpans struct {
 // task profiles do), and buffers must have Last >= 0.
 func newTaskSpans(bufs []workloads.Buffer, clamp bool) *taskSpans {
 	n := len(bufs)
-	type firstKey struct {
-		first int
-		idx   int32
-	}
-	byFirst := make([]firstKey, n)
+	byFirst := make([]keyed, n)
 	for i, b := range bufs {
 		f := b.First
 		if clamp {
 			f = max(f, 0)
 		}
-		byFirst[i] = firstKey{f, int32(i)}
+		byFirst[i] = keyed{int64(f), int32(i)}
 	}
-	slices.SortFunc(byFirst, func(x, y firstKey) int {
-		if x.first != y.first {
-			return cmp.Compare(x.first, y.first)
-		}
-		return cmp.Compare(x.idx, y.idx)
-	})
+	byFirst = radixSort(byFirst, make([]keyed, n))
 	ts := &taskSpans{id: make([]int32, n), span: make([][2]int32, n)}
-	var firsts []int
+	var firsts []int64
 	for id, k := range byFirst {
-		ts.id[k.idx] = int32(id)
-		if len(firsts) == 0 || firsts[len(firsts)-1] != k.first {
-			firsts = append(firsts, k.first)
+		ts.id[k.i] = int32(id)
+		if len(firsts) == 0 || firsts[len(firsts)-1] != k.key {
+			firsts = append(firsts, k.key)
 			ts.startPtr = append(ts.startPtr, int32(id))
 		}
 		ts.span[id][0] = int32(len(firsts) - 1)
 	}
 	ts.startPtr = append(ts.startPtr, int32(n))
 	for id, k := range byFirst {
-		last := bufs[k.idx].Last
-		ts.span[id][1] = int32(sort.Search(len(firsts), func(t int) bool { return firsts[t] > last }) - 1)
+		// The last distinct first task <= last: gallop up from the
+		// buffer's own first task, as most lifetimes are short.
+		last := int64(bufs[k.i].Last)
+		lo := int(ts.span[id][0]) // firsts[lo] <= last
+		step := 1
+		for lo+step < len(firsts) && firsts[lo+step] <= last {
+			lo += step
+			step *= 2
+		}
+		hi := min(lo+step, len(firsts)) // firsts[hi] > last, or hi is the end
+		for hi-lo > 1 {
+			h := int(uint(lo+hi) >> 1)
+			if firsts[h] <= last {
+				lo = h
+			} else {
+				hi = h
+			}
+		}
+		ts.span[id][1] = int32(lo)
 	}
 	return ts
 }
@@ -240,11 +595,12 @@ type offsetTimeIndex struct {
 }
 
 // offsetNode is a segment-tree node's list; one struct keeps a root-to-leaf
-// walk at one cache miss per level.
-type offsetNode struct{ ptr, len int32 }
+// walk at one cache miss per level. up is the nearest proper ancestor that
+// may hold entries (0: none), for offsetCompIndex to skip the others.
+type offsetNode struct{ ptr, len, up int32 }
 
-func newOffsetTimeIndex(bufs []workloads.Buffer) *offsetTimeIndex {
-	ix := &offsetTimeIndex{taskSpans: newTaskSpans(bufs, false)}
+func newOffsetTimeIndex(ts *taskSpans) *offsetTimeIndex {
+	ix := &offsetTimeIndex{taskSpans: ts}
 	d := ix.tasks()
 	ix.leaves = d
 	// Count each node's share; place fills the lists as buffers are placed.
@@ -268,7 +624,7 @@ func newOffsetTimeIndex(bufs []workloads.Buffer) *offsetTimeIndex {
 		ix.node[v].len = 0
 	}
 	ix.seg = make([]offsetPlaced, total)
-	ix.placed = make([]offsetPlaced, len(bufs))
+	ix.placed = make([]offsetPlaced, len(ts.id))
 	return ix
 }
 

@@ -102,6 +102,7 @@ func TestOffsetGreedyBySizeMatchesReference(t *testing.T) {
 	problems = append(problems, synthetic.RandomDAG(big))
 	big.K = 3
 	problems = append(problems, synthetic.RandomDAG(big))
+	problems = append(problems, denseOverlap(3000, 64), denseOverlap(3000, 1<<20))
 	for k, p := range problems {
 		for _, align := range []int64{1, 128} {
 			want, wantTotal := refOffsetGreedyBySize(p.Buffers, align)
@@ -271,4 +272,20 @@ func BenchmarkOffsetGreedyBySizeReference(b *testing.B) {
 			}
 		})
 	}
+}
+
+// denseOverlap returns n buffers with their own lifetimes, all live at
+// task n, sizes 1..maxSize (one in 16 zero): each buffer overlaps every
+// placed one, and the offset planner takes its list of all of them.
+func denseOverlap(n int, maxSize int64) *workloads.Problem {
+	r := rand.New(rand.NewPCG(3, uint64(n)))
+	p := &workloads.Problem{Name: "dense-overlap", Buffers: make([]workloads.Buffer, n)}
+	for i := range p.Buffers {
+		size := 1 + r.Int64N(maxSize)
+		if r.IntN(16) == 0 {
+			size = 0
+		}
+		p.Buffers[i] = workloads.Buffer{ID: i, Size: size, First: r.IntN(n), Last: n + r.IntN(n)}
+	}
+	return p
 }
