@@ -200,7 +200,7 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 		return cmp.Compare(b, a)
 	})
 
-	ix := newOffsetTimeIndex(bufs)
+	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
 	obj := make([]int32, n)   // object of each buffer
 	inner := make([]int64, n) // offset within the object
 	var objSize []int64

@@ -110,7 +110,7 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	ix := newOffsetTimeIndex(bufs)
+	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
 	var live []offsetPlaced
 	var fp int64
 	for k, i := range order {
