@@ -8,7 +8,8 @@
 #   scripts/configs/cross-runtime.toml (long: every planner on every
 #   workload): OUT_DIR/cross-runtime/plots/runtime-<group>.png, the best
 #   footprint / LB_load of each runtime's planners per workload, one figure
-#   per workload group (zoo, synthetic, tflite, recorded, minimalloc).
+#   per workload group (zoo, synthetic, tflite, recorded, minimalloc), and
+#   runtime-<group>.md, which names the planner behind each bar.
 # all (the default) runs both. OUT_DIR (default out) gets one folder per
 # config, each with results, summary.md and plots/. CONFIGS=DIR reads the
 # configs of the same names from DIR instead (to try the script on small
@@ -39,7 +40,7 @@ for name in "${names[@]}"; do
 	cross-runtime)
 		shopt -s nullglob
 		figs=("$out/$name"/plots/runtime-*.png)
-		echo "cross-runtime figures: ${figs[*]:-none (the sweep has strategies of fewer than 2 runtimes)}; table: $out/$name/summary.md"
+		echo "cross-runtime figures: ${figs[*]:-none (the sweep has strategies of fewer than 2 runtimes)}; each planner behind a bar: the .md beside it; table: $out/$name/summary.md"
 		;;
 	esac
 done

@@ -100,7 +100,8 @@ func TestPlotChoices(t *testing.T) {
 
 // TestPlotRuntime draws the runtime figure of a sweep of planners of three
 // runtimes (tflite-gpu, xla, tflm): one bar per runtime and workload,
-// named by the registry's runtimes; a sweep of one runtime has none.
+// named by the registry's runtimes, and its table; a sweep of one runtime
+// has none.
 func TestPlotRuntime(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "runtimes")
 	r := expect(t, 0, nil, "run", "--config", "testdata/runtimes.toml", "--out", dir)
@@ -110,7 +111,7 @@ func TestPlotRuntime(t *testing.T) {
 	}
 	r = expect(t, 0, nil, "plot", "--kind", "runtime", "--format", "svg", dir)
 	file = filepath.Join(dir, "plots", "runtime-synthetic.svg")
-	if r.stdout != "wrote "+file+"\n" {
+	if r.stdout != "wrote "+file+"\nwrote "+filepath.Join(dir, "plots", "runtime-synthetic.md")+"\n" {
 		t.Fatalf("plot --kind runtime:\n%s", r.stdout)
 	}
 	data, err := os.ReadFile(file)

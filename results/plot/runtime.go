@@ -3,7 +3,9 @@ package plot
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot/vg"
 
@@ -147,54 +149,115 @@ func runtimeFigures(dir string, groups []*results.Group, _ *Styles, o Options) (
 		if len(best) == 0 {
 			continue
 		}
+		name := "runtime-" + results.Slug(f)
 		ws, bars := results.Axes(best)
 		notes := &barNotes{text: map[[2]string]string{}}
 		ties := false
 		for k, win := range winner {
 			if planners[k[1]] > 1 {
-				notes.text[k] = results.ShortLabel(win.subject)
-				if win.ties > 0 {
-					notes.text[k] += fmt.Sprintf(" +%d", win.ties)
-					ties = true
-				}
+				notes.text[k] = win.label()
+				ties = ties || win.ties > 0
 			}
 		}
-		notes.size, notes.room = noteFit(notes, ws, bars, o.size())
+		var fit bool
+		notes.size, notes.room, fit = noteFit(notes, ws, bars, o.size())
+		if !fit {
+			notes.text = nil
+		}
 		fig, err := footprintFigure(best, results.KindStrategy, m, st, notes)
 		if err != nil {
 			return files, err
 		}
 		caption := "Each bar is the smallest " + runtimeMeasure.label[results.KindStrategy] +
-			" among the runtime's planners in the sweep on that workload"
+			" among the runtime's planners in the sweep on that workload; " + name + ".md names the planner that reached it"
 		if len(notes.text) > 0 {
-			caption += "; the planner that reached it is named over the bar"
+			caption += ", as does the name over the bar"
 		}
 		if ties {
-			caption += " (+k: k more of its planners tie with it; the name that sorts first is shown)"
+			caption += " (+k: k more of the runtime's planners tie with it; the name that sorts first is shown)"
 		}
 		fig.caption = caption + ". " + fig.caption
-		fs, err := o.Write(fig, dir, "runtime-"+results.Slug(f))
+		fs, err := o.Write(fig, dir, name)
 		files = append(files, fs...)
 		if err != nil {
 			return files, err
 		}
+		table := filepath.Join(dir, name+".md")
+		if err := results.WriteFileAtomic(table, runtimeTable(f, best, winner)); err != nil {
+			return files, err
+		}
+		files = append(files, table)
 	}
 	return files, nil
 }
 
+// label names the planner over its bar and in the table.
+func (w won) label() string {
+	if w.ties > 0 {
+		return fmt.Sprintf("%s +%d", results.ShortLabel(w.subject), w.ties)
+	}
+	return results.ShortLabel(w.subject)
+}
+
+// runtimeTable is the runtime figure of workload group fam as a Markdown
+// table: a row per workload, a column per runtime, each cell the bar's
+// value and the planner that reached it, or ✗ and the statuses where every
+// planner of the runtime failed.
+func runtimeTable(fam string, best []*results.Group, winner map[[2]string]won) []byte {
+	ws, rts := results.Axes(best)
+	slices.Sort(rts)
+	cell := map[[2]string]*results.Group{}
+	for _, g := range best {
+		cell[[2]string{g.Workload, g.Subject}] = g
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Best planner of each runtime: %s\n\n", fam)
+	fmt.Fprintf(&b, "Each cell is the smallest %s among the runtime's planners in the sweep on the workload, "+
+		"and the planner that reached it (+k: k more of the runtime's planners tie with it); "+
+		"✗ marks a runtime whose planners all failed, — one not run.\n\n", runtimeMeasure.label[results.KindStrategy])
+	b.WriteString("| workload |")
+	for _, rt := range rts {
+		b.WriteString(" " + rt + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(rts)) + "\n")
+	for i, label := range results.ShortLabels(ws) {
+		b.WriteString("| " + label + " |")
+		for _, rt := range rts {
+			k := [2]string{ws[i], rt}
+			switch g := cell[k]; {
+			case g == nil:
+				b.WriteString(" — |")
+			case g.OK == 0:
+				b.WriteString(" ✗ " + strings.Join(g.Failed, ", ") + " |")
+			default:
+				fmt.Fprintf(&b, " %.4f %s |", g.Ratio, winner[k].label())
+			}
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}
+
+// minNote is the smallest font size planners are named over bars in: where
+// bars are narrower, the names would overlap, and only the table has them.
+const minNote = 3.5
+
 // noteFit returns the font size of the planners' names over the bars, as
-// large as the bars' width allows (between 3 and 6 pt), and the fraction
-// of the plot's height they need above the bars.
-func noteFit(notes *barNotes, ws, bars []string, s Size) (size, room float64) {
+// large as the bars' width allows (at most 6 pt), the fraction of the
+// plot's height they need above the bars, and whether they fit at all.
+func noteFit(notes *barNotes, ws, bars []string, s Size) (size, room float64, fit bool) {
 	// The plotting area is about 85% of the width and 55% of the height
 	// (axes, legend and caption take the rest).
 	barW := float64(s.Width/vg.Points(1)) * 0.85 / float64(len(ws)) * 0.8 / float64(len(bars))
-	size = min(max(barW*0.9, 3), tickSize-1)
+	size = min(barW*0.9, tickSize-1)
+	if size < minNote {
+		return size, 0, false
+	}
 	var longest vg.Length
 	sty := textStyle(size)
 	for _, t := range notes.text {
 		longest = max(longest, sty.Width(t))
 	}
 	room = min(0.5, float64(longest+vg.Points(3))/float64(s.Height*0.55))
-	return size, room
+	return size, room, true
 }

@@ -2,6 +2,8 @@ package plot
 
 import (
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,7 +114,7 @@ func TestRuntimeFigure(t *testing.T) {
 	for _, f := range files {
 		names = append(names, filepath.Base(f))
 	}
-	if want := []string{"runtime-zoo.svg", "runtime-synthetic.svg"}; !slices.Equal(names, want) {
+	if want := []string{"runtime-zoo.svg", "runtime-zoo.md", "runtime-synthetic.svg", "runtime-synthetic.md"}; !slices.Equal(names, want) {
 		t.Fatalf("files = %v, want %v", names, want)
 	}
 	// Runtimes sorted: tflite-gpu, tflm, xla.
@@ -142,9 +144,10 @@ func TestRuntimeFigure(t *testing.T) {
 			}
 		}
 		all := strings.Join(texts, " ")
-		caption := "Each bar is the smallest footprint / LB_load among the runtime's planners in the sweep on that workload; the planner that reached it is named over the bar"
+		caption := "Each bar is the smallest footprint / LB_load among the runtime's planners in the sweep on that workload; " +
+			strings.TrimSuffix(tc.file, ".svg") + ".md names the planner that reached it, as does the name over the bar"
 		if tc.file == "runtime-zoo.svg" {
-			caption += " (+k: k more of its planners tie with it; the name that sorts first is shown)"
+			caption += " (+k: k more of the runtime's planners tie with it; the name that sorts first is shown)"
 		}
 		if !strings.Contains(all, caption+".") {
 			t.Errorf("%s: caption missing in %q", tc.file, all)
@@ -157,9 +160,57 @@ func TestRuntimeFigure(t *testing.T) {
 			}
 		}
 	}
+	// The table names every runtime's winner, tflm's too.
+	data, err := os.ReadFile(filepath.Join(dir, "runtime-synthetic.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `# Best planner of each runtime: synthetic
+
+Each cell is the smallest footprint / LB_load among the runtime's planners in the sweep on the workload, and the planner that reached it (+k: k more of the runtime's planners tie with it); ✗ marks a runtime whose planners all failed, — one not run.
+
+| workload | tflite-gpu | tflm | xla |
+|---|---|---|---|
+| random-dag n=100 s=1 | 1.5000 greedy-by-size | ✗ timeout | 1.2000 xla-heap |
+`
+	if string(data) != want {
+		t.Errorf("runtime-synthetic.md =\n%s\nwant\n%s", data, want)
+	}
+	data, err = os.ReadFile(filepath.Join(dir, "runtime-zoo.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"| resnet-50 | 1.3000 greedy-by-size | 1.0500 tflm-greedy | 1.1000 xla-heap-spatial |\n",
+		"| unet | 1.4000 greedy-by-size | 1.1500 tflm-greedy | 1.2000 xla-heap +1 |\n"} {
+		if !strings.Contains(string(data), row) {
+			t.Errorf("runtime-zoo.md lacks the row %q:\n%s", row, data)
+		}
+	}
 	// One runtime alone draws no runtime figure.
 	only := map[string]string{"naive": "tflite-gpu", "greedy-by-size": "tflite-gpu"}
 	if files, err := WriteAll(t.TempDir(), runtimeRecords(), Options{Kind: "runtime", Runtimes: only}); err != nil || len(files) != 0 {
 		t.Errorf("one runtime: WriteAll = %v, %v; want nothing", files, err)
+	}
+}
+
+// TestNoteFit: planners are named over bars at up to 6 pt, smaller where
+// bars are narrow, and not at all below 3.5 pt (the table names them).
+func TestNoteFit(t *testing.T) {
+	notes := &barNotes{text: map[[2]string]string{{"w", "xla"}: "xla-heap-spatial"}}
+	for _, tc := range []struct {
+		size         Size
+		ws, runtimes int
+		want         float64
+		fit          bool
+	}{
+		{Page, 2, 3, 6, true},
+		{Page, 8, 10, 504 * 0.85 / 8 * 0.8 / 10 * 0.9, true},
+		{Column, 8, 10, 252 * 0.85 / 8 * 0.8 / 10 * 0.9, false},
+	} {
+		size, room, fit := noteFit(notes, make([]string, tc.ws), make([]string, tc.runtimes), tc.size)
+		if math.Abs(size-tc.want) > 1e-9 || fit != tc.fit || fit && (room <= 0 || room > 0.5) || !fit && room != 0 {
+			t.Errorf("%s, %d workloads × %d runtimes: size %g, room %g, fit %v; want %g, fit %v",
+				tc.size.Name, tc.ws, tc.runtimes, size, room, fit, tc.want, tc.fit)
+		}
 	}
 }
