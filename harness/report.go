@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"membench/results"
@@ -34,6 +35,9 @@ func drawPlots(ctx context.Context, dir string, recs []results.Record, kind stri
 // and the timeline compares every allocator on the first workload of at
 // most 10×layoutMaxN buffers.
 func drawPlotsWith(ctx context.Context, dir string, recs []results.Record, o plot.Options) ([]string, error) {
+	if o.Runtimes == nil {
+		o.Runtimes = subjectRuntimes(recs)
+	}
 	files, err := plot.WriteAll(dir, recs, o)
 	if err != nil {
 		return files, err
@@ -93,6 +97,24 @@ func drawPlotsWith(ctx context.Context, dir string, recs []results.Record, o plo
 		}
 	}
 	return files, nil
+}
+
+// subjectRuntimes maps the recorded strategy specs to the runtime their
+// planner is registered with; specs of no registered planner (exec:) are
+// left out.
+func subjectRuntimes(recs []results.Record) map[string]string {
+	runtime := map[string]string{}
+	for _, in := range strategies.All() {
+		runtime[in.Name] = in.Runtime
+	}
+	m := map[string]string{}
+	for _, r := range recs {
+		name, _, _ := strings.Cut(r.Subject, "?")
+		if rt, ok := runtime[name]; ok && r.Kind == results.KindStrategy {
+			m[r.Subject] = rt
+		}
+	}
+	return m
 }
 
 // layoutName names a layout or timeline figure: plain when the harness

@@ -510,7 +510,7 @@ func TestSweep(t *testing.T) {
 		t.Errorf("plot --kind layout:\n%s", r.stdout)
 	}
 	expect(t, 1, []string{"plot: the results in " + full + " support no scaling figure"}, "plot", "--kind", "scaling", full)
-	expect(t, 2, []string{`plot: unknown --kind "bogus" (valid: footprint, scaling, layout, timeline, distribution)`}, "plot", "--kind", "bogus", full)
+	expect(t, 2, []string{`plot: unknown --kind "bogus" (valid: footprint, runtime, scaling, layout, timeline, distribution)`}, "plot", "--kind", "bogus", full)
 	expect(t, 2, []string{filepath.Join(base, "results.jsonl")}, "plot", base)
 	os.WriteFile(filepath.Join(base, "results.jsonl"), nil, 0o644)
 	expect(t, 1, []string{"plot: the results in " + base + " support no figure"}, "plot", base)

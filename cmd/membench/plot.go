@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name: "plot",
-		usage: "[--kind footprint|scaling|layout|timeline|distribution] [--workload W] [--subject S]\n" +
+		usage: "[--kind footprint|runtime|scaling|layout|timeline|distribution] [--workload W] [--subject S]\n" +
 			"    [--format png,svg,pdf] [--size column|page] DIR",
 		summary: "Regenerate a sweep's figures (DIR/plots/) from its results.",
 		run:     runPlot,

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -94,4 +96,49 @@ func TestPlotChoices(t *testing.T) {
 	}
 	expect(t, 2, []string{`--plot: ` + filepath.Join(out, "t.jpg") + `: unknown figure format "jpg" (valid: png, svg, pdf)`},
 		"replay", "--allocator", "bfc", "--plot", filepath.Join(out, "t.jpg"), w)
+}
+
+// TestPlotRuntime draws the runtime figure of a sweep of planners of three
+// runtimes (tflite-gpu, xla, tflm): one bar per runtime and workload,
+// named by the registry's runtimes, and its table; a sweep of one runtime
+// has none.
+func TestPlotRuntime(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runtimes")
+	r := expect(t, 0, nil, "run", "--config", "testdata/runtimes.toml", "--out", dir)
+	file := filepath.Join(dir, "plots", "runtime-synthetic.png")
+	if !strings.Contains(r.stdout, "wrote "+file+"\n") {
+		t.Errorf("run does not draw %s:\n%s", file, r.stdout)
+	}
+	r = expect(t, 0, nil, "plot", "--kind", "runtime", "--format", "svg", dir)
+	file = filepath.Join(dir, "plots", "runtime-synthetic.svg")
+	if r.stdout != "wrote "+file+"\nwrote "+filepath.Join(dir, "plots", "runtime-synthetic.md")+"\n" {
+		t.Fatalf("plot --kind runtime:\n%s", r.stdout)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">tflite-gpu</text>", ">tflm</text>", ">xla</text>", ">Best planner of each runtime</text>",
+		">chain n=8 s=1</text>", ">random-dag n=20 s=2</text>"} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("%s lacks %q", file, want)
+		}
+	}
+	// Runtimes take the palette in sorted order.
+	for i, rt := range []string{"tflite-gpu", "tflm", "xla"} {
+		// Two bars and the legend's square.
+		if n := bytes.Count(data, []byte(`style="fill:`+plotHex(plot.Palette[i])+`"`)); n != 3 {
+			t.Errorf("%s: %d squares in the colour of %s, want 2 bars and the legend's", file, n, rt)
+		}
+	}
+
+	tiny := filepath.Join(t.TempDir(), "tiny")
+	expect(t, 0, nil, "run", "--config", "testdata/tiny.toml", "--out", tiny)
+	expect(t, 1, []string{"plot: the results in " + tiny + " support no runtime figure"}, "plot", "--kind", "runtime", tiny)
+}
+
+// plotHex writes a colour as SVG fills do.
+func plotHex(c color.Color) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8)
 }

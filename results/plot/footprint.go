@@ -61,7 +61,7 @@ func footprints(dir string, groups []*results.Group, st *Styles, o Options) ([]s
 				if kind == results.KindAllocator {
 					name = m.name + "-allocators-" + results.Slug(f)
 				}
-				fig, err := footprintFigure(byFam[f], kind, m, st)
+				fig, err := footprintFigure(byFam[f], kind, m, st, nil)
 				if err != nil {
 					return files, err
 				}
@@ -93,10 +93,28 @@ func capFor(vals []float64) float64 {
 	return max(1, v[len(v)-1])
 }
 
+// barNotes are texts written over bars (the runtime figure's winning
+// planners), keyed by workload and subject.
+type barNotes struct {
+	text map[[2]string]string
+	// size is the font size; room is the fraction of the plot's height
+	// kept free above the tallest bar for the texts.
+	size, room float64
+}
+
+// at returns the note over a bar ("" for none, or no notes).
+func (n *barNotes) at(workload, subject string) string {
+	if n == nil {
+		return ""
+	}
+	return n.text[[2]string{workload, subject}]
+}
+
 // footprintFigure draws grouped bars of a measure per workload (groups)
 // and subject (bars), the memory-planning papers' figure. A failed cell
 // is marked × where its bar would stand; a cell not run is left empty.
-func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles) (*Figure, error) {
+// notes, if any, are written over the bars, before the value of a cut bar.
+func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles, notes *barNotes) (*Figure, error) {
 	ws, subs := results.Axes(gs)
 	p := newPlot(m.title[kind], "", m.label[kind])
 	fig := single(p)
@@ -111,8 +129,8 @@ func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles) (*
 	limit := capFor(all)
 	const span = 0.8 // of a workload's slot on the x axis
 	w := span / float64(len(subs))
-	var cut, failed []plotter.XY
-	var cutText, failedText, statuses []string
+	var cut, failed, noted []plotter.XY
+	var cutText, failedText, statuses, notedText []string
 	subLabels := results.ShortLabels(subs)
 	for j, s := range subs {
 		b := &bars{fill: st.Of(s).Color}
@@ -132,9 +150,13 @@ func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles) (*
 			default:
 				v := m.value(g)
 				b.x0, b.x1, b.y = append(b.x0, x0), append(b.x1, x0+w), append(b.y, min(v, limit))
-				if v > limit {
+				switch note := notes.at(wl, s); {
+				case v > limit:
 					cut = append(cut, plotter.XY{X: x0 + w/2, Y: limit})
-					cutText = append(cutText, countLabel(v))
+					cutText = append(cutText, strings.TrimSpace(note+" "+countLabel(v)))
+				case note != "":
+					noted = append(noted, plotter.XY{X: x0 + w/2, Y: v})
+					notedText = append(notedText, note)
 				}
 			}
 		}
@@ -146,16 +168,28 @@ func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles) (*
 	one.Width = vg.Points(0.6)
 	one.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
 	p.Add(one)
-	if len(cut) > 0 {
-		sty := textStyle(tickSize - 1)
+	size := float64(tickSize - 1)
+	if notes != nil {
+		size = notes.size
+	}
+	for _, l := range []struct {
+		at    []plotter.XY
+		texts []string
+	}{{cut, cutText}, {noted, notedText}} {
+		if len(l.at) == 0 {
+			continue
+		}
+		sty := textStyle(size)
 		sty.Rotation = math.Pi / 2
 		sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
-		l, err := labels(cut, cutText, sty)
+		ls, err := labels(l.at, l.texts, sty)
 		if err != nil {
 			return nil, err
 		}
-		l.Offset = vg.Point{Y: vg.Points(1.5)}
-		p.Add(l)
+		ls.Offset = vg.Point{Y: vg.Points(1.5)}
+		p.Add(ls)
+	}
+	if len(cut) > 0 {
 		fig.caption = "Bars above " + countLabel(limit) + " are cut there and labelled with their value."
 	}
 	if len(failed) > 0 {
@@ -179,6 +213,9 @@ func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles) (*
 	if len(cut) > 0 {
 		// Room for the values of cut bars above the cap.
 		p.Y.Max = limit * 1.2
+	}
+	if notes != nil {
+		p.Y.Max = max(p.Y.Max, limit*1.05/(1-notes.room))
 	}
 	return fig, nil
 }

@@ -65,7 +65,7 @@ func PixelSize() (w, h int) { return Page.Pixels() }
 var Formats = []string{"png", "svg", "pdf"}
 
 // Kinds lists the kinds of figures, as `membench plot --kind` takes them.
-var Kinds = []string{"footprint", "scaling", "layout", "timeline", "distribution"}
+var Kinds = []string{"footprint", "runtime", "scaling", "layout", "timeline", "distribution"}
 
 // Options say which figures to draw and how.
 type Options struct {
@@ -78,6 +78,10 @@ type Options struct {
 	Formats []string
 	// Size is the figure size (default Page).
 	Size Size
+	// Runtimes maps strategy specs, as recorded, to the runtime whose
+	// planner they are (DESIGN §9), for the runtime figure; strategies
+	// missing from it are left out of that figure.
+	Runtimes map[string]string
 }
 
 // ParseFormats reads a comma-separated list of formats.
@@ -171,11 +175,12 @@ func family(spec string) string {
 	return name
 }
 
-// WriteAll draws the figures of o.Kind (all of footprint, scaling and
-// distribution when empty) that the records support into dir, and returns
-// the files written: footprint-<group> per workload group and subject
-// kind, scaling, and distribution-<family> for families with at least
-// five instances. Layouts and timelines need plans and replays: the
+// WriteAll draws the figures of o.Kind (all of footprint, runtime,
+// scaling and distribution when empty) that the records support into dir,
+// and returns the files written: footprint-<group> per workload group and
+// subject kind, runtime-<group> per workload group where o.Runtimes puts
+// the strategies in two runtimes or more, scaling, and
+// distribution-<family> for families with at least five instances. Layouts and timelines need plans and replays: the
 // harness draws them.
 func WriteAll(dir string, recs []results.Record, o Options) ([]string, error) {
 	groups := results.Aggregate(recs)
@@ -184,7 +189,7 @@ func WriteAll(dir string, recs []results.Record, o Options) ([]string, error) {
 	for _, d := range []struct {
 		kind string
 		draw func(string, []*results.Group, *Styles, Options) ([]string, error)
-	}{{"footprint", footprints}, {"scaling", scaling}, {"distribution", distributions}} {
+	}{{"footprint", footprints}, {"runtime", runtimeFigures}, {"scaling", scaling}, {"distribution", distributions}} {
 		if o.Kind != "" && o.Kind != d.kind {
 			continue
 		}

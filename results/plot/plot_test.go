@@ -299,7 +299,7 @@ func TestLegendBelow(t *testing.T) {
 		Footprint: 1000, LBLoad: 900, Ratio: 1000.0 / 900})
 	groups := results.Aggregate(recs)
 	st := NewStyles(recs)
-	fp, err := footprintFigure(groups, results.KindStrategy, measures[0], st)
+	fp, err := footprintFigure(groups, results.KindStrategy, measures[0], st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
