@@ -23,12 +23,15 @@ func init() {
 
 // planOutput is the JSON of `plan --format json` (DESIGN §4).
 type planOutput struct {
-	Strategy   string  `json:"strategy"`
-	Footprint  int64   `json:"footprint"`
-	LowerBound int64   `json:"lower_bound"`
-	LBObjects  int64   `json:"lb_objects"`
-	Seconds    float64 `json:"seconds"`
-	Offsets    []int64 `json:"offsets"`
+	Strategy   string `json:"strategy"`
+	Footprint  int64  `json:"footprint"`
+	LowerBound int64  `json:"lower_bound"`
+	LBObjects  int64  `json:"lb_objects"`
+	// Bound and Optimal are what the strategy proved (DESIGN §10).
+	Bound   int64   `json:"bound,omitempty"`
+	Optimal bool    `json:"optimal,omitempty"`
+	Seconds float64 `json:"seconds"`
+	Offsets []int64 `json:"offsets"`
 	// Pointers, so that an object plan of no buffers still shows both.
 	ObjectIDs   *[]int   `json:"object_ids,omitempty"`
 	ObjectSizes *[]int64 `json:"object_sizes,omitempty"`
@@ -91,6 +94,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		out := planOutput{
 			Strategy: *spec, Footprint: plan.Footprint, LowerBound: lb.Load,
 			LBObjects: lb.Objects, Seconds: secs, Offsets: plan.Offsets,
+			Bound: plan.Bound, Optimal: plan.Optimal,
 		}
 		if out.Offsets == nil {
 			out.Offsets = []int64{}
@@ -121,8 +125,19 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if plan.IsObjects() {
 		fmt.Fprintf(e.stdout, "objects      %d\n", len(plan.ObjectSizes))
 	}
+	if plan.Bound > 0 {
+		fmt.Fprintf(e.stdout, "bound        %d bytes  %s\n", plan.Bound, provedWord(plan.Optimal))
+	}
 	fmt.Fprintf(e.stdout, "time         %s (median of %d)\n", time.Duration(secs*float64(time.Second)), *repeat)
 	return nil
+}
+
+// provedWord says whether a proved bound makes the plan optimal.
+func provedWord(optimal bool) string {
+	if optimal {
+		return "proved optimal"
+	}
+	return "proved lower bound"
 }
 
 // setAlign applies an --align flag value (empty: keep the workload's).
