@@ -23,18 +23,19 @@ func init() {
 
 // planOutput is the JSON of `plan --format json` (DESIGN §4).
 type planOutput struct {
-	Strategy   string `json:"strategy"`
-	Footprint  int64  `json:"footprint"`
-	LowerBound int64  `json:"lower_bound"`
-	LBObjects  int64  `json:"lb_objects"`
-	// Bound and Optimal are what the strategy proved (DESIGN §10).
-	Bound   int64   `json:"bound,omitempty"`
-	Optimal bool    `json:"optimal,omitempty"`
-	Seconds float64 `json:"seconds"`
-	Offsets []int64 `json:"offsets"`
+	Strategy   string  `json:"strategy"`
+	Footprint  int64   `json:"footprint"`
+	LowerBound int64   `json:"lower_bound"`
+	LBObjects  int64   `json:"lb_objects"`
+	Seconds    float64 `json:"seconds"`
+	Offsets    []int64 `json:"offsets"`
 	// Pointers, so that an object plan of no buffers still shows both.
 	ObjectIDs   *[]int   `json:"object_ids,omitempty"`
 	ObjectSizes *[]int64 `json:"object_sizes,omitempty"`
+
+	// Bound and Optimal are what the strategy proved (DESIGN §10).
+	Bound   int64 `json:"bound,omitempty"`
+	Optimal bool  `json:"optimal,omitempty"`
 }
 
 func runPlan(ctx context.Context, e *env, args []string) error {
