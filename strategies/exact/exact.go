@@ -19,7 +19,6 @@
 package exact
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -203,50 +202,14 @@ func (sv *solver) attempt(c, limit int64) outcome {
 	return found
 }
 
-// orders returns the searchers, one per static order of the buffers:
-// by the peak load a buffer meets (total), its lifetime (width) and its
-// area, in three priorities.
+// orders returns the searchers, one per static order of the buffers.
 func (sv *solver) orders() []*searcher {
 	if sv.searchers != nil {
 		return sv.searchers
 	}
-	in := sv.in
-	n := len(in.size)
-	total := make([]int64, n)
-	width := make([]int64, n)
-	area := make([]int64, n)
-	for k := range n {
-		for t := in.secLo[k]; t < in.secHi[k]; t++ {
-			total[k] = max(total[k], in.load[t])
-		}
-		width[k] = int64(in.last[k] - in.first[k] + 1)
-		area[k] = in.size[k] * width[k]
-	}
 	// MiniMalloc's default heuristics WAT, TAW and TWA.
-	for _, keys := range [][3][]int64{{width, area, total}, {total, area, width}, {total, width, area}} {
-		order := make([]int32, n)
-		for k := range order {
-			order[k] = int32(k)
-		}
-		slices.SortFunc(order, func(a, b int32) int {
-			for _, key := range keys {
-				if c := cmp.Compare(key[b], key[a]); c != 0 {
-					return c
-				}
-			}
-			// Identical buffers end up next to each other.
-			if c := cmp.Compare(in.size[b], in.size[a]); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(in.first[a], in.first[b]); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(in.last[a], in.last[b]); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
-		s := newSearcher(in, order)
+	for _, h := range []string{"WAT", "TAW", "TWA"} {
+		s := newSearcher(sv.in, h)
 		s.b = sv.b
 		sv.searchers = append(sv.searchers, s)
 	}
@@ -255,7 +218,7 @@ func (sv *solver) orders() []*searcher {
 
 // baseLimit is the node limit of the first round of attempts; each round
 // quadruples it.
-func (sv *solver) baseLimit() int64 { return max(1000, 2*int64(len(sv.in.size))) }
+func (sv *solver) baseLimit() int64 { return int64(2 * len(sv.in.size)) }
 
 // minimise narrows [lo, hi] until the bounds meet or the budget ends. Each
 // round first tries the lower bound (a plan there is optimal), then
@@ -290,7 +253,7 @@ func (sv *solver) feasible(c int64) error {
 	if sv.hi <= c {
 		return nil
 	}
-	for limit := sv.baseLimit(); ; limit *= 4 {
+	for limit := sv.baseLimit(); ; limit *= 2 {
 		switch sv.attempt(c, limit) {
 		case found:
 			return nil

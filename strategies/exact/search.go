@@ -53,9 +53,10 @@ func (b *budget) spent() bool {
 // order of offset, each at the lowest offset above the placed buffers it
 // overlaps, so a solution is a placement order.
 type searcher struct {
-	in  *instance
-	cap int64
-	b   *budget
+	in   *instance
+	heur string // the keys of the static order
+	cap  int64
+	b    *budget
 	// limit is the node count at which this search aborts.
 	limit, count int64
 	// rank[k] is buffer k's place in the static order: the tie-breaker
@@ -91,28 +92,86 @@ type cand struct {
 	buf  int32
 }
 
-// newSearcher prepares a search over in with the given static order
-// (order[r] is the buffer of rank r).
-func newSearcher(in *instance, order []int32) *searcher {
+// newSearcher prepares a search whose static order sorts buffers by the
+// keys of heur, each descending: W the lifetime, A the area (size times
+// lifetime), T the largest load of unplaced bytes among its sections.
+func newSearcher(in *instance, heur string) *searcher {
 	n := len(in.size)
 	s := &searcher{
-		in: in, rank: make([]int32, n), twin: make([]int32, n),
+		in: in, heur: heur, rank: make([]int32, n), twin: make([]int32, n),
 		off: make([]int64, n), minOff: make([]int64, n),
 		floor: make([]int64, len(in.load)), total: make([]int64, len(in.load)),
 		mark: make([]bool, len(in.load)), cuts: make([]int32, len(in.load)),
 		sol: make([]int64, n),
 	}
-	for r, k := range order {
-		s.rank[k] = int32(r)
+	// Identical buffers (same size and lifetime) are twins: each one's twin
+	// is the one of the next lower index. Every order keeps them adjacent,
+	// by index.
+	type shape struct {
+		size        int64
+		first, last int
+	}
+	prev := map[shape]int32{}
+	for k := range n {
+		sh := shape{in.size[k], in.first[k], in.last[k]}
 		s.twin[k] = -1
-		if r > 0 {
-			j := order[r-1]
-			if in.size[j] == in.size[k] && in.first[j] == in.first[k] && in.last[j] == in.last[k] {
-				s.twin[k] = j
-			}
+		if j, ok := prev[sh]; ok {
+			s.twin[k] = j
 		}
+		prev[sh] = int32(k)
 	}
 	return s
+}
+
+// rankBufs ranks bufs (0 up) in the searcher's static order, with the
+// current loads of unplaced bytes.
+func (s *searcher) rankBufs(bufs []int32) {
+	in := s.in
+	key := func(k int32, c byte) int64 {
+		switch c {
+		case 'W':
+			return int64(in.last[k] - in.first[k] + 1)
+		case 'A':
+			return in.size[k] * int64(in.last[k]-in.first[k]+1)
+		}
+		var t int64
+		for x := in.secLo[k]; x < in.secHi[k]; x++ {
+			t = max(t, s.total[x])
+		}
+		return t
+	}
+	type keyed struct {
+		k    int32
+		keys [3]int64
+	}
+	ks := make([]keyed, len(bufs))
+	for i, k := range bufs {
+		ks[i].k = k
+		for x := range 3 {
+			ks[i].keys[x] = key(k, s.heur[x])
+		}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		for x := range 3 {
+			if c := cmp.Compare(b.keys[x], a.keys[x]); c != 0 {
+				return c
+			}
+		}
+		// Identical buffers end up next to each other, by index.
+		if c := cmp.Compare(in.size[b.k], in.size[a.k]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(in.first[a.k], in.first[b.k]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(in.last[a.k], in.last[b.k]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.k, b.k)
+	})
+	for r, x := range ks {
+		s.rank[x.k] = int32(r)
+	}
 }
 
 // solve searches for a placement of part pt within capacity c, spending at
@@ -139,6 +198,7 @@ func (s *searcher) solve(pt *part, c, limit int64) outcome {
 		}
 	}
 	s.offUndo, s.floorUndo = s.offUndo[:0], s.floorUndo[:0]
+	s.rankBufs(pt.bufs)
 	return s.dfs(pt, len(pt.bufs), 0, 0, 0)
 }
 
@@ -245,7 +305,17 @@ func (s *searcher) next(pt *part, c cand, remaining, depth int) outcome {
 				}
 			}
 			if len(sub.bufs) > 0 {
+				// Each side is ranked afresh with its current loads,
+				// then the ranks are put back.
+				old := make([]int32, len(sub.bufs))
+				for x, j := range sub.bufs {
+					old[x] = s.rank[j]
+				}
+				s.rankBufs(sub.bufs)
 				r = s.dfs(sub, len(sub.bufs), depth, 0, 0)
+				for x, j := range sub.bufs {
+					s.rank[j] = old[x]
+				}
 			}
 		}
 	}
@@ -294,13 +364,20 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	// their minimum offsets.
 	for _, t := range s.touched {
 		s.mark[t] = false
+		// Stop at the first unplaced buffer that could go at or below
+		// the floor: then the floor stands.
+		f := s.floor[t]
 		lowest := int64(1<<62 - 1)
 		for _, j := range in.secBufs[t] {
 			if s.off[j] == noOffset {
+				if s.minOff[j] <= f {
+					lowest = f
+					break
+				}
 				lowest = min(lowest, s.minOff[j])
 			}
 		}
-		if lowest != 1<<62-1 && lowest > s.floor[t] {
+		if lowest != 1<<62-1 && lowest > f {
 			s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
 			s.floor[t] = lowest
 		}
