@@ -217,18 +217,24 @@ func (sv *solver) orders() []*searcher {
 }
 
 // baseLimit is the node limit of the first round of attempts; each round
-// quadruples it.
+// doubles it.
 func (sv *solver) baseLimit() int64 { return int64(2 * len(sv.in.size)) }
 
 // minimise narrows [lo, hi] until the bounds meet or the budget ends. Each
 // round first tries the lower bound (a plan there is optimal), then
-// bisects the capacities not yet tried in the round.
+// bisects twice between the bounds with a smaller node limit.
 func (sv *solver) minimise() {
-	for limit := sv.baseLimit(); sv.lo < sv.hi; limit *= 4 {
+	for limit := sv.baseLimit(); sv.lo < sv.hi; limit *= 2 {
 		unknown := sv.lo - 1 // highest capacity that aborted this round
 		c := sv.lo
-		for sv.lo < sv.hi {
-			switch sv.attempt(c, limit) {
+		for tries := 0; sv.lo < sv.hi && tries < 3; tries++ {
+			// Most of the round goes to the lower bound, where a plan is
+			// optimal; a looser capacity prunes less, so it is no easier.
+			l := limit
+			if c != sv.lo {
+				l = max(sv.baseLimit(), limit/8)
+			}
+			switch sv.attempt(c, l) {
 			case found:
 			case infeasible:
 				sv.lo = c + 1
