@@ -7,7 +7,7 @@
 // The table ships as best.json beside this file. Nothing in it is typed in
 // by hand: it is filled by membench itself, from the repository root, with
 //
-//	membench sweep --config scripts/configs/best-known.toml --out out/best-known
+//	membench run --config scripts/configs/best-known.toml --out out/best-known
 //	membench best update out/best-known
 //
 // and `membench best show` prints it. An update accepts only records of
