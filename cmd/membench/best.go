@@ -67,15 +67,15 @@ func readBest(path string) (best.Table, error) {
 }
 
 func showBest(e *env, t best.Table) error {
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tn\tLB_load\tbest\tbound\tbest/LB\toptimal\tbest by\t")
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "workload\tn\tLB_load\tbest\tbound\tbest/LB\toptimal\tbest by")
 	for _, h := range t.Hashes() {
 		en := t[h]
 		opt := ""
 		if en.Optimal {
 			opt = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.4f\t%s\t%s\t\n", en.Workload, en.N, en.LBLoad, en.Footprint, en.Bound,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.4f\t%s\t%s\n", en.Workload, en.N, en.LBLoad, en.Footprint, en.Bound,
 			float64(en.Footprint)/float64(max(en.LBLoad, 1)), opt, en.FootprintBy.Subject)
 	}
 	return tw.Flush()
