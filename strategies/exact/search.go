@@ -346,10 +346,15 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		if s.minOff[j] >= next {
 			continue
 		}
-		s.offUndo = append(s.offUndo, change{j, s.minOff[j]})
+		old := s.minOff[j]
+		s.offUndo = append(s.offUndo, change{j, old})
 		s.minOff[j] = next
+		// A section's floor is never below the lowest minimum offset of
+		// its unplaced buffers; if j's was above the floor, another
+		// buffer's holds the floor down, and raising j's changes nothing
+		// there.
 		for t := in.secLo[j]; t < in.secHi[j]; t++ {
-			if !s.mark[t] {
+			if !s.mark[t] && old <= s.floor[t] {
 				s.mark[t] = true
 				s.touched = append(s.touched, t)
 			}
@@ -359,6 +364,11 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
 		s.floor[t] = top
 		s.total[t] -= in.size[k]
+		// k leaves the section's unplaced buffers: look again.
+		if !s.mark[t] {
+			s.mark[t] = true
+			s.touched = append(s.touched, t)
+		}
 	}
 	// A section's unplaced buffers all lie at or above the lowest of
 	// their minimum offsets.
