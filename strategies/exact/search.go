@@ -298,7 +298,7 @@ func (s *searcher) next(pt *part, c cand, remaining, depth int) outcome {
 		bounds = append(bounds, pt.secHi)
 		r = found
 		for x := 0; x+1 < len(bounds) && r == found; x++ {
-			sub := &part{secLo: bounds[x], secHi: bounds[x+1]}
+			sub := &part{secLo: bounds[x], secHi: bounds[x+1], lb: pt.lb}
 			for _, j := range pt.bufs {
 				if s.off[j] == noOffset && in.secLo[j] < sub.secHi && in.secHi[j] > sub.secLo {
 					sub.bufs = append(sub.bufs, j)
@@ -394,8 +394,19 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	}
 	// Inference: every later buffer lies at or above c.off (canonical
 	// order) and above its section's floor, and a section's unplaced
-	// buffers are stacked.
-	for t := pt.secLo; t < pt.secHi; t++ {
+	// buffers are stacked. The sections not touched kept their floor and
+	// load since the last check passed; while c.off plus the part's peak
+	// load fits, the rise of c.off cannot fail them.
+	check := s.touched
+	if c.off+pt.lb > s.cap {
+		check = nil
+		for t := pt.secLo; t < pt.secHi; t++ {
+			if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t] > s.cap {
+				return infeasible, hatless
+			}
+		}
+	}
+	for _, t := range check {
 		if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t] > s.cap {
 			return infeasible, hatless
 		}
