@@ -127,6 +127,10 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if plan.Optimal {
 		plan.Bound = plan.Footprint
 	}
+	// A proved bound is only as good as the plan beside it.
+	if err := strategies.Validate(p, plan); err != nil {
+		return nil, fmt.Errorf("exact: internal error, the plan found is invalid: %w", err)
+	}
 	return plan, nil
 }
 
