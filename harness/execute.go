@@ -114,6 +114,7 @@ func runStrategy(ctx context.Context, c Cell, p *workloads.Problem, rec *results
 	if plan.IsObjects() {
 		rec.Objects = len(plan.ObjectSizes)
 	}
+	rec.Bound, rec.Optimal = plan.Bound, plan.Optimal
 	iters, samples, err := measure(ctx, c, first, func() error {
 		_, err := s.Plan(ctx, p)
 		return err

@@ -19,6 +19,7 @@ import (
 	"membench/results"
 	"membench/strategies"
 	"membench/workloads"
+	_ "membench/strategies/exact"
 	_ "membench/workloads/minimalloc"
 	_ "membench/workloads/recorded"
 	_ "membench/workloads/synthetic"

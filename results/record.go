@@ -45,6 +45,11 @@ type Record struct {
 	RatioObjects float64 `json:"ratio_objects"`
 	// Objects is the number of shared objects of an object plan.
 	Objects int `json:"objects,omitempty"`
+	// Bound is the lower bound on the footprint the subject proved (DESIGN
+	// §10); 0 when it proved none.
+	Bound int64 `json:"bound,omitempty"`
+	// Optimal reports that the subject proved its footprint optimal.
+	Optimal bool `json:"optimal,omitempty"`
 
 	// Alloc holds an allocator replay's statistics.
 	Alloc *AllocStats `json:"alloc,omitempty"`

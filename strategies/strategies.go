@@ -25,6 +25,12 @@ type Plan struct {
 	ObjectIDs []int
 	// ObjectSizes[k] is the size of shared object k; nil for offset planners.
 	ObjectSizes []int64
+	// Bound is a lower bound on the footprint the strategy proved (at least
+	// LB_load); 0 when it proved none.
+	Bound int64
+	// Optimal reports that the strategy proved Footprint optimal
+	// (Footprint == Bound).
+	Optimal bool
 }
 
 // IsObjects reports whether the plan is a shared-object assignment.

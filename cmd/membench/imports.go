@@ -2,6 +2,7 @@ package main
 
 // Plug-in packages register themselves from init().
 import (
+	_ "membench/strategies/exact"
 	_ "membench/workloads/minimalloc"
 	_ "membench/workloads/recorded"
 	_ "membench/workloads/synthetic"

@@ -35,6 +35,10 @@ type planOutput struct {
 	LBObjects   *int64   `json:"lb_objects,omitempty"`
 	ObjectIDs   *[]int   `json:"object_ids,omitempty"`
 	ObjectSizes *[]int64 `json:"object_sizes,omitempty"`
+
+	// Bound and Optimal are what the strategy proved (DESIGN §10).
+	Bound   int64 `json:"bound,omitempty"`
+	Optimal bool  `json:"optimal,omitempty"`
 }
 
 func runPlan(ctx context.Context, e *env, args []string) error {
@@ -103,6 +107,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		out := planOutput{
 			Strategy: *spec, Footprint: plan.Footprint, LowerBound: lb.Load,
 			Seconds: secs, Offsets: plan.Offsets,
+			Bound: plan.Bound, Optimal: plan.Optimal,
 		}
 		if out.Offsets == nil {
 			out.Offsets = []int64{}
@@ -132,8 +137,19 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if plan.IsObjects() {
 		fmt.Fprintf(e.stdout, labelFormat+"%d\n", "objects", len(plan.ObjectSizes))
 	}
+	if plan.Bound > 0 {
+		fmt.Fprintf(e.stdout, labelFormat+"%d bytes  %s\n", "bound (proved)", plan.Bound, provedWord(plan.Optimal))
+	}
 	fmt.Fprintf(e.stdout, labelFormat+"%s (median of %d)\n", "time", time.Duration(secs*float64(time.Second)), *repeat)
 	return nil
+}
+
+// provedWord says whether a proved bound makes the plan optimal.
+func provedWord(optimal bool) string {
+	if optimal {
+		return "optimal"
+	}
+	return "not proved optimal"
 }
 
 // labelFormat prints the label column of plan's and validate's text.

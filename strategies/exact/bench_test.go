@@ -1,0 +1,71 @@
+package exact_test
+
+import (
+	"context"
+	"testing"
+
+	"membench/strategies"
+	"membench/workloads"
+	_ "membench/workloads/synthetic"
+)
+
+// BenchmarkMiniMalloc minimises MiniMalloc's challenging instances whose
+// optimum is known (their LB_load) until it is proved, with a budget
+// (60 s) that is not meant to end first; footprint, bound and optimal (1
+// when proved) are reported per instance.
+func BenchmarkMiniMalloc(b *testing.B) {
+	for _, name := range []string{"A", "B", "C", "E", "F", "G", "H", "I", "K"} {
+		b.Run(name, func(b *testing.B) {
+			benchPlan(b, "exact?timeout=60s", minimalloc(b, name))
+		})
+	}
+}
+
+// BenchmarkMiniMallocOpen runs the default 10 s budget on D and J, whose
+// optimum is open, and reports the footprint and bound reached.
+func BenchmarkMiniMallocOpen(b *testing.B) {
+	for _, name := range []string{"D", "J"} {
+		b.Run(name, func(b *testing.B) {
+			benchPlan(b, "exact", minimalloc(b, name))
+		})
+	}
+}
+
+// BenchmarkSynthetic plans synthetic instances, among them the planted
+// packing of adversarial-greedy.
+func BenchmarkSynthetic(b *testing.B) {
+	for _, spec := range []string{
+		"synthetic/adversarial-greedy?n=1000&seed=1",
+		"synthetic/random-intervals?n=200&seed=2",
+		"synthetic/random-dag?n=5000&seed=1",
+	} {
+		b.Run(spec, func(b *testing.B) {
+			w, err := workloads.Load(spec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchPlan(b, "exact", w.Problem)
+		})
+	}
+}
+
+func benchPlan(b *testing.B, spec string, p *workloads.Problem) {
+	s := lookup(b, spec)
+	var plan *strategies.Plan
+	for b.Loop() {
+		var err error
+		if plan, err = s.Plan(context.Background(), p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := strategies.Validate(p, plan); err != nil {
+		b.Fatal(err)
+	}
+	opt := 0.0
+	if plan.Optimal {
+		opt = 1
+	}
+	b.ReportMetric(float64(plan.Footprint), "footprint")
+	b.ReportMetric(float64(plan.Bound), "bound")
+	b.ReportMetric(opt, "optimal")
+}

@@ -1,0 +1,278 @@
+// Package exact is the strategy `exact`: an anytime solver that minimises
+// the footprint of an offset plan and proves lower bounds on it.
+//
+// It starts from the best of a few quick heuristic plans (an upper bound)
+// and LB_load (a lower bound), then asks, for capacities C in between,
+// whether some plan fits in C. Each question is a depth-first search over
+// canonical solutions in the manner of MiniMalloc (Moffitt, ASPLOS'23):
+// buffers go in non-decreasing order of offset, each at the lowest offset
+// above the placed buffers it overlaps, so that a solution is an order of
+// placement; a placement is pruned when some section of time can no longer
+// hold its unplaced buffers above its floor (inference), when a buffer
+// would go above the lowest top another unplaced buffer could reach
+// (dominance), or when it would repeat an order already tried with
+// identical buffers swapped (symmetry). Parts of the timeline that no
+// buffer crosses are searched apart. A plan found at C lowers the upper
+// bound; a complete search that finds none proves the bound C+1. The solver
+// stops when the bounds meet (the plan is proved optimal) or its budget of
+// wall time or search nodes ends.
+package exact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"membench/strategies"
+	"membench/workloads"
+)
+
+func init() {
+	strategies.Register(strategies.Info{
+		Name: "exact",
+		Kind: strategies.Offsets,
+		Doc: "Anytime exact offset planner: a MiniMalloc-style search over canonical solutions " +
+			"tightens the best heuristic plan and proves lower bounds; proved optimal when they meet",
+		Params: []workloads.ParamDoc{
+			{Name: "timeout", Default: "10s", Doc: "wall-time budget (none when only nodes is given)"},
+			{Name: "nodes", Default: "0", Doc: "search-node budget, 0 for none; with it the result is deterministic"},
+			{Name: "capacity", Default: "0", Doc: "feasibility mode: find any plan within this many bytes, or prove none exists"},
+		},
+		New: newExact,
+	})
+}
+
+func newExact(args *workloads.Args) (strategies.Strategy, error) {
+	nodes := args.Int64("nodes", 0)
+	capacity := args.Bytes("capacity", 0)
+	def := "10s"
+	if nodes > 0 {
+		def = "0s"
+	}
+	tstr := args.String("timeout", def)
+	timeout, err := time.ParseDuration(tstr)
+	switch {
+	case err != nil || timeout < 0:
+		return nil, workloads.Usagef("exact: parameter timeout=%q: want a duration such as 10s or 500ms", tstr)
+	case nodes < 0:
+		return nil, workloads.Usagef("exact: parameter nodes=%d: want a non-negative integer", nodes)
+	}
+	return exact{timeout: timeout, nodes: nodes, capacity: capacity}, nil
+}
+
+type exact struct {
+	timeout  time.Duration // 0: none
+	nodes    int64         // 0: none
+	capacity int64         // 0: minimise
+}
+
+func (exact) Name() string { return "exact" }
+
+// ErrInfeasible is wrapped by the error of a feasibility run whose
+// capacity was proved too small.
+var ErrInfeasible = errors.New("no plan fits")
+
+func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, b := range p.Buffers {
+		switch {
+		case b.Size < 0:
+			return nil, fmt.Errorf("exact: buffer %d (id %d) has negative size %d", i, b.ID, b.Size)
+		case b.First > b.Last:
+			return nil, fmt.Errorf("exact: buffer %d (id %d) has first task %d after last task %d", i, b.ID, b.First, b.Last)
+		}
+	}
+	bud := &budget{ctx: ctx, nodes: -1}
+	if e.timeout > 0 {
+		bud.deadline = time.Now().Add(e.timeout)
+	}
+	if e.nodes > 0 {
+		bud.nodes = e.nodes
+	}
+	best, err := heuristic(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	lb := p.LoadBound()
+	if e.capacity > 0 && lb > e.capacity {
+		return nil, fmt.Errorf("exact: %w in capacity %d (proved: LB_load is %d)", ErrInfeasible, e.capacity, lb)
+	}
+	in, err := newInstance(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	sv := &solver{in: in, b: bud, offs: best.Offsets}
+	for i, b := range p.Buffers {
+		if b.Size == 0 {
+			sv.offs[i] = 0
+		}
+	}
+	sv.lo, sv.hi = lb, strategies.Footprint(p.Buffers, sv.offs)
+	if e.capacity > 0 {
+		err = sv.feasible(e.capacity)
+	} else {
+		sv.minimise()
+	}
+	if bud.err != nil {
+		return nil, bud.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	plan := &strategies.Plan{Offsets: sv.offs, Footprint: sv.hi, Bound: sv.lo, Optimal: sv.lo >= sv.hi}
+	if plan.Optimal {
+		plan.Bound = plan.Footprint
+	}
+	// A proved bound is only as good as the plan beside it.
+	if err := strategies.Validate(p, plan); err != nil {
+		return nil, fmt.Errorf("exact: internal error, the plan found is invalid: %w", err)
+	}
+	return plan, nil
+}
+
+// heuristic returns the best plan of the quick offset heuristics.
+func heuristic(ctx context.Context, p *workloads.Problem) (*strategies.Plan, error) {
+	s, err := strategies.Lookup("offset-greedy-by-size")
+	if err != nil {
+		return nil, fmt.Errorf("exact: %w", err)
+	}
+	plan, err := s.Plan(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	plan.Offsets = slices.Clone(plan.Offsets)
+	return plan, nil
+}
+
+// solver holds the bounds and the best plan while capacities are tried.
+type solver struct {
+	in *instance
+	b  *budget
+	// offs is the best plan found, in the problem's order; hi its
+	// footprint; lo the best lower bound proved.
+	offs   []int64
+	lo, hi int64
+	// searchers, one per static order, built on first use.
+	searchers []*searcher
+}
+
+// attempt asks whether every part fits in capacity c, spending at most
+// limit nodes per order per part. On found it adopts the plan.
+func (sv *solver) attempt(c, limit int64) outcome {
+	in := sv.in
+	ss := sv.orders()
+	offs := slices.Clone(sv.offs)
+	for pi := range in.parts {
+		pt := &in.parts[pi]
+		var top int64
+		for _, k := range pt.bufs {
+			top = max(top, offs[in.idx[k]]+in.size[k])
+		}
+		if top <= c {
+			continue // the best plan already fits this part
+		}
+		res := aborted
+		var winner *searcher
+		for _, s := range ss {
+			res = s.solve(pt, c, limit)
+			if res == found {
+				winner = s
+			}
+			if res != aborted || sv.b.spent() || sv.b.nodes == 0 {
+				break
+			}
+		}
+		switch res {
+		case infeasible:
+			return infeasible
+		case aborted:
+			return aborted
+		}
+		for _, k := range pt.bufs {
+			offs[in.idx[k]] = winner.sol[k]
+		}
+	}
+	var fp int64
+	for k, i := range in.idx {
+		fp = max(fp, offs[i]+in.size[k])
+	}
+	if fp < sv.hi {
+		sv.offs, sv.hi = offs, fp
+	}
+	return found
+}
+
+// orders returns the searchers, one per static order of the buffers.
+func (sv *solver) orders() []*searcher {
+	if sv.searchers != nil {
+		return sv.searchers
+	}
+	// MiniMalloc's default heuristics WAT, TAW and TWA.
+	for _, h := range []string{"WAT", "TAW", "TWA"} {
+		s := newSearcher(sv.in, h)
+		s.b = sv.b
+		sv.searchers = append(sv.searchers, s)
+	}
+	return sv.searchers
+}
+
+// baseLimit is the node limit of the first round of attempts; each round
+// doubles it.
+func (sv *solver) baseLimit() int64 { return int64(2 * len(sv.in.size)) }
+
+// minimise narrows [lo, hi] until the bounds meet or the budget ends. Each
+// round first tries the lower bound (a plan there is optimal), then
+// bisects twice between the bounds with a smaller node limit.
+func (sv *solver) minimise() {
+	for limit := sv.baseLimit(); sv.lo < sv.hi; limit *= 2 {
+		unknown := sv.lo - 1 // highest capacity that aborted this round
+		c := sv.lo
+		for tries := 0; sv.lo < sv.hi && tries < 3; tries++ {
+			// Most of the round goes to the lower bound, where a plan is
+			// optimal; a looser capacity prunes less, so it is no easier.
+			l := limit
+			if c != sv.lo {
+				l = max(sv.baseLimit(), limit/8)
+			}
+			switch sv.attempt(c, l) {
+			case found:
+			case infeasible:
+				sv.lo = c + 1
+			case aborted:
+				unknown = c
+			}
+			if sv.b.spent() || sv.b.nodes == 0 {
+				return
+			}
+			from := max(sv.lo, unknown+1)
+			if from > sv.hi-1 {
+				break
+			}
+			c = from + (sv.hi-1-from)/2
+		}
+	}
+}
+
+// feasible looks for a plan within capacity c until it finds one, proves
+// there is none, or the budget ends.
+func (sv *solver) feasible(c int64) error {
+	if sv.hi <= c {
+		return nil
+	}
+	for limit := sv.baseLimit(); ; limit *= 2 {
+		switch sv.attempt(c, limit) {
+		case found:
+			return nil
+		case infeasible:
+			sv.lo = c + 1
+			return fmt.Errorf("exact: %w in capacity %d (proved)", ErrInfeasible, c)
+		}
+		if sv.b.spent() || sv.b.nodes == 0 {
+			return fmt.Errorf("exact: found no plan in capacity %d within the budget (none proved impossible either)", c)
+		}
+	}
+}

@@ -1,0 +1,236 @@
+package exact_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"testing"
+
+	"membench/strategies"
+	"membench/strategies/exact"
+	"membench/strategies/strategytest"
+	"membench/workloads"
+)
+
+// budgeted is the spec the conformance suite and the fuzz target use: a
+// node budget makes the result deterministic.
+const budgeted = "exact?nodes=20000"
+
+func lookup(t testing.TB, spec string) strategies.Strategy {
+	t.Helper()
+	s, err := strategies.Lookup(spec)
+	if err != nil {
+		t.Fatalf("Lookup(%q): %v", spec, err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	strategytest.Run(t, lookup(t, budgeted), strategies.Offsets)
+}
+
+// FuzzExact plans random problems of the strategytest generator.
+func FuzzExact(f *testing.F) {
+	for seed := range uint64(8) {
+		f.Add(seed, uint8(12))
+	}
+	s := lookup(f, "exact?nodes=2000")
+	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
+		p := strategytest.RandomProblem(seed, int(n%40)+1)
+		if err := strategytest.Check(s, strategies.Offsets, p); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// smallProblem returns a random problem of n buffers over few tasks, so
+// that many overlap, with sizes from a small set so that ties are common.
+func smallProblem(rng *rand.Rand, n int, align int64) *workloads.Problem {
+	p := &workloads.Problem{Name: "small", Alignment: align}
+	sizes := []int64{0, 1, 2, 3, 5, 8, 13, 24, 64, 100}
+	for i := range n {
+		first := rng.IntN(8)
+		p.Buffers = append(p.Buffers, workloads.Buffer{
+			ID: i, Size: sizes[rng.IntN(len(sizes))], First: first, Last: first + rng.IntN(5),
+		})
+	}
+	return p
+}
+
+// bruteForce returns the smallest footprint over every order of the
+// buffers, each placed at the lowest aligned offset where it overlaps no
+// placed buffer it conflicts with. Some optimal plan is such a placement
+// (sort an optimal plan's buffers by offset and push each down).
+func bruteForce(p *workloads.Problem) int64 {
+	n := len(p.Buffers)
+	align := max(p.Alignment, 1)
+	offs := make([]int64, n)
+	placed := make([]bool, n)
+	best := int64(1 << 62)
+	var rec func(depth int, fp int64)
+	rec = func(depth int, fp int64) {
+		if fp >= best {
+			return
+		}
+		if depth == n {
+			best = fp
+			return
+		}
+		for i := range n {
+			if placed[i] {
+				continue
+			}
+			bi := p.Buffers[i]
+			var off int64
+			for moved := true; moved; {
+				moved = false
+				for j := range n {
+					bj := p.Buffers[j]
+					if !placed[j] || bj.Size == 0 || bi.Size == 0 || bi.First > bj.Last || bj.First > bi.Last {
+						continue
+					}
+					if off < offs[j]+bj.Size && offs[j] < off+bi.Size {
+						off = strategies.AlignUp(offs[j]+bj.Size, align)
+						moved = true
+					}
+				}
+			}
+			placed[i], offs[i] = true, off
+			rec(depth+1, max(fp, off+bi.Size))
+			placed[i] = false
+		}
+	}
+	rec(0, 0)
+	return best
+}
+
+// TestOptimalSmall checks on hundreds of small random problems that exact
+// returns the true optimum, proved.
+func TestOptimalSmall(t *testing.T) {
+	s := lookup(t, "exact?nodes=1000000")
+	rng := rand.New(rand.NewPCG(8, 8))
+	aligns := []int64{0, 1, 4, 16}
+	for i := range 400 {
+		n := 1 + rng.IntN(7)
+		if i%10 == 0 {
+			n = 8
+		}
+		p := smallProblem(rng, n, aligns[rng.IntN(len(aligns))])
+		want := bruteForce(p)
+		plan, err := s.Plan(context.Background(), p)
+		if err != nil {
+			t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
+		}
+		if err := strategies.Validate(p, plan); err != nil {
+			t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
+		}
+		if plan.Footprint != want || !plan.Optimal || plan.Bound != want {
+			t.Fatalf("problem %d %s: footprint %d bound %d optimal %v, want the optimum %d proved",
+				i, strategytest.Describe(p), plan.Footprint, plan.Bound, plan.Optimal, want)
+		}
+	}
+}
+
+func TestCapacity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 40 {
+		p := smallProblem(rng, 7, []int64{0, 8}[i%2])
+		opt := bruteForce(p)
+		if opt == 0 {
+			continue
+		}
+		fits := lookup(t, fmt.Sprintf("exact?nodes=1000000&capacity=%d", opt))
+		plan, err := fits.Plan(context.Background(), p)
+		if err != nil {
+			t.Fatalf("%s in capacity %d (the optimum): %v", strategytest.Describe(p), opt, err)
+		}
+		if err := strategies.Validate(p, plan); err != nil || plan.Footprint > opt {
+			t.Fatalf("%s in capacity %d: footprint %d, validation %v", strategytest.Describe(p), opt, plan.Footprint, err)
+		}
+		tight := lookup(t, fmt.Sprintf("exact?nodes=1000000&capacity=%d", opt-1))
+		_, err = tight.Plan(context.Background(), p)
+		want := fmt.Sprintf("exact: no plan fits in capacity %d (proved", opt-1)
+		if !errors.Is(err, exact.ErrInfeasible) || err.Error()[:min(len(err.Error()), len(want))] != want {
+			t.Fatalf("%s in capacity %d: error %v, want one starting %q", strategytest.Describe(p), opt-1, err, want)
+		}
+	}
+}
+
+func TestCapacityErrors(t *testing.T) {
+	p := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 0, Size: 10, First: 0, Last: 1}, {ID: 1, Size: 10, First: 1, Last: 2}}}
+	for _, c := range []struct {
+		spec, want string
+	}{
+		{"exact?capacity=19", "exact: no plan fits in capacity 19 (proved: LB_load is 20)"},
+	} {
+		_, err := lookup(t, c.spec).Plan(context.Background(), p)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: error %v, want %q", c.spec, err, c.want)
+		}
+	}
+	for _, c := range []struct{ spec, want string }{
+		{"exact?timeout=soon", `exact: parameter timeout="soon": want a duration such as 10s or 500ms`},
+		{"exact?nodes=-1", "exact: parameter nodes=-1: want a non-negative integer"},
+	} {
+		_, err := strategies.Lookup(c.spec)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Lookup(%q): error %v, want %q", c.spec, err, c.want)
+		}
+	}
+}
+
+// minimalloc loads a MiniMalloc challenge instance, skipping without
+// ../shared.
+func minimalloc(t testing.TB, name string) *workloads.Problem {
+	path := "../../../shared/workloads/minimalloc/" + name + ".1048576.csv"
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		t.Skipf("%s is absent", path)
+	}
+	w, err := workloads.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.Problem
+}
+
+// TestDeterministicNodes plans a hard instance twice with a node budget.
+func TestDeterministicNodes(t *testing.T) {
+	p := minimalloc(t, "D")
+	s := lookup(t, "exact?nodes=30000")
+	a, err := s.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := strategies.Validate(p, a); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("two plans differ: footprint %d bound %d, then %d bound %d", a.Footprint, a.Bound, b.Footprint, b.Bound)
+	}
+	if a.Bound < p.LoadBound() || a.Footprint < a.Bound {
+		t.Fatalf("footprint %d, bound %d, LB_load %d", a.Footprint, a.Bound, p.LoadBound())
+	}
+}
+
+// TestMiniMallocC: C's optimum is its LB_load, 1,039,360, below the
+// instance's capacity.
+func TestMiniMallocC(t *testing.T) {
+	p := minimalloc(t, "C")
+	plan, err := lookup(t, "exact?nodes=1000000").Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := strategies.Validate(p, plan); err != nil {
+		t.Fatal(err)
+	}
+	if plan.Footprint != 1039360 || !plan.Optimal || plan.Bound != 1039360 {
+		t.Fatalf("footprint %d bound %d optimal %v, want 1039360 proved optimal", plan.Footprint, plan.Bound, plan.Optimal)
+	}
+}

@@ -1,0 +1,451 @@
+package exact
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+)
+
+// outcome is what one feasibility search ends with.
+type outcome int
+
+const (
+	// found: every buffer of the part fits within the capacity.
+	found outcome = iota
+	// infeasible: the search was complete and found nothing: proved.
+	infeasible
+	// aborted: the node limit, the deadline or the context ended it.
+	aborted
+)
+
+// noOffset marks an unplaced buffer.
+const noOffset = -1
+
+// budget is what a whole Plan call may spend: search nodes (deterministic)
+// and wall time.
+type budget struct {
+	ctx      context.Context
+	deadline time.Time // zero: none
+	nodes    int64     // nodes left; < 0: unlimited
+	err      error     // ctx's error once seen
+	timedOut bool
+}
+
+// spent reports whether the deadline passed or ctx ended; it records why.
+func (b *budget) spent() bool {
+	if b.err != nil || b.timedOut {
+		return true
+	}
+	if err := b.ctx.Err(); err != nil {
+		b.err = err
+		return true
+	}
+	if !b.deadline.IsZero() && time.Now().After(b.deadline) {
+		b.timedOut = true
+		return true
+	}
+	return false
+}
+
+// searcher is a MiniMalloc-style depth-first search over canonical
+// solutions at a fixed capacity: buffers are placed in non-decreasing
+// order of offset, each at the lowest offset above the placed buffers it
+// overlaps, so a solution is a placement order.
+type searcher struct {
+	in   *instance
+	heur string // the keys of the static order
+	cap  int64
+	b    *budget
+	// limit is the node count at which this search aborts.
+	limit, count int64
+	// rank[k] is buffer k's place in the static order: the tie-breaker
+	// between buffers that could go at the same offset.
+	rank []int32
+	// twin[k] is the buffer of the same size and lifetime ranked just
+	// before k, or -1: identical buffers are placed in rank order.
+	twin []int32
+
+	off    []int64 // offset of each buffer, noOffset while unplaced
+	minOff []int64 // lowest offset each unplaced buffer can take
+	floor  []int64 // per section: no unplaced buffer of it goes below
+	total  []int64 // per section: sum of the sizes of its unplaced buffers
+
+	offUndo   []change
+	floorUndo []change
+	touched   []int32 // sections whose floor may rise; scratch
+	mark      []bool  // per section: in touched
+	cuts      []int32 // per section t: unplaced buffers in both t and t+1
+	cutAt     []int32 // scratch
+	sol       []int64 // offsets of the last placement found
+	cands     [][]cand
+}
+
+type change struct {
+	at  int32
+	old int64
+}
+
+type cand struct {
+	off  int64
+	rank int32
+	buf  int32
+}
+
+// newSearcher prepares a search whose static order sorts buffers by the
+// keys of heur, each descending: W the lifetime, A the area (size times
+// lifetime), T the largest load of unplaced bytes among its sections.
+func newSearcher(in *instance, heur string) *searcher {
+	n := len(in.size)
+	s := &searcher{
+		in: in, heur: heur, rank: make([]int32, n), twin: make([]int32, n),
+		off: make([]int64, n), minOff: make([]int64, n),
+		floor: make([]int64, len(in.load)), total: make([]int64, len(in.load)),
+		mark: make([]bool, len(in.load)), cuts: make([]int32, len(in.load)),
+		sol: make([]int64, n),
+	}
+	// Identical buffers (same size and lifetime) are twins: each one's twin
+	// is the one of the next lower index. Every order keeps them adjacent,
+	// by index.
+	type shape struct {
+		size        int64
+		first, last int
+	}
+	prev := map[shape]int32{}
+	for k := range n {
+		sh := shape{in.size[k], in.first[k], in.last[k]}
+		s.twin[k] = -1
+		if j, ok := prev[sh]; ok {
+			s.twin[k] = j
+		}
+		prev[sh] = int32(k)
+	}
+	return s
+}
+
+// rankBufs ranks bufs (0 up) in the searcher's static order, with the
+// current loads of unplaced bytes.
+func (s *searcher) rankBufs(bufs []int32) {
+	in := s.in
+	key := func(k int32, c byte) int64 {
+		switch c {
+		case 'W':
+			return int64(in.last[k] - in.first[k] + 1)
+		case 'A':
+			return in.size[k] * int64(in.last[k]-in.first[k]+1)
+		}
+		var t int64
+		for x := in.secLo[k]; x < in.secHi[k]; x++ {
+			t = max(t, s.total[x])
+		}
+		return t
+	}
+	type keyed struct {
+		k    int32
+		keys [3]int64
+	}
+	ks := make([]keyed, len(bufs))
+	for i, k := range bufs {
+		ks[i].k = k
+		for x := range 3 {
+			ks[i].keys[x] = key(k, s.heur[x])
+		}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		for x := range 3 {
+			if c := cmp.Compare(b.keys[x], a.keys[x]); c != 0 {
+				return c
+			}
+		}
+		// Identical buffers end up next to each other, by index.
+		if c := cmp.Compare(in.size[b.k], in.size[a.k]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(in.first[a.k], in.first[b.k]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(in.last[a.k], in.last[b.k]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.k, b.k)
+	})
+	for r, x := range ks {
+		s.rank[x.k] = int32(r)
+	}
+}
+
+// solve searches for a placement of part pt within capacity c, spending at
+// most limit nodes. On found, s.sol holds the offsets of pt's buffers.
+func (s *searcher) solve(pt *part, c, limit int64) outcome {
+	s.cap, s.limit, s.count = c, limit, 0
+	if pt.lb > c {
+		return infeasible
+	}
+	in := s.in
+	for _, k := range pt.bufs {
+		s.off[k] = noOffset
+		s.minOff[k] = 0
+	}
+	for t := pt.secLo; t < pt.secHi; t++ {
+		s.floor[t] = 0
+		s.total[t] = in.load[t]
+		s.cuts[t] = 0
+	}
+	// cuts[t]: unplaced buffers living in both section t and t+1.
+	for _, k := range pt.bufs {
+		for t := in.secLo[k]; t+1 < in.secHi[k]; t++ {
+			s.cuts[t]++
+		}
+	}
+	s.offUndo, s.floorUndo = s.offUndo[:0], s.floorUndo[:0]
+	s.rankBufs(pt.bufs)
+	return s.dfs(pt, len(pt.bufs), 0, 0, 0)
+}
+
+// dfs places the remaining buffers of pt. Canonical order: the next
+// buffer goes at an offset >= minOffset, and at minOffset only if its rank
+// is above minRank. It leaves the state as it found it; on found, s.sol
+// holds the offsets of every buffer it placed.
+func (s *searcher) dfs(pt *part, remaining, depth int, minOffset int64, minRank int32) outcome {
+	if remaining == 0 {
+		return found
+	}
+	s.count++
+	if s.count > s.limit || s.b.nodes == 0 {
+		return aborted
+	}
+	if s.b.nodes > 0 {
+		s.b.nodes--
+	}
+	if s.count&255 == 0 && s.b.spent() {
+		return aborted
+	}
+	in := s.in
+	// The lowest top any unplaced buffer can reach: a buffer placed at or
+	// above it would leave a gap the other buffer could have filled first
+	// (dominance), so only buffers below it are branched on.
+	minHeight := int64(1<<62 - 1)
+	for _, k := range pt.bufs {
+		if s.off[k] == noOffset {
+			minHeight = min(minHeight, s.minOff[k]+in.size[k])
+		}
+	}
+	if depth >= len(s.cands) {
+		s.cands = append(s.cands, nil)
+	}
+	cs := s.cands[depth][:0]
+	for _, k := range pt.bufs {
+		if s.off[k] != noOffset || s.minOff[k] >= minHeight {
+			continue
+		}
+		if t := s.twin[k]; t >= 0 && s.off[t] == noOffset {
+			continue // its identical twin goes first
+		}
+		o := s.minOff[k]
+		if o < minOffset || o == minOffset && s.rank[k] < minRank {
+			continue
+		}
+		cs = append(cs, cand{o, s.rank[k], k})
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.off != b.off {
+			return cmp.Compare(a.off, b.off)
+		}
+		return cmp.Compare(a.rank, b.rank)
+	})
+	s.cands[depth] = cs
+	for i := range cs {
+		c := s.cands[depth][i]
+		r, hatless := s.place(pt, c)
+		if r == found {
+			s.sol[c.buf] = c.off
+			r = s.next(pt, c, remaining-1, depth+1)
+		}
+		s.unplace(c)
+		if r != infeasible {
+			return r
+		}
+		if hatless {
+			// Nothing unplaced overlaps it: its offset is fixed, and
+			// placing it affects no other buffer, so no other choice
+			// here can succeed where this one failed.
+			break
+		}
+	}
+	return infeasible
+}
+
+// next goes on after placing c: where no unplaced buffer of pt is left
+// across some boundary of time, the sides are independent and are
+// searched apart, each from the bottom (MiniMalloc's dynamic
+// decomposition); otherwise the search goes deeper.
+func (s *searcher) next(pt *part, c cand, remaining, depth int) outcome {
+	in := s.in
+	k := c.buf
+	cutAt := s.cutAt[:0]
+	for t := in.secLo[k]; t+1 < in.secHi[k]; t++ {
+		s.cuts[t]--
+		if s.cuts[t] == 0 && t+1 > pt.secLo && t+1 < pt.secHi {
+			cutAt = append(cutAt, t+1)
+		}
+	}
+	s.cutAt = cutAt
+	var r outcome
+	if len(cutAt) == 0 || remaining == 0 {
+		r = s.dfs(pt, remaining, depth, c.off, c.rank)
+	} else {
+		bounds := append([]int32{pt.secLo}, cutAt...)
+		bounds = append(bounds, pt.secHi)
+		r = found
+		for x := 0; x+1 < len(bounds) && r == found; x++ {
+			sub := &part{secLo: bounds[x], secHi: bounds[x+1], lb: pt.lb}
+			for _, j := range pt.bufs {
+				if s.off[j] == noOffset && in.secLo[j] < sub.secHi && in.secHi[j] > sub.secLo {
+					sub.bufs = append(sub.bufs, j)
+				}
+			}
+			if len(sub.bufs) > 0 {
+				// Each side is ranked afresh with its current loads,
+				// then the ranks are put back.
+				old := make([]int32, len(sub.bufs))
+				for x, j := range sub.bufs {
+					old[x] = s.rank[j]
+				}
+				s.rankBufs(sub.bufs)
+				r = s.dfs(sub, len(sub.bufs), depth, 0, 0)
+				for x, j := range sub.bufs {
+					s.rank[j] = old[x]
+				}
+			}
+		}
+	}
+	for t := in.secLo[k]; t+1 < in.secHi[k]; t++ {
+		s.cuts[t]++
+	}
+	return r
+}
+
+// place puts candidate c at its offset and updates the floors; it returns
+// infeasible when some section's unplaced buffers can no longer fit. It
+// also reports whether no unplaced buffer overlaps c's.
+func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
+	in := s.in
+	k := c.buf
+	s.off[k] = c.off
+	s.offUndo = append(s.offUndo, change{-1, 0}) // frame marker
+	s.floorUndo = append(s.floorUndo, change{-1, 0})
+	top := c.off + in.size[k]
+	next := alignUp(top, in.align)
+	s.touched = s.touched[:0]
+	hatless = true
+	for _, j := range in.overlaps[k] {
+		if s.off[j] != noOffset {
+			continue
+		}
+		hatless = false
+		if s.minOff[j] >= next {
+			continue
+		}
+		old := s.minOff[j]
+		s.offUndo = append(s.offUndo, change{j, old})
+		s.minOff[j] = next
+		// A section's floor is never below the lowest minimum offset of
+		// its unplaced buffers; if j's was above the floor, another
+		// buffer's holds the floor down, and raising j's changes nothing
+		// there.
+		for t := in.secLo[j]; t < in.secHi[j]; t++ {
+			if !s.mark[t] && old <= s.floor[t] {
+				s.mark[t] = true
+				s.touched = append(s.touched, t)
+			}
+		}
+	}
+	for t := in.secLo[k]; t < in.secHi[k]; t++ {
+		s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
+		s.floor[t] = top
+		s.total[t] -= in.size[k]
+		// k leaves the section's unplaced buffers: look again.
+		if !s.mark[t] {
+			s.mark[t] = true
+			s.touched = append(s.touched, t)
+		}
+	}
+	// A section's unplaced buffers all lie at or above the lowest of
+	// their minimum offsets.
+	for _, t := range s.touched {
+		s.mark[t] = false
+		// Stop at the first unplaced buffer that could go at or below
+		// the floor: then the floor stands.
+		f := s.floor[t]
+		lowest := int64(1<<62 - 1)
+		for _, j := range in.secBufs[t] {
+			if s.off[j] == noOffset {
+				if s.minOff[j] <= f {
+					lowest = f
+					break
+				}
+				lowest = min(lowest, s.minOff[j])
+			}
+		}
+		if lowest != 1<<62-1 && lowest > f {
+			s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
+			s.floor[t] = lowest
+		}
+	}
+	// Inference: every later buffer lies at or above c.off (canonical
+	// order) and above its section's floor, and a section's unplaced
+	// buffers are stacked. The sections not touched kept their floor and
+	// load since the last check passed; while c.off plus the part's peak
+	// load fits, the rise of c.off cannot fail them.
+	check := s.touched
+	if c.off+pt.lb > s.cap {
+		check = nil
+		for t := pt.secLo; t < pt.secHi; t++ {
+			if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t] > s.cap {
+				return infeasible, hatless
+			}
+		}
+	}
+	for _, t := range check {
+		if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t] > s.cap {
+			return infeasible, hatless
+		}
+	}
+	if top > s.cap {
+		return infeasible, hatless
+	}
+	return found, hatless
+}
+
+// unplace undoes place(c).
+func (s *searcher) unplace(c cand) {
+	in := s.in
+	k := c.buf
+	for {
+		u := s.floorUndo[len(s.floorUndo)-1]
+		s.floorUndo = s.floorUndo[:len(s.floorUndo)-1]
+		if u.at < 0 {
+			break
+		}
+		s.floor[u.at] = u.old
+	}
+	for {
+		u := s.offUndo[len(s.offUndo)-1]
+		s.offUndo = s.offUndo[:len(s.offUndo)-1]
+		if u.at < 0 {
+			break
+		}
+		s.minOff[u.at] = u.old
+	}
+	for t := in.secLo[k]; t < in.secHi[k]; t++ {
+		s.total[t] += in.size[k]
+	}
+	s.off[k] = noOffset
+}
+
+func alignUp(x, a int64) int64 {
+	if a <= 1 {
+		return x
+	}
+	return (x + a - 1) / a * a
+}
