@@ -18,8 +18,8 @@ import (
 
 	"membench/results"
 	"membench/strategies"
-	"membench/workloads"
 	_ "membench/strategies/exact"
+	"membench/workloads"
 	_ "membench/workloads/minimalloc"
 	_ "membench/workloads/recorded"
 	_ "membench/workloads/synthetic"
