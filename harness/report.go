@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"membench/results"
+	// The best-known table: summary, results.txt and figures show
+	// footprint / best known beside footprint / LB_load.
+	_ "membench/results/best"
 	"membench/results/plot"
 	"membench/strategies"
 	"membench/workloads"

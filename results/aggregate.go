@@ -25,6 +25,10 @@ type Group struct {
 	MedianNs float64
 	// Alloc is the allocator statistics of the first ok repeat.
 	Alloc *AllocStats
+	// Best is the best known of the workload's problem (BestKnown), and
+	// BestRatio the footprint over its footprint; zero where none is known.
+	Best      Best
+	BestRatio float64
 }
 
 // Aggregate groups records by (workload, subject), in order of first
@@ -71,11 +75,22 @@ func Aggregate(recs []Record) []*Group {
 			ratios[k] = append(ratios[k], r.Ratio)
 		}
 	}
+	best := BestKnown(recs)
+	hashes := map[string]string{}
+	for i := range recs {
+		hashes[recs[i].Workload] = recs[i].Hash
+	}
 	for k, g := range idx {
 		if len(fps[k]) > 0 {
 			fp, _ := stats.Median(fps[k])
 			g.Footprint = int64(fp)
 			g.Ratio, _ = stats.Median(ratios[k])
+		}
+		if b, ok := best[hashes[g.Workload]]; ok {
+			g.Best = b
+			if g.Footprint > 0 {
+				g.BestRatio = float64(g.Footprint) / float64(b.Footprint)
+			}
 		}
 		if len(g.TimesNs) > 0 {
 			g.MedianNs, _ = stats.Median(g.TimesNs)

@@ -19,6 +19,8 @@ const (
 	UnitFootprint = "footprint-B"
 	// UnitRatio is footprint / LB_load.
 	UnitRatio = "footprint/lb"
+	// UnitBestRatio is footprint / best known (strategies, where known).
+	UnitBestRatio = "footprint/best"
 )
 
 // KeyWorkload is the configuration key of results.txt that holds a
@@ -74,6 +76,7 @@ func WriteBenchfmt(w io.Writer, config map[string]string, recs []Record) error {
 	for _, k := range sortedKeys(config) {
 		cfg = append(cfg, benchfmt.Config{Key: k, Value: []byte(config[k]), File: true})
 	}
+	best := BestKnown(recs)
 	for i := range recs {
 		r := &recs[i]
 		if r.Status != StatusOK {
@@ -90,6 +93,9 @@ func WriteBenchfmt(w io.Writer, config map[string]string, recs []Record) error {
 				{Value: ns / 1e9, Unit: UnitTime},
 				{Value: float64(r.Footprint), Unit: UnitFootprint},
 				{Value: r.Ratio, Unit: UnitRatio},
+			}
+			if b, ok := best[r.Hash]; ok && r.Kind == KindStrategy {
+				res.Values = append(res.Values, benchfmt.Value{Value: float64(r.Footprint) / float64(b.Footprint), Unit: UnitBestRatio})
 			}
 			if err := bw.Write(res); err != nil {
 				return err

@@ -27,6 +27,11 @@ type CompareRow struct {
 	// test's p-value and sample sizes.
 	BaseNs, CandNs      float64
 	TimeDelta, TimeTest string
+	// BaseBest and CandBest are the footprints over the best known
+	// (0 where none is known); Optimal reports that the best known is
+	// proved optimal, so that they are gaps to the optimum.
+	BaseBest, CandBest float64
+	Optimal            bool
 }
 
 // Comparison is the answer to "does the candidate beat the baseline?".
@@ -40,6 +45,11 @@ type Comparison struct {
 	Wins, Ties, Losses int
 	// Faster and Slower count workloads with a significant time difference.
 	Faster, Slower int
+	// BaseBestMean and CandBestMean are the geometric means of footprint /
+	// best known over the BestRows workloads that have one, Optimal of
+	// which have a proved optimum.
+	BaseBestMean, CandBestMean float64
+	BestRows, Optimal          int
 }
 
 // TieTolerance is how far a footprint ratio may be from 1 and still be a
@@ -80,7 +90,7 @@ func Compare(recs []Record, baseline, candidate string) (*Comparison, error) {
 	}
 	c := &Comparison{Baseline: baseline, Candidate: candidate}
 	thr := benchmath.DefaultThresholds
-	var ratios []float64
+	var ratios, baseBest, candBest []float64
 	for _, w := range workloads {
 		b, k := by[[2]string{w, baseline}], by[[2]string{w, candidate}]
 		if b == nil || k == nil || b.OK == 0 || k.OK == 0 {
@@ -88,7 +98,13 @@ func Compare(recs []Record, baseline, candidate string) (*Comparison, error) {
 			continue
 		}
 		row := CompareRow{Workload: w, BaseFootprint: b.Footprint, CandFootprint: k.Footprint,
-			BaseNs: b.MedianNs, CandNs: k.MedianNs}
+			BaseNs: b.MedianNs, CandNs: k.MedianNs, BaseBest: b.BestRatio, CandBest: k.BestRatio, Optimal: b.Best.Optimal()}
+		if row.BaseBest > 0 && row.CandBest > 0 {
+			baseBest, candBest = append(baseBest, row.BaseBest), append(candBest, row.CandBest)
+			if row.Optimal {
+				c.Optimal++
+			}
+		}
 		if b.Footprint > 0 {
 			row.Ratio = float64(k.Footprint) / float64(b.Footprint)
 			ratios = append(ratios, row.Ratio)
@@ -125,16 +141,20 @@ func Compare(recs []Record, baseline, candidate string) (*Comparison, error) {
 		return nil, fmt.Errorf("compare: no workload has ok results for both %q and %q", baseline, candidate)
 	}
 	c.GeoMean, _ = GeoMean(ratios)
+	c.BestRows = len(baseBest)
+	c.BaseBestMean, _ = GeoMean(baseBest)
+	c.CandBestMean, _ = GeoMean(candBest)
 	return c, nil
 }
 
 // Write prints the comparison as an aligned table with a verdict.
 func (c *Comparison) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "workload\tbaseline B\tcandidate B\tratio\toutcome\tbaseline time\tcandidate time\tdelta\ttest\t\n")
+	fmt.Fprintf(tw, "workload\tbaseline B\tcandidate B\tratio\toutcome\tbaseline/best\tcandidate/best\tbaseline time\tcandidate time\tdelta\ttest\t\n")
 	for _, r := range c.Rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.4f\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.BaseFootprint,
-			r.CandFootprint, r.Ratio, r.Outcome, fmtNs(r.BaseNs), fmtNs(r.CandNs), r.TimeDelta, r.TimeTest)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.4f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.BaseFootprint,
+			r.CandFootprint, r.Ratio, r.Outcome, bestText(r.BaseBest, r.Optimal), bestText(r.CandBest, r.Optimal),
+			fmtNs(r.BaseNs), fmtNs(r.CandNs), r.TimeDelta, r.TimeTest)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -142,11 +162,27 @@ func (c *Comparison) Write(w io.Writer) error {
 	fmt.Fprintf(w, "\nbaseline  %s\ncandidate %s\n", c.Baseline, c.Candidate)
 	fmt.Fprintf(w, "footprint ratio geomean %.4f over %d workloads: %d wins, %d ties, %d losses\n",
 		c.GeoMean, len(c.Rows), c.Wins, c.Ties, c.Losses)
+	if c.BestRows > 0 {
+		fmt.Fprintf(w, "footprint / best known, geomean over %d workloads (%d with a proved optimum, %s): baseline %.4f, candidate %.4f\n",
+			c.BestRows, c.Optimal, optimalMark, c.BaseBestMean, c.CandBestMean)
+	}
 	fmt.Fprintf(w, "time: significantly faster on %d, slower on %d (Mann-Whitney U, alpha 0.05)\n", c.Faster, c.Slower)
 	if len(c.Missing) > 0 {
 		fmt.Fprintf(w, "no ok result for both on: %s\n", strings.Join(c.Missing, ", "))
 	}
 	return nil
+}
+
+// bestText prints a footprint / best known ratio, starred where the best
+// known is proved optimal (the ratio is then the gap to the optimum).
+func bestText(r float64, optimal bool) string {
+	switch {
+	case r == 0:
+		return notRun
+	case optimal:
+		return fmt.Sprintf("%.4f %s", r, optimalMark)
+	}
+	return fmt.Sprintf("%.4f", r)
 }
 
 // CheckKinds refuses, as a usage error, to compare a strategy with an

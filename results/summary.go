@@ -20,8 +20,12 @@ type summaryTable struct {
 	// peaks leaves the table out where no record has a peak breakdown
 	// (records written before there were any).
 	peaks bool
-	cell  func(*Group) (text string, v float64)
-	mean  func(float64) string
+	// best adds a column with the best known footprint in MiB, starred
+	// where it is proved optimal, and leaves the table out where no
+	// workload has a best known.
+	best bool
+	cell func(*Group) (text string, v float64)
+	mean func(float64) string
 }
 
 var summaryTables = []summaryTable{
@@ -31,6 +35,17 @@ var summaryTables = []summaryTable{
 		bound: true,
 		cell: func(g *Group) (string, float64) {
 			return fmt.Sprintf("%.4f (%s)", g.Ratio, MiB(g.Footprint)), g.Ratio
+		},
+		mean: func(x float64) string { return fmt.Sprintf("%.4f", x) },
+	},
+	{
+		heading: map[string]string{KindStrategy: "footprint / best known (" + optimalMark + ": the best known is proved optimal)"},
+		best:    true,
+		cell: func(g *Group) (string, float64) {
+			if g.BestRatio == 0 {
+				return notRun, math.NaN()
+			}
+			return fmt.Sprintf("%.4f", g.BestRatio), g.BestRatio
 		},
 		mean: func(x float64) string { return fmt.Sprintf("%.4f", x) },
 	},
@@ -85,7 +100,8 @@ func WriteSummary(w io.Writer, title string, recs []Record) error {
 			name = "Allocators"
 		}
 		for _, st := range summaryTables {
-			if st.heading[kind] == "" || st.peaks && !slices.ContainsFunc(gs, func(g *Group) bool { return g.Alloc.peak() != nil }) {
+			if st.heading[kind] == "" || st.peaks && !slices.ContainsFunc(gs, func(g *Group) bool { return g.Alloc.peak() != nil }) ||
+				st.best && !slices.ContainsFunc(gs, func(g *Group) bool { return g.Best.Footprint > 0 }) {
 				continue
 			}
 			fmt.Fprintf(&b, "\n## %s: %s\n\n", name, st.heading[kind])
@@ -97,10 +113,11 @@ func WriteSummary(w io.Writer, title string, recs []Record) error {
 	return err
 }
 
-// Marks of cells without a value.
+// Marks of cells without a value, and of a proved optimum.
 const (
-	notRun = "—"
-	failed = "✗"
+	notRun      = "—"
+	failed      = "✗"
+	optimalMark = "★"
 )
 
 // MiB writes a byte count in MiB with three significant digits and no
@@ -161,6 +178,10 @@ func (t *grid) write(b *strings.Builder, st summaryTable) {
 		b.WriteString(" LB_load (MiB) |")
 		align += "---:|"
 	}
+	if st.best {
+		b.WriteString(" best known (MiB) |")
+		align += "---:|"
+	}
 	for _, s := range sl {
 		fmt.Fprintf(b, " %s |", mdEscape(s))
 		align += "---:|"
@@ -178,6 +199,16 @@ func (t *grid) write(b *strings.Builder, st summaryTable) {
 		fmt.Fprintf(b, "| %s | %d |", mdEscape(wl[i]), first.N)
 		if st.bound {
 			fmt.Fprintf(b, " %s |", MiB(first.LBLoad))
+		}
+		if st.best {
+			switch bk := first.Best; {
+			case bk.Footprint == 0:
+				fmt.Fprintf(b, " %s |", notRun)
+			case bk.Optimal():
+				fmt.Fprintf(b, " %s %s |", MiB(bk.Footprint), optimalMark)
+			default:
+				fmt.Fprintf(b, " %s |", MiB(bk.Footprint))
+			}
 		}
 		for j, s := range t.subjects {
 			g := t.cell[[2]string{w, s}]
@@ -198,6 +229,9 @@ func (t *grid) write(b *strings.Builder, st summaryTable) {
 	}
 	b.WriteString("| **geomean** | |")
 	if st.bound {
+		b.WriteString(" |")
+	}
+	if st.best {
 		b.WriteString(" |")
 	}
 	for j := range t.subjects {

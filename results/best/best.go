@@ -160,3 +160,16 @@ func (t Table) Update(recs []results.Record, rev, date string) ([]Change, error)
 	maps.Copy(t, next)
 	return changes, nil
 }
+
+// Reports (summary.md, results.txt, the figures, compare) read the shipped
+// table through results.BestTable once this package is linked in.
+func init() {
+	t := Shipped()
+	results.BestTable = func(hash string) (results.Best, bool) {
+		e, ok := t[hash]
+		if !ok {
+			return results.Best{}, false
+		}
+		return results.Best{Footprint: e.Footprint, Bound: e.Bound}, true
+	}
+}

@@ -23,6 +23,9 @@ type measure struct {
 	label map[string]string
 	title map[string]string
 	value func(*results.Group) float64
+	// mark, if set, stars a workload's label (a proved optimum); a measure
+	// with it is drawn only for groups where value is known.
+	mark func(*results.Group) bool
 }
 
 var measures = []measure{{
@@ -36,6 +39,12 @@ var measures = []measure{{
 		results.KindAllocator: "Allocator footprint relative to the lower bound",
 	},
 	value: func(g *results.Group) float64 { return g.Ratio },
+}, {
+	name:  "footprint-best",
+	label: map[string]string{results.KindStrategy: "footprint / best known"},
+	title: map[string]string{results.KindStrategy: "Footprint relative to the best known (★: proved optimal)"},
+	value: func(g *results.Group) float64 { return g.BestRatio },
+	mark:  func(g *results.Group) bool { return g.Best.Optimal() },
 }}
 
 // footprints draws one footprint figure per measure, workload group and
@@ -44,10 +53,13 @@ func footprints(dir string, groups []*results.Group, st *Styles, o Options) ([]s
 	var files []string
 	for _, m := range measures {
 		for _, kind := range []string{results.KindStrategy, results.KindAllocator} {
+			if m.label[kind] == "" {
+				continue
+			}
 			byFam := map[string][]*results.Group{}
 			var fams []string
 			for _, g := range groups {
-				if g.Kind != kind {
+				if g.Kind != kind || m.mark != nil && g.OK > 0 && m.value(g) == 0 {
 					continue
 				}
 				f := figureGroup(g.Workload)
@@ -202,7 +214,15 @@ func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles, no
 		p.Add(l)
 		fig.addLegend("failed ("+strings.Join(statuses, ", ")+")", textThumb(failMark))
 	}
-	p.NominalX(results.ShortLabels(ws)...)
+	xs := results.ShortLabels(ws)
+	if m.mark != nil {
+		for i, wl := range ws {
+			if slices.ContainsFunc(gs, func(g *results.Group) bool { return g.Workload == wl && m.mark(g) }) {
+				xs[i] += " ★"
+			}
+		}
+	}
+	p.NominalX(xs...)
 	p.X.Min, p.X.Max = -0.5, float64(len(ws))-0.5
 	p.X.Tick.Label.Rotation = math.Pi / 5
 	p.X.Tick.Label.XAlign = draw.XRight

@@ -126,7 +126,7 @@ func TestWriteAll(t *testing.T) {
 		checkBlankBorder(t, f, decodePNG(t, f, Page))
 	}
 	want := []string{"distribution-synthetic-random-dag.png", "footprint-allocators-synthetic.png",
-		"footprint-allocators-zoo.png", "footprint-synthetic.png", "footprint-zoo.png", "scaling.png"}
+		"footprint-allocators-zoo.png", "footprint-best-synthetic.png", "footprint-synthetic.png", "footprint-zoo.png", "scaling.png"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("files = %v, want %v", names, want)
@@ -146,8 +146,8 @@ func TestFormatsAndSizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 12 {
-		t.Fatalf("wrote %v, want 4 figures × 3 formats", files)
+	if len(files) != 15 {
+		t.Fatalf("wrote %v, want 5 figures × 3 formats", files)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -491,5 +491,45 @@ func TestTimelineBands(t *testing.T) {
 		if !slices.Equal(ys, want[i]) {
 			t.Errorf("band %d: y %v, want %v", i, ys, want[i])
 		}
+	}
+}
+
+// TestFootprintBestFigure draws footprint / best known for strategies only,
+// starring the workloads whose best known is proved optimal.
+func TestFootprintBestFigure(t *testing.T) {
+	old := results.BestTable
+	defer func() { results.BestTable = old }()
+	results.BestTable = nil
+	recs := []results.Record{
+		{Workload: "zoo/a", N: 4, Hash: "h1", Subject: "greedy", Kind: results.KindStrategy, Status: results.StatusOK, Footprint: 1250, LBLoad: 900, Ratio: 1250.0 / 900},
+		{Workload: "zoo/a", N: 4, Hash: "h1", Subject: "exact", Kind: results.KindStrategy, Status: results.StatusOK, Footprint: 1000, LBLoad: 900, Ratio: 1000.0 / 900, Bound: 1000, Optimal: true},
+		{Workload: "zoo/b", N: 4, Hash: "h2", Subject: "greedy", Kind: results.KindStrategy, Status: results.StatusOK, Footprint: 600, LBLoad: 500, Ratio: 1.2},
+		{Workload: "zoo/b", N: 4, Hash: "h2", Subject: "exact", Kind: results.KindStrategy, Status: results.StatusOK, Footprint: 550, LBLoad: 500, Ratio: 1.1, Bound: 520},
+		{Workload: "zoo/b", N: 4, Hash: "h2", Subject: "bump", Kind: results.KindAllocator, Status: results.StatusOK, Footprint: 700, LBLoad: 500, Ratio: 1.4},
+	}
+	dir := t.TempDir()
+	files, err := WriteAll(dir, recs, Options{Kind: "footprint", Formats: []string{"svg"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	slices.Sort(names)
+	if want := []string{"footprint-allocators-zoo.svg", "footprint-best-zoo.svg", "footprint-zoo.svg"}; !slices.Equal(names, want) {
+		t.Fatalf("files %v, want %v (no footprint / best known for allocators)", names, want)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "footprint-best-zoo.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"a ★", "footprint / best known"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("footprint-best-zoo.svg lacks %q", want)
+		}
+	}
+	if strings.Contains(string(svg), "b ★") {
+		t.Error("b is starred, but its best known is not proved optimal")
 	}
 }
