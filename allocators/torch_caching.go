@@ -85,6 +85,7 @@ import (
 type torchCaching struct {
 	pools    []*tcPools // by stream
 	blocks   map[int64]*tcBlock
+	byID     []*tcBlock // every block made, by id: the handles of the pools' sets
 	device   fitArena
 	limit    int64 // 0: unlimited (no memory fraction set)
 	conf     tcConfig
@@ -121,6 +122,7 @@ const (
 // (events > 0), cached, or (expandable segments only) unmapped.
 type tcBlock struct {
 	off, size  int64
+	id         int32 // index in torchCaching.byID, kept across reuse
 	pool       *tcPool
 	seg        *tcExpSeg // nil: a cudaMalloc segment
 	allocated  bool
@@ -141,11 +143,13 @@ func (b *tcBlock) free() bool { return !b.allocated && b.events == 0 }
 type tcExpSeg struct{ base, size, page int64 }
 
 // tcPool is the set of cached (free) blocks of one pool of one stream.
+// Best fit is the first entry of its free set at or above a size, the
+// order of PyTorch's BlockComparatorSize within a stream.
 type tcPool struct {
 	kind     int
 	stream   int32
-	blocks   ordset // cached blocks: key size, sub offset
-	unmapped ordset // unmapped ranges of expandable segments: key offset
+	free     freeSet // cached blocks by (size, offset), handles into byID
+	unmapped ordset  // unmapped ranges of expandable segments: key offset
 }
 
 // tcPools are one stream's pools.
@@ -153,10 +157,22 @@ type tcPools struct{ small, large tcPool }
 
 func (a *torchCaching) insert(b *tcBlock) {
 	b.gcBase = a.lookups[b.pool.kind]
-	b.pool.blocks.insert(b.size, b.off, 0)
+	b.pool.free.insert(fentry{size: b.size, addr: b.off, h: b.id})
 }
 
-func (a *torchCaching) remove(b *tcBlock) { b.pool.blocks.remove(b.size, b.off) }
+func (a *torchCaching) remove(b *tcBlock) { b.pool.free.remove(b.size, b.off) }
+
+// cachedAt returns the block of the free set entry (bi, i).
+func (a *torchCaching) cachedAt(p *tcPool, bi, i int) *tcBlock { return a.byID[p.free.blocks[bi][i].h] }
+
+// eachCached calls f on every cached block of p in (size, offset) order.
+func (a *torchCaching) eachCached(p *tcPool, f func(b *tcBlock)) {
+	for _, bl := range p.free.blocks {
+		for _, e := range bl {
+			f(a.byID[e.h])
+		}
+	}
+}
 
 // newBlock returns a zeroed block, reusing one merged away where it can.
 func (a *torchCaching) newBlock() *tcBlock {
@@ -165,27 +181,30 @@ func (a *torchCaching) newBlock() *tcBlock {
 		a.spare = a.spare[:k-1]
 		return b
 	}
-	return &tcBlock{}
+	b := &tcBlock{id: int32(len(a.byID))}
+	a.byID = append(a.byID, b)
+	return b
 }
 
 // dropBlock keeps b, merged away, for reuse.
 func (a *torchCaching) dropBlock(b *tcBlock) {
 	uses := b.uses[:0]
-	*b = tcBlock{uses: uses}
+	*b = tcBlock{id: b.id, uses: uses}
 	a.spare = append(a.spare, b)
 }
 
 // Reset implements Resetter: the allocator returns to its freshly built
 // state (nothing reserved) and keeps its tables' memory.
 func (a *torchCaching) Reset() {
-	for _, b := range a.blocks {
+	a.spare = a.spare[:0]
+	for _, b := range a.byID {
 		a.dropBlock(b)
 	}
 	clear(a.blocks)
 	for _, sp := range a.pools {
 		if sp != nil {
 			for _, p := range []*tcPool{&sp.small, &sp.large} {
-				p.blocks.clear()
+				p.free.clear()
 				p.unmapped.clear()
 			}
 		}
@@ -623,16 +642,21 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 // returns nil.
 func (a *torchCaching) cachedBlock(p *tcPool, size int64) *tcBlock {
 	a.lookups[p.kind]++
-	n := p.blocks.ceil(size, math.MinInt64)
-	if n == nil {
+	bi, i, ok := p.free.lowerBound(size)
+	if !ok {
 		return nil
 	}
-	b := a.blocks[n.sub]
+	b := a.cachedAt(p, bi, i)
 	if b.seg != nil && a.conf.expandable {
 		// A block followed by unmapped space counts as that much larger:
 		// take a later one that is less so.
-		for next := p.blocks.ceil(n.key, n.sub+1); next != nil; next = p.blocks.ceil(next.key, next.sub+1) {
-			nb := a.blocks[next.sub]
+		for {
+			if i++; i == len(p.free.blocks[bi]) {
+				if bi, i = bi+1, 0; bi == len(p.free.blocks) {
+					break
+				}
+			}
+			nb := a.cachedAt(p, bi, i)
 			if b.seg == nil || a.expandableSize(nb) >= a.expandableSize(b) {
 				break
 			}
@@ -740,7 +764,8 @@ func (a *torchCaching) findExpandable(p *tcPool, size int64) *tcBlock {
 	space = roundPow2(space, tcSmallBuffer)
 	space = (space + page - 1) / page * page
 	s := &tcExpSeg{base: a.device.alloc(space), size: space, page: page}
-	c := &tcBlock{off: s.base, size: space, pool: p, seg: s, unmapped: true}
+	c := a.newBlock()
+	c.off, c.size, c.pool, c.seg, c.unmapped = s.base, space, p, s, true
 	a.blocks[c.off] = c
 	p.unmapped.insert(c.off, 0, 0)
 	return c
@@ -759,7 +784,8 @@ func (a *torchCaching) mapBlock(b *tcBlock, size int64) bool {
 	p.unmapped.remove(b.off, 0)
 	b.unmapped = false
 	if pages < b.size {
-		rest := &tcBlock{off: b.off + pages, size: b.size - pages, pool: p, seg: s, unmapped: true, prev: b, next: b.next}
+		rest := a.newBlock()
+		rest.off, rest.size, rest.pool, rest.seg, rest.unmapped, rest.prev, rest.next = b.off+pages, b.size-pages, p, s, true, b, b.next
 		if b.next != nil {
 			b.next.prev = rest
 		}
@@ -828,7 +854,8 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 	a.remove(b)
 	delete(a.blocks, b.off) // before may take this offset
 	if lo > b.off {
-		before := &tcBlock{off: b.off, size: lo - b.off, pool: p, seg: s, prev: b.prev, next: b}
+		before := a.newBlock()
+		before.off, before.size, before.pool, before.seg, before.prev, before.next = b.off, lo-b.off, p, s, b.prev, b
 		if b.prev != nil {
 			b.prev.next = before
 		}
@@ -837,7 +864,8 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 		a.insert(before)
 	}
 	if end := b.off + b.size; hi < end {
-		after := &tcBlock{off: hi, size: end - hi, pool: p, seg: s, prev: b, next: b.next}
+		after := a.newBlock()
+		after.off, after.size, after.pool, after.seg, after.prev, after.next = hi, end-hi, p, s, b, b.next
 		if b.next != nil {
 			b.next.prev = after
 		}
@@ -853,6 +881,7 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 	if !b.isSplit() {
 		delete(a.blocks, b.off)
 		a.device.free.put(s.base, s.size)
+		a.dropBlock(b)
 		return
 	}
 	p.unmapped.insert(b.off, 0, 0)
@@ -868,8 +897,8 @@ func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
 		return false
 	}
 	want := max(size, a.conf.maxSplit)
-	if n := p.blocks.ceil(want, math.MinInt64); n != nil {
-		b := a.blocks[n.sub]
+	if bi, i, ok := p.free.lowerBound(want); ok {
+		b := a.cachedAt(p, bi, i)
 		if b.isSplit() {
 			return false
 		}
@@ -877,8 +906,8 @@ func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
 		return true
 	}
 	var released int64
-	for n := p.blocks.last(); n != nil && released < want && n.key >= a.conf.maxSplit; n = p.blocks.last() {
-		b := a.blocks[n.sub]
+	for p.free.n > 0 && released < want && p.free.last().size >= a.conf.maxSplit {
+		b := a.byID[p.free.last().h]
 		if b.isSplit() {
 			break
 		}
@@ -902,14 +931,12 @@ func (a *torchCaching) releaseAll() {
 				p = &sp.large
 			}
 			var whole, exp []*tcBlock
-			p.blocks.each(func(n *onode) bool {
-				b := a.blocks[n.sub]
+			a.eachCached(p, func(b *tcBlock) {
 				if b.seg != nil {
 					exp = append(exp, b)
 				} else if !b.isSplit() {
 					whole = append(whole, b)
 				}
-				return true
 			})
 			for _, b := range whole {
 				a.releaseSegment(b)
@@ -936,12 +963,11 @@ func (a *torchCaching) collectGarbage() {
 		if sp == nil {
 			continue
 		}
-		sp.large.blocks.each(func(n *onode) bool {
-			if b := a.blocks[n.sub]; !b.isSplit() && b.seg == nil {
+		a.eachCached(&sp.large, func(b *tcBlock) {
+			if !b.isSplit() && b.seg == nil {
 				candidates = append(candidates, b)
 				totalAge += float64(clock - b.gcBase)
 			}
-			return true
 		})
 	}
 	count := len(candidates)
@@ -1064,11 +1090,10 @@ func (a *torchCaching) Stats() Stats {
 		if sp == nil {
 			continue
 		}
-		if n := sp.small.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
-			s.LargestFreeChunk = n.key
-		}
-		if n := sp.large.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
-			s.LargestFreeChunk = n.key
+		for _, p := range [...]*tcPool{&sp.small, &sp.large} {
+			if p.free.n > 0 {
+				s.LargestFreeChunk = max(s.LargestFreeChunk, p.free.last().size)
+			}
 		}
 	}
 	return s
