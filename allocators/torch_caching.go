@@ -83,9 +83,12 @@ import (
 // segments are 2 MiB aligned and blocks 512-byte aligned. Reserved counts
 // the bytes of live segments.
 type torchCaching struct {
-	pools    []*tcPools // by stream
-	blocks   map[int64]*tcBlock
-	byID     []*tcBlock // every block made, by id: the handles of the pools' sets
+	pools  []*tcPools // by stream
+	byAddr addrTable  // offset -> id of every block but the merged away
+	byID   []*tcBlock // every block made, by id: the handles of the pools' sets
+	// idx mirrors, by id, each block's offset while it is in byAddr, which
+	// confirms BFC's address table's tag matches.
+	idx      []bfcChunk
 	device   fitArena
 	limit    int64 // 0: unlimited (no memory fraction set)
 	conf     tcConfig
@@ -183,7 +186,25 @@ func (a *torchCaching) newBlock() *tcBlock {
 	}
 	b := &tcBlock{id: int32(len(a.byID))}
 	a.byID = append(a.byID, b)
+	a.idx = append(a.idx, bfcChunk{})
 	return b
+}
+
+// index enters b under its offset; unindex takes it out. A block's offset
+// changes only while it is out.
+func (a *torchCaching) index(b *tcBlock) {
+	a.idx[b.id].addr = b.off
+	a.byAddr.put(b.off, b.id)
+}
+
+func (a *torchCaching) unindex(b *tcBlock) { a.byAddr.del(b.off, a.idx) }
+
+// at returns the block starting at off, or nil.
+func (a *torchCaching) at(off int64) *tcBlock {
+	if id, ok := a.byAddr.get(off, a.idx); ok {
+		return a.byID[id]
+	}
+	return nil
 }
 
 // dropBlock keeps b, merged away, for reuse.
@@ -200,7 +221,7 @@ func (a *torchCaching) Reset() {
 	for _, b := range a.byID {
 		a.dropBlock(b)
 	}
-	clear(a.blocks)
+	a.byAddr.clear()
 	for _, sp := range a.pools {
 		if sp != nil {
 			for _, p := range []*tcPool{&sp.small, &sp.large} {
@@ -257,7 +278,6 @@ func defaultTCConfig() tcConfig {
 
 func newTorchCaching(args *workloads.Args) (Allocator, error) {
 	a := &torchCaching{
-		blocks: map[int64]*tcBlock{},
 		device: fitArena{free: freeList{policy: firstFit}},
 		limit:  args.Bytes("memory_limit", 0),
 		conf:   defaultTCConfig(),
@@ -629,7 +649,7 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 		}
 		b.next = rest
 		b.size = size
-		a.blocks[rest.off] = rest
+		a.index(rest)
 		a.insert(rest)
 	}
 	b.allocated = true
@@ -701,7 +721,7 @@ func (a *torchCaching) newSegment(p *tcPool, size, seg int64) *tcBlock {
 	}
 	b := a.newBlock()
 	b.off, b.size, b.pool = a.device.alloc(seg), seg, p
-	a.blocks[b.off] = b
+	a.index(b)
 	a.reserve(p.kind, seg)
 	return b
 }
@@ -745,7 +765,7 @@ func (a *torchCaching) findExpandable(p *tcPool, size int64) *tcBlock {
 		return n >= size
 	}
 	for n := p.unmapped.first(); n != nil; n = p.unmapped.ceil(n.key+1, 0) {
-		c := a.blocks[n.key]
+		c := a.at(n.key)
 		if c.prev != nil && c.prev.free() {
 			c = c.prev
 		}
@@ -766,7 +786,7 @@ func (a *torchCaching) findExpandable(p *tcPool, size int64) *tcBlock {
 	s := &tcExpSeg{base: a.device.alloc(space), size: space, page: page}
 	c := a.newBlock()
 	c.off, c.size, c.pool, c.seg, c.unmapped = s.base, space, p, s, true
-	a.blocks[c.off] = c
+	a.index(c)
 	p.unmapped.insert(c.off, 0, 0)
 	return c
 }
@@ -791,7 +811,7 @@ func (a *torchCaching) mapBlock(b *tcBlock, size int64) bool {
 		}
 		b.next = rest
 		b.size = pages
-		a.blocks[rest.off] = rest
+		a.index(rest)
 		p.unmapped.insert(rest.off, 0, 0)
 	}
 	a.merge(b, b.prev)
@@ -812,16 +832,16 @@ func (a *torchCaching) merge(dst, src *tcBlock) {
 	} else {
 		a.remove(src)
 	}
+	a.unindex(src)
 	if src == dst.prev {
-		delete(a.blocks, dst.off)
+		a.unindex(dst)
 		dst.off = src.off
 		dst.prev = src.prev
 		if dst.prev != nil {
 			dst.prev.next = dst
 		}
-		a.blocks[dst.off] = dst
+		a.index(dst)
 	} else {
-		delete(a.blocks, src.off)
 		dst.next = src.next
 		if dst.next != nil {
 			dst.next.prev = dst
@@ -834,7 +854,7 @@ func (a *torchCaching) merge(dst, src *tcBlock) {
 // releaseSegment gives a cached whole cudaMalloc segment back to the device.
 func (a *torchCaching) releaseSegment(b *tcBlock) {
 	a.remove(b)
-	delete(a.blocks, b.off)
+	a.unindex(b)
 	a.device.free.put(b.off, b.size)
 	a.unreserve(b.pool.kind, b.size)
 	a.dropBlock(b)
@@ -852,7 +872,7 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 	}
 	p := b.pool
 	a.remove(b)
-	delete(a.blocks, b.off) // before may take this offset
+	a.unindex(b) // before may take this offset
 	if lo > b.off {
 		before := a.newBlock()
 		before.off, before.size, before.pool, before.seg, before.prev, before.next = b.off, lo-b.off, p, s, b.prev, b
@@ -860,7 +880,7 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 			b.prev.next = before
 		}
 		b.prev = before
-		a.blocks[before.off] = before
+		a.index(before)
 		a.insert(before)
 	}
 	if end := b.off + b.size; hi < end {
@@ -870,16 +890,16 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 			b.next.prev = after
 		}
 		b.next = after
-		a.blocks[after.off] = after
+		a.index(after)
 		a.insert(after)
 	}
 	b.off, b.size, b.unmapped = lo, hi-lo, true
-	a.blocks[b.off] = b
+	a.index(b)
 	a.unreserve(p.kind, hi-lo)
 	a.merge(b, b.prev)
 	a.merge(b, b.next)
 	if !b.isSplit() {
-		delete(a.blocks, b.off)
+		a.unindex(b)
 		a.device.free.put(s.base, s.size)
 		a.dropBlock(b)
 		return
@@ -994,8 +1014,8 @@ func (a *torchCaching) collectGarbage() {
 
 // live returns the allocated block at off.
 func (a *torchCaching) live(off int64) (*tcBlock, error) {
-	b, ok := a.blocks[off]
-	if !ok || !b.allocated {
+	b := a.at(off)
+	if b == nil || !b.allocated {
 		return nil, badFree("torch-caching", off)
 	}
 	return b, nil
