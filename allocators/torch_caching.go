@@ -1,9 +1,11 @@
 package allocators
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -145,35 +147,59 @@ func (b *tcBlock) free() bool { return !b.allocated && b.events == 0 }
 // tcExpSeg is an expandable segment: its address range and page size.
 type tcExpSeg struct{ base, size, page int64 }
 
-// tcPool is the set of cached (free) blocks of one pool of one stream.
-// Best fit is the first entry of its free set at or above a size, the
-// order of PyTorch's BlockComparatorSize within a stream.
+// tcPool is the set of cached (free) blocks of one pool of one stream,
+// kept as BFC keeps its free chunks: exact size classes over a bitmap
+// (off with expandable segments, whose best fit walks the blocks in
+// order) beside a set ordered by (size, offset), with handles into byID.
+// Best fit is the smallest size at or above the request, lowest offset
+// first: the order of PyTorch's BlockComparatorSize within a stream.
 type tcPool struct {
 	kind     int
 	stream   int32
-	free     freeSet // cached blocks by (size, offset), handles into byID
+	classes  sizeClasses
+	free     freeSet // cached blocks no class holds
 	unmapped ordset  // unmapped ranges of expandable segments: key offset
 }
+
+// tcClassStreams is how many streams get size classes (a large pool's
+// take 0.5 MiB); the others keep every cached block in the ordered set.
+const tcClassStreams = 16
 
 // tcPools are one stream's pools.
 type tcPools struct{ small, large tcPool }
 
 func (a *torchCaching) insert(b *tcBlock) {
 	b.gcBase = a.lookups[b.pool.kind]
-	b.pool.free.insert(fentry{size: b.size, addr: b.off, h: b.id})
+	c := &a.idx[b.id]
+	c.size, c.bin = b.size, 0
+	if p := b.pool; !p.classes.insert(a.idx, b.id, &p.free) {
+		p.free.insert(fentry{size: b.size, addr: b.off, h: b.id})
+	}
 }
 
-func (a *torchCaching) remove(b *tcBlock) { b.pool.free.remove(b.size, b.off) }
+func (a *torchCaching) remove(b *tcBlock) {
+	a.idx[b.id].bin = bfcNone
+	if p := b.pool; !p.classes.remove(a.idx, b.id) {
+		p.free.remove(b.size, b.off)
+	}
+}
 
 // cachedAt returns the block of the free set entry (bi, i).
 func (a *torchCaching) cachedAt(p *tcPool, bi, i int) *tcBlock { return a.byID[p.free.blocks[bi][i].h] }
 
 // eachCached calls f on every cached block of p in (size, offset) order.
 func (a *torchCaching) eachCached(p *tcPool, f func(b *tcBlock)) {
-	for _, bl := range p.free.blocks {
-		for _, e := range bl {
-			f(a.byID[e.h])
+	var cached []*tcBlock
+	for _, b := range a.byID {
+		if a.idx[b.id].bin != bfcNone && b.pool == p {
+			cached = append(cached, b)
 		}
+	}
+	slices.SortFunc(cached, func(x, y *tcBlock) int {
+		return cmp.Or(cmp.Compare(x.size, y.size), cmp.Compare(x.off, y.off))
+	})
+	for _, b := range cached {
+		f(b)
 	}
 }
 
@@ -186,7 +212,7 @@ func (a *torchCaching) newBlock() *tcBlock {
 	}
 	b := &tcBlock{id: int32(len(a.byID))}
 	a.byID = append(a.byID, b)
-	a.idx = append(a.idx, bfcChunk{})
+	a.idx = append(a.idx, bfcChunk{bin: bfcNone})
 	return b
 }
 
@@ -217,19 +243,21 @@ func (a *torchCaching) dropBlock(b *tcBlock) {
 // Reset implements Resetter: the allocator returns to its freshly built
 // state (nothing reserved) and keeps its tables' memory.
 func (a *torchCaching) Reset() {
-	a.spare = a.spare[:0]
-	for _, b := range a.byID {
-		a.dropBlock(b)
-	}
-	a.byAddr.clear()
 	for _, sp := range a.pools {
 		if sp != nil {
 			for _, p := range []*tcPool{&sp.small, &sp.large} {
+				p.classes.clear(a.idx)
 				p.free.clear()
 				p.unmapped.clear()
 			}
 		}
 	}
+	a.spare = a.spare[:0]
+	for _, b := range a.byID {
+		a.dropBlock(b)
+		a.idx[b.id].bin = bfcNone
+	}
+	a.byAddr.clear()
 	a.device.free.byAddr.clear()
 	a.device.free.bySize.clear()
 	a.device.end = 0
@@ -319,7 +347,12 @@ func newTorchCaching(args *workloads.Args) (Allocator, error) {
 }
 
 func (a *torchCaching) newPools(stream int) *tcPools {
-	return &tcPools{small: tcPool{kind: tcSmall, stream: int32(stream)}, large: tcPool{kind: tcLarge, stream: int32(stream)}}
+	sp := &tcPools{small: tcPool{kind: tcSmall, stream: int32(stream)}, large: tcPool{kind: tcLarge, stream: int32(stream)}}
+	if !a.conf.expandable && stream < tcClassStreams {
+		sp.small.classes.init(tcSmallBuffer + tcMinBlockSize)
+		sp.large.classes.init(classLimit)
+	}
+	return sp
 }
 
 // parseAllocConf reads a PYTORCH_CUDA_ALLOC_CONF string as PyTorch's
@@ -662,12 +695,19 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 // returns nil.
 func (a *torchCaching) cachedBlock(p *tcPool, size int64) *tcBlock {
 	a.lookups[p.kind]++
+	if !a.conf.expandable {
+		h := p.classes.bestFit(&p.free, size)
+		if h == bfcNone {
+			return nil
+		}
+		return a.takeCached(a.byID[h], size)
+	}
 	bi, i, ok := p.free.lowerBound(size)
 	if !ok {
 		return nil
 	}
 	b := a.cachedAt(p, bi, i)
-	if b.seg != nil && a.conf.expandable {
+	if b.seg != nil {
 		// A block followed by unmapped space counts as that much larger:
 		// take a later one that is less so.
 		for {
@@ -683,6 +723,12 @@ func (a *torchCaching) cachedBlock(p *tcPool, size int64) *tcBlock {
 			b = nb
 		}
 	}
+	return a.takeCached(b, size)
+}
+
+// takeCached takes b, the best fit for size, out of the cache, unless
+// max_split_size keeps it for other requests (nil).
+func (a *torchCaching) takeCached(b *tcBlock, size int64) *tcBlock {
 	if size < a.conf.maxSplit && b.size >= a.conf.maxSplit {
 		return nil // an oversize block is kept for oversize requests
 	}
@@ -1111,6 +1157,7 @@ func (a *torchCaching) Stats() Stats {
 			continue
 		}
 		for _, p := range [...]*tcPool{&sp.small, &sp.large} {
+			s.LargestFreeChunk = max(s.LargestFreeChunk, p.classes.largest())
 			if p.free.n > 0 {
 				s.LargestFreeChunk = max(s.LargestFreeChunk, p.free.last().size)
 			}
