@@ -1075,9 +1075,7 @@ func (a *torchCaching) Free(off int64) error {
 		return err
 	}
 	b.allocated = false
-	if b.uses != nil {
-		b.uses = nil
-	}
+	b.uses = b.uses[:0] // kept for the block's next records
 	a.cache(b)
 	return nil
 }
@@ -1131,7 +1129,7 @@ func (a *torchCaching) RequestFree(off int64, stream int) error {
 		a.pending[s] = append(a.pending[s], b)
 		b.events++
 	}
-	b.uses = nil
+	b.uses = b.uses[:0]
 	return nil
 }
 
