@@ -788,15 +788,16 @@ func (a *torchCaching) unreserve(kind int, n int64) {
 // cache; nil when the pages do not fit under memory_limit.
 func (a *torchCaching) expandBlock(p *tcPool, size int64) *tcBlock {
 	c := a.findExpandable(p, size)
-	if c.unmapped && !a.mapBlock(c, min(c.size, size)) {
-		return nil
+	if c.unmapped {
+		if c = a.mapBlock(c, min(c.size, size)); c == nil {
+			return nil
+		}
 	}
 	for c.size < size {
 		next := c.next
-		if !a.mapBlock(next, min(size-c.size, next.size)) {
+		if c = a.mapBlock(next, min(size-c.size, next.size)); c == nil {
 			return nil
 		}
-		c = next // it took c in
 	}
 	a.remove(c)
 	return c
@@ -838,13 +839,14 @@ func (a *torchCaching) findExpandable(p *tcPool, size int64) *tcBlock {
 }
 
 // mapBlock maps the pages covering the first size bytes of the unmapped
-// block b, which then merges with free neighbours and is cached. It
-// reports false when the pages would pass memory_limit.
-func (a *torchCaching) mapBlock(b *tcBlock, size int64) bool {
+// block b, which then merges with free neighbours and is cached; it
+// returns the cached block that holds them (nil when the pages would pass
+// memory_limit).
+func (a *torchCaching) mapBlock(b *tcBlock, size int64) *tcBlock {
 	s := b.seg
 	pages := (size + s.page - 1) / s.page * s.page
 	if a.limit > 0 && a.stats.st.Reserved+pages > a.limit {
-		return false
+		return nil
 	}
 	p := b.pool
 	p.unmapped.remove(b.off, 0)
@@ -860,41 +862,50 @@ func (a *torchCaching) mapBlock(b *tcBlock, size int64) bool {
 		a.index(rest)
 		p.unmapped.insert(rest.off, 0, 0)
 	}
-	a.merge(b, b.prev)
-	a.merge(b, b.next)
+	b = a.coalesce(b)
 	a.insert(b)
 	a.reserve(p.kind, pages)
-	return true
+	return b
 }
 
-// merge makes dst (neither cached nor unmapped-listed) take in its
-// neighbour src where src is free and mapped alike.
-func (a *torchCaching) merge(dst, src *tcBlock) {
-	if src == nil || !src.free() || src.unmapped != dst.unmapped {
-		return
+// coalesce merges b (neither cached nor unmapped-listed) with its
+// neighbours where they are free and mapped alike, and returns the block
+// that holds them all, out of every set: b's previous neighbour where that
+// took b in, which keeps its offset and so its address table entry.
+func (a *torchCaching) coalesce(b *tcBlock) *tcBlock {
+	if p := b.prev; mergeable(b, p) {
+		a.unlist(p)
+		a.absorb(p, b)
+		b = p
 	}
-	if src.unmapped {
-		src.pool.unmapped.remove(src.off, 0)
+	if n := b.next; mergeable(b, n) {
+		a.unlist(n)
+		a.absorb(b, n)
+	}
+	return b
+}
+
+func mergeable(b, n *tcBlock) bool { return n != nil && n.free() && n.unmapped == b.unmapped }
+
+// unlist takes the free block b out of its pool's cache or unmapped set.
+func (a *torchCaching) unlist(b *tcBlock) {
+	if b.unmapped {
+		b.pool.unmapped.remove(b.off, 0)
 	} else {
-		a.remove(src)
+		a.remove(b)
 	}
-	a.unindex(src)
-	if src == dst.prev {
-		a.unindex(dst)
-		dst.off = src.off
-		dst.prev = src.prev
-		if dst.prev != nil {
-			dst.prev.next = dst
-		}
-		a.index(dst)
-	} else {
-		dst.next = src.next
-		if dst.next != nil {
-			dst.next.prev = dst
-		}
+}
+
+// absorb makes b take in n, its next neighbour, which is in no set, and
+// drops n.
+func (a *torchCaching) absorb(b, n *tcBlock) {
+	a.unindex(n)
+	b.next = n.next
+	if b.next != nil {
+		b.next.prev = b
 	}
-	dst.size += src.size
-	a.dropBlock(src)
+	b.size += n.size
+	a.dropBlock(n)
 }
 
 // releaseSegment gives a cached whole cudaMalloc segment back to the device.
@@ -942,8 +953,7 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 	b.off, b.size, b.unmapped = lo, hi-lo, true
 	a.index(b)
 	a.unreserve(p.kind, hi-lo)
-	a.merge(b, b.prev)
-	a.merge(b, b.next)
+	b = a.coalesce(b)
 	if !b.isSplit() {
 		a.unindex(b)
 		a.device.free.put(s.base, s.size)
@@ -1085,9 +1095,7 @@ func (a *torchCaching) Free(off int64) error {
 func (a *torchCaching) cache(b *tcBlock) {
 	a.stats.freed(b.size)
 	a.used[b.pool.kind] -= b.size
-	a.merge(b, b.prev)
-	a.merge(b, b.next)
-	a.insert(b)
+	a.insert(a.coalesce(b))
 }
 
 // RecordStream implements DeferredFreer: the block at off is used by
