@@ -88,6 +88,8 @@ type torchCaching struct {
 	pools  []*tcPools // by stream
 	byAddr addrTable  // offset -> id of every block but the merged away
 	byID   []*tcBlock // every block made, by id: the handles of the pools' sets
+	uses   [][]int32  // by id: the other streams that used the block (record_stream)
+	since  []int64    // by id: the pool's lookup count when the block was cached
 	// idx mirrors, by id, each block's offset while it is in byAddr, which
 	// confirms BFC's address table's tag matches.
 	idx      []bfcChunk
@@ -124,18 +126,21 @@ const (
 )
 
 // tcBlock is a piece of a segment: allocated, waiting for other streams
-// (events > 0), cached, or (expandable segments only) unmapped.
+// (not allocated, events > 0), cached, or (expandable segments only)
+// unmapped. It fills one 64-byte cache line; what only record_stream and
+// garbage collection read lives beside it, by id.
 type tcBlock struct {
 	off, size  int64
-	id         int32 // index in torchCaching.byID, kept across reuse
+	prev, next *tcBlock // neighbours in the same segment
 	pool       *tcPool
 	seg        *tcExpSeg // nil: a cudaMalloc segment
-	allocated  bool
-	unmapped   bool
-	events     int32    // streams still to pass before the free completes
-	uses       []int32  // other streams that used the block (record_stream)
-	prev, next *tcBlock // neighbours in the same segment
-	gcBase     int64    // the pool's lookup count when the block was cached
+	id         int32     // index in torchCaching.byID, kept across reuse
+	// events counts, while the block is allocated, the other streams that
+	// used it (its entries in torchCaching.uses); once its free is
+	// requested, those still to pass before the free completes.
+	events    int32
+	allocated bool
+	unmapped  bool
 }
 
 func (b *tcBlock) isSplit() bool { return b.prev != nil || b.next != nil }
@@ -169,7 +174,7 @@ const tcClassStreams = 16
 type tcPools struct{ small, large tcPool }
 
 func (a *torchCaching) insert(b *tcBlock) {
-	b.gcBase = a.lookups[b.pool.kind]
+	a.since[b.id] = a.lookups[b.pool.kind]
 	c := &a.idx[b.id]
 	c.size, c.bin = b.size, 0
 	if p := b.pool; !p.classes.insert(a.idx, b.id, &p.free) {
@@ -213,6 +218,8 @@ func (a *torchCaching) newBlock() *tcBlock {
 	b := &tcBlock{id: int32(len(a.byID))}
 	a.byID = append(a.byID, b)
 	a.idx = append(a.idx, bfcChunk{bin: bfcNone})
+	a.uses = append(a.uses, nil)
+	a.since = append(a.since, 0)
 	return b
 }
 
@@ -235,8 +242,7 @@ func (a *torchCaching) at(off int64) *tcBlock {
 
 // dropBlock keeps b, merged away, for reuse.
 func (a *torchCaching) dropBlock(b *tcBlock) {
-	uses := b.uses[:0]
-	*b = tcBlock{id: b.id, uses: uses}
+	*b = tcBlock{id: b.id}
 	a.spare = append(a.spare, b)
 }
 
@@ -256,6 +262,7 @@ func (a *torchCaching) Reset() {
 	for _, b := range a.byID {
 		a.dropBlock(b)
 		a.idx[b.id].bin = bfcNone
+		a.uses[b.id] = a.uses[b.id][:0]
 	}
 	a.byAddr.clear()
 	a.device.free.byAddr.clear()
@@ -1042,7 +1049,7 @@ func (a *torchCaching) collectGarbage() {
 		a.eachCached(&sp.large, func(b *tcBlock) {
 			if !b.isSplit() && b.seg == nil {
 				candidates = append(candidates, b)
-				totalAge += float64(clock - b.gcBase)
+				totalAge += float64(clock - a.since[b.id])
 			}
 		})
 	}
@@ -1053,7 +1060,7 @@ func (a *torchCaching) collectGarbage() {
 		freed = false
 		kept := candidates[:0]
 		for _, b := range candidates {
-			age := float64(clock - b.gcBase)
+			age := float64(clock - a.since[b.id])
 			if age < ageThreshold {
 				kept = append(kept, b)
 				continue
@@ -1085,7 +1092,10 @@ func (a *torchCaching) Free(off int64) error {
 		return err
 	}
 	b.allocated = false
-	b.uses = b.uses[:0] // kept for the block's next records
+	if b.events > 0 {
+		b.events = 0
+		a.uses[b.id] = a.uses[b.id][:0]
+	}
 	a.cache(b)
 	return nil
 }
@@ -1109,12 +1119,14 @@ func (a *torchCaching) RecordStream(off int64, stream int) error {
 	if s == b.pool.stream {
 		return nil
 	}
-	for _, u := range b.uses {
+	uses := a.uses[b.id][:b.events]
+	for _, u := range uses {
 		if u == s {
 			return nil
 		}
 	}
-	b.uses = append(b.uses, s)
+	a.uses[b.id] = append(uses, s)
+	b.events++
 	return nil
 }
 
@@ -1126,18 +1138,19 @@ func (a *torchCaching) RequestFree(off int64, stream int) error {
 		return err
 	}
 	b.allocated = false
-	if len(b.uses) == 0 {
+	if b.events == 0 {
 		a.cache(b)
 		return nil
 	}
-	for _, s := range b.uses {
+	// b.events stays: one per stream it now waits for.
+	uses := a.uses[b.id][:b.events]
+	for _, s := range uses {
 		if int(s) >= len(a.pending) {
 			a.pending = append(a.pending, make([][]*tcBlock, int(s)+1-len(a.pending))...)
 		}
 		a.pending[s] = append(a.pending[s], b)
-		b.events++
 	}
-	b.uses = b.uses[:0]
+	a.uses[b.id] = uses[:0]
 	return nil
 }
 
