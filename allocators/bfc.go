@@ -248,31 +248,21 @@ func (b *BFC) find(rounded int64) int32 {
 		}
 		return h
 	}
-	h := b.classes.bestFit(&b.large, rounded)
-	if h != bfcNone {
-		b.removeFree(h)
-	}
-	return h
-}
-
-// bestFit returns the chunk with the smallest size >= size, lowest
-// address first, among the free chunks kept in sc and in the large set
-// beside it (as insert files them); bfcNone if there is none. It is the
-// lowest chunk of the first non-empty class at or above size, which a
-// spilled class keeps in the large set; with no such class, the large
-// set's first fit.
-func (sc *sizeClasses) bestFit(large *freeSet, size int64) int32 {
-	h, csize := sc.first(size)
+	// Best fit is the lowest chunk of the first non-empty class at or
+	// above rounded, which a spilled class keeps in the large set; with
+	// no such class, the large set's first fit is.
+	h, size := b.classes.first(rounded)
 	if h == classSpilled || h == bfcNone {
 		if h == bfcNone {
-			csize = size
+			size = rounded
 		}
-		bi, i, ok := large.lowerBound(csize)
+		bi, i, ok := b.large.lowerBound(size)
 		if !ok {
 			return bfcNone
 		}
-		h = large.blocks[bi][i].h
+		h = b.large.blocks[bi][i].h
 	}
+	b.removeFree(h)
 	return h
 }
 

@@ -703,11 +703,21 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 func (a *torchCaching) cachedBlock(p *tcPool, size int64) *tcBlock {
 	a.lookups[p.kind]++
 	if !a.conf.expandable {
-		h := p.classes.bestFit(&p.free, size)
+		// The head of the first non-empty class at or above size, unless
+		// the class spilled into the set, or none is: then the set's
+		// first block from there.
+		h, from := p.classes.first(size)
+		if h >= 0 {
+			return a.takeCached(a.byID[h], size)
+		}
 		if h == bfcNone {
+			from = size
+		}
+		bi, i, ok := p.free.lowerBound(from)
+		if !ok {
 			return nil
 		}
-		return a.takeCached(a.byID[h], size)
+		return a.takeCached(a.cachedAt(p, bi, i), size)
 	}
 	bi, i, ok := p.free.lowerBound(size)
 	if !ok {
