@@ -174,7 +174,9 @@ const tcClassStreams = 16
 type tcPools struct{ small, large tcPool }
 
 func (a *torchCaching) insert(b *tcBlock) {
-	a.since[b.id] = a.lookups[b.pool.kind]
+	if a.conf.gcThreshold > 0 {
+		a.since[b.id] = a.lookups[b.pool.kind] // read only by garbage collection
+	}
 	c := &a.idx[b.id]
 	c.size, c.bin = b.size, 0
 	if p := b.pool; !p.classes.insert(a.idx, b.id, &p.free) {
