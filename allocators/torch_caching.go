@@ -1,9 +1,11 @@
 package allocators
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,8 +85,14 @@ import (
 // segments are 2 MiB aligned and blocks 512-byte aligned. Reserved counts
 // the bytes of live segments.
 type torchCaching struct {
-	pools    []*tcPools // by stream
-	blocks   map[int64]*tcBlock
+	pools  []*tcPools // by stream
+	byAddr addrTable  // offset -> id of every block but the merged away
+	byID   []*tcBlock // every block made, by id: the handles of the pools' sets
+	uses   [][]int32  // by id: the other streams that used the block (record_stream)
+	since  []int64    // by id: the pool's lookup count when the block was cached
+	// idx mirrors, by id, each block's offset while it is in byAddr, which
+	// confirms BFC's address table's tag matches.
+	idx      []bfcChunk
 	device   fitArena
 	limit    int64 // 0: unlimited (no memory fraction set)
 	conf     tcConfig
@@ -118,17 +126,21 @@ const (
 )
 
 // tcBlock is a piece of a segment: allocated, waiting for other streams
-// (events > 0), cached, or (expandable segments only) unmapped.
+// (not allocated, events > 0), cached, or (expandable segments only)
+// unmapped. It fills one 64-byte cache line; what only record_stream and
+// garbage collection read lives beside it, by id.
 type tcBlock struct {
 	off, size  int64
+	prev, next *tcBlock // neighbours in the same segment
 	pool       *tcPool
 	seg        *tcExpSeg // nil: a cudaMalloc segment
-	allocated  bool
-	unmapped   bool
-	events     int32    // streams still to pass before the free completes
-	uses       []int32  // other streams that used the block (record_stream)
-	prev, next *tcBlock // neighbours in the same segment
-	gcBase     int64    // the pool's lookup count when the block was cached
+	id         int32     // index in torchCaching.byID, kept across reuse
+	// events counts, while the block is allocated, the other streams that
+	// used it (its entries in torchCaching.uses); once its free is
+	// requested, those still to pass before the free completes.
+	events    int32
+	allocated bool
+	unmapped  bool
 }
 
 func (b *tcBlock) isSplit() bool { return b.prev != nil || b.next != nil }
@@ -140,23 +152,63 @@ func (b *tcBlock) free() bool { return !b.allocated && b.events == 0 }
 // tcExpSeg is an expandable segment: its address range and page size.
 type tcExpSeg struct{ base, size, page int64 }
 
-// tcPool is the set of cached (free) blocks of one pool of one stream.
+// tcPool is the set of cached (free) blocks of one pool of one stream,
+// kept as BFC keeps its free chunks: exact size classes over a bitmap
+// (off with expandable segments, whose best fit walks the blocks in
+// order) beside a set ordered by (size, offset), with handles into byID.
+// Best fit is the smallest size at or above the request, lowest offset
+// first: the order of PyTorch's BlockComparatorSize within a stream.
 type tcPool struct {
 	kind     int
 	stream   int32
-	blocks   ordset // cached blocks: key size, sub offset
-	unmapped ordset // unmapped ranges of expandable segments: key offset
+	classes  sizeClasses
+	free     freeSet // cached blocks no class holds
+	unmapped ordset  // unmapped ranges of expandable segments: key offset
 }
+
+// tcClassStreams is how many streams get size classes (a large pool's
+// take 0.5 MiB); the others keep every cached block in the ordered set.
+const tcClassStreams = 16
 
 // tcPools are one stream's pools.
 type tcPools struct{ small, large tcPool }
 
 func (a *torchCaching) insert(b *tcBlock) {
-	b.gcBase = a.lookups[b.pool.kind]
-	b.pool.blocks.insert(b.size, b.off, 0)
+	if a.conf.gcThreshold > 0 {
+		a.since[b.id] = a.lookups[b.pool.kind] // read only by garbage collection
+	}
+	c := &a.idx[b.id]
+	c.size, c.bin = b.size, 0
+	if p := b.pool; !p.classes.insert(a.idx, b.id, &p.free) {
+		p.free.insert(fentry{size: b.size, addr: b.off, h: b.id})
+	}
 }
 
-func (a *torchCaching) remove(b *tcBlock) { b.pool.blocks.remove(b.size, b.off) }
+func (a *torchCaching) remove(b *tcBlock) {
+	a.idx[b.id].bin = bfcNone
+	if p := b.pool; !p.classes.remove(a.idx, b.id) {
+		p.free.remove(b.size, b.off)
+	}
+}
+
+// cachedAt returns the block of the free set entry (bi, i).
+func (a *torchCaching) cachedAt(p *tcPool, bi, i int) *tcBlock { return a.byID[p.free.blocks[bi][i].h] }
+
+// eachCached calls f on every cached block of p in (size, offset) order.
+func (a *torchCaching) eachCached(p *tcPool, f func(b *tcBlock)) {
+	var cached []*tcBlock
+	for _, b := range a.byID {
+		if a.idx[b.id].bin != bfcNone && b.pool == p {
+			cached = append(cached, b)
+		}
+	}
+	slices.SortFunc(cached, func(x, y *tcBlock) int {
+		return cmp.Or(cmp.Compare(x.size, y.size), cmp.Compare(x.off, y.off))
+	})
+	for _, b := range cached {
+		f(b)
+	}
+}
 
 // newBlock returns a zeroed block, reusing one merged away where it can.
 func (a *torchCaching) newBlock() *tcBlock {
@@ -165,31 +217,56 @@ func (a *torchCaching) newBlock() *tcBlock {
 		a.spare = a.spare[:k-1]
 		return b
 	}
-	return &tcBlock{}
+	b := &tcBlock{id: int32(len(a.byID))}
+	a.byID = append(a.byID, b)
+	a.idx = append(a.idx, bfcChunk{bin: bfcNone})
+	a.uses = append(a.uses, nil)
+	a.since = append(a.since, 0)
+	return b
+}
+
+// index enters b under its offset; unindex takes it out. A block's offset
+// changes only while it is out.
+func (a *torchCaching) index(b *tcBlock) {
+	a.idx[b.id].addr = b.off
+	a.byAddr.put(b.off, b.id)
+}
+
+func (a *torchCaching) unindex(b *tcBlock) { a.byAddr.del(b.off, a.idx) }
+
+// at returns the block starting at off, or nil.
+func (a *torchCaching) at(off int64) *tcBlock {
+	if id, ok := a.byAddr.get(off, a.idx); ok {
+		return a.byID[id]
+	}
+	return nil
 }
 
 // dropBlock keeps b, merged away, for reuse.
 func (a *torchCaching) dropBlock(b *tcBlock) {
-	uses := b.uses[:0]
-	*b = tcBlock{uses: uses}
+	*b = tcBlock{id: b.id}
 	a.spare = append(a.spare, b)
 }
 
 // Reset implements Resetter: the allocator returns to its freshly built
 // state (nothing reserved) and keeps its tables' memory.
 func (a *torchCaching) Reset() {
-	for _, b := range a.blocks {
-		a.dropBlock(b)
-	}
-	clear(a.blocks)
 	for _, sp := range a.pools {
 		if sp != nil {
 			for _, p := range []*tcPool{&sp.small, &sp.large} {
-				p.blocks.clear()
+				p.classes.clear(a.idx)
+				p.free.clear()
 				p.unmapped.clear()
 			}
 		}
 	}
+	a.spare = a.spare[:0]
+	for _, b := range a.byID {
+		a.dropBlock(b)
+		a.idx[b.id].bin = bfcNone
+		a.uses[b.id] = a.uses[b.id][:0]
+	}
+	a.byAddr.clear()
 	a.device.free.byAddr.clear()
 	a.device.free.bySize.clear()
 	a.device.end = 0
@@ -238,7 +315,6 @@ func defaultTCConfig() tcConfig {
 
 func newTorchCaching(args *workloads.Args) (Allocator, error) {
 	a := &torchCaching{
-		blocks: map[int64]*tcBlock{},
 		device: fitArena{free: freeList{policy: firstFit}},
 		limit:  args.Bytes("memory_limit", 0),
 		conf:   defaultTCConfig(),
@@ -280,7 +356,12 @@ func newTorchCaching(args *workloads.Args) (Allocator, error) {
 }
 
 func (a *torchCaching) newPools(stream int) *tcPools {
-	return &tcPools{small: tcPool{kind: tcSmall, stream: int32(stream)}, large: tcPool{kind: tcLarge, stream: int32(stream)}}
+	sp := &tcPools{small: tcPool{kind: tcSmall, stream: int32(stream)}, large: tcPool{kind: tcLarge, stream: int32(stream)}}
+	if !a.conf.expandable && stream < tcClassStreams {
+		sp.small.classes.init(tcSmallBuffer + tcMinBlockSize)
+		sp.large.classes.init(classLimit)
+	}
+	return sp
 }
 
 // parseAllocConf reads a PYTORCH_CUDA_ALLOC_CONF string as PyTorch's
@@ -610,7 +691,7 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 		}
 		b.next = rest
 		b.size = size
-		a.blocks[rest.off] = rest
+		a.index(rest)
 		a.insert(rest)
 	}
 	b.allocated = true
@@ -623,22 +704,50 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 // returns nil.
 func (a *torchCaching) cachedBlock(p *tcPool, size int64) *tcBlock {
 	a.lookups[p.kind]++
-	n := p.blocks.ceil(size, math.MinInt64)
-	if n == nil {
+	if !a.conf.expandable {
+		// The head of the first non-empty class at or above size, unless
+		// the class spilled into the set, or none is: then the set's
+		// first block from there.
+		h, from := p.classes.first(size)
+		if h >= 0 {
+			return a.takeCached(a.byID[h], size)
+		}
+		if h == bfcNone {
+			from = size
+		}
+		bi, i, ok := p.free.lowerBound(from)
+		if !ok {
+			return nil
+		}
+		return a.takeCached(a.cachedAt(p, bi, i), size)
+	}
+	bi, i, ok := p.free.lowerBound(size)
+	if !ok {
 		return nil
 	}
-	b := a.blocks[n.sub]
-	if b.seg != nil && a.conf.expandable {
+	b := a.cachedAt(p, bi, i)
+	if b.seg != nil {
 		// A block followed by unmapped space counts as that much larger:
 		// take a later one that is less so.
-		for next := p.blocks.ceil(n.key, n.sub+1); next != nil; next = p.blocks.ceil(next.key, next.sub+1) {
-			nb := a.blocks[next.sub]
+		for {
+			if i++; i == len(p.free.blocks[bi]) {
+				if bi, i = bi+1, 0; bi == len(p.free.blocks) {
+					break
+				}
+			}
+			nb := a.cachedAt(p, bi, i)
 			if b.seg == nil || a.expandableSize(nb) >= a.expandableSize(b) {
 				break
 			}
 			b = nb
 		}
 	}
+	return a.takeCached(b, size)
+}
+
+// takeCached takes b, the best fit for size, out of the cache, unless
+// max_split_size keeps it for other requests (nil).
+func (a *torchCaching) takeCached(b *tcBlock, size int64) *tcBlock {
 	if size < a.conf.maxSplit && b.size >= a.conf.maxSplit {
 		return nil // an oversize block is kept for oversize requests
 	}
@@ -677,7 +786,7 @@ func (a *torchCaching) newSegment(p *tcPool, size, seg int64) *tcBlock {
 	}
 	b := a.newBlock()
 	b.off, b.size, b.pool = a.device.alloc(seg), seg, p
-	a.blocks[b.off] = b
+	a.index(b)
 	a.reserve(p.kind, seg)
 	return b
 }
@@ -698,15 +807,16 @@ func (a *torchCaching) unreserve(kind int, n int64) {
 // cache; nil when the pages do not fit under memory_limit.
 func (a *torchCaching) expandBlock(p *tcPool, size int64) *tcBlock {
 	c := a.findExpandable(p, size)
-	if c.unmapped && !a.mapBlock(c, min(c.size, size)) {
-		return nil
+	if c.unmapped {
+		if c = a.mapBlock(c, min(c.size, size)); c == nil {
+			return nil
+		}
 	}
 	for c.size < size {
 		next := c.next
-		if !a.mapBlock(next, min(size-c.size, next.size)) {
+		if c = a.mapBlock(next, min(size-c.size, next.size)); c == nil {
 			return nil
 		}
-		c = next // it took c in
 	}
 	a.remove(c)
 	return c
@@ -721,7 +831,7 @@ func (a *torchCaching) findExpandable(p *tcPool, size int64) *tcBlock {
 		return n >= size
 	}
 	for n := p.unmapped.first(); n != nil; n = p.unmapped.ceil(n.key+1, 0) {
-		c := a.blocks[n.key]
+		c := a.at(n.key)
 		if c.prev != nil && c.prev.free() {
 			c = c.prev
 		}
@@ -740,75 +850,87 @@ func (a *torchCaching) findExpandable(p *tcPool, size int64) *tcBlock {
 	space = roundPow2(space, tcSmallBuffer)
 	space = (space + page - 1) / page * page
 	s := &tcExpSeg{base: a.device.alloc(space), size: space, page: page}
-	c := &tcBlock{off: s.base, size: space, pool: p, seg: s, unmapped: true}
-	a.blocks[c.off] = c
+	c := a.newBlock()
+	c.off, c.size, c.pool, c.seg, c.unmapped = s.base, space, p, s, true
+	a.index(c)
 	p.unmapped.insert(c.off, 0, 0)
 	return c
 }
 
 // mapBlock maps the pages covering the first size bytes of the unmapped
-// block b, which then merges with free neighbours and is cached. It
-// reports false when the pages would pass memory_limit.
-func (a *torchCaching) mapBlock(b *tcBlock, size int64) bool {
+// block b, which then merges with free neighbours and is cached; it
+// returns the cached block that holds them (nil when the pages would pass
+// memory_limit).
+func (a *torchCaching) mapBlock(b *tcBlock, size int64) *tcBlock {
 	s := b.seg
 	pages := (size + s.page - 1) / s.page * s.page
 	if a.limit > 0 && a.stats.st.Reserved+pages > a.limit {
-		return false
+		return nil
 	}
 	p := b.pool
 	p.unmapped.remove(b.off, 0)
 	b.unmapped = false
 	if pages < b.size {
-		rest := &tcBlock{off: b.off + pages, size: b.size - pages, pool: p, seg: s, unmapped: true, prev: b, next: b.next}
+		rest := a.newBlock()
+		rest.off, rest.size, rest.pool, rest.seg, rest.unmapped, rest.prev, rest.next = b.off+pages, b.size-pages, p, s, true, b, b.next
 		if b.next != nil {
 			b.next.prev = rest
 		}
 		b.next = rest
 		b.size = pages
-		a.blocks[rest.off] = rest
+		a.index(rest)
 		p.unmapped.insert(rest.off, 0, 0)
 	}
-	a.merge(b, b.prev)
-	a.merge(b, b.next)
+	b = a.coalesce(b)
 	a.insert(b)
 	a.reserve(p.kind, pages)
-	return true
+	return b
 }
 
-// merge makes dst (neither cached nor unmapped-listed) take in its
-// neighbour src where src is free and mapped alike.
-func (a *torchCaching) merge(dst, src *tcBlock) {
-	if src == nil || !src.free() || src.unmapped != dst.unmapped {
-		return
+// coalesce merges b (neither cached nor unmapped-listed) with its
+// neighbours where they are free and mapped alike, and returns the block
+// that holds them all, out of every set: b's previous neighbour where that
+// took b in, which keeps its offset and so its address table entry.
+func (a *torchCaching) coalesce(b *tcBlock) *tcBlock {
+	if p := b.prev; mergeable(b, p) {
+		a.unlist(p)
+		a.absorb(p, b)
+		b = p
 	}
-	if src.unmapped {
-		src.pool.unmapped.remove(src.off, 0)
+	if n := b.next; mergeable(b, n) {
+		a.unlist(n)
+		a.absorb(b, n)
+	}
+	return b
+}
+
+func mergeable(b, n *tcBlock) bool { return n != nil && n.free() && n.unmapped == b.unmapped }
+
+// unlist takes the free block b out of its pool's cache or unmapped set.
+func (a *torchCaching) unlist(b *tcBlock) {
+	if b.unmapped {
+		b.pool.unmapped.remove(b.off, 0)
 	} else {
-		a.remove(src)
+		a.remove(b)
 	}
-	if src == dst.prev {
-		delete(a.blocks, dst.off)
-		dst.off = src.off
-		dst.prev = src.prev
-		if dst.prev != nil {
-			dst.prev.next = dst
-		}
-		a.blocks[dst.off] = dst
-	} else {
-		delete(a.blocks, src.off)
-		dst.next = src.next
-		if dst.next != nil {
-			dst.next.prev = dst
-		}
+}
+
+// absorb makes b take in n, its next neighbour, which is in no set, and
+// drops n.
+func (a *torchCaching) absorb(b, n *tcBlock) {
+	a.unindex(n)
+	b.next = n.next
+	if b.next != nil {
+		b.next.prev = b
 	}
-	dst.size += src.size
-	a.dropBlock(src)
+	b.size += n.size
+	a.dropBlock(n)
 }
 
 // releaseSegment gives a cached whole cudaMalloc segment back to the device.
 func (a *torchCaching) releaseSegment(b *tcBlock) {
 	a.remove(b)
-	delete(a.blocks, b.off)
+	a.unindex(b)
 	a.device.free.put(b.off, b.size)
 	a.unreserve(b.pool.kind, b.size)
 	a.dropBlock(b)
@@ -826,33 +948,35 @@ func (a *torchCaching) unmapFree(b *tcBlock) {
 	}
 	p := b.pool
 	a.remove(b)
-	delete(a.blocks, b.off) // before may take this offset
+	a.unindex(b) // before may take this offset
 	if lo > b.off {
-		before := &tcBlock{off: b.off, size: lo - b.off, pool: p, seg: s, prev: b.prev, next: b}
+		before := a.newBlock()
+		before.off, before.size, before.pool, before.seg, before.prev, before.next = b.off, lo-b.off, p, s, b.prev, b
 		if b.prev != nil {
 			b.prev.next = before
 		}
 		b.prev = before
-		a.blocks[before.off] = before
+		a.index(before)
 		a.insert(before)
 	}
 	if end := b.off + b.size; hi < end {
-		after := &tcBlock{off: hi, size: end - hi, pool: p, seg: s, prev: b, next: b.next}
+		after := a.newBlock()
+		after.off, after.size, after.pool, after.seg, after.prev, after.next = hi, end-hi, p, s, b, b.next
 		if b.next != nil {
 			b.next.prev = after
 		}
 		b.next = after
-		a.blocks[after.off] = after
+		a.index(after)
 		a.insert(after)
 	}
 	b.off, b.size, b.unmapped = lo, hi-lo, true
-	a.blocks[b.off] = b
+	a.index(b)
 	a.unreserve(p.kind, hi-lo)
-	a.merge(b, b.prev)
-	a.merge(b, b.next)
+	b = a.coalesce(b)
 	if !b.isSplit() {
-		delete(a.blocks, b.off)
+		a.unindex(b)
 		a.device.free.put(s.base, s.size)
+		a.dropBlock(b)
 		return
 	}
 	p.unmapped.insert(b.off, 0, 0)
@@ -868,8 +992,8 @@ func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
 		return false
 	}
 	want := max(size, a.conf.maxSplit)
-	if n := p.blocks.ceil(want, math.MinInt64); n != nil {
-		b := a.blocks[n.sub]
+	if bi, i, ok := p.free.lowerBound(want); ok {
+		b := a.cachedAt(p, bi, i)
 		if b.isSplit() {
 			return false
 		}
@@ -877,8 +1001,8 @@ func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
 		return true
 	}
 	var released int64
-	for n := p.blocks.last(); n != nil && released < want && n.key >= a.conf.maxSplit; n = p.blocks.last() {
-		b := a.blocks[n.sub]
+	for p.free.n > 0 && released < want && p.free.last().size >= a.conf.maxSplit {
+		b := a.byID[p.free.last().h]
 		if b.isSplit() {
 			break
 		}
@@ -902,14 +1026,12 @@ func (a *torchCaching) releaseAll() {
 				p = &sp.large
 			}
 			var whole, exp []*tcBlock
-			p.blocks.each(func(n *onode) bool {
-				b := a.blocks[n.sub]
+			a.eachCached(p, func(b *tcBlock) {
 				if b.seg != nil {
 					exp = append(exp, b)
 				} else if !b.isSplit() {
 					whole = append(whole, b)
 				}
-				return true
 			})
 			for _, b := range whole {
 				a.releaseSegment(b)
@@ -936,12 +1058,11 @@ func (a *torchCaching) collectGarbage() {
 		if sp == nil {
 			continue
 		}
-		sp.large.blocks.each(func(n *onode) bool {
-			if b := a.blocks[n.sub]; !b.isSplit() && b.seg == nil {
+		a.eachCached(&sp.large, func(b *tcBlock) {
+			if !b.isSplit() && b.seg == nil {
 				candidates = append(candidates, b)
-				totalAge += float64(clock - b.gcBase)
+				totalAge += float64(clock - a.since[b.id])
 			}
-			return true
 		})
 	}
 	count := len(candidates)
@@ -951,7 +1072,7 @@ func (a *torchCaching) collectGarbage() {
 		freed = false
 		kept := candidates[:0]
 		for _, b := range candidates {
-			age := float64(clock - b.gcBase)
+			age := float64(clock - a.since[b.id])
 			if age < ageThreshold {
 				kept = append(kept, b)
 				continue
@@ -968,8 +1089,8 @@ func (a *torchCaching) collectGarbage() {
 
 // live returns the allocated block at off.
 func (a *torchCaching) live(off int64) (*tcBlock, error) {
-	b, ok := a.blocks[off]
-	if !ok || !b.allocated {
+	b := a.at(off)
+	if b == nil || !b.allocated {
 		return nil, badFree("torch-caching", off)
 	}
 	return b, nil
@@ -983,8 +1104,9 @@ func (a *torchCaching) Free(off int64) error {
 		return err
 	}
 	b.allocated = false
-	if b.uses != nil {
-		b.uses = nil
+	if b.events > 0 {
+		b.events = 0
+		a.uses[b.id] = a.uses[b.id][:0]
 	}
 	a.cache(b)
 	return nil
@@ -995,9 +1117,7 @@ func (a *torchCaching) Free(off int64) error {
 func (a *torchCaching) cache(b *tcBlock) {
 	a.stats.freed(b.size)
 	a.used[b.pool.kind] -= b.size
-	a.merge(b, b.prev)
-	a.merge(b, b.next)
-	a.insert(b)
+	a.insert(a.coalesce(b))
 }
 
 // RecordStream implements DeferredFreer: the block at off is used by
@@ -1011,12 +1131,14 @@ func (a *torchCaching) RecordStream(off int64, stream int) error {
 	if s == b.pool.stream {
 		return nil
 	}
-	for _, u := range b.uses {
+	uses := a.uses[b.id][:b.events]
+	for _, u := range uses {
 		if u == s {
 			return nil
 		}
 	}
-	b.uses = append(b.uses, s)
+	a.uses[b.id] = append(uses, s)
+	b.events++
 	return nil
 }
 
@@ -1028,18 +1150,19 @@ func (a *torchCaching) RequestFree(off int64, stream int) error {
 		return err
 	}
 	b.allocated = false
-	if len(b.uses) == 0 {
+	if b.events == 0 {
 		a.cache(b)
 		return nil
 	}
-	for _, s := range b.uses {
+	// b.events stays: one per stream it now waits for.
+	uses := a.uses[b.id][:b.events]
+	for _, s := range uses {
 		if int(s) >= len(a.pending) {
 			a.pending = append(a.pending, make([][]*tcBlock, int(s)+1-len(a.pending))...)
 		}
 		a.pending[s] = append(a.pending[s], b)
-		b.events++
 	}
-	b.uses = nil
+	a.uses[b.id] = uses[:0]
 	return nil
 }
 
@@ -1064,11 +1187,11 @@ func (a *torchCaching) Stats() Stats {
 		if sp == nil {
 			continue
 		}
-		if n := sp.small.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
-			s.LargestFreeChunk = n.key
-		}
-		if n := sp.large.blocks.last(); n != nil && n.key > s.LargestFreeChunk {
-			s.LargestFreeChunk = n.key
+		for _, p := range [...]*tcPool{&sp.small, &sp.large} {
+			s.LargestFreeChunk = max(s.LargestFreeChunk, p.classes.largest())
+			if p.free.n > 0 {
+				s.LargestFreeChunk = max(s.LargestFreeChunk, p.free.last().size)
+			}
 		}
 	}
 	return s
