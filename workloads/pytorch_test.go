@@ -1,19 +1,29 @@
 package workloads
 
 import (
+	"errors"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 )
 
 func TestReadPyTorch(t *testing.T) {
 	// From gen_snapshots.py: the tensor freed at BASE+8192 (id 0) and the
 	// block live at BASE+4096 (id 1) predate the recording; the oom request
-	// (id 5) is allocated and freed at once; id 4 is never freed.
-	const basic = "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\na,5,1099511627776\nf,5,\nf,3,\n"
-	cases := []struct{ file, want string }{
-		{"basic.pickle", basic},
-		{"basic_p2.pickle", basic},
-		{"state_only.pickle", "a,0,1000\na,1,2048\n"},
+	// is no allocation; id 4 is never freed.
+	const basic = "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\nf,3,\n"
+	cases := []struct {
+		file, want string
+		ooms       int
+	}{
+		{"basic.pickle", basic, 1},
+		{"basic_p2.pickle", basic, 1},
+		{"state_only.pickle", "a,0,1000\na,1,2048\n", 0},
+		// PyTorch 1.13: the block allocated before the history (768 B)
+		// first, then the histories in rounds: the first block's older
+		// 512 B; its live 1000 B with the other block's 2000 B.
+		{"v113.pickle", "a,0,768\na,1,512\nf,1,\na,2,1000\na,3,2000\nf,3,\n", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -30,17 +40,21 @@ func TestReadPyTorch(t *testing.T) {
 			if got := traceText(t, tr); got != c.want || tr.Name != path {
 				t.Fatalf("got\n%s\nwant\n%s", got, c.want)
 			}
+			if tr.OOMs != c.ooms || tr.Warnings != nil {
+				t.Fatalf("%d OOMs, warnings %q; want %d OOMs, no warnings", tr.OOMs, tr.Warnings, c.ooms)
+			}
 		})
 	}
 	w, err := Load("testdata/pytorch/basic.pickle")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Live at the peak (event 7): ids 1, 3, 4 and the failed 1 TiB request.
-	if lb, want := w.Problem.LoadBound(), int64(1000+3000+400+1<<40); lb != want {
+	// Live at the peak (event 3): ids 0 to 3; the failed 1 TiB request
+	// takes no memory.
+	if lb, want := w.Problem.LoadBound(), int64(2048+1000+500+3000); lb != want {
 		t.Fatalf("LB_load %d, want %d", lb, want)
 	}
-	if w.Problem.Buffers[1].Last != 9 || w.Problem.Buffers[4].Last != 9 {
+	if w.Problem.Buffers[1].Last != 7 || w.Problem.Buffers[4].Last != 7 {
 		t.Fatalf("allocations never freed must live to the last event: %+v", w.Problem.Buffers)
 	}
 }
@@ -48,18 +62,22 @@ func TestReadPyTorch(t *testing.T) {
 func TestReadPyTorchErrors(t *testing.T) {
 	const dir = "testdata/pytorch/"
 	cases := []struct{ file, want string }{
-		{"two_devices.pickle", "device_traces: devices 0 and 1 both have events; membench reads one device's trace"},
-		{"not_dict.pickle", "not a PyTorch memory snapshot: the pickle holds a list, want a dict with segments and device_traces"},
+		{"two_devices.pickle", "trace events on 2 devices (0, 1): choose one with ?device=N"},
+		{"two_devices.pickle?device=2", "no trace events on device 2 (devices with trace events: 0, 1)"},
+		{"v113_two_devices.pickle", "allocator blocks on 2 devices (0, 1): choose one with ?device=N"},
+		{"host_only.pickle", "no device memory recorded: device_traces has no entries and segments no blocks (a snapshot taken before any CUDA allocation, or of the host only)"},
+		{"not_dict.pickle", "not a PyTorch memory snapshot: the pickle holds a list of int, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)"},
+		{"not_segments.pickle", "not a PyTorch memory snapshot: the pickle holds a list of str, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)"},
 		{"no_keys.pickle", `not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`},
 		{"missing_size.pickle", `device_traces[0][1] (alloc): missing field "size"`},
-		{"unknown_action.pickle", `device_traces[0][2] (teleport): unknown action "teleport"`},
 		{"double_alloc.pickle", "device_traces[0][2] (alloc): address 0x7f0000000000 is still allocated (since device_traces[0][1] (alloc))"},
 		{"size_str.pickle", `device_traces[0][1] (alloc): field "size": want an integer, got str`},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			_, err := Load(dir + c.file)
-			if want := dir + c.file + ": " + c.want; err == nil || err.Error() != want {
+			file, _, _ := strings.Cut(c.file, "?")
+			if want := dir + file + ": " + c.want; err == nil || err.Error() != want {
 				t.Fatalf("got %v\nwant %s", err, want)
 			}
 		})
@@ -81,7 +99,8 @@ func TestReadPyTorchErrors(t *testing.T) {
 		{"bad opcode", []byte("\x80\x04\xff."), "x: not a valid pickle: unknown opcode 0xff at byte 2"},
 		{"empty stack", []byte("\x80\x04."), "x: not a valid pickle: the stack is empty"},
 		{"truncated string", []byte("\x80\x02X\x05\x00\x00\x00ab"), "x: not a valid pickle: bad length at byte 2"},
-		{"list", []byte("\x80\x02]."), "x: not a PyTorch memory snapshot: the pickle holds a list, want a dict with segments and device_traces"},
+		{"list", []byte("\x80\x02]."), "x: no device memory recorded: device_traces has no entries and segments no blocks (a snapshot taken before any CUDA allocation, or of the host only)"},
+		{"int", []byte("\x80\x02K\x01."), "x: not a PyTorch memory snapshot: the pickle holds an int, want a dict with segments and device_traces"},
 		// Sizes past int64, Python types and the decoder's messages in words.
 		{"2**100", []byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08\x8a\x0d\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10uaas."),
 			`x: device_traces[0][0] (alloc): field "size": 1267650600228229401496703205376 does not fit in 64 bits`},
@@ -96,12 +115,12 @@ func TestReadPyTorchErrors(t *testing.T) {
 			"x: not a valid pickle: it restores the state of a Python object, which a memory snapshot never holds (only dicts, lists, strings and numbers)"},
 	}
 	// A Python object in a field membench does not read is fine.
-	if _, err := parsePyTorch([]byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08K\x01X\x05\x00\x00\x00extraq\x09ctest\x0aFoo\x0aq\x0a)\x81q\x0buaas."), "x"); err != nil {
+	if _, err := parsePyTorch([]byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08K\x01X\x05\x00\x00\x00extraq\x09ctest\x0aFoo\x0aq\x0a)\x81q\x0buaas."), "x", ""); err != nil {
 		t.Errorf("object in an unread field: %v", err)
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := parsePyTorch(c.data, "x")
+			_, err := parsePyTorch(c.data, "x", "")
 			if err == nil || err.Error() != c.want {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
@@ -137,5 +156,53 @@ func TestReadPyTorchSettings(t *testing.T) {
 		if got := w.Trace.AllocatorSettings; got != want {
 			t.Errorf("%s: AllocatorSettings %q, want %q", file, got, want)
 		}
+	}
+}
+
+// TestReadPyTorchDevice: ?device=N picks one device of a multi-device
+// snapshot, trace or 1.13 segments; a device that is no number is bad
+// usage.
+func TestReadPyTorchDevice(t *testing.T) {
+	const dir = "testdata/pytorch/"
+	for _, c := range []struct{ spec, want string }{
+		{"two_devices.pickle?device=1", "a,0,64\n"},
+		{"two_devices.pickle?device=cuda:0", "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\nf,3,\n"},
+		{"v113_two_devices.pickle?device=1", "a,0,2097152\n"},
+	} {
+		w, err := Load(dir + c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := traceText(t, w.Trace); got != c.want || w.Spec != dir+c.spec {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.spec, got, c.want)
+		}
+	}
+	_, err := Load(dir + "two_devices.pickle?device=gpu")
+	var ue *UsageError
+	const want = dir + `two_devices.pickle: device="gpu": want a device number, e.g. device=1 (devices with trace events: 0, 1)`
+	if !errors.As(err, &ue) || err.Error() != want {
+		t.Errorf("got %v, want UsageError %s", err, want)
+	}
+}
+
+// TestReadPyTorchUnknownAction: entries with actions membench does not
+// know are skipped and counted in warnings, one per action.
+func TestReadPyTorchUnknownAction(t *testing.T) {
+	w, err := Load("testdata/pytorch/unknown_action.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`skipped 2 trace entries with unknown action "teleport" (first at device_traces[0][2])`,
+		`skipped 1 trace entry with unknown action "warp" (first at device_traces[0][4])`,
+	}
+	if got := w.Warnings(); !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	// The teleported alloc at BASE+512 is missing: its free makes it a
+	// tensor allocated before the recording (id 1).
+	const trace = "a,0,2048\na,1,3000\na,2,1000\na,3,500\nf,0,\nf,3,\na,4,400\nf,1,\n"
+	if got := traceText(t, w.Trace); got != trace || w.Trace.OOMs != 1 {
+		t.Errorf("got\n%s\n%d OOMs, want\n%s\n1 OOM", got, w.Trace.OOMs, trace)
 	}
 }
