@@ -1,9 +1,11 @@
 package workloads
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -205,4 +207,145 @@ func TestReadPyTorchUnknownAction(t *testing.T) {
 	if got := traceText(t, w.Trace); got != trace || w.Trace.OOMs != 1 {
 		t.Errorf("got\n%s\n%d OOMs, want\n%s\n1 OOM", got, w.Trace.OOMs, trace)
 	}
+}
+
+// snapshotPickle writes, as Python's pickle protocol 4 would, a snapshot
+// whose device trace holds n alloc/free_requested/free_completed entries
+// with three stack frames each, as _dump_snapshot writes them: every dict,
+// list and string is memoized, keys and actions are shared, each frame's
+// file name is a string of its own.
+func snapshotPickle(n int) []byte {
+	var b []byte
+	memo := map[string]uint32{}
+	// open starts an empty dict or list, memoized.
+	open := func(op byte) {
+		b = append(b, op, 0x94)
+		memo["\x01"+strconv.Itoa(len(memo))] = uint32(len(memo))
+	}
+	str := func(s string, share bool) {
+		if i, ok := memo[s]; ok {
+			b = append(b, 'j')
+			b = binary.LittleEndian.AppendUint32(b, i)
+			return
+		}
+		if len(s) < 256 {
+			b = append(b, 0x8c, byte(len(s)))
+		} else {
+			b = append(b, 'X')
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+		}
+		b = append(b, s...)
+		b = append(b, 0x94) // MEMOIZE
+		if share {
+			memo[s] = uint32(len(memo))
+		} else {
+			memo["\x00"+strconv.Itoa(len(memo))] = uint32(len(memo)) // keeps the numbering
+		}
+	}
+	integer := func(v int64) {
+		switch {
+		case v >= 0 && v < 256:
+			b = append(b, 'K', byte(v))
+		case v >= 0 && v < 1<<16:
+			b = append(b, 'M', byte(v), byte(v>>8))
+		case v >= -1<<31 && v < 1<<31:
+			b = append(b, 'J')
+			b = binary.LittleEndian.AppendUint32(b, uint32(v))
+		default:
+			b = append(b, 0x8a, 8)
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+	}
+	b = append(b, 0x80, 4)
+	open('}')
+	b = append(b, '(')
+	str("segments", true)
+	open(']')
+	str("device_traces", true)
+	open(']')
+	open(']')
+	b = append(b, '(')
+	const base = 0x7f0000000000
+	for k := 0; k < n; k++ {
+		if k%1000 == 0 && k > 0 {
+			b = append(b, 'e', '(') // APPENDS in batches, as pickle does
+		}
+		tensor := int64(k / 3)
+		action := [3]string{"alloc", "free_requested", "free_completed"}[k%3]
+		open('}')
+		b = append(b, '(')
+		str("action", true)
+		str(action, true)
+		str("addr", true)
+		integer(base + tensor%64*(1<<20))
+		str("size", true)
+		integer(4096 + tensor%1000*512)
+		str("stream", true)
+		integer(0)
+		str("time_us", true)
+		integer(1_700_000_000_000_000 + int64(k))
+		str("frames", true)
+		open(']')
+		b = append(b, '(')
+		for f := 0; f < 3; f++ {
+			open('}')
+			b = append(b, '(')
+			str("filename", true)
+			str("/usr/lib/python3/dist-packages/torch/nn/modules/module.py", false)
+			str("line", true)
+			integer(int64(1500 + f))
+			str("name", true)
+			str("_call_impl", true)
+			b = append(b, 'u')
+		}
+		b = append(b, 'e', 'u')
+	}
+	b = append(b, 'e', 'a', 'u', '.')
+	return b
+}
+
+// BenchmarkReadPyTorch reads a snapshot of MEMBENCH_SNAPSHOT_ENTRIES
+// entries (default 100000; 4000000 make a 1 GB file) and reports the
+// file's size and the process's peak resident memory.
+func BenchmarkReadPyTorch(b *testing.B) {
+	n := 100000
+	if s := os.Getenv("MEMBENCH_SNAPSHOT_ENTRIES"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n -= n % 3 // whole alloc/free_requested/free_completed triples
+	data := snapshotPickle(n)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		tr, err := parsePyTorch(data, "big", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(tr.Events) != n/3*2 {
+			b.Fatalf("%d events, want %d", len(tr.Events), n/3*2)
+		}
+	}
+	b.ReportMetric(float64(len(data))/(1<<20), "file-MiB")
+	b.ReportMetric(float64(peakRSS(b))/(1<<20), "peak-RSS-MiB")
+}
+
+// peakRSS returns the process's peak resident memory (Linux's VmHWM).
+func peakRSS(b *testing.B) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skip("no /proc/self/status")
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	return 0
 }
