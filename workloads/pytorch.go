@@ -80,9 +80,13 @@ func parsePyTorch(data []byte, name, device string) (tr *Trace, err error) {
 	if msg := scanPickle(data); msg != "" {
 		return nil, fail("not a valid pickle: %s", msg)
 	}
-	obj, err := unpickle(data)
+	dec := snapshotDecoder{data: data, name: name}
+	obj, err := dec.decode()
 	if err != nil {
-		return nil, fail("not a valid pickle: %v", err)
+		dec.streams = nil
+		if obj, err = unpickle(data); err != nil {
+			return nil, fail("not a valid pickle: %v", err)
+		}
 	}
 	var segsV, tracesV any
 	var hasSegs, hasTraces bool
@@ -127,16 +131,33 @@ func parsePyTorch(data []byte, name, device string) (tr *Trace, err error) {
 			return nil, fail("segments: want a list, got %s", pyType(segsV))
 		}
 	}
-	dev, err := pyDevice(traces, segs, device, name)
+	entries := func(l *types.List) int {
+		if s := dec.streams[l]; s != nil {
+			return s.n
+		}
+		return len(*l)
+	}
+	dev, err := pyDevice(traces, segs, entries, device, name)
 	if err != nil {
 		return nil, err
 	}
 
-	c := pyConv{name: name, live: map[int64]pyLive{}}
+	c := &pyConv{name: name, live: map[int64]pyLive{}, dev: dev}
 	if traces != nil && dev < len(*traces) {
-		entries := (*traces)[dev].(*types.List)
-		for k, v := range *entries {
-			if err := c.entry(fmt.Sprintf("device_traces[%d][%d]", dev, k), v); err != nil {
+		l := (*traces)[dev].(*types.List)
+		if s := dec.streams[l]; s != nil {
+			// Converted while decoding: now the device is known.
+			c, c.dev = s.c, dev
+			if err := s.err; err != nil {
+				var ie *InputError
+				if errors.As(err, &ie) {
+					ie.Msg = strings.ReplaceAll(ie.Msg, streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+				}
+				return nil, err
+			}
+		}
+		for k, v := range *l {
+			if err := c.entry(c.where(k), v); err != nil {
 				return nil, err
 			}
 		}
@@ -153,7 +174,8 @@ func parsePyTorch(data []byte, name, device string) (tr *Trace, err error) {
 		if n == 1 {
 			entries = "entry"
 		}
-		tr.Warnings = append(tr.Warnings, fmt.Sprintf("skipped %d trace %s with unknown action %s (first at %s)", n, entries, Echo(u), c.unknown.first[u]))
+		first := strings.ReplaceAll(c.unknown.first[u], streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+		tr.Warnings = append(tr.Warnings, fmt.Sprintf("skipped %d trace %s with unknown action %s (first at %s)", n, entries, Echo(u), first))
 	}
 	if top != nil {
 		tr.AllocatorSettings = allocatorSettings(top)
@@ -166,11 +188,11 @@ func parsePyTorch(data []byte, name, device string) (tr *Trace, err error) {
 // with trace entries, else the only device of the segments' blocks. A
 // snapshot with no device memory, or with several devices and none
 // chosen, is an error listing them.
-func pyDevice(traces, segs *types.List, device, name string) (int, error) {
+func pyDevice(traces, segs *types.List, entries func(*types.List) int, device, name string) (int, error) {
 	var withEvents []int
 	if traces != nil {
 		for d, v := range *traces {
-			if len(*v.(*types.List)) > 0 {
+			if entries(v.(*types.List)) > 0 {
 				withEvents = append(withEvents, d)
 			}
 		}
@@ -246,7 +268,7 @@ func allocatorSettings(top *types.Dict) string {
 	}
 	if s, ok := dictGet(d, "PYTORCH_CUDA_ALLOC_CONF"); ok {
 		if str, ok := s.(string); ok {
-			return str
+			return strings.Clone(str) // not the input's bytes
 		}
 	}
 	return ""
@@ -269,8 +291,12 @@ type pyConv struct {
 	events []Event
 	nextID int
 	pyStreams
-	ooms    int
-	unknown struct { // entries with actions membench does not know
+	// dev is the device whose trace this is; streamed, a trace converted
+	// while decoding, before dev was known (positions use streamDevice).
+	dev      int
+	streamed bool
+	ooms     int
+	unknown  struct { // entries with actions membench does not know
 		order []string
 		count map[string]int
 		first map[string]string
@@ -316,6 +342,14 @@ func (s *pyStreams) deferred(at int) int32 {
 	s.n++
 	s.recordAt[at] = s.n
 	return s.n
+}
+
+// where names the k-th entry of the trace.
+func (c *pyConv) where(k int) string {
+	if c.streamed {
+		return fmt.Sprintf("%s[%d]", streamDevice, k)
+	}
+	return fmt.Sprintf("device_traces[%d][%d]", c.dev, k)
 }
 
 func (c *pyConv) newID() int { c.nextID++; return c.nextID - 1 }
