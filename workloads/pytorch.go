@@ -73,7 +73,13 @@ func ReadPyTorch(r io.Reader, name string) (*Trace, error) {
 	return parsePyTorch(data, name, "")
 }
 
-func parsePyTorch(data []byte, name, device string) (tr *Trace, err error) {
+func parsePyTorch(data []byte, name, device string) (*Trace, error) {
+	return parsePyTorchWith(data, name, device, true)
+}
+
+// parsePyTorchWith reads a snapshot with snapshotDecoder where the pickle
+// is in its subset and stream is set, else with gopickle.
+func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace, err error) {
 	fail := func(format string, args ...any) error {
 		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -81,7 +87,10 @@ func parsePyTorch(data []byte, name, device string) (tr *Trace, err error) {
 		return nil, fail("not a valid pickle: %s", msg)
 	}
 	dec := snapshotDecoder{data: data, name: name}
-	obj, err := dec.decode()
+	obj, err := any(nil), errNotSubset
+	if stream {
+		obj, err = dec.decode()
+	}
 	if err != nil {
 		dec.streams = nil
 		if obj, err = unpickle(data); err != nil {

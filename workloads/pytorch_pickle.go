@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/big"
 	"unsafe"
 
 	"github.com/nlpodyssey/gopickle/types"
@@ -26,7 +27,8 @@ type snapshotDecoder struct {
 	i       int
 	stack   []any
 	marks   []int
-	memo    []any
+	memo    pyMemo
+	swept   int // memo slots below it were swept by the last APPENDS
 	name    string
 	streams map[*types.List]*pyStream
 }
@@ -95,23 +97,20 @@ func (d *snapshotDecoder) decode() (any, error) {
 				return nil, errNotSubset
 			}
 			d.push(int(int32(binary.LittleEndian.Uint32(b))))
-		case 0x8a: // LONG1, two's complement little-endian
-			n, ok := d.take(1)
-			if !ok || n[0] > 8 {
+		case 0x8a, 0x8b: // LONG1, LONG4: two's complement, little-endian
+			width := 1
+			if op == 0x8b {
+				width = 4
+			}
+			n, ok := d.index(width == 4)
+			if !ok || n < 0 {
 				return nil, errNotSubset
 			}
-			b, ok := d.take(int(n[0]))
+			b, ok := d.take(n)
 			if !ok {
 				return nil, errNotSubset
 			}
-			var u uint64
-			for k := len(b) - 1; k >= 0; k-- {
-				u = u<<8 | uint64(b[k])
-			}
-			if len(b) > 0 && len(b) < 8 && b[len(b)-1]&0x80 != 0 {
-				u |= math.MaxUint64 << (8 * len(b)) // sign-extend
-			}
-			d.push(int(int64(u)))
+			d.push(pyLong(b))
 		case 'G':
 			b, ok := d.take(8)
 			if !ok {
@@ -140,25 +139,25 @@ func (d *snapshotDecoder) decode() (any, error) {
 			if len(d.stack) == 0 {
 				return nil, errNotSubset
 			}
-			d.memo = append(d.memo, d.stack[len(d.stack)-1])
+			d.memo.add(d.stack[len(d.stack)-1])
 		case 'q', 'r': // BINPUT, LONG_BINPUT
 			k, ok := d.index(op == 'r')
 			if !ok || len(d.stack) == 0 {
 				return nil, errNotSubset
 			}
-			if k == len(d.memo) {
-				d.memo = append(d.memo, nil)
+			if k == d.memo.n {
+				d.memo.add(nil)
 			}
-			if k > len(d.memo) {
+			if k > d.memo.n {
 				return nil, errNotSubset // Python numbers its memo densely
 			}
-			d.memo[k] = d.stack[len(d.stack)-1]
+			d.memo.set(k, d.stack[len(d.stack)-1])
 		case 'h', 'j': // BINGET, LONG_BINGET
 			k, ok := d.index(op == 'j')
-			if !ok || k >= len(d.memo) {
+			if !ok || k >= d.memo.n {
 				return nil, errNotSubset
 			}
-			d.push(d.memo[k])
+			d.push(d.memo.get(k))
 		case '0': // POP
 			if len(d.stack) == 0 || len(d.marks) > 0 && d.marks[len(d.marks)-1] == len(d.stack) {
 				return nil, errNotSubset
@@ -186,6 +185,9 @@ func (d *snapshotDecoder) decode() (any, error) {
 			}
 			for _, v := range d.stack[from:] {
 				d.append(l, v)
+			}
+			if d.streams[l] != nil && len(d.stack) > from {
+				d.sweep(d.stack[from])
 			}
 			clear(d.stack[from:])
 			d.stack = d.stack[:from]
@@ -227,6 +229,33 @@ func (d *snapshotDecoder) decode() (any, error) {
 		}
 	}
 	return nil, errNotSubset
+}
+
+// pyLong decodes a pickled long: an int where it fits in 64 bits, else a
+// *big.Int.
+func pyLong(b []byte) any {
+	if len(b) <= 8 {
+		var u uint64
+		for k := len(b) - 1; k >= 0; k-- {
+			u = u<<8 | uint64(b[k])
+		}
+		if len(b) > 0 && len(b) < 8 && b[len(b)-1]&0x80 != 0 {
+			u |= math.MaxUint64 << (8 * len(b)) // sign-extend
+		}
+		return int(int64(u))
+	}
+	be := make([]byte, len(b))
+	for k := range b {
+		be[len(b)-1-k] = b[k]
+	}
+	n := new(big.Int).SetBytes(be)
+	if b[len(b)-1]&0x80 != 0 {
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	if n.IsInt64() {
+		return int(n.Int64())
+	}
+	return n
 }
 
 func (d *snapshotDecoder) push(v any) { d.stack = append(d.stack, v) }
@@ -301,6 +330,51 @@ func (d *snapshotDecoder) convert(s *pyStream, v any) {
 	s.n++
 	hollow(v)
 }
+
+// The dicts and lists that streamed entries held stand in the memo as
+// these, so that the memo does not keep one object per entry.
+var (
+	sweptDict = &types.Dict{}
+	sweptList = &types.List{}
+)
+
+// sweep replaces the dicts and lists memoized since first (the first
+// entry of the batch just converted) by sweptDict and sweptList: they are
+// the batch's entries and what they held, all emptied.
+func (d *snapshotDecoder) sweep(first any) {
+	for k := d.memo.n - 1; k >= d.swept; k-- {
+		v := d.memo.get(k)
+		switch v.(type) {
+		case *types.Dict:
+			d.memo.set(k, sweptDict)
+		case *types.List:
+			d.memo.set(k, sweptList)
+		}
+		if v == first {
+			break
+		}
+	}
+	d.swept = d.memo.n
+}
+
+// pyMemo is the pickle memo, in chunks so that growing it copies nothing.
+type pyMemo struct {
+	chunks [][]any
+	n      int
+}
+
+const memoChunk = 1 << 12
+
+func (m *pyMemo) add(v any) {
+	if m.n%memoChunk == 0 {
+		m.chunks = append(m.chunks, make([]any, memoChunk))
+	}
+	m.chunks[m.n/memoChunk][m.n%memoChunk] = v
+	m.n++
+}
+
+func (m *pyMemo) get(k int) any    { return m.chunks[k/memoChunk][k%memoChunk] }
+func (m *pyMemo) set(k int, v any) { m.chunks[k/memoChunk][k%memoChunk] = v }
 
 // hollow empties the dicts and lists in v, which the memo may still hold.
 func hollow(v any) {

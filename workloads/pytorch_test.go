@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -356,4 +358,43 @@ func peakRSS(b *testing.B) int64 {
 		}
 	}
 	return 0
+}
+
+// TestSnapshotDecoder: the streaming decoder reads every fixture as
+// gopickle does, traces, counts, warnings and errors alike, and takes
+// the fixtures it should (all but those calling Python classes).
+func TestSnapshotDecoder(t *testing.T) {
+	files, err := filepath.Glob("testdata/pytorch/*.pickle")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("%d fixtures: %v", len(files), err)
+	}
+	files = append(files, "testdata/pytorch/two_devices.pickle?device=1", "testdata/pytorch/bad_device1.pickle?device=1")
+	for _, spec := range files {
+		path, device, _ := strings.Cut(spec, "?device=")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := snapshotDecoder{data: data, name: path}
+		if _, err := dec.decode(); err != nil {
+			t.Errorf("%s: the streaming decoder refuses it: %v", path, err)
+		}
+		show := func(tr *Trace, err error) string {
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return fmt.Sprintf("%s%d OOMs, warnings %q, settings %q", traceText(t, tr), tr.OOMs, tr.Warnings, tr.AllocatorSettings)
+		}
+		got := show(parsePyTorchWith(data, path, device, true))
+		want := show(parsePyTorchWith(data, path, device, false))
+		if got != want {
+			t.Errorf("%s: streamed\n%s\ngopickle\n%s", spec, got, want)
+		}
+	}
+	// A trace entry's error names its device once the device is known.
+	_, err = Load("testdata/pytorch/bad_device1.pickle?device=1")
+	const want = `testdata/pytorch/bad_device1.pickle: device_traces[1][1] (alloc): address 0x7f0000000000 is still allocated (since device_traces[1][0] (alloc))`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
 }

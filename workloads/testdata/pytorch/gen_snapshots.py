@@ -155,6 +155,9 @@ def main():
     two = basic()
     two["device_traces"][1] = [entry("alloc", BASE, 64)]
     write("two_devices.pickle", two)
+    two["device_traces"][1] = [entry("alloc", BASE, 64), entry("alloc", BASE, 64),
+                               entry("teleport")]
+    write("bad_device1.pickle", two)
     write("v113.pickle", v113())
     two = v113()
     two[1]["blocks"] = [{"size": 2 << 20, "state": "active_allocated"}]
