@@ -48,7 +48,8 @@ const (
 // `synthetic/random-dag?n=1000&seed=3`. An existing file wins over a name.
 //
 // A file may take reader options after a '?', as a name takes parameters:
-// `trace.json?device=cuda:0` picks the device of a Chrome trace. The spec
+// `trace.json?device=cuda:0` picks the device of a Chrome trace,
+// `snap.pickle?device=1` that of a PyTorch snapshot. The spec
 // keeps them, so a sweep's records say which device was read.
 func Load(spec string) (*Workload, error) {
 	st, err := os.Stat(spec)

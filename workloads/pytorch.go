@@ -63,8 +63,16 @@ import (
 // _record_memory_history(True)) lists the allocations made in it, newest
 // first, as {addr, real_size, frames}. They become allocations of
 // real_size bytes in the order pyHistory describes; when each was freed,
-// and how allocations in different blocks interleaved, is lost. Blocks
+// and how allocations in different blocks interleaved, is lost (a block
+// merged from freed neighbours holds their histories too, which may have
+// been live together). Segment streams are not kept. Blocks
 // without a history are read as above (allocated ones live throughout).
+//
+// Snapshots are decoded by snapshotDecoder, which converts trace entries
+// as it reads them, so a gigabyte-sized snapshot needs about its own size
+// again in memory (BenchmarkReadPyTorch); a pickle outside the subset it
+// reads (Python objects, say) goes to gopickle, which builds the whole
+// tree.
 func ReadPyTorch(r io.Reader, name string) (*Trace, error) {
 	data, err := readAll(r, name)
 	if err != nil {

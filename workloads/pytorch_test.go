@@ -220,11 +220,12 @@ func TestReadPyTorchUnknownAction(t *testing.T) {
 // file name is a string of its own.
 func snapshotPickle(n int) []byte {
 	var b []byte
-	memo := map[string]uint32{}
+	memo := map[string]uint32{} // shared strings' memo slots
+	next := uint32(0)           // the next memo slot
 	// open starts an empty dict or list, memoized.
 	open := func(op byte) {
 		b = append(b, op, 0x94)
-		memo["\x01"+strconv.Itoa(len(memo))] = uint32(len(memo))
+		next++
 	}
 	str := func(s string, share bool) {
 		if i, ok := memo[s]; ok {
@@ -241,10 +242,9 @@ func snapshotPickle(n int) []byte {
 		b = append(b, s...)
 		b = append(b, 0x94) // MEMOIZE
 		if share {
-			memo[s] = uint32(len(memo))
-		} else {
-			memo["\x00"+strconv.Itoa(len(memo))] = uint32(len(memo)) // keeps the numbering
+			memo[s] = next
 		}
+		next++
 	}
 	integer := func(v int64) {
 		switch {
