@@ -118,7 +118,13 @@ func (d *snapshotDecoder) decode() (any, error) {
 			}
 			d.push(math.Float64frombits(binary.BigEndian.Uint64(b)))
 		case 0x8c, 'X', 0x8d: // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
-			width := map[byte]int{0x8c: 1, 'X': 4, 0x8d: 8}[op]
+			width := 1
+			switch op {
+			case 'X':
+				width = 4
+			case 0x8d:
+				width = 8
+			}
 			b, ok := d.take(width)
 			if !ok {
 				return nil, errNotSubset

@@ -76,6 +76,7 @@ func TestReadPyTorchErrors(t *testing.T) {
 		{"not_segments.pickle", "not a PyTorch memory snapshot: the pickle holds a list of str, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)"},
 		{"no_keys.pickle", `not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`},
 		{"missing_size.pickle", `device_traces[0][1] (alloc): missing field "size"`},
+		{"first_not_entry.pickle", `device_traces[0][0]: missing field "action"`},
 		{"double_alloc.pickle", "device_traces[0][2] (alloc): address 0x7f0000000000 is still allocated (since device_traces[0][1] (alloc))"},
 		{"size_str.pickle", `device_traces[0][1] (alloc): field "size": want an integer, got str`},
 	}

@@ -176,6 +176,9 @@ def main():
     bad["device_traces"][0].append(entry("teleport", BASE, 1))
     write("unknown_action.pickle", bad)
     write("not_segments.pickle", ["segments"])
+    # The entry before the first one with an action is still read first.
+    write("first_not_entry.pickle", {"device_traces": [[
+        {"addr": BASE}, entry("alloc", BASE, 64)]]})
     bad = basic()
     bad["device_traces"][0][2]["addr"] = BASE  # BASE is still allocated
     write("double_alloc.pickle", bad)
