@@ -25,6 +25,15 @@ type Workload struct {
 	Format string
 }
 
+// Warnings returns what the reader skipped in the file and said so
+// (Trace.Warnings), or nil.
+func (w *Workload) Warnings() []string {
+	if w.Trace == nil {
+		return nil
+	}
+	return w.Trace.Warnings
+}
+
 // The file formats Load recognises (DESIGN §5).
 const (
 	FormatTFLite     = "tflite"
@@ -39,7 +48,8 @@ const (
 // `synthetic/random-dag?n=1000&seed=3`. An existing file wins over a name.
 //
 // A file may take reader options after a '?', as a name takes parameters:
-// `trace.json?device=cuda:0` picks the device of a Chrome trace. The spec
+// `trace.json?device=cuda:0` picks the device of a Chrome trace,
+// `snap.pickle?device=1` that of a PyTorch snapshot. The spec
 // keeps them, so a sweep's records say which device was read.
 func Load(spec string) (*Workload, error) {
 	st, err := os.Stat(spec)
@@ -76,7 +86,7 @@ func Load(spec string) (*Workload, error) {
 func LoadFile(path string) (*Workload, error) { return loadFile(path, nil) }
 
 // fileOptions are the options each format takes after a file's '?'.
-var fileOptions = map[string][]string{FormatChrome: {"device"}}
+var fileOptions = map[string][]string{FormatChrome: {"device"}, FormatPyTorch: {"device"}}
 
 func loadFile(path string, opts url.Values) (*Workload, error) {
 	data, err := os.ReadFile(path)
@@ -141,7 +151,7 @@ func decode(data []byte, name string, opts url.Values) (*Workload, error) {
 	case FormatTrace:
 		w.Trace, w.Problem, err = parseTrace(data, name)
 	case FormatPyTorch:
-		if w.Trace, err = parsePyTorch(data, name); err == nil {
+		if w.Trace, err = parsePyTorch(data, name, opts.Get("device")); err == nil {
 			w.Problem, err = w.Trace.ToProblem()
 		}
 	}

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nlpodyssey/gopickle/pickle"
@@ -32,10 +35,12 @@ import (
 //     Blocks still active_allocated in segments and never seen in the
 //     trace are allocated at the start too, and never freed.
 //   - An alloc with no matching free lives to the end of the trace.
-//   - oom (size) is a request that failed: it becomes an alloc of that size
-//     freed at once, so replays see the demand.
+//   - oom is a request the allocator failed: nothing was allocated, so it
+//     is no event; Trace.OOMs counts them.
 //   - segment_alloc, segment_free, segment_map, segment_unmap and snapshot
-//     are the allocator's own calls, not requests, and are skipped.
+//     are the allocator's own calls, annotate a user's marker: not
+//     requests, skipped. An entry with any other action is skipped too,
+//     counted in Trace.Warnings (newer PyTorch may add actions).
 //
 // Streams (DESIGN §11): each entry's "stream" (a CUDA stream handle)
 // becomes the event's stream, numbered 0, 1, ... in order of appearance
@@ -46,77 +51,225 @@ import (
 // followed by a sync of its stream, and a deferred one is also recorded
 // on a stream of its own (the next number), which syncs at its
 // free_completed, so each free completes where PyTorch completed it.
-// A snapshot whose trace events span several devices is refused: membench
-// replays one device's memory.
+//
+// Devices: membench replays one device's memory. Load's option
+// `snap.pickle?device=N` picks device N; without it, a snapshot whose
+// trace events (or, with no trace, allocated blocks) span several devices
+// is refused with the list of them, and one with none at all (a snapshot
+// of the host only, or taken before any CUDA allocation) too.
+//
+// PyTorch 1.13's torch.cuda.memory._snapshot() is the list of segments
+// alone, with no trace: each block's "history" (recorded with
+// _record_memory_history(True)) lists the allocations made in it, newest
+// first, as {addr, real_size, frames}. They become allocations of
+// real_size bytes in the order pyHistory describes; when each was freed,
+// and how allocations in different blocks interleaved, is lost (a block
+// merged from freed neighbours holds their histories too, which may have
+// been live together). Segment streams are not kept. Blocks
+// without a history are read as above (allocated ones live throughout).
+//
+// Snapshots are decoded by snapshotDecoder, which converts trace entries
+// as it reads them, so a gigabyte-sized snapshot needs about its own size
+// again in memory (BenchmarkReadPyTorch); a pickle outside the subset it
+// reads (Python objects, say) goes to gopickle, which builds the whole
+// tree.
 func ReadPyTorch(r io.Reader, name string) (*Trace, error) {
 	data, err := readAll(r, name)
 	if err != nil {
 		return nil, err
 	}
-	return parsePyTorch(data, name)
+	return parsePyTorch(data, name, "")
 }
 
-func parsePyTorch(data []byte, name string) (tr *Trace, err error) {
+func parsePyTorch(data []byte, name, device string) (*Trace, error) {
+	return parsePyTorchWith(data, name, device, true)
+}
+
+// parsePyTorchWith reads a snapshot with snapshotDecoder where the pickle
+// is in its subset and stream is set, else with gopickle.
+func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace, err error) {
 	fail := func(format string, args ...any) error {
 		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
 	}
 	if msg := scanPickle(data); msg != "" {
 		return nil, fail("not a valid pickle: %s", msg)
 	}
-	obj, err := unpickle(data)
+	dec := snapshotDecoder{data: data, name: name}
+	obj, err := any(nil), errNotSubset
+	if stream {
+		obj, err = dec.decode()
+	}
 	if err != nil {
-		return nil, fail("not a valid pickle: %v", err)
+		dec.streams = nil
+		if obj, err = unpickle(data); err != nil {
+			return nil, fail("not a valid pickle: %v", err)
+		}
 	}
-	top, ok := obj.(*types.Dict)
-	if !ok {
-		return nil, fail("not a PyTorch memory snapshot: the pickle holds a %s, want a dict with segments and device_traces", pyType(obj))
-	}
-	segsV, hasSegs := dictGet(top, "segments")
-	tracesV, hasTraces := dictGet(top, "device_traces")
-	if !hasSegs && !hasTraces {
-		return nil, fail(`not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`)
+	var segsV, tracesV any
+	var hasSegs, hasTraces bool
+	var top *types.Dict
+	switch o := obj.(type) {
+	case *types.Dict:
+		top = o
+		segsV, hasSegs = dictGet(top, "segments")
+		tracesV, hasTraces = dictGet(top, "device_traces")
+		if !hasSegs && !hasTraces {
+			return nil, fail(`not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`)
+		}
+	case *types.List:
+		// PyTorch 1.13's torch.cuda.memory._snapshot() is the list of
+		// segments alone.
+		for _, v := range *o {
+			if _, ok := v.(*types.Dict); !ok {
+				return nil, fail("not a PyTorch memory snapshot: the pickle holds a list of %s, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)", pyType(v))
+			}
+		}
+		segsV, hasSegs = o, true
+	default:
+		return nil, fail("not a PyTorch memory snapshot: the pickle holds %s, want a dict with segments and device_traces", aPyType(obj))
 	}
 
 	var traces *types.List
-	dev := 0
 	if hasTraces {
+		var ok bool
 		if traces, ok = tracesV.(*types.List); !ok {
 			return nil, fail("device_traces: want a list, got %s", pyType(tracesV))
 		}
-		found := -1
 		for d, v := range *traces {
-			l, ok := v.(*types.List)
-			if !ok {
+			if _, ok := v.(*types.List); !ok {
 				return nil, fail("device_traces[%d]: want a list, got %s", d, pyType(v))
 			}
-			if len(*l) == 0 {
-				continue
-			}
-			if found >= 0 {
-				return nil, fail("device_traces: devices %d and %d both have events; membench reads one device's trace", found, d)
-			}
-			found = d
 		}
-		dev = max(found, 0)
+	}
+	var segs *types.List
+	if hasSegs {
+		var ok bool
+		if segs, ok = segsV.(*types.List); !ok {
+			return nil, fail("segments: want a list, got %s", pyType(segsV))
+		}
+	}
+	entries := func(l *types.List) int {
+		if s := dec.streams[l]; s != nil {
+			return s.n
+		}
+		return len(*l)
+	}
+	dev, err := pyDevice(traces, segs, entries, device, name)
+	if err != nil {
+		return nil, err
 	}
 
-	c := pyConv{name: name, live: map[int64]pyLive{}}
+	c := &pyConv{name: name, live: map[int64]pyLive{}, dev: dev}
 	if traces != nil && dev < len(*traces) {
-		entries := (*traces)[dev].(*types.List)
-		for k, v := range *entries {
-			if err := c.entry(fmt.Sprintf("device_traces[%d][%d]", dev, k), v); err != nil {
+		l := (*traces)[dev].(*types.List)
+		if s := dec.streams[l]; s != nil {
+			// Converted while decoding: now the device is known.
+			c, c.dev = s.c, dev
+			if err := s.err; err != nil {
+				var ie *InputError
+				if errors.As(err, &ie) {
+					ie.Msg = strings.ReplaceAll(ie.Msg, streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+				}
+				return nil, err
+			}
+		}
+		for k, v := range *l {
+			if err := c.entry(c.where(k), v); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if hasSegs {
-		if err := c.segments(segsV, dev); err != nil {
+	if segs != nil {
+		if err := c.segments(segs, dev); err != nil {
 			return nil, err
 		}
 	}
 	tr = c.trace()
-	tr.AllocatorSettings = allocatorSettings(top)
+	tr.OOMs = c.ooms
+	for _, u := range c.unknown.order {
+		n, entries := c.unknown.count[u], "entries"
+		if n == 1 {
+			entries = "entry"
+		}
+		first := strings.ReplaceAll(c.unknown.first[u], streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+		tr.Warnings = append(tr.Warnings, fmt.Sprintf("skipped %d trace %s with unknown action %s (first at %s)", n, entries, Echo(u), first))
+	}
+	if top != nil {
+		tr.AllocatorSettings = allocatorSettings(top)
+	}
 	return tr, nil
+}
+
+// pyDevice returns the device whose memory a snapshot's trace is read
+// from: the one chosen (device, as "N" or "cuda:N"), else the only device
+// with trace entries, else the only device of the segments' blocks. A
+// snapshot with no device memory, or with several devices and none
+// chosen, is an error listing them.
+func pyDevice(traces, segs *types.List, entries func(*types.List) int, device, name string) (int, error) {
+	var withEvents []int
+	if traces != nil {
+		for d, v := range *traces {
+			if entries(v.(*types.List)) > 0 {
+				withEvents = append(withEvents, d)
+			}
+		}
+	}
+	withBlocks := map[int]bool{}
+	if segs != nil {
+		for _, sv := range *segs {
+			seg, ok := sv.(*types.Dict)
+			if !ok {
+				continue // segments() words the error
+			}
+			d := int64(0)
+			if dv, ok := dictGet(seg, "device"); ok {
+				if d, ok = pyInt(dv); !ok || d < 0 || d > math.MaxInt32 {
+					continue
+				}
+			}
+			if bv, ok := dictGet(seg, "blocks"); ok {
+				if l, ok := bv.(*types.List); ok && len(*l) > 0 {
+					withBlocks[int(d)] = true
+				}
+			}
+		}
+	}
+	devices := withEvents
+	what := "trace events"
+	if len(devices) == 0 {
+		what = "allocator blocks"
+		for d := range withBlocks {
+			devices = append(devices, d)
+		}
+		slices.Sort(devices)
+	}
+	list := func() string {
+		s := make([]string, len(devices))
+		for i, d := range devices {
+			s[i] = strconv.Itoa(d)
+		}
+		return strings.Join(s, ", ")
+	}
+	fail := func(format string, args ...any) error {
+		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
+	}
+	if device != "" {
+		d, err := strconv.Atoi(strings.TrimPrefix(device, "cuda:"))
+		if err != nil || d < 0 {
+			return 0, Usagef("%s: device=%s: want a device number, e.g. device=1 (devices with %s: %s)", name, Echo(device), what, list())
+		}
+		if !slices.Contains(devices, d) {
+			return 0, fail("no %s on device %d (devices with %s: %s)", what, d, what, list())
+		}
+		return d, nil
+	}
+	switch len(devices) {
+	case 0:
+		return 0, fail("no device memory recorded: device_traces has no entries and segments no blocks (a snapshot taken before any CUDA allocation, or of the host only)")
+	case 1:
+		return devices[0], nil
+	}
+	return 0, fail("%s on %d devices (%s): choose one with ?device=N", what, len(devices), list())
 }
 
 // allocatorSettings returns the PYTORCH_CUDA_ALLOC_CONF string PyTorch
@@ -132,7 +285,7 @@ func allocatorSettings(top *types.Dict) string {
 	}
 	if s, ok := dictGet(d, "PYTORCH_CUDA_ALLOC_CONF"); ok {
 		if str, ok := s.(string); ok {
-			return str
+			return strings.Clone(str) // not the input's bytes
 		}
 	}
 	return ""
@@ -155,6 +308,16 @@ type pyConv struct {
 	events []Event
 	nextID int
 	pyStreams
+	// dev is the device whose trace this is; streamed, a trace converted
+	// while decoding, before dev was known (positions use streamDevice).
+	dev      int
+	streamed bool
+	ooms     int
+	unknown  struct { // entries with actions membench does not know
+		order []string
+		count map[string]int
+		first map[string]string
+	}
 }
 
 // pyStreams numbers a snapshot's streams and keeps its deferred frees.
@@ -198,6 +361,14 @@ func (s *pyStreams) deferred(at int) int32 {
 	return s.n
 }
 
+// where names the k-th entry of the trace.
+func (c *pyConv) where(k int) string {
+	if c.streamed {
+		return fmt.Sprintf("%s[%d]", streamDevice, k)
+	}
+	return fmt.Sprintf("device_traces[%d][%d]", c.dev, k)
+}
+
 func (c *pyConv) newID() int { c.nextID++; return c.nextID - 1 }
 
 func (c *pyConv) fail(where, format string, args ...any) error {
@@ -218,6 +389,7 @@ func (c *pyConv) entry(where string, v any) error {
 	if !ok {
 		return c.fail(where, `field "action": want a string, got %s`, pyType(actV))
 	}
+	at := where
 	where += fmt.Sprintf(" (%s)", Clip(action))
 	field := func(key string) (int64, error) { return c.intKey(d, key, where) }
 	switch action {
@@ -275,26 +447,29 @@ func (c *pyConv) entry(where string, v any) error {
 			}
 		}
 	case "oom":
-		size, err := field("size")
-		if err != nil {
-			return err
-		}
-		id, st := c.newID(), c.stream(d)
-		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size, Stream: st}, Event{Kind: Free, ID: id, Stream: st})
-	case "segment_alloc", "segment_free", "segment_map", "segment_unmap", "snapshot":
+		// A request the allocator could not serve: nothing was allocated.
+		c.ooms++
+	case "segment_alloc", "segment_free", "segment_map", "segment_unmap", "snapshot", "annotate":
+		// The allocator's own calls, and user markers: not requests.
 	default:
-		return c.fail(where, "unknown action %s", Echo(action))
+		u := &c.unknown
+		if u.count == nil {
+			u.count, u.first = map[string]int{}, map[string]string{}
+		}
+		if u.count[action] == 0 {
+			u.order = append(u.order, action)
+			u.first[action] = at
+		}
+		u.count[action]++
 	}
 	return nil
 }
 
 // segments adds the blocks of device dev that are allocated at the snapshot
-// but were never allocated in the trace.
-func (c *pyConv) segments(v any, dev int) error {
-	segs, ok := v.(*types.List)
-	if !ok {
-		return c.fail("segments", "want a list, got %s", pyType(v))
-	}
+// but were never allocated in the trace, and the allocations that PyTorch
+// 1.13's per-block histories record.
+func (c *pyConv) segments(segs *types.List, dev int) error {
+	var hist pyHistory
 	for i, sv := range *segs {
 		where := fmt.Sprintf("segments[%d]", i)
 		seg, ok := sv.(*types.Dict)
@@ -335,7 +510,20 @@ func (c *pyConv) segments(v any, dev int) error {
 					return err
 				}
 			}
-			if st, _ := dictGet(b, "state"); st == "active_allocated" {
+			st, _ := dictGet(b, "state")
+			allocated := st == "active_allocated"
+			if hv, ok := dictGet(b, "history"); ok {
+				sizes, err := c.history(hv, bwhere)
+				if err != nil {
+					return err
+				}
+				if len(sizes) > 0 {
+					hist.add(sizes, allocated)
+					addr += size
+					continue
+				}
+			}
+			if allocated {
 				if _, seen := c.live[addr]; !seen {
 					req := size
 					if _, ok := dictGet(b, "requested_size"); ok {
@@ -349,7 +537,74 @@ func (c *pyConv) segments(v any, dev int) error {
 			addr += size
 		}
 	}
+	c.pre = append(c.pre, hist.events(c)...)
 	return nil
+}
+
+// history returns the real_size of each entry of a PyTorch 1.13 block
+// history, newest first as PyTorch lists them.
+func (c *pyConv) history(v any, where string) ([]int64, error) {
+	l, ok := v.(*types.List)
+	if !ok {
+		return nil, c.fail(where, `field "history": want a list, got %s`, pyType(v))
+	}
+	sizes := make([]int64, len(*l))
+	for k, hv := range *l {
+		hwhere := fmt.Sprintf("%s.history[%d]", where, k)
+		h, ok := hv.(*types.Dict)
+		if !ok {
+			return nil, c.fail(hwhere, "want a dict, got %s", pyType(hv))
+		}
+		n, err := c.intKey(h, "real_size", hwhere)
+		if err != nil {
+			return nil, err
+		}
+		sizes[k] = n
+	}
+	return sizes, nil
+}
+
+// pyHistory orders the allocations of PyTorch 1.13's block histories,
+// which record what each block held but not when relative to other
+// blocks. They are replayed in rounds aligned on the snapshot: round r
+// allocates the r-th newest allocation of every block whose history has
+// one, oldest rounds first, and then frees them, except that round 0's
+// allocation of a block allocated at the snapshot stays live to the end.
+// So allocations the same distance back in their blocks' histories are
+// live together; the true overlap in time is lost.
+type pyHistory struct {
+	blocks [][]int64 // sizes, newest first
+	live   []bool    // block allocated at the snapshot
+}
+
+func (h *pyHistory) add(sizes []int64, live bool) {
+	h.blocks = append(h.blocks, sizes)
+	h.live = append(h.live, live)
+}
+
+func (h *pyHistory) events(c *pyConv) []Event {
+	rounds := 0
+	for _, b := range h.blocks {
+		rounds = max(rounds, len(b))
+	}
+	var evs []Event
+	for r := rounds - 1; r >= 0; r-- {
+		var freed []int
+		for i, b := range h.blocks {
+			if r >= len(b) {
+				continue
+			}
+			id := c.newID()
+			evs = append(evs, Event{Kind: Alloc, ID: id, Size: b[r]})
+			if r > 0 || !h.live[i] {
+				freed = append(freed, id)
+			}
+		}
+		for _, id := range freed {
+			evs = append(evs, Event{Kind: Free, ID: id})
+		}
+	}
+	return evs
 }
 
 func (c *pyConv) intKey(d *types.Dict, key, where string) (int64, error) {
@@ -459,6 +714,18 @@ func pyInt(v any) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// aPyType is pyType with an article: "an int", "a str", "None".
+func aPyType(v any) string {
+	t := pyType(v)
+	switch {
+	case t == "None":
+		return t
+	case strings.ContainsRune("aeiouAEIOU", rune(t[0])):
+		return "an " + t
+	}
+	return "a " + t
 }
 
 func pyType(v any) string {

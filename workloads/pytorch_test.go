@@ -1,19 +1,35 @@
 package workloads
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
 func TestReadPyTorch(t *testing.T) {
 	// From gen_snapshots.py: the tensor freed at BASE+8192 (id 0) and the
 	// block live at BASE+4096 (id 1) predate the recording; the oom request
-	// (id 5) is allocated and freed at once; id 4 is never freed.
-	const basic = "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\na,5,1099511627776\nf,5,\nf,3,\n"
-	cases := []struct{ file, want string }{
-		{"basic.pickle", basic},
-		{"basic_p2.pickle", basic},
-		{"state_only.pickle", "a,0,1000\na,1,2048\n"},
+	// is no allocation; id 4 is never freed.
+	const basic = "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\nf,3,\n"
+	cases := []struct {
+		file, want string
+		ooms       int
+	}{
+		{"basic.pickle", basic, 1},
+		{"basic_p2.pickle", basic, 1},
+		{"state_only.pickle", "a,0,1000\na,1,2048\n", 0},
+		// PyTorch 1.13: the block allocated before the history (768 B)
+		// first, then the histories in rounds: the first block's older
+		// 512 B; its live 1000 B with the other block's 2000 B.
+		{"v113.pickle", "a,0,768\na,1,512\nf,1,\na,2,1000\na,3,2000\nf,3,\n", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -30,17 +46,21 @@ func TestReadPyTorch(t *testing.T) {
 			if got := traceText(t, tr); got != c.want || tr.Name != path {
 				t.Fatalf("got\n%s\nwant\n%s", got, c.want)
 			}
+			if tr.OOMs != c.ooms || tr.Warnings != nil {
+				t.Fatalf("%d OOMs, warnings %q; want %d OOMs, no warnings", tr.OOMs, tr.Warnings, c.ooms)
+			}
 		})
 	}
 	w, err := Load("testdata/pytorch/basic.pickle")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Live at the peak (event 7): ids 1, 3, 4 and the failed 1 TiB request.
-	if lb, want := w.Problem.LoadBound(), int64(1000+3000+400+1<<40); lb != want {
+	// Live at the peak (event 3): ids 0 to 3; the failed 1 TiB request
+	// takes no memory.
+	if lb, want := w.Problem.LoadBound(), int64(2048+1000+500+3000); lb != want {
 		t.Fatalf("LB_load %d, want %d", lb, want)
 	}
-	if w.Problem.Buffers[1].Last != 9 || w.Problem.Buffers[4].Last != 9 {
+	if w.Problem.Buffers[1].Last != 7 || w.Problem.Buffers[4].Last != 7 {
 		t.Fatalf("allocations never freed must live to the last event: %+v", w.Problem.Buffers)
 	}
 }
@@ -48,18 +68,23 @@ func TestReadPyTorch(t *testing.T) {
 func TestReadPyTorchErrors(t *testing.T) {
 	const dir = "testdata/pytorch/"
 	cases := []struct{ file, want string }{
-		{"two_devices.pickle", "device_traces: devices 0 and 1 both have events; membench reads one device's trace"},
-		{"not_dict.pickle", "not a PyTorch memory snapshot: the pickle holds a list, want a dict with segments and device_traces"},
+		{"two_devices.pickle", "trace events on 2 devices (0, 1): choose one with ?device=N"},
+		{"two_devices.pickle?device=2", "no trace events on device 2 (devices with trace events: 0, 1)"},
+		{"v113_two_devices.pickle", "allocator blocks on 2 devices (0, 1): choose one with ?device=N"},
+		{"host_only.pickle", "no device memory recorded: device_traces has no entries and segments no blocks (a snapshot taken before any CUDA allocation, or of the host only)"},
+		{"not_dict.pickle", "not a PyTorch memory snapshot: the pickle holds a list of int, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)"},
+		{"not_segments.pickle", "not a PyTorch memory snapshot: the pickle holds a list of str, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)"},
 		{"no_keys.pickle", `not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`},
 		{"missing_size.pickle", `device_traces[0][1] (alloc): missing field "size"`},
-		{"unknown_action.pickle", `device_traces[0][2] (teleport): unknown action "teleport"`},
+		{"first_not_entry.pickle", `device_traces[0][0]: missing field "action"`},
 		{"double_alloc.pickle", "device_traces[0][2] (alloc): address 0x7f0000000000 is still allocated (since device_traces[0][1] (alloc))"},
 		{"size_str.pickle", `device_traces[0][1] (alloc): field "size": want an integer, got str`},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			_, err := Load(dir + c.file)
-			if want := dir + c.file + ": " + c.want; err == nil || err.Error() != want {
+			file, _, _ := strings.Cut(c.file, "?")
+			if want := dir + file + ": " + c.want; err == nil || err.Error() != want {
 				t.Fatalf("got %v\nwant %s", err, want)
 			}
 		})
@@ -81,7 +106,8 @@ func TestReadPyTorchErrors(t *testing.T) {
 		{"bad opcode", []byte("\x80\x04\xff."), "x: not a valid pickle: unknown opcode 0xff at byte 2"},
 		{"empty stack", []byte("\x80\x04."), "x: not a valid pickle: the stack is empty"},
 		{"truncated string", []byte("\x80\x02X\x05\x00\x00\x00ab"), "x: not a valid pickle: bad length at byte 2"},
-		{"list", []byte("\x80\x02]."), "x: not a PyTorch memory snapshot: the pickle holds a list, want a dict with segments and device_traces"},
+		{"list", []byte("\x80\x02]."), "x: no device memory recorded: device_traces has no entries and segments no blocks (a snapshot taken before any CUDA allocation, or of the host only)"},
+		{"int", []byte("\x80\x02K\x01."), "x: not a PyTorch memory snapshot: the pickle holds an int, want a dict with segments and device_traces"},
 		// Sizes past int64, Python types and the decoder's messages in words.
 		{"2**100", []byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08\x8a\x0d\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10uaas."),
 			`x: device_traces[0][0] (alloc): field "size": 1267650600228229401496703205376 does not fit in 64 bits`},
@@ -96,12 +122,12 @@ func TestReadPyTorchErrors(t *testing.T) {
 			"x: not a valid pickle: it restores the state of a Python object, which a memory snapshot never holds (only dicts, lists, strings and numbers)"},
 	}
 	// A Python object in a field membench does not read is fine.
-	if _, err := parsePyTorch([]byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08K\x01X\x05\x00\x00\x00extraq\x09ctest\x0aFoo\x0aq\x0a)\x81q\x0buaas."), "x"); err != nil {
+	if _, err := parsePyTorch([]byte("\x80\x02}q\x00X\x0d\x00\x00\x00device_tracesq\x01]q\x02]q\x03}q\x04(X\x06\x00\x00\x00actionq\x05X\x05\x00\x00\x00allocq\x06X\x04\x00\x00\x00addrq\x07K\x01X\x04\x00\x00\x00sizeq\x08K\x01X\x05\x00\x00\x00extraq\x09ctest\x0aFoo\x0aq\x0a)\x81q\x0buaas."), "x", ""); err != nil {
 		t.Errorf("object in an unread field: %v", err)
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := parsePyTorch(c.data, "x")
+			_, err := parsePyTorch(c.data, "x", "")
 			if err == nil || err.Error() != c.want {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
@@ -137,5 +163,239 @@ func TestReadPyTorchSettings(t *testing.T) {
 		if got := w.Trace.AllocatorSettings; got != want {
 			t.Errorf("%s: AllocatorSettings %q, want %q", file, got, want)
 		}
+	}
+}
+
+// TestReadPyTorchDevice: ?device=N picks one device of a multi-device
+// snapshot, trace or 1.13 segments; a device that is no number is bad
+// usage.
+func TestReadPyTorchDevice(t *testing.T) {
+	const dir = "testdata/pytorch/"
+	for _, c := range []struct{ spec, want string }{
+		{"two_devices.pickle?device=1", "a,0,64\n"},
+		{"two_devices.pickle?device=cuda:0", "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\nf,3,\n"},
+		{"v113_two_devices.pickle?device=1", "a,0,2097152\n"},
+	} {
+		w, err := Load(dir + c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := traceText(t, w.Trace); got != c.want || w.Spec != dir+c.spec {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.spec, got, c.want)
+		}
+	}
+	_, err := Load(dir + "two_devices.pickle?device=gpu")
+	var ue *UsageError
+	const want = dir + `two_devices.pickle: device="gpu": want a device number, e.g. device=1 (devices with trace events: 0, 1)`
+	if !errors.As(err, &ue) || err.Error() != want {
+		t.Errorf("got %v, want UsageError %s", err, want)
+	}
+}
+
+// TestReadPyTorchUnknownAction: entries with actions membench does not
+// know are skipped and counted in warnings, one per action.
+func TestReadPyTorchUnknownAction(t *testing.T) {
+	w, err := Load("testdata/pytorch/unknown_action.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`skipped 2 trace entries with unknown action "teleport" (first at device_traces[0][2])`,
+		`skipped 1 trace entry with unknown action "warp" (first at device_traces[0][4])`,
+	}
+	if got := w.Warnings(); !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	// The teleported alloc at BASE+512 is missing: its free makes it a
+	// tensor allocated before the recording (id 1).
+	const trace = "a,0,2048\na,1,3000\na,2,1000\na,3,500\nf,0,\nf,3,\na,4,400\nf,1,\n"
+	if got := traceText(t, w.Trace); got != trace || w.Trace.OOMs != 1 {
+		t.Errorf("got\n%s\n%d OOMs, want\n%s\n1 OOM", got, w.Trace.OOMs, trace)
+	}
+}
+
+// snapshotPickle writes, as Python's pickle protocol 4 would, a snapshot
+// whose device trace holds n alloc/free_requested/free_completed entries
+// with three stack frames each, as _dump_snapshot writes them: every dict,
+// list and string is memoized, keys and actions are shared, each frame's
+// file name is a string of its own.
+func snapshotPickle(n int) []byte {
+	var b []byte
+	memo := map[string]uint32{} // shared strings' memo slots
+	next := uint32(0)           // the next memo slot
+	// open starts an empty dict or list, memoized.
+	open := func(op byte) {
+		b = append(b, op, 0x94)
+		next++
+	}
+	str := func(s string, share bool) {
+		if i, ok := memo[s]; ok {
+			b = append(b, 'j')
+			b = binary.LittleEndian.AppendUint32(b, i)
+			return
+		}
+		if len(s) < 256 {
+			b = append(b, 0x8c, byte(len(s)))
+		} else {
+			b = append(b, 'X')
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+		}
+		b = append(b, s...)
+		b = append(b, 0x94) // MEMOIZE
+		if share {
+			memo[s] = next
+		}
+		next++
+	}
+	integer := func(v int64) {
+		switch {
+		case v >= 0 && v < 256:
+			b = append(b, 'K', byte(v))
+		case v >= 0 && v < 1<<16:
+			b = append(b, 'M', byte(v), byte(v>>8))
+		case v >= -1<<31 && v < 1<<31:
+			b = append(b, 'J')
+			b = binary.LittleEndian.AppendUint32(b, uint32(v))
+		default:
+			b = append(b, 0x8a, 8)
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+	}
+	b = append(b, 0x80, 4)
+	open('}')
+	b = append(b, '(')
+	str("segments", true)
+	open(']')
+	str("device_traces", true)
+	open(']')
+	open(']')
+	b = append(b, '(')
+	const base = 0x7f0000000000
+	for k := 0; k < n; k++ {
+		if k%1000 == 0 && k > 0 {
+			b = append(b, 'e', '(') // APPENDS in batches, as pickle does
+		}
+		tensor := int64(k / 3)
+		action := [3]string{"alloc", "free_requested", "free_completed"}[k%3]
+		open('}')
+		b = append(b, '(')
+		str("action", true)
+		str(action, true)
+		str("addr", true)
+		integer(base + tensor%64*(1<<20))
+		str("size", true)
+		integer(4096 + tensor%1000*512)
+		str("stream", true)
+		integer(0)
+		str("time_us", true)
+		integer(1_700_000_000_000_000 + int64(k))
+		str("frames", true)
+		open(']')
+		b = append(b, '(')
+		for f := 0; f < 3; f++ {
+			open('}')
+			b = append(b, '(')
+			str("filename", true)
+			str("/usr/lib/python3/dist-packages/torch/nn/modules/module.py", false)
+			str("line", true)
+			integer(int64(1500 + f))
+			str("name", true)
+			str("_call_impl", true)
+			b = append(b, 'u')
+		}
+		b = append(b, 'e', 'u')
+	}
+	b = append(b, 'e', 'a', 'u', '.')
+	return b
+}
+
+// BenchmarkReadPyTorch reads a snapshot of MEMBENCH_SNAPSHOT_ENTRIES
+// entries (default 100000; 4000000 make a 1 GB file) and reports the
+// file's size and the process's peak resident memory.
+func BenchmarkReadPyTorch(b *testing.B) {
+	n := 100000
+	if s := os.Getenv("MEMBENCH_SNAPSHOT_ENTRIES"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n -= n % 3 // whole alloc/free_requested/free_completed triples
+	data := bytes.Clone(snapshotPickle(n))
+	// Count only the reader's memory: the input as Load holds it, and what
+	// it builds (writing 5 to clear_refs resets the peak).
+	debug.FreeOSMemory()
+	resetPeakRSS := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		tr, err := parsePyTorch(data, "big", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(tr.Events) != n/3*2 {
+			b.Fatalf("%d events, want %d", len(tr.Events), n/3*2)
+		}
+	}
+	b.ReportMetric(float64(len(data))/(1<<20), "file-MiB")
+	if resetPeakRSS == nil {
+		b.ReportMetric(float64(peakRSS(b))/(1<<20), "peak-RSS-MiB")
+	}
+}
+
+// peakRSS returns the process's peak resident memory (Linux's VmHWM).
+func peakRSS(b *testing.B) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skip("no /proc/self/status")
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// TestSnapshotDecoder: the streaming decoder reads every fixture as
+// gopickle does, traces, counts, warnings and errors alike, and takes
+// the fixtures it should (all but those calling Python classes).
+func TestSnapshotDecoder(t *testing.T) {
+	files, err := filepath.Glob("testdata/pytorch/*.pickle")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("%d fixtures: %v", len(files), err)
+	}
+	files = append(files, "testdata/pytorch/two_devices.pickle?device=1", "testdata/pytorch/bad_device1.pickle?device=1")
+	for _, spec := range files {
+		path, device, _ := strings.Cut(spec, "?device=")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := snapshotDecoder{data: data, name: path}
+		if _, err := dec.decode(); err != nil {
+			t.Errorf("%s: the streaming decoder refuses it: %v", path, err)
+		}
+		show := func(tr *Trace, err error) string {
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return fmt.Sprintf("%s%d OOMs, warnings %q, settings %q", traceText(t, tr), tr.OOMs, tr.Warnings, tr.AllocatorSettings)
+		}
+		got := show(parsePyTorchWith(data, path, device, true))
+		want := show(parsePyTorchWith(data, path, device, false))
+		if got != want {
+			t.Errorf("%s: streamed\n%s\ngopickle\n%s", spec, got, want)
+		}
+	}
+	// A trace entry's error names its device once the device is known.
+	_, err = Load("testdata/pytorch/bad_device1.pickle?device=1")
+	const want = `testdata/pytorch/bad_device1.pickle: device_traces[1][1] (alloc): address 0x7f0000000000 is still allocated (since device_traces[1][0] (alloc))`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }

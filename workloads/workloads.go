@@ -160,4 +160,10 @@ type Trace struct {
 	// recorded under, where the file says (a PyTorch snapshot's
 	// PYTORCH_CUDA_ALLOC_CONF); "" when unknown or default.
 	AllocatorSettings string
+	// OOMs counts the out-of-memory events the recording holds (a PyTorch
+	// snapshot's oom entries): requests that failed, so not in Events.
+	OOMs int
+	// Warnings says what the reader skipped, one message each, without the
+	// file name (a PyTorch snapshot's entries with unknown actions).
+	Warnings []string
 }

@@ -80,8 +80,8 @@ func TestBadInputCorpus(t *testing.T) {
 		"pytorch-bigint.pickle":    `: device_traces[0][0] (alloc): field "size": 1267650600228229401496703205376 does not fit in 64 bits`,
 		"pytorch-class.pickle":     `: not a valid pickle: it calls the Python class builtins.complex, which a memory snapshot never holds (only dicts, lists, strings and numbers)`,
 		"pytorch-type.pickle":      `: device_traces[0][0] (alloc): field "size": want an integer, got set`,
-		"pytorch-action.pickle":    `: device_traces[0][1] (teleport): unknown action "teleport"`,
-		"pytorch-not-dict.pickle":  `: not a PyTorch memory snapshot: the pickle holds a list, want a dict with segments and device_traces`,
+		"pytorch-host.pickle":      `: no device memory recorded: device_traces has no entries and segments no blocks (a snapshot taken before any CUDA allocation, or of the host only)`,
+		"pytorch-not-dict.pickle":  `: not a PyTorch memory snapshot: the pickle holds a list of int, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)`,
 		"pytorch-truncated.pickle": `: not a valid pickle: truncated at byte 2`,
 		"pytorch-reduce.pickle":    `: not a valid pickle: REDUCE requires a Callable object`,
 		// Chrome traces (torch.profiler).

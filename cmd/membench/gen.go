@@ -37,7 +37,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	if !slices.Contains(workloads.WriteFormats, *format) {
 		return badUsage("gen: unknown --format %q (valid: %s)", *format, strings.Join(workloads.WriteFormats, ", "))
 	}
-	w, err := workloads.Load(fs.Arg(0))
+	w, err := e.load(fs.Arg(0))
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := workloads.Load(fs.Arg(0))
+	w, err := e.load(fs.Arg(0))
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,9 @@ type replayJSON struct {
 	// replay applied them; DeviceMemory is --device-memory.
 	AllocatorSettings string `json:"allocator_settings,omitempty"`
 	DeviceMemory      int64  `json:"device_memory,omitempty"`
+	// RecordedOOMs counts a PyTorch snapshot's oom entries (left out for
+	// other workloads).
+	RecordedOOMs *int `json:"recorded_ooms,omitempty"`
 	// Peak is where memory went when reserved first reached its peak;
 	// OOMBreakdowns the same at each failed request, in order.
 	Peak          *allocators.Breakdown     `json:"peak"`
@@ -89,7 +92,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := workloads.Load(fs.Arg(0))
+	w, err := e.load(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -100,6 +103,9 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	eff, err := effectiveSpec(*spec, tr, *deviceMem)
 	if err != nil {
 		return err
+	}
+	if w.Format == workloads.FormatPyTorch {
+		eff.recordedOOMs = &tr.OOMs
 	}
 	if eff.spec != *spec {
 		if f, err = allocators.Lookup(eff.spec); err != nil {
@@ -137,6 +143,9 @@ type replaySpec struct {
 	// applied; device the --device-memory bytes (0: none).
 	settings string
 	device   int64
+	// recordedOOMs are the OOMs a PyTorch snapshot recorded; nil for
+	// other workloads.
+	recordedOOMs *int
 }
 
 // tcOptions are the torch-caching parameters that set what a snapshot's
@@ -187,7 +196,7 @@ func effectiveSpec(spec string, tr *workloads.Trace, deviceMem string) (replaySp
 
 func writeReplayJSON(e *env, spec string, eff replaySpec, res *allocators.ReplayResult) error {
 	out := replayJSON{Allocator: spec, Allocs: make([][4]int64, len(res.Allocs)), OOMs: res.OOMs,
-		AllocatorSettings: eff.settings, DeviceMemory: eff.device, Peak: &res.Peak, OOMBreakdowns: res.OOMsAt,
+		AllocatorSettings: eff.settings, DeviceMemory: eff.device, RecordedOOMs: eff.recordedOOMs, Peak: &res.Peak, OOMBreakdowns: res.OOMsAt,
 		Stats: replayStats{
 			PeakInUse: res.PeakInUse, PeakAllocated: res.PeakAllocated, PeakReserved: res.PeakReserved,
 			LargestFreeChunk: res.LargestFreeChunk, NsPerOp: res.NsPerOp,
@@ -233,6 +242,10 @@ func writeReplayText(e *env, spec, workload string, eff replaySpec, res *allocat
 	}
 	if eff.device > 0 {
 		extra = append(extra, [2]string{"device memory", bytesExact(eff.device)})
+	}
+	if n := eff.recordedOOMs; n != nil {
+		// After this replay's OOMs (row 2).
+		rows = slices.Insert(rows, 3, [2]string{"recorded OOMs", fmt.Sprintf("%d (oom entries in the snapshot: requests PyTorch failed, not replayed)", *n)})
 	}
 	rows = append(rows[:1], append(extra, rows[1:]...)...)
 	p := &res.Peak

@@ -37,6 +37,19 @@ type env struct {
 	stdout, stderr io.Writer
 }
 
+// load loads a workload and prints what its reader skipped to stderr, as
+// "membench: warning: SPEC: ...".
+func (e *env) load(spec string) (*workloads.Workload, error) {
+	w, err := workloads.Load(spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range w.Warnings() {
+		fmt.Fprintf(e.stderr, "membench: warning: %s: %s\n", spec, m)
+	}
+	return w, nil
+}
+
 // usageErr marks bad usage or bad input: exit status 2.
 type usageErr struct{ err error }
 

@@ -34,7 +34,7 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return badUsage("validate: unknown --format %q (valid: text, json)", *format)
 	}
-	w, err := workloads.Load(fs.Arg(0))
+	w, err := e.load(fs.Arg(0))
 	if err != nil {
 		return err
 	}

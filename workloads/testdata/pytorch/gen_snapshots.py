@@ -50,7 +50,11 @@ def basic():
         entry("free_requested", BASE, 500),
         entry("free_completed", BASE, 500),
         entry("alloc", BASE, 400),  # reuses the address
+        # A failed request: an OOM event, not an allocation.
         entry("oom", size=1 << 40, device_free=123),
+        entry("annotate", 0, 0, stage="backward"),
+        entry("segment_map", BASE + (2 << 20), 2 << 20),
+        entry("segment_unmap", BASE + (2 << 20), 2 << 20),
         entry("free_requested", BASE + 512, 3000),
         entry("free_completed", BASE + 512, 3000),
         entry("snapshot", 0, 0),
@@ -108,6 +112,32 @@ def settings():
                 "expandable_segments": True, "roundup_power2_divisions": {"1": 0}}}
 
 
+def v113():
+    """PyTorch 1.13: torch.cuda.memory._snapshot() is the list of segments;
+    blocks carry no address but a history of the allocations made in them
+    (newest first) when _record_memory_history(True) was on."""
+    def hist(*sizes):
+        return [{"addr": BASE, "real_size": n, "frames": frames("h")}
+                for n in sizes]
+    return [{
+        "device": 0, "address": BASE, "total_size": 4096, "stream": 0,
+        "segment_type": "small", "allocated_size": 1792, "active_size": 1792,
+        "blocks": [
+            # Held 512 B, then 1000 B, which is live at the snapshot.
+            {"size": 1024, "state": "active_allocated",
+             "history": hist(1000, 512)},
+            {"size": 2048, "state": "inactive", "history": hist(2000)},
+            # Allocated before the history was recorded.
+            {"size": 768, "state": "active_allocated"},
+            {"size": 256, "state": "inactive"},
+        ],
+    }, {
+        "device": 1, "address": BASE, "total_size": 2 << 20, "stream": 0,
+        "segment_type": "large", "allocated_size": 0, "active_size": 0,
+        "blocks": [],
+    }]
+
+
 def write(name, obj, protocol=4):
     with open(name, "wb") as f:
         pickle.dump(obj, f, protocol=protocol)
@@ -125,14 +155,30 @@ def main():
     two = basic()
     two["device_traces"][1] = [entry("alloc", BASE, 64)]
     write("two_devices.pickle", two)
+    two["device_traces"][1] = [entry("alloc", BASE, 64), entry("alloc", BASE, 64),
+                               entry("teleport")]
+    write("bad_device1.pickle", two)
+    write("v113.pickle", v113())
+    two = v113()
+    two[1]["blocks"] = [{"size": 2 << 20, "state": "active_allocated"}]
+    write("v113_two_devices.pickle", two)
+    write("host_only.pickle", {"segments": [], "device_traces": [[], []],
+                               "allocator_settings": {}})
     write("not_dict.pickle", [1, 2, 3])
     write("no_keys.pickle", {"blocks": []})
     bad = basic()
     del bad["device_traces"][0][1]["size"]
     write("missing_size.pickle", bad)
     bad = basic()
+    # Actions of a newer PyTorch: skipped with a warning.
     bad["device_traces"][0][2]["action"] = "teleport"
+    bad["device_traces"][0].insert(4, entry("warp", BASE, 1))
+    bad["device_traces"][0].append(entry("teleport", BASE, 1))
     write("unknown_action.pickle", bad)
+    write("not_segments.pickle", ["segments"])
+    # The entry before the first one with an action is still read first.
+    write("first_not_entry.pickle", {"device_traces": [[
+        {"addr": BASE}, entry("alloc", BASE, 64)]]})
     bad = basic()
     bad["device_traces"][0][2]["addr"] = BASE  # BASE is still allocated
     write("double_alloc.pickle", bad)
