@@ -51,8 +51,9 @@ func TestPlotChoices(t *testing.T) {
 			}
 		}
 	}
-	// footprint (strategies, allocators), layout and timeline, each thrice.
-	if n != [3]int{4, 4, 4} || len(wrote) != 12 {
+	// footprint (strategies, allocators, best known), layout and timeline,
+	// each thrice.
+	if n != [3]int{5, 5, 5} || len(wrote) != 15 {
 		t.Errorf("wrote %d png, %d svg, %d pdf:\n%s", n[0], n[1], n[2], r.stdout)
 	}
 
