@@ -42,10 +42,14 @@ var measures = []measure{{
 }, {
 	name:  "footprint-best",
 	label: map[string]string{results.KindStrategy: "footprint / best known"},
-	title: map[string]string{results.KindStrategy: "Footprint relative to the best known (★: proved optimal)"},
+	title: map[string]string{results.KindStrategy: "Footprint relative to the best known (" + optimalMark + ": proved optimal)"},
 	value: func(g *results.Group) float64 { return g.BestRatio },
 	mark:  func(g *results.Group) bool { return g.Best.Optimal() },
 }}
+
+// optimalMark stars a workload whose best known is proved optimal. The
+// figures' fonts have no "★" (summary.md's mark), so it is an asterisk.
+const optimalMark = "*"
 
 // footprints draws one footprint figure per measure, workload group and
 // subject kind.
@@ -218,7 +222,7 @@ func footprintFigure(gs []*results.Group, kind string, m measure, st *Styles, no
 	if m.mark != nil {
 		for i, wl := range ws {
 			if slices.ContainsFunc(gs, func(g *results.Group) bool { return g.Workload == wl && m.mark(g) }) {
-				xs[i] += " ★"
+				xs[i] += " " + optimalMark
 			}
 		}
 	}
