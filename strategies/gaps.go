@@ -12,50 +12,88 @@ import (
 // The gap finder the one-buffer-at-a-time offset planners share
 // (xla-heap-*, tflite-arena, tflm-greedy, ort-mem-pattern). Each of them
 // places a buffer among the already placed buffers that conflict with it
-// in time; it gets those from an offsetTimeIndex (offset_greedy_by_size.go)
-// as offsetPlaced spans, sorts them with sortPlaced (by offset, then
-// placement order), and looks for a gap here. The planners differ only in
-// what a span's end is (aligned or not) and in which gap they choose, so
-// the walk lives here once and the choice stays in each planner's file,
-// with firstFit and bestFit for the two common rules.
-
-// gapWalk walks the free gaps left by spans sorted by offset (sortPlaced
-// order), from address 0 upwards.
+// in time; it gets those from an offsetCompIndex (offset_greedy_by_size.go)
+// as the connected components of their address ranges, and looks for a
+// gap here. The planners differ only in what a range's end is (aligned or
+// not) and in which gap they choose, so the walk lives here once and the
+// choice stays in each planner's file, with firstFit and bestFit for the
+// two common rules.
 //
-// A gap runs from the highest end seen so far (top) to the offset of the
-// next span that starts at or above it; spans starting below top overlap
-// what came before and open no gap. Gaps may be empty (a span starting
-// exactly at top). After the last gap, top is the highest end over all
-// spans (0 for none): where a buffer goes that no gap takes.
+// Every rule places a buffer of positive size only in a gap at least as
+// long as the buffer, so the walk may skip shorter gaps: the empty gaps
+// that merging touching ranges into components hides, and, when the
+// buffer overlaps every placed one (dense inputs), whole blocks of a
+// compSet whose gaps are all too short.
+
+// gapWalk walks the free gaps left by address ranges sorted by start, from
+// address 0 upwards, skipping gaps shorter than min.
+//
+// A gap runs from the highest end seen so far (top) to the start of the
+// next range that starts at or above it; ranges starting below top overlap
+// what came before and open no gap. Gaps may be empty (a range starting
+// exactly at top) when min is 0. After the last gap, top is the highest
+// end over all ranges (0 for none): where a buffer goes that no gap takes.
+// The ranges are comps, or, when set is not nil, set's components.
 type gapWalk struct {
-	spans []offsetPlaced
-	i     int
+	comps []offsetComp
+	set   *compSet
+	min   int64
+	b, i  int
 	top   int64
 }
 
-// newGapWalk starts a walk over spans, which must be sorted by offset.
-func newGapWalk(spans []offsetPlaced) gapWalk { return gapWalk{spans: spans} }
+// newGapWalk starts a walk over comps, which must be sorted by start, that
+// yields every gap, empty ones too.
+func newGapWalk(comps []offsetComp) gapWalk { return gapWalk{comps: comps} }
 
-// next returns the next gap [start, end); ok is false when there is none
-// left, and w.top is then final.
+// next returns the next gap [start, end) at least w.min long; ok is false
+// when there is none left, and w.top is then final.
 func (w *gapWalk) next() (start, end int64, ok bool) {
-	for w.i < len(w.spans) {
-		s := w.spans[w.i]
+	if w.set != nil {
+		return w.nextInSet()
+	}
+	for w.i < len(w.comps) {
+		c := w.comps[w.i]
 		w.i++
 		start = w.top
-		w.top = max(w.top, s.end)
-		if s.off >= start {
-			return start, s.off, true
+		w.top = max(w.top, c.hi)
+		if c.lo-start >= w.min { // min >= 0: the range starts at or above top
+			return start, c.lo, true
 		}
+	}
+	return 0, 0, false
+}
+
+// nextInSet is next over w.set, whose components are disjoint: a block
+// whose gaps are all shorter than w.min is skipped whole.
+func (w *gapWalk) nextInSet() (start, end int64, ok bool) {
+	blocks := w.set.blocks
+	for w.b < len(blocks) {
+		bl := &blocks[w.b]
+		if w.i == 0 && max(bl.maxGap, bl.c[0].lo-w.top) < w.min {
+			w.top = bl.c[len(bl.c)-1].hi
+			w.b++
+			continue
+		}
+		for w.i < len(bl.c) {
+			c := bl.c[w.i]
+			w.i++
+			start = w.top
+			w.top = c.hi
+			if c.lo-start >= w.min {
+				return start, c.lo, true
+			}
+		}
+		w.b++
+		w.i = 0
 	}
 	return 0, 0, false
 }
 
 // firstFit returns where a buffer of the given size goes under a
 // first-fit rule: the aligned start of the lowest gap that holds it once
-// its start is aligned up, else the aligned top of all spans.
-func firstFit(spans []offsetPlaced, size, align int64) int64 {
-	w := newGapWalk(spans)
+// its start is aligned up, else the aligned top of all ranges.
+func firstFit(w *gapWalk, size, align int64) int64 {
 	for {
 		start, end, ok := w.next()
 		if !ok {
@@ -71,10 +109,9 @@ func firstFit(spans []offsetPlaced, size, align int64) int64 {
 // holds a buffer of the given size once the gap's start is aligned up;
 // among equally long gaps the lowest wins. It returns that aligned start
 // and the gap's length, or found == false when no gap holds the buffer;
-// top is the highest end of all spans either way.
-func bestFit(spans []offsetPlaced, size, align int64) (off, length int64, found bool, top int64) {
+// top is the highest end of all ranges either way.
+func bestFit(w *gapWalk, size, align int64) (off, length int64, found bool, top int64) {
 	length = math.MaxInt64
-	w := newGapWalk(spans)
 	for {
 		start, end, ok := w.next()
 		if !ok {
@@ -86,18 +123,21 @@ func bestFit(spans []offsetPlaced, size, align int64) (off, length int64, found 
 	}
 }
 
+// chooser returns the offset of buffer i given the gaps beside it.
+type chooser func(i int32, w *gapWalk) int64
+
 // placeOneByOne runs the loop those planners share. It places the buffers
 // one at a time in the given order (indexes into bufs): a zero-size buffer
 // goes to offset 0 and takes no space, as in every upstream; any other gets
-// the offset choose returns, given the placed buffers that conflict with it
-// in time sorted by offset (ties: placement order), and then takes
-// [offset, end(offset, size)). It checks the records first and ctx every
-// ctxCheckEvery buffers. It gives up, returning nil offsets and the
-// footprint so far, as soon as the footprint reaches limit: a caller
-// keeping the smaller of two plans need not finish one that cannot win
-// (math.MaxInt64: never).
+// the offset choose returns, given a walk over the gaps at least as long
+// as the buffer that the placed buffers conflicting with it in time leave,
+// and then takes [offset, end(offset, size)). It checks the records first
+// and ctx every ctxCheckEvery buffers. It gives up, returning nil offsets
+// and the footprint so far, as soon as the footprint reaches limit: a
+// caller keeping the smaller of two plans need not finish one that cannot
+// win (math.MaxInt64: never).
 func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
-	choose func(i int32, live []offsetPlaced) int64, end func(off, size int64) int64) ([]int64, int64, error) {
+	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
 	if err := recordError(name, bufs); err != nil {
 		return nil, 0, err
 	}
@@ -110,8 +150,9 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
-	var live []offsetPlaced
+	spans := newTaskSpans(bufs, false)
+	ix := newOffsetCompIndex(spans)
+	var comps []offsetComp
 	var fp int64
 	for k, i := range order {
 		if k%ctxCheckEvery == 0 {
@@ -123,17 +164,98 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 		if size == 0 {
 			continue
 		}
-		id := ix.id[i]
-		live = ix.overlapping(live[:0], id)
-		sortPlaced(live)
-		off := choose(i, live)
-		ix.place(id, offsetPlaced{off, end(off, size), int32(k + 1)})
+		t := spans.task(i, size)
+		w := gapWalk{set: &ix.all, min: size}
+		if !ix.dense(&t) {
+			comps = ix.overlapping(comps[:0], &t)
+			w = gapWalk{comps: comps, min: size}
+		}
+		off := choose(i, &w)
+		ix.place(&t, offsetComp{off, end(off, size)})
 		offsets[i] = off
 		if fp = max(fp, off+size); fp >= limit {
 			return nil, fp, nil
 		}
 	}
 	return offsets, fp, nil
+}
+
+// compSet is a set of disjoint closed address ranges, sorted, kept in
+// blocks of up to 2*compBlockSize, each with the longest gap inside it, so
+// that a walk wanting only gaps of some least length skips whole blocks.
+// Adding a range merges it with those it touches, as mergeComp does.
+type compSet struct{ blocks []compBlock }
+
+type compBlock struct {
+	c      []offsetComp // never empty
+	maxGap int64        // the longest c[j].lo - c[j-1].hi (0 for one range)
+}
+
+// compBlockSize bounds the work of an add (a block's length) against that
+// of a walk (the number of blocks).
+const compBlockSize = 64
+
+func (b *compBlock) setMaxGap() {
+	b.maxGap = 0
+	for j := 1; j < len(b.c); j++ {
+		b.maxGap = max(b.maxGap, b.c[j].lo-b.c[j-1].hi)
+	}
+}
+
+// add merges the closed range c into the set.
+func (s *compSet) add(c offsetComp) {
+	// The first block with a range ending at or after c.lo: c may touch
+	// it, and touches nothing before it.
+	bi, _ := slices.BinarySearchFunc(s.blocks, c.lo, func(b compBlock, lo int64) int {
+		return cmp.Compare(b.c[len(b.c)-1].hi, lo)
+	})
+	if bi == len(s.blocks) {
+		// Above every range: the usual case, as most buffers go on top.
+		if bi == 0 || len(s.blocks[bi-1].c) >= 2*compBlockSize {
+			s.blocks = append(s.blocks, compBlock{c: append(make([]offsetComp, 0, 2*compBlockSize), c)})
+			return
+		}
+		b := &s.blocks[bi-1]
+		b.maxGap = max(b.maxGap, c.lo-b.c[len(b.c)-1].hi)
+		b.c = append(b.c, c)
+		return
+	}
+	b := &s.blocks[bi]
+	b.c = mergeComp(b.c, c)
+	// Only the block's last range can reach the next blocks.
+	for last := &b.c[len(b.c)-1]; bi+1 < len(s.blocks) && s.blocks[bi+1].c[0].lo <= last.hi; {
+		next := &s.blocks[bi+1]
+		j := 0
+		for ; j < len(next.c) && next.c[j].lo <= last.hi; j++ {
+			last.hi = max(last.hi, next.c[j].hi)
+		}
+		if j == len(next.c) {
+			s.blocks = slices.Delete(s.blocks, bi+1, bi+2)
+			b = &s.blocks[bi]
+			last = &b.c[len(b.c)-1]
+			continue
+		}
+		next.c = slices.Delete(next.c, 0, j)
+		next.setMaxGap()
+	}
+	if len(b.c) > 2*compBlockSize {
+		half := append(make([]offsetComp, 0, 2*compBlockSize), b.c[compBlockSize:]...)
+		b.c = b.c[:compBlockSize]
+		b.setMaxGap()
+		nb := compBlock{c: half}
+		nb.setMaxGap()
+		s.blocks = slices.Insert(s.blocks, bi+1, nb)
+		return
+	}
+	b.setMaxGap()
+}
+
+// appendTo appends the set's ranges to comps, in order.
+func (s *compSet) appendTo(comps []offsetComp) []offsetComp {
+	for _, b := range s.blocks {
+		comps = append(comps, b.c...)
+	}
+	return comps
 }
 
 // inOrder returns 0..n-1: problem order.

@@ -94,9 +94,7 @@ func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, ali
 	// loads are independent here, and the loop then reads in sequence.
 	tasks := make([]offsetTask, n)
 	for k, i := range order {
-		id := spans.id[i]
-		sp := spans.span[id]
-		tasks[k] = offsetTask{bufs[i].Size, id, sp[0], sp[1], spans.startPtr[sp[0]+1], spans.startPtr[sp[1]+1]}
+		tasks[k] = spans.task(i, bufs[i].Size)
 	}
 	var comps []offsetComp
 	var total int64
@@ -213,7 +211,8 @@ type offsetCompIndex struct {
 	// That is when no placed span ends before the buffer's span starts
 	// (minEnd) nor starts after it ends (maxStart).
 	// Placed buffers wait in pending until such a buffer comes.
-	all, pending     []offsetComp
+	all              compSet
+	pending          []offsetComp
 	minEnd, maxStart int32
 
 	runs    []int32 // scratch: run boundaries in the gathered components
@@ -305,6 +304,13 @@ type offsetTask struct {
 	rLo, rHi int32
 }
 
+// task returns buffer index i, of the given size, as offsetCompIndex sees it.
+func (ts *taskSpans) task(i int32, size int64) offsetTask {
+	id := ts.id[i]
+	sp := ts.span[id]
+	return offsetTask{size, id, sp[0], sp[1], ts.startPtr[sp[0]+1], ts.startPtr[sp[1]+1]}
+}
+
 // place records buffer t, placed at c.
 func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 	ix.placed[t.id] = c
@@ -322,17 +328,26 @@ func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 	}
 }
 
+// dense reports whether every placed buffer overlaps buffer t; ix.all
+// then holds the components of them all.
+func (ix *offsetCompIndex) dense(t *offsetTask) bool {
+	if ix.minEnd < t.a || ix.maxStart > t.b {
+		return false
+	}
+	for _, c := range ix.pending {
+		ix.all.add(c)
+	}
+	ix.pending = ix.pending[:0]
+	return true
+}
+
 // overlapping returns the components of the placed buffers whose
 // lifetimes overlap buffer id's, sorted by start (components of different
 // nodes may overlap each other), in comps' storage.
 func (ix *offsetCompIndex) overlapping(comps []offsetComp, t *offsetTask) []offsetComp {
-	a, b := t.a, t.b
-	if ix.minEnd >= a && ix.maxStart <= b {
-		for _, c := range ix.pending {
-			ix.all = mergeComp(ix.all, c)
-		}
-		ix.pending = ix.pending[:0]
-		return append(comps, ix.all...)
+	a := t.a
+	if ix.dense(t) {
+		return ix.all.appendTo(comps)
 	}
 	runs := ix.runs[:0]
 	for v := a + ix.leaves; v >= 1; {
