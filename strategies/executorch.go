@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"membench/workloads"
@@ -174,7 +175,7 @@ func (e executorchGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan
 	if err != nil {
 		return nil, err
 	}
-	offsets, err := executorchGreedyOffsets(ctx, p.Buffers, sizes, e.overlap)
+	offsets, err := executorchGreedyOffsets(ctx, p.Buffers, sizes, e.overlap, true)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +187,13 @@ func (e executorchGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan
 // one index over time hands each tensor the placed tensors live with it,
 // each tagged with its object and its end within the object, which is all
 // that rules 1 and 2 look at.
-func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes []int64, overlap bool) ([]int64, error) {
+//
+// When every placed tensor is live with the tensor at hand (dense inputs;
+// with fastDense only, so that tests can compare), every object has a live
+// tensor, each object's top is the top of all its tensors, and rule 2's
+// first object with room is found in a tree over the objects' free room
+// above their tops, without gathering anything.
+func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes []int64, overlap, fastDense bool) ([]int64, error) {
 	n := len(bufs)
 	order := make([]int32, n)
 	for i := range order {
@@ -201,6 +208,11 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 	})
 
 	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
+	room := newMaxTree(n)
+	objTop := make([]int64, 0, n) // the highest end of each object's tensors
+	// The placed tensors' spans end at minEnd or later and start at
+	// maxStart or earlier.
+	minEnd, maxStart := int32(math.MaxInt32), int32(-1)
 	obj := make([]int32, n)   // object of each buffer
 	inner := make([]int64, n) // offset within the object
 	var objSize []int64
@@ -224,41 +236,58 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 		}
 		s := sizes[i]
 		id := ix.id[i]
-		items = ix.overlapping(items[:0], id)
-		touched = touched[:0]
-		for _, it := range items {
-			st := &state[it.off] // the index stores (object, end within it)
-			if st.stamp != int32(k+1) {
-				st.stamp, st.top = int32(k+1), 0
-				touched = append(touched, int32(it.off))
-			}
-			st.top = max(st.top, it.end)
-		}
+		sp := ix.span[id]
 		o, at := int32(-1), int64(0)
-		if len(touched) < len(objSize) {
-			// Rule 1: the first object with no live tensor.
-			for o = 0; state[o].stamp == int32(k+1); o++ {
+		if fastDense && minEnd >= sp[0] && maxStart <= sp[1] {
+			items = items[:0]
+			if overlap {
+				// Rule 2 (rule 1 has no object: each has a tensor, all live).
+				if o = room.leftmost(s); o >= 0 {
+					at = objTop[o]
+				}
 			}
-			if objSize[o] < s {
-				return nil, fmt.Errorf("executorch-greedy: buffer %d (id %d, %d bytes) comes after a smaller one of the same 16-byte size and fits no free object: ExecuTorch fails here too (assertion \"Allocation specs are not sorted\"); use an alignment that is a multiple of 16",
-					i, bufs[i].ID, s)
+		} else {
+			items = ix.overlapping(items[:0], id)
+			touched = touched[:0]
+			for _, it := range items {
+				st := &state[it.off] // the index stores (object, end within it)
+				if st.stamp != int32(k+1) {
+					st.stamp, st.top = int32(k+1), 0
+					touched = append(touched, int32(it.off))
+				}
+				st.top = max(st.top, it.end)
 			}
-		} else if overlap {
-			// Rule 2: every object has a live tensor; the first with room
-			// above them.
-			for _, c := range touched {
-				if t := state[c].top; t > 0 && t+s <= objSize[c] && (o < 0 || c < o) {
-					o, at = c, t
+			if len(touched) < len(objSize) {
+				// Rule 1: the first object with no live tensor.
+				for o = 0; state[o].stamp == int32(k+1); o++ {
+				}
+				if objSize[o] < s {
+					return nil, fmt.Errorf("executorch-greedy: buffer %d (id %d, %d bytes) comes after a smaller one of the same 16-byte size and fits no free object: ExecuTorch fails here too (assertion \"Allocation specs are not sorted\"); use an alignment that is a multiple of 16",
+						i, bufs[i].ID, s)
+				}
+			} else if overlap {
+				// Rule 2: every object has a live tensor; the first with room
+				// above them.
+				for _, c := range touched {
+					if t := state[c].top; t > 0 && t+s <= objSize[c] && (o < 0 || c < o) {
+						o, at = c, t
+					}
 				}
 			}
 		}
 		if o < 0 {
 			o = int32(len(objSize))
 			objSize = append(objSize, s)
+			objTop = append(objTop, 0)
 			state = append(state, objState{})
 		}
 		obj[i], inner[i] = o, at
 		ix.place(id, offsetPlaced{off: int64(o), end: at + s, seq: int32(k + 1)})
+		minEnd, maxStart = min(minEnd, sp[1]), max(maxStart, sp[0])
+		if objTop[o] = max(objTop[o], at+s); objTop[o] > 0 {
+			// Rule 2 wants a top above 0.
+			room.set(o, objSize[o]-objTop[o])
+		}
 	}
 	// Objects back to back in creation order.
 	start := make([]int64, len(objSize))
@@ -274,4 +303,46 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 		offsets[i] = start[obj[i]] + inner[i]
 	}
 	return offsets, nil
+}
+
+// maxTree keeps a value per index, -1 until set, and finds the leftmost
+// index whose value is at least some bound, in O(log n).
+type maxTree struct {
+	leaves int
+	v      []int64 // v[1] is the root; leaves at leaves..2*leaves-1
+}
+
+func newMaxTree(n int) *maxTree {
+	leaves := 1
+	for leaves < n {
+		leaves *= 2
+	}
+	t := &maxTree{leaves: leaves, v: make([]int64, 2*leaves)}
+	for i := range t.v {
+		t.v[i] = -1
+	}
+	return t
+}
+
+// set sets index i's value to x.
+func (t *maxTree) set(i int32, x int64) {
+	v := int(i) + t.leaves
+	t.v[v] = x
+	for v >>= 1; v >= 1; v >>= 1 {
+		t.v[v] = max(t.v[2*v], t.v[2*v+1])
+	}
+}
+
+// leftmost returns the lowest index whose value is at least x, or -1.
+func (t *maxTree) leftmost(x int64) int32 {
+	if t.v[1] < x {
+		return -1
+	}
+	v := 1
+	for v < t.leaves {
+		if v *= 2; t.v[v] < x {
+			v++
+		}
+	}
+	return int32(v - t.leaves)
 }

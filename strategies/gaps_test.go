@@ -191,3 +191,34 @@ func TestCompSet(t *testing.T) {
 		}
 	}
 }
+
+// TestExecuTorchGreedyDenseMatches compares executorch-greedy's dense
+// shortcut with its general loop on random problems, dense and half-dense
+// ones among them.
+func TestExecuTorchGreedyDenseMatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range []string{"sparse", "dense", "half", "point"} {
+		for trial := range 50 {
+			n := 1 + rng.IntN(400)
+			bufs := randomGapProblem(rng, n, shape)
+			align := []int64{16, 32, 64}[rng.IntN(3)]
+			sizes := make([]int64, n)
+			for i, b := range bufs {
+				sizes[i] = AlignUp(b.Size, align)
+			}
+			for _, overlap := range []bool{true, false} {
+				got, err := executorchGreedyOffsets(context.Background(), bufs, sizes, overlap, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := executorchGreedyOffsets(context.Background(), bufs, sizes, overlap, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s trial %d (n %d, align %d, overlap %v): offsets %v, want %v", shape, trial, n, align, overlap, got, want)
+				}
+			}
+		}
+	}
+}
