@@ -12,18 +12,21 @@ import (
 // The gap finder the one-buffer-at-a-time offset planners share
 // (xla-heap-*, tflite-arena, tflm-greedy, ort-mem-pattern). Each of them
 // places a buffer among the already placed buffers that conflict with it
-// in time; it gets those from an offsetCompIndex (offset_greedy_by_size.go)
-// as the connected components of their address ranges, and looks for a
-// gap here. The planners differ only in what a range's end is (aligned or
-// not) and in which gap they choose, so the walk lives here once and the
-// choice stays in each planner's file, with firstFit and bestFit for the
-// two common rules.
+// in time; it gets those from an offsetTimeIndex (offset_greedy_by_size.go)
+// as offsetPlaced spans, sorts them with sortPlaced (by offset, then
+// placement order), and looks for a gap here. The planners differ only in
+// what a span's end is (aligned or not) and in which gap they choose, so
+// the walk lives here once and the choice stays in each planner's file,
+// with firstFit and bestFit for the two common rules.
 //
-// Every rule places a buffer of positive size only in a gap at least as
-// long as the buffer, so the walk may skip shorter gaps: the empty gaps
-// that merging touching ranges into components hides, and, when the
-// buffer overlaps every placed one (dense inputs), whole blocks of a
-// compSet whose gaps are all too short.
+// When a buffer conflicts with every placed one (dense inputs), gathering
+// and sorting them all for each buffer would cost O(n^2 log n): a denseSet
+// keeps their address ranges merged into components instead, in blocks
+// that know their longest gap. This works because every rule places a
+// buffer of positive size only in a gap at least as long as the buffer,
+// so the walk may skip shorter gaps: the empty gaps that merging touching
+// ranges hides, and whole blocks whose gaps are all too short. (Zero-size
+// buffers never reach a rule: placeOneByOne puts them at 0.)
 
 // gapWalk walks the free gaps left by address ranges sorted by start, from
 // address 0 upwards, skipping gaps shorter than min.
@@ -33,18 +36,18 @@ import (
 // what came before and open no gap. Gaps may be empty (a range starting
 // exactly at top) when min is 0. After the last gap, top is the highest
 // end over all ranges (0 for none): where a buffer goes that no gap takes.
-// The ranges are comps, or, when set is not nil, set's components.
+// The ranges are spans, or, when set is not nil, set's components.
 type gapWalk struct {
-	comps []offsetComp
+	spans []offsetPlaced
 	set   *compSet
 	min   int64
 	b, i  int
 	top   int64
 }
 
-// newGapWalk starts a walk over comps, which must be sorted by start, that
-// yields every gap, empty ones too.
-func newGapWalk(comps []offsetComp) gapWalk { return gapWalk{comps: comps} }
+// newGapWalk starts a walk over spans, which must be sorted by offset,
+// that yields every gap, empty ones too.
+func newGapWalk(spans []offsetPlaced) gapWalk { return gapWalk{spans: spans} }
 
 // next returns the next gap [start, end) at least w.min long; ok is false
 // when there is none left, and w.top is then final.
@@ -52,13 +55,13 @@ func (w *gapWalk) next() (start, end int64, ok bool) {
 	if w.set != nil {
 		return w.nextInSet()
 	}
-	for w.i < len(w.comps) {
-		c := w.comps[w.i]
+	for w.i < len(w.spans) {
+		s := w.spans[w.i]
 		w.i++
 		start = w.top
-		w.top = max(w.top, c.hi)
-		if c.lo-start >= w.min { // min >= 0: the range starts at or above top
-			return start, c.lo, true
+		w.top = max(w.top, s.end)
+		if s.off-start >= w.min { // min >= 0: the span starts at or above top
+			return start, s.off, true
 		}
 	}
 	return 0, 0, false
@@ -130,8 +133,9 @@ type chooser func(i int32, w *gapWalk) int64
 // one at a time in the given order (indexes into bufs): a zero-size buffer
 // goes to offset 0 and takes no space, as in every upstream; any other gets
 // the offset choose returns, given a walk over the gaps at least as long
-// as the buffer that the placed buffers conflicting with it in time leave,
-// and then takes [offset, end(offset, size)). It checks the records first
+// as the buffer that the placed buffers conflicting with it in time leave
+// (from their spans sorted by offset, ties: placement order; or, when it
+// conflicts with them all, from a denseSet), and then takes [offset, end(offset, size)). It checks the records first
 // and ctx every ctxCheckEvery buffers. It gives up, returning nil offsets
 // and the footprint so far, as soon as the footprint reaches limit: a
 // caller keeping the smaller of two plans need not finish one that cannot
@@ -150,9 +154,11 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	spans := newTaskSpans(bufs, false)
-	ix := newOffsetCompIndex(spans)
-	var comps []offsetComp
+	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
+	all := newDenseSet(len(bufs))
+	var live []offsetPlaced
+	// One walk for all: choose may keep &w, so each new one would escape.
+	var w gapWalk
 	var fp int64
 	for k, i := range order {
 		if k%ctxCheckEvery == 0 {
@@ -164,20 +170,58 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 		if size == 0 {
 			continue
 		}
-		t := spans.task(i, size)
-		w := gapWalk{set: &ix.all, min: size}
-		if !ix.dense(&t) {
-			comps = ix.overlapping(comps[:0], &t)
-			w = gapWalk{comps: comps, min: size}
+		id := ix.id[i]
+		sp := ix.span[id]
+		w = gapWalk{set: &all.set, min: size}
+		if !all.covers(sp[0], sp[1]) {
+			live = ix.overlapping(live[:0], id)
+			sortPlaced(live)
+			w = gapWalk{spans: live, min: size}
 		}
 		off := choose(i, &w)
-		ix.place(&t, offsetComp{off, end(off, size)})
+		e := end(off, size)
+		ix.place(id, offsetPlaced{off, e, int32(k + 1)})
+		all.place(sp[0], sp[1], offsetComp{off, e})
 		offsets[i] = off
 		if fp = max(fp, off+size); fp >= limit {
 			return nil, fp, nil
 		}
 	}
 	return offsets, fp, nil
+}
+
+// denseSet keeps the address ranges of every placed buffer for the
+// buffers that conflict with them all: those whose span (in taskSpans
+// numbers) no placed span ends before (minEnd) nor starts after
+// (maxStart). Placed ranges wait in pending until such a buffer comes.
+type denseSet struct {
+	set              compSet
+	pending          []offsetComp
+	minEnd, maxStart int32
+}
+
+// newDenseSet returns an empty denseSet with room for n pending ranges.
+func newDenseSet(n int) denseSet {
+	return denseSet{pending: make([]offsetComp, 0, n), minEnd: math.MaxInt32, maxStart: -1}
+}
+
+// place records a buffer of span [a, b] placed at the closed range c.
+func (d *denseSet) place(a, b int32, c offsetComp) {
+	d.pending = append(d.pending, c)
+	d.minEnd, d.maxStart = min(d.minEnd, b), max(d.maxStart, a)
+}
+
+// covers reports whether a buffer of span [a, b] conflicts with every
+// placed one; d.set then holds their ranges.
+func (d *denseSet) covers(a, b int32) bool {
+	if d.minEnd < a || d.maxStart > b {
+		return false
+	}
+	for _, c := range d.pending {
+		d.set.add(c)
+	}
+	d.pending = d.pending[:0]
+	return true
 }
 
 // compSet is a set of disjoint closed address ranges, sorted, kept in

@@ -14,8 +14,9 @@ import (
 
 // refPlaceOneByOne is placeOneByOne the straightforward way, O(n^2): for
 // each buffer, every placed buffer live beside it, sorted by offset (ties:
-// placement order), and every gap between them, empty ones too. The
-// indexed loop must give the same offsets.
+// placement order), and every gap between them, empty ones too, whether
+// the buffer conflicts with every placed one or not. placeOneByOne must
+// give the same offsets.
 func refPlaceOneByOne(bufs []workloads.Buffer, order []int32, choose chooser, end func(off, size int64) int64) ([]int64, int64) {
 	type placed struct {
 		i        int32
@@ -37,11 +38,11 @@ func refPlaceOneByOne(bufs []workloads.Buffer, order []int32, choose chooser, en
 		}
 		// Stable: equal offsets keep placement order.
 		slices.SortStableFunc(live, func(x, y placed) int { return cmp.Compare(x.off, y.off) })
-		comps := make([]offsetComp, len(live))
+		spans := make([]offsetPlaced, len(live))
 		for k, p := range live {
-			comps[k] = offsetComp{p.off, p.end}
+			spans[k] = offsetPlaced{p.off, p.end, int32(k + 1)}
 		}
-		w := newGapWalk(comps)
+		w := newGapWalk(spans)
 		off := choose(i, &w)
 		all = append(all, placed{i, off, end(off, size)})
 		offsets[i] = off
@@ -165,7 +166,11 @@ func TestCompSet(t *testing.T) {
 				}
 			}
 			minLen := rng.Int64N(1 + span/50)
-			w, ref := gapWalk{set: &s, min: minLen}, newGapWalk(flat)
+			spans := make([]offsetPlaced, len(flat))
+			for j, c := range flat {
+				spans[j] = offsetPlaced{c.lo, c.hi, int32(j + 1)}
+			}
+			w, ref := gapWalk{set: &s, min: minLen}, newGapWalk(spans)
 			for {
 				start, end, ok := w.next()
 				var rs, re int64

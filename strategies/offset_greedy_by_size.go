@@ -94,7 +94,9 @@ func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, ali
 	// loads are independent here, and the loop then reads in sequence.
 	tasks := make([]offsetTask, n)
 	for k, i := range order {
-		tasks[k] = spans.task(i, bufs[i].Size)
+		id := spans.id[i]
+		sp := spans.span[id]
+		tasks[k] = offsetTask{bufs[i].Size, id, sp[0], sp[1], spans.startPtr[sp[0]+1], spans.startPtr[sp[1]+1]}
 	}
 	var comps []offsetComp
 	var total int64
@@ -208,12 +210,7 @@ type offsetCompIndex struct {
 
 	// all is the components of every placed buffer: when each of them
 	// overlaps a buffer (dense inputs), they are its overlapping ones.
-	// That is when no placed span ends before the buffer's span starts
-	// (minEnd) nor starts after it ends (maxStart).
-	// Placed buffers wait in pending until such a buffer comes.
-	all              compSet
-	pending          []offsetComp
-	minEnd, maxStart int32
+	all denseSet
 
 	runs    []int32 // scratch: run boundaries in the gathered components
 	scratch []offsetComp
@@ -222,8 +219,7 @@ type offsetCompIndex struct {
 func newOffsetCompIndex(ts *taskSpans) *offsetCompIndex {
 	d := ts.tasks()
 	ix := &offsetCompIndex{taskSpans: ts, leaves: d, node: make([]offsetNode, 2*d+1),
-		placed: make([]offsetComp, len(ts.id)),
-		minEnd: math.MaxInt32, maxStart: -1}
+		placed: make([]offsetComp, len(ts.id)), all: newDenseSet(len(ts.id))}
 	for id := range ix.placed {
 		ix.placed[id].lo = -1
 	}
@@ -304,18 +300,10 @@ type offsetTask struct {
 	rLo, rHi int32
 }
 
-// task returns buffer index i, of the given size, as offsetCompIndex sees it.
-func (ts *taskSpans) task(i int32, size int64) offsetTask {
-	id := ts.id[i]
-	sp := ts.span[id]
-	return offsetTask{size, id, sp[0], sp[1], ts.startPtr[sp[0]+1], ts.startPtr[sp[1]+1]}
-}
-
 // place records buffer t, placed at c.
 func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 	ix.placed[t.id] = c
-	ix.pending = append(ix.pending, c)
-	ix.minEnd, ix.maxStart = min(ix.minEnd, t.b), max(ix.maxStart, t.a)
+	ix.all.place(t.a, t.b, c)
 	for l, r := t.a+ix.leaves, t.b+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
 			ix.add(l, c)
@@ -328,26 +316,13 @@ func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 	}
 }
 
-// dense reports whether every placed buffer overlaps buffer t; ix.all
-// then holds the components of them all.
-func (ix *offsetCompIndex) dense(t *offsetTask) bool {
-	if ix.minEnd < t.a || ix.maxStart > t.b {
-		return false
-	}
-	for _, c := range ix.pending {
-		ix.all.add(c)
-	}
-	ix.pending = ix.pending[:0]
-	return true
-}
-
 // overlapping returns the components of the placed buffers whose
 // lifetimes overlap buffer id's, sorted by start (components of different
 // nodes may overlap each other), in comps' storage.
 func (ix *offsetCompIndex) overlapping(comps []offsetComp, t *offsetTask) []offsetComp {
 	a := t.a
-	if ix.dense(t) {
-		return ix.all.appendTo(comps)
+	if ix.all.covers(t.a, t.b) {
+		return ix.all.set.appendTo(comps)
 	}
 	runs := ix.runs[:0]
 	for v := a + ix.leaves; v >= 1; {
