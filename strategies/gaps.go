@@ -22,73 +22,42 @@ import (
 // When a buffer conflicts with every placed one (dense inputs), gathering
 // and sorting them all for each buffer would cost O(n^2 log n): a denseSet
 // keeps their address ranges merged into components instead, in blocks
-// that know their longest gap. This works because every rule places a
-// buffer of positive size only in a gap at least as long as the buffer,
-// so the walk may skip shorter gaps: the empty gaps that merging touching
-// ranges hides, and whole blocks whose gaps are all too short. (Zero-size
-// buffers never reach a rule: placeOneByOne puts them at 0.)
+// that know their longest gap, and hands the rule only the blocks that
+// may hold a gap as long as the buffer (compSet.gapSpans). That leaves
+// the choice unchanged because every rule places a buffer of positive
+// size only in a gap at least as long as the buffer: the empty gaps that
+// merging touching ranges hides, and the short ones in skipped blocks,
+// can take nothing. (Zero-size buffers never reach a rule: placeOneByOne
+// puts them at 0.)
 
-// gapWalk walks the free gaps left by address ranges sorted by start, from
-// address 0 upwards, skipping gaps shorter than min.
+// gapWalk walks the free gaps left by spans sorted by offset (sortPlaced
+// order), from address 0 upwards.
 //
-// A gap runs from the highest end seen so far (top) to the start of the
-// next range that starts at or above it; ranges starting below top overlap
-// what came before and open no gap. Gaps may be empty (a range starting
-// exactly at top) when min is 0. After the last gap, top is the highest
-// end over all ranges (0 for none): where a buffer goes that no gap takes.
-// The ranges are spans, or, when set is not nil, set's components.
+// A gap runs from the highest end seen so far (top) to the offset of the
+// next span that starts at or above it; spans starting below top overlap
+// what came before and open no gap. Gaps may be empty (a span starting
+// exactly at top). After the last gap, top is the highest end over all
+// spans (0 for none): where a buffer goes that no gap takes.
 type gapWalk struct {
 	spans []offsetPlaced
-	set   *compSet
-	min   int64
-	b, i  int
+	i     int
 	top   int64
 }
 
-// newGapWalk starts a walk over spans, which must be sorted by offset,
-// that yields every gap, empty ones too.
+// newGapWalk starts a walk over spans, which must be sorted by offset.
 func newGapWalk(spans []offsetPlaced) gapWalk { return gapWalk{spans: spans} }
 
-// next returns the next gap [start, end) at least w.min long; ok is false
-// when there is none left, and w.top is then final.
+// next returns the next gap [start, end); ok is false when there is none
+// left, and w.top is then final.
 func (w *gapWalk) next() (start, end int64, ok bool) {
-	if w.set != nil {
-		return w.nextInSet()
-	}
 	for w.i < len(w.spans) {
 		s := w.spans[w.i]
 		w.i++
 		start = w.top
 		w.top = max(w.top, s.end)
-		if s.off-start >= w.min { // min >= 0: the span starts at or above top
+		if s.off >= start {
 			return start, s.off, true
 		}
-	}
-	return 0, 0, false
-}
-
-// nextInSet is next over w.set, whose components are disjoint: a block
-// whose gaps are all shorter than w.min is skipped whole.
-func (w *gapWalk) nextInSet() (start, end int64, ok bool) {
-	blocks := w.set.blocks
-	for w.b < len(blocks) {
-		bl := &blocks[w.b]
-		if w.i == 0 && max(bl.maxGap, bl.c[0].lo-w.top) < w.min {
-			w.top = bl.c[len(bl.c)-1].hi
-			w.b++
-			continue
-		}
-		for w.i < len(bl.c) {
-			c := bl.c[w.i]
-			w.i++
-			start = w.top
-			w.top = c.hi
-			if c.lo-start >= w.min {
-				return start, c.lo, true
-			}
-		}
-		w.b++
-		w.i = 0
 	}
 	return 0, 0, false
 }
@@ -96,7 +65,8 @@ func (w *gapWalk) nextInSet() (start, end int64, ok bool) {
 // firstFit returns where a buffer of the given size goes under a
 // first-fit rule: the aligned start of the lowest gap that holds it once
 // its start is aligned up, else the aligned top of all ranges.
-func firstFit(w *gapWalk, size, align int64) int64 {
+func firstFit(spans []offsetPlaced, size, align int64) int64 {
+	w := newGapWalk(spans)
 	for {
 		start, end, ok := w.next()
 		if !ok {
@@ -113,8 +83,9 @@ func firstFit(w *gapWalk, size, align int64) int64 {
 // among equally long gaps the lowest wins. It returns that aligned start
 // and the gap's length, or found == false when no gap holds the buffer;
 // top is the highest end of all ranges either way.
-func bestFit(w *gapWalk, size, align int64) (off, length int64, found bool, top int64) {
+func bestFit(spans []offsetPlaced, size, align int64) (off, length int64, found bool, top int64) {
 	length = math.MaxInt64
+	w := newGapWalk(spans)
 	for {
 		start, end, ok := w.next()
 		if !ok {
@@ -126,16 +97,17 @@ func bestFit(w *gapWalk, size, align int64) (off, length int64, found bool, top 
 	}
 }
 
-// chooser returns the offset of buffer i given the gaps beside it.
-type chooser func(i int32, w *gapWalk) int64
+// chooser returns the offset of buffer i given the spans of the placed
+// buffers beside it, sorted by offset.
+type chooser func(i int32, live []offsetPlaced) int64
 
 // placeOneByOne runs the loop those planners share. It places the buffers
 // one at a time in the given order (indexes into bufs): a zero-size buffer
 // goes to offset 0 and takes no space, as in every upstream; any other gets
-// the offset choose returns, given a walk over the gaps at least as long
-// as the buffer that the placed buffers conflicting with it in time leave
-// (from their spans sorted by offset, ties: placement order; or, when it
-// conflicts with them all, from a denseSet), and then takes [offset, end(offset, size)). It checks the records first
+// the offset choose returns, given the placed buffers that conflict with
+// it in time sorted by offset (ties: placement order), or, when it
+// conflicts with them all, spans that leave the same gaps as long as the
+// buffer (a denseSet's), and then takes [offset, end(offset, size)). It checks the records first
 // and ctx every ctxCheckEvery buffers. It gives up, returning nil offsets
 // and the footprint so far, as soon as the footprint reaches limit: a
 // caller keeping the smaller of two plans need not finish one that cannot
@@ -157,8 +129,6 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
 	all := newDenseSet(len(bufs))
 	var live []offsetPlaced
-	// One walk for all: choose may keep &w, so each new one would escape.
-	var w gapWalk
 	var fp int64
 	for k, i := range order {
 		if k%ctxCheckEvery == 0 {
@@ -172,13 +142,13 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 		}
 		id := ix.id[i]
 		sp := ix.span[id]
-		w = gapWalk{set: &all.set, min: size}
-		if !all.covers(sp[0], sp[1]) {
+		if all.covers(sp[0], sp[1]) {
+			live = all.set.gapSpans(live[:0], size)
+		} else {
 			live = ix.overlapping(live[:0], id)
 			sortPlaced(live)
-			w = gapWalk{spans: live, min: size}
 		}
-		off := choose(i, &w)
+		off := choose(i, live)
 		e := end(off, size)
 		ix.place(id, offsetPlaced{off, e, int32(k + 1)})
 		all.place(sp[0], sp[1], offsetComp{off, e})
@@ -292,6 +262,38 @@ func (s *compSet) add(c offsetComp) {
 		return
 	}
 	b.setMaxGap()
+}
+
+// gapSpans appends to spans, sorted by offset, spans that leave the same
+// gaps at least min long as the set's ranges (min > 0), and the same top:
+// the ranges of each block that may hold such a gap, and one span over
+// each run of blocks that hold none (the gaps it hides are all shorter,
+// and so is the one below it). Each span's seq is 0.
+func (s *compSet) gapSpans(spans []offsetPlaced, min int64) []offsetPlaced {
+	top := int64(0)
+	skip := -1 // the first block of the run being skipped
+	for b := range s.blocks {
+		bl := &s.blocks[b]
+		if max(bl.maxGap, bl.c[0].lo-top) < min {
+			if skip < 0 {
+				skip = b
+			}
+			top = bl.c[len(bl.c)-1].hi
+			continue
+		}
+		if skip >= 0 {
+			spans = append(spans, offsetPlaced{off: s.blocks[skip].c[0].lo, end: top})
+			skip = -1
+		}
+		for _, c := range bl.c {
+			spans = append(spans, offsetPlaced{off: c.lo, end: c.hi})
+		}
+		top = bl.c[len(bl.c)-1].hi
+	}
+	if skip >= 0 {
+		spans = append(spans, offsetPlaced{off: s.blocks[skip].c[0].lo, end: top})
+	}
+	return spans
 }
 
 // appendTo appends the set's ranges to comps, in order.

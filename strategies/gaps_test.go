@@ -42,8 +42,7 @@ func refPlaceOneByOne(bufs []workloads.Buffer, order []int32, choose chooser, en
 		for k, p := range live {
 			spans[k] = offsetPlaced{p.off, p.end, int32(k + 1)}
 		}
-		w := newGapWalk(spans)
-		off := choose(i, &w)
+		off := choose(i, spans)
 		all = append(all, placed{i, off, end(off, size)})
 		offsets[i] = off
 		fp = max(fp, off+size)
@@ -143,8 +142,8 @@ func TestPlaceOneByOneMatchesReference(t *testing.T) {
 
 // TestCompSet adds random ranges to a compSet and checks, after each add,
 // that it holds what mergeComp gives on one flat list, that every block's
-// longest gap is right, and that a walk skipping short gaps yields exactly
-// the long enough gaps of the flat list, and the same top.
+// longest gap is right, and that the spans gapSpans gives leave the same
+// gaps at least some length long as the flat list, and the same top.
 func TestCompSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 20 {
@@ -167,16 +166,20 @@ func TestCompSet(t *testing.T) {
 						trial, k, b, len(bl.c), want, bl.maxGap)
 				}
 			}
-			minLen := rng.Int64N(1 + span/50)
+			minLen := 1 + rng.Int64N(1+span/50)
 			spans := make([]offsetPlaced, len(flat))
 			for j, c := range flat {
 				spans[j] = offsetPlaced{c.lo, c.hi, int32(j + 1)}
 			}
-			w, ref := gapWalk{set: &s, min: minLen}, newGapWalk(spans)
+			w, ref := newGapWalk(s.gapSpans(nil, minLen)), newGapWalk(spans)
 			for {
-				start, end, ok := w.next()
-				var rs, re int64
-				var rok bool
+				var start, end, rs, re int64
+				var ok, rok bool
+				for {
+					if start, end, ok = w.next(); !ok || end-start >= minLen {
+						break
+					}
+				}
 				for {
 					if rs, re, rok = ref.next(); !rok || re-rs >= minLen {
 						break

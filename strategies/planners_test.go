@@ -36,7 +36,6 @@ func TestGapWalk(t *testing.T) {
 func TestFirstAndBestFit(t *testing.T) {
 	// Gaps: [20,30) (10), [60,64) (4), [70,100) (30); top 120.
 	spans := []offsetPlaced{{0, 20, 1}, {30, 60, 2}, {64, 70, 3}, {100, 120, 4}}
-	walk := func() *gapWalk { w := newGapWalk(spans); return &w }
 	for _, tc := range []struct {
 		size, align int64
 		first, best int64
@@ -50,18 +49,17 @@ func TestFirstAndBestFit(t *testing.T) {
 		{size: 4, align: 16, first: 80, best: 80, bestLen: 30, bestFound: true},
 		{size: 31, align: 1, first: 120, best: 0, bestLen: 1<<63 - 1, bestFound: false},
 	} {
-		if got := firstFit(walk(), tc.size, tc.align); got != tc.first {
+		if got := firstFit(spans, tc.size, tc.align); got != tc.first {
 			t.Errorf("firstFit(size %d, align %d) = %d, want %d", tc.size, tc.align, got, tc.first)
 		}
-		off, length, found, top := bestFit(walk(), tc.size, tc.align)
+		off, length, found, top := bestFit(spans, tc.size, tc.align)
 		if off != tc.best || length != tc.bestLen || found != tc.bestFound || top != 120 {
 			t.Errorf("bestFit(size %d, align %d) = %d, %d, %v, %d; want %d, %d, %v, 120",
 				tc.size, tc.align, off, length, found, top, tc.best, tc.bestLen, tc.bestFound)
 		}
 	}
 	// Equal gaps: the lowest wins.
-	w := newGapWalk([]offsetPlaced{{10, 20, 1}, {30, 40, 2}})
-	if off, _, _, _ := bestFit(&w, 10, 1); off != 0 {
+	if off, _, _, _ := bestFit([]offsetPlaced{{10, 20, 1}, {30, 40, 2}}, 10, 1); off != 0 {
 		t.Errorf("bestFit among equal gaps = %d, want 0", off)
 	}
 }

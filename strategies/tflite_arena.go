@@ -108,9 +108,10 @@ func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []i
 
 // tfliteArenaChoose is SimpleMemoryArena::Allocate's choice among the gaps.
 func tfliteArenaChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, w *gapWalk) int64 {
+	return func(i int32, live []offsetPlaced) int64 {
 		size := bufs[i].Size
 		best, bestFit := int64(-1), int64(math.MaxInt64)
+		w := newGapWalk(live)
 		for {
 			start, end, ok := w.next()
 			if !ok {

@@ -113,8 +113,8 @@ func xlaHeapOffsets(ctx context.Context, name string, bufs []workloads.Buffer, a
 // xlaHeapChoose is XLA's best fit: the smallest free chunk that holds the
 // buffer (ties: the lowest), else the endless chunk above them all.
 func xlaHeapChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, w *gapWalk) int64 {
-		off, _, found, top := bestFit(w, bufs[i].Size, align)
+	return func(i int32, live []offsetPlaced) int64 {
+		off, _, found, top := bestFit(live, bufs[i].Size, align)
 		if !found {
 			// The endless chunk above every placed buffer starts at an
 			// aligned end already.
