@@ -189,10 +189,11 @@ func (e executorchGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan
 // that rules 1 and 2 look at.
 //
 // When every placed tensor is live with the tensor at hand (dense inputs;
-// with fastDense only, so that tests can compare), every object has a live
-// tensor, each object's top is the top of all its tensors, and rule 2's
-// first object with room is found in a tree over the objects' free room
-// above their tops, without gathering anything.
+// with fastDense only, so that tests can compare), the rules need nothing
+// gathered: every object has a live tensor, and its top, the top of all
+// its tensors, is its size, as the tensor that opened it filled it (every
+// tensor ends within its object); so rule 1 has no object and rule 2 room
+// only for tensors of size 0.
 func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes []int64, overlap, fastDense bool) ([]int64, error) {
 	n := len(bufs)
 	order := make([]int32, n)
@@ -208,8 +209,6 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 	})
 
 	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
-	room := newMaxTree(n)
-	objTop := make([]int64, 0, n) // the highest end of each object's tensors
 	// The placed tensors' spans end at minEnd or later and start at
 	// maxStart or earlier.
 	minEnd, maxStart := int32(math.MaxInt32), int32(-1)
@@ -240,11 +239,12 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 		o, at := int32(-1), int64(0)
 		if fastDense && minEnd >= sp[0] && maxStart <= sp[1] {
 			items = items[:0]
-			if overlap {
-				// Rule 2 (rule 1 has no object: each has a tensor, all live).
-				if o = room.leftmost(s); o >= 0 {
-					at = objTop[o]
-				}
+			// Rule 1 has no object: each has a tensor, all live. Rule 2
+			// has room only for an empty tensor, in object 0 unless that
+			// is empty too (then the first tensor in size order had size
+			// 0, and so had every tensor).
+			if overlap && s == 0 && len(objSize) > 0 && objSize[0] > 0 {
+				o, at = 0, objSize[0]
 			}
 		} else {
 			items = ix.overlapping(items[:0], id)
@@ -278,16 +278,11 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 		if o < 0 {
 			o = int32(len(objSize))
 			objSize = append(objSize, s)
-			objTop = append(objTop, 0)
 			state = append(state, objState{})
 		}
 		obj[i], inner[i] = o, at
 		ix.place(id, offsetPlaced{off: int64(o), end: at + s, seq: int32(k + 1)})
 		minEnd, maxStart = min(minEnd, sp[1]), max(maxStart, sp[0])
-		if objTop[o] = max(objTop[o], at+s); objTop[o] > 0 {
-			// Rule 2 wants a top above 0.
-			room.set(o, objSize[o]-objTop[o])
-		}
 	}
 	// Objects back to back in creation order.
 	start := make([]int64, len(objSize))
@@ -303,46 +298,4 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 		offsets[i] = start[obj[i]] + inner[i]
 	}
 	return offsets, nil
-}
-
-// maxTree keeps a value per index, -1 until set, and finds the leftmost
-// index whose value is at least some bound, in O(log n).
-type maxTree struct {
-	leaves int
-	v      []int64 // v[1] is the root; leaves at leaves..2*leaves-1
-}
-
-func newMaxTree(n int) *maxTree {
-	leaves := 1
-	for leaves < n {
-		leaves *= 2
-	}
-	t := &maxTree{leaves: leaves, v: make([]int64, 2*leaves)}
-	for i := range t.v {
-		t.v[i] = -1
-	}
-	return t
-}
-
-// set sets index i's value to x.
-func (t *maxTree) set(i int32, x int64) {
-	v := int(i) + t.leaves
-	t.v[v] = x
-	for v >>= 1; v >= 1; v >>= 1 {
-		t.v[v] = max(t.v[2*v], t.v[2*v+1])
-	}
-}
-
-// leftmost returns the lowest index whose value is at least x, or -1.
-func (t *maxTree) leftmost(x int64) int32 {
-	if t.v[1] < x {
-		return -1
-	}
-	v := 1
-	for v < t.leaves {
-		if v *= 2; t.v[v] < x {
-			v++
-		}
-	}
-	return int32(v - t.leaves)
 }
