@@ -64,7 +64,7 @@ func (w *gapWalk) next() (start, end int64, ok bool) {
 
 // firstFit returns where a buffer of the given size goes under a
 // first-fit rule: the aligned start of the lowest gap that holds it once
-// its start is aligned up, else the aligned top of all ranges.
+// its start is aligned up, else the aligned top of all spans.
 func firstFit(spans []offsetPlaced, size, align int64) int64 {
 	w := newGapWalk(spans)
 	for {
@@ -82,7 +82,7 @@ func firstFit(spans []offsetPlaced, size, align int64) int64 {
 // holds a buffer of the given size once the gap's start is aligned up;
 // among equally long gaps the lowest wins. It returns that aligned start
 // and the gap's length, or found == false when no gap holds the buffer;
-// top is the highest end of all ranges either way.
+// top is the highest end of all spans either way.
 func bestFit(spans []offsetPlaced, size, align int64) (off, length int64, found bool, top int64) {
 	length = math.MaxInt64
 	w := newGapWalk(spans)
@@ -107,11 +107,11 @@ type chooser func(i int32, live []offsetPlaced) int64
 // the offset choose returns, given the placed buffers that conflict with
 // it in time sorted by offset (ties: placement order), or, when it
 // conflicts with them all, spans that leave the same gaps as long as the
-// buffer (a denseSet's), and then takes [offset, end(offset, size)). It checks the records first
-// and ctx every ctxCheckEvery buffers. It gives up, returning nil offsets
-// and the footprint so far, as soon as the footprint reaches limit: a
-// caller keeping the smaller of two plans need not finish one that cannot
-// win (math.MaxInt64: never).
+// buffer (a denseSet's), and then takes [offset, end(offset, size)). It
+// checks the records first and ctx every ctxCheckEvery buffers. It gives
+// up, returning nil offsets and the footprint so far, as soon as the
+// footprint reaches limit: a caller keeping the smaller of two plans need
+// not finish one that cannot win (math.MaxInt64: never).
 func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
 	if err := recordError(name, bufs); err != nil {
