@@ -18,6 +18,17 @@ import (
 // what a span's end is (aligned or not) and in which gap they choose, so
 // the walk lives here once and the choice stays in each planner's file,
 // with firstFit and bestFit for the two common rules.
+//
+// When a buffer conflicts with every placed one (dense inputs), gathering
+// and sorting them all for each buffer would cost O(n^2 log n): a denseSet
+// keeps their address ranges merged into components instead, in blocks
+// that know their longest gap, and hands the rule only the blocks that
+// may hold a gap as long as the buffer (compSet.gapSpans). That leaves
+// the choice unchanged because every rule places a buffer of positive
+// size only in a gap at least as long as the buffer: the empty gaps that
+// merging touching ranges hides, and the short ones in skipped blocks,
+// can take nothing. (Zero-size buffers never reach a rule: placeOneByOne
+// puts them at 0.)
 
 // gapWalk walks the free gaps left by spans sorted by offset (sortPlaced
 // order), from address 0 upwards.
@@ -86,18 +97,23 @@ func bestFit(spans []offsetPlaced, size, align int64) (off, length int64, found 
 	}
 }
 
+// chooser returns the offset of buffer i given the spans of the placed
+// buffers beside it, sorted by offset.
+type chooser func(i int32, live []offsetPlaced) int64
+
 // placeOneByOne runs the loop those planners share. It places the buffers
 // one at a time in the given order (indexes into bufs): a zero-size buffer
 // goes to offset 0 and takes no space, as in every upstream; any other gets
-// the offset choose returns, given the placed buffers that conflict with it
-// in time sorted by offset (ties: placement order), and then takes
-// [offset, end(offset, size)). It checks the records first and ctx every
-// ctxCheckEvery buffers. It gives up, returning nil offsets and the
-// footprint so far, as soon as the footprint reaches limit: a caller
-// keeping the smaller of two plans need not finish one that cannot win
-// (math.MaxInt64: never).
+// the offset choose returns, given the placed buffers that conflict with
+// it in time sorted by offset (ties: placement order), or, when it
+// conflicts with them all, spans that leave the same gaps as long as the
+// buffer (a denseSet's), and then takes [offset, end(offset, size)). It
+// checks the records first and ctx every ctxCheckEvery buffers. It gives
+// up, returning nil offsets and the footprint so far, as soon as the
+// footprint reaches limit: a caller keeping the smaller of two plans need
+// not finish one that cannot win (math.MaxInt64: never).
 func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
-	choose func(i int32, live []offsetPlaced) int64, end func(off, size int64) int64) ([]int64, int64, error) {
+	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
 	if err := recordError(name, bufs); err != nil {
 		return nil, 0, err
 	}
@@ -111,6 +127,7 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 		return nil, 0, err
 	}
 	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
+	all := newDenseSet(len(bufs))
 	var live []offsetPlaced
 	var fp int64
 	for k, i := range order {
@@ -124,16 +141,167 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 			continue
 		}
 		id := ix.id[i]
-		live = ix.overlapping(live[:0], id)
-		sortPlaced(live)
+		sp := ix.span[id]
+		if all.covers(sp[0], sp[1]) {
+			live = all.set.gapSpans(live[:0], size)
+		} else {
+			live = ix.overlapping(live[:0], id)
+			sortPlaced(live)
+		}
 		off := choose(i, live)
-		ix.place(id, offsetPlaced{off, end(off, size), int32(k + 1)})
+		e := end(off, size)
+		ix.place(id, offsetPlaced{off, e, int32(k + 1)})
+		all.place(sp[0], sp[1], offsetComp{off, e})
 		offsets[i] = off
 		if fp = max(fp, off+size); fp >= limit {
 			return nil, fp, nil
 		}
 	}
 	return offsets, fp, nil
+}
+
+// denseSet keeps the address ranges of every placed buffer for the
+// buffers that conflict with them all: those whose span (in taskSpans
+// numbers) no placed span ends before (minEnd) nor starts after
+// (maxStart). Placed ranges wait in pending until such a buffer comes.
+type denseSet struct {
+	set              compSet
+	pending          []offsetComp
+	minEnd, maxStart int32
+}
+
+// newDenseSet returns an empty denseSet with room for n pending ranges.
+func newDenseSet(n int) denseSet {
+	return denseSet{pending: make([]offsetComp, 0, n), minEnd: math.MaxInt32, maxStart: -1}
+}
+
+// place records a buffer of span [a, b] placed at the closed range c.
+func (d *denseSet) place(a, b int32, c offsetComp) {
+	d.pending = append(d.pending, c)
+	d.minEnd, d.maxStart = min(d.minEnd, b), max(d.maxStart, a)
+}
+
+// covers reports whether a buffer of span [a, b] conflicts with every
+// placed one; d.set then holds their ranges.
+func (d *denseSet) covers(a, b int32) bool {
+	if d.minEnd < a || d.maxStart > b {
+		return false
+	}
+	for _, c := range d.pending {
+		d.set.add(c)
+	}
+	d.pending = d.pending[:0]
+	return true
+}
+
+// compSet is a set of disjoint closed address ranges, sorted, kept in
+// blocks of up to 2*compBlockSize, each with the longest gap inside it, so
+// that a walk wanting only gaps of some least length skips whole blocks.
+// Adding a range merges it with those it touches, as mergeComp does.
+type compSet struct{ blocks []compBlock }
+
+type compBlock struct {
+	c      []offsetComp // never empty
+	maxGap int64        // the longest c[j].lo - c[j-1].hi (0 for one range)
+}
+
+// compBlockSize bounds the work of an add (a block's length) against that
+// of a walk (the number of blocks).
+const compBlockSize = 64
+
+func (b *compBlock) setMaxGap() {
+	b.maxGap = 0
+	for j := 1; j < len(b.c); j++ {
+		b.maxGap = max(b.maxGap, b.c[j].lo-b.c[j-1].hi)
+	}
+}
+
+// add merges the closed range c into the set.
+func (s *compSet) add(c offsetComp) {
+	// The first block with a range ending at or after c.lo: c may touch
+	// it, and touches nothing before it.
+	bi, _ := slices.BinarySearchFunc(s.blocks, c.lo, func(b compBlock, lo int64) int {
+		return cmp.Compare(b.c[len(b.c)-1].hi, lo)
+	})
+	if bi == len(s.blocks) {
+		// Above every range: the usual case, as most buffers go on top.
+		if bi == 0 || len(s.blocks[bi-1].c) >= 2*compBlockSize {
+			s.blocks = append(s.blocks, compBlock{c: append(make([]offsetComp, 0, 2*compBlockSize), c)})
+			return
+		}
+		b := &s.blocks[bi-1]
+		b.maxGap = max(b.maxGap, c.lo-b.c[len(b.c)-1].hi)
+		b.c = append(b.c, c)
+		return
+	}
+	b := &s.blocks[bi]
+	b.c = mergeComp(b.c, c)
+	// Only the block's last range can reach the next blocks.
+	for last := &b.c[len(b.c)-1]; bi+1 < len(s.blocks) && s.blocks[bi+1].c[0].lo <= last.hi; {
+		next := &s.blocks[bi+1]
+		j := 0
+		for ; j < len(next.c) && next.c[j].lo <= last.hi; j++ {
+			last.hi = max(last.hi, next.c[j].hi)
+		}
+		if j == len(next.c) {
+			s.blocks = slices.Delete(s.blocks, bi+1, bi+2)
+			b = &s.blocks[bi]
+			last = &b.c[len(b.c)-1]
+			continue
+		}
+		next.c = slices.Delete(next.c, 0, j)
+		next.setMaxGap()
+	}
+	if len(b.c) > 2*compBlockSize {
+		half := append(make([]offsetComp, 0, 2*compBlockSize), b.c[compBlockSize:]...)
+		b.c = b.c[:compBlockSize]
+		b.setMaxGap()
+		nb := compBlock{c: half}
+		nb.setMaxGap()
+		s.blocks = slices.Insert(s.blocks, bi+1, nb)
+		return
+	}
+	b.setMaxGap()
+}
+
+// gapSpans appends to spans, sorted by offset, spans that leave the same
+// gaps at least min long as the set's ranges (min > 0), and the same top:
+// the ranges of each block that may hold such a gap, and one span over
+// each run of blocks that hold none (the gaps it hides are all shorter,
+// and so is the one below it). Each span's seq is 0.
+func (s *compSet) gapSpans(spans []offsetPlaced, min int64) []offsetPlaced {
+	top := int64(0)
+	skip := -1 // the first block of the run being skipped
+	for b := range s.blocks {
+		bl := &s.blocks[b]
+		if max(bl.maxGap, bl.c[0].lo-top) < min {
+			if skip < 0 {
+				skip = b
+			}
+			top = bl.c[len(bl.c)-1].hi
+			continue
+		}
+		if skip >= 0 {
+			spans = append(spans, offsetPlaced{off: s.blocks[skip].c[0].lo, end: top})
+			skip = -1
+		}
+		for _, c := range bl.c {
+			spans = append(spans, offsetPlaced{off: c.lo, end: c.hi})
+		}
+		top = bl.c[len(bl.c)-1].hi
+	}
+	if skip >= 0 {
+		spans = append(spans, offsetPlaced{off: s.blocks[skip].c[0].lo, end: top})
+	}
+	return spans
+}
+
+// appendTo appends the set's ranges to comps, in order.
+func (s *compSet) appendTo(comps []offsetComp) []offsetComp {
+	for _, b := range s.blocks {
+		comps = append(comps, b.c...)
+	}
+	return comps
 }
 
 // inOrder returns 0..n-1: problem order.

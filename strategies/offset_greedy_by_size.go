@@ -210,11 +210,7 @@ type offsetCompIndex struct {
 
 	// all is the components of every placed buffer: when each of them
 	// overlaps a buffer (dense inputs), they are its overlapping ones.
-	// That is when no placed span ends before the buffer's span starts
-	// (minEnd) nor starts after it ends (maxStart).
-	// Placed buffers wait in pending until such a buffer comes.
-	all, pending     []offsetComp
-	minEnd, maxStart int32
+	all denseSet
 
 	runs    []int32 // scratch: run boundaries in the gathered components
 	scratch []offsetComp
@@ -223,8 +219,7 @@ type offsetCompIndex struct {
 func newOffsetCompIndex(ts *taskSpans) *offsetCompIndex {
 	d := ts.tasks()
 	ix := &offsetCompIndex{taskSpans: ts, leaves: d, node: make([]offsetNode, 2*d+1),
-		placed: make([]offsetComp, len(ts.id)),
-		minEnd: math.MaxInt32, maxStart: -1}
+		placed: make([]offsetComp, len(ts.id)), all: newDenseSet(len(ts.id))}
 	for id := range ix.placed {
 		ix.placed[id].lo = -1
 	}
@@ -308,8 +303,7 @@ type offsetTask struct {
 // place records buffer t, placed at c.
 func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 	ix.placed[t.id] = c
-	ix.pending = append(ix.pending, c)
-	ix.minEnd, ix.maxStart = min(ix.minEnd, t.b), max(ix.maxStart, t.a)
+	ix.all.place(t.a, t.b, c)
 	for l, r := t.a+ix.leaves, t.b+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
 			ix.add(l, c)
@@ -326,13 +320,9 @@ func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 // lifetimes overlap buffer id's, sorted by start (components of different
 // nodes may overlap each other), in comps' storage.
 func (ix *offsetCompIndex) overlapping(comps []offsetComp, t *offsetTask) []offsetComp {
-	a, b := t.a, t.b
-	if ix.minEnd >= a && ix.maxStart <= b {
-		for _, c := range ix.pending {
-			ix.all = mergeComp(ix.all, c)
-		}
-		ix.pending = ix.pending[:0]
-		return append(comps, ix.all...)
+	a := t.a
+	if ix.all.covers(t.a, t.b) {
+		return ix.all.set.appendTo(comps)
 	}
 	runs := ix.runs[:0]
 	for v := a + ix.leaves; v >= 1; {

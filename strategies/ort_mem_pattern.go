@@ -59,23 +59,28 @@ func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, err
 		keys[i] = orderKey{int64(b.First), int64(b.ID), 0, int32(i)}
 	}
 	order := orderBy(keys)
-	var highWater int64
-	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, order, math.MaxInt64,
-		func(i int32, live []offsetPlaced) int64 {
-			size := AlignUp(bufs[i].Size, align)
-			off, length, found, top := bestFit(live, size, 1)
-			if gap := highWater - top; gap >= size && (!found || gap < length) {
-				off, found = top, true
-			}
-			if !found {
-				off = top
-			}
-			highWater = max(highWater, off+size)
-			return off
-		},
+	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, order, math.MaxInt64, ortMemPatternChoose(bufs, align),
 		func(off, size int64) int64 { return off + AlignUp(size, align) })
 	if err != nil {
 		return nil, err
 	}
 	return &Plan{Offsets: offsets, Footprint: fp}, nil
+}
+
+// ortMemPatternChoose is MemPatternPlanner's best fit with its high-water
+// mark; each run needs a fresh one.
+func ortMemPatternChoose(bufs []workloads.Buffer, align int64) chooser {
+	var highWater int64
+	return func(i int32, live []offsetPlaced) int64 {
+		size := AlignUp(bufs[i].Size, align)
+		off, length, found, top := bestFit(live, size, 1)
+		if gap := highWater - top; gap >= size && (!found || gap < length) {
+			off, found = top, true
+		}
+		if !found {
+			off = top
+		}
+		highWater = max(highWater, off+size)
+		return off
+	}
 }

@@ -102,26 +102,30 @@ func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
 // tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in
 // the given order with the given alignment.
 func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []int32, align int64) ([]int64, int64, error) {
-	return placeOneByOne(ctx, "tflite-arena", bufs, order, math.MaxInt64,
-		func(i int32, live []offsetPlaced) int64 {
-			size := bufs[i].Size
-			best, bestFit := int64(-1), int64(math.MaxInt64)
-			w := newGapWalk(live)
-			for {
-				start, end, ok := w.next()
-				if !ok {
-					break
-				}
-				if a := AlignUp(start, align); a+size <= end && end-a < bestFit {
-					best, bestFit = a, end-start
-				}
-			}
-			if best < 0 {
-				return AlignUp(w.top, align)
-			}
-			return best
-		},
+	return placeOneByOne(ctx, "tflite-arena", bufs, order, math.MaxInt64, tfliteArenaChoose(bufs, align),
 		func(off, size int64) int64 { return off + size })
+}
+
+// tfliteArenaChoose is SimpleMemoryArena::Allocate's choice among the gaps.
+func tfliteArenaChoose(bufs []workloads.Buffer, align int64) chooser {
+	return func(i int32, live []offsetPlaced) int64 {
+		size := bufs[i].Size
+		best, bestFit := int64(-1), int64(math.MaxInt64)
+		w := newGapWalk(live)
+		for {
+			start, end, ok := w.next()
+			if !ok {
+				break
+			}
+			if a := AlignUp(start, align); a+size <= end && end-a < bestFit {
+				best, bestFit = a, end-start
+			}
+		}
+		if best < 0 {
+			return AlignUp(w.top, align)
+		}
+		return best
+	}
 }
 
 // lcm returns the least common multiple of two positive numbers; ok is

@@ -50,7 +50,7 @@ func (tflmGreedy) Name() string { return "tflm-greedy" }
 func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	align := max(p.Alignment, 1)
 	offsets, fp, err := placeOneByOne(ctx, "tflm-greedy", p.Buffers, tflmGreedyOrder(p.Buffers), math.MaxInt64,
-		func(i int32, live []offsetPlaced) int64 { return firstFit(live, p.Buffers[i].Size, align) },
+		tflmGreedyChoose(p.Buffers, align),
 		func(off, size int64) int64 { return AlignUp(off+size, align) })
 	if err != nil {
 		return nil, err
@@ -60,6 +60,11 @@ func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 
 // tflmGreedyOrder is GreedyMemoryPlanner's placement order: size
 // descending, ties by problem order descending.
+// tflmGreedyChoose is TFLM's first fit.
+func tflmGreedyChoose(bufs []workloads.Buffer, align int64) chooser {
+	return func(i int32, live []offsetPlaced) int64 { return firstFit(live, bufs[i].Size, align) }
+}
+
 func tflmGreedyOrder(bufs []workloads.Buffer) []int32 {
 	keys := make([]orderKey, len(bufs))
 	for i, b := range bufs {

@@ -106,15 +106,20 @@ func xlaHeapOffsets(ctx context.Context, name string, bufs []workloads.Buffer, a
 		}
 	}
 	order := orderBy(keys)
-	return placeOneByOne(ctx, name, bufs, order, limit,
-		func(i int32, live []offsetPlaced) int64 {
-			off, _, found, top := bestFit(live, bufs[i].Size, align)
-			if !found {
-				// The endless chunk above every placed buffer starts at an
-				// aligned end already.
-				return top
-			}
-			return off
-		},
+	return placeOneByOne(ctx, name, bufs, order, limit, xlaHeapChoose(bufs, align),
 		func(off, size int64) int64 { return AlignUp(off+size, align) })
+}
+
+// xlaHeapChoose is XLA's best fit: the smallest free chunk that holds the
+// buffer (ties: the lowest), else the endless chunk above them all.
+func xlaHeapChoose(bufs []workloads.Buffer, align int64) chooser {
+	return func(i int32, live []offsetPlaced) int64 {
+		off, _, found, top := bestFit(live, bufs[i].Size, align)
+		if !found {
+			// The endless chunk above every placed buffer starts at an
+			// aligned end already.
+			return top
+		}
+		return off
+	}
 }

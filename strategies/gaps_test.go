@@ -1,0 +1,234 @@
+package strategies
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"membench/workloads"
+)
+
+// refPlaceOneByOne is placeOneByOne the straightforward way, O(n^2): for
+// each buffer, every placed buffer live beside it, sorted by offset (ties:
+// placement order), and every gap between them, empty ones too, whether
+// the buffer conflicts with every placed one or not. placeOneByOne must
+// give the same offsets.
+func refPlaceOneByOne(bufs []workloads.Buffer, order []int32, choose chooser, end func(off, size int64) int64) ([]int64, int64) {
+	type placed struct {
+		i        int32
+		off, end int64
+	}
+	offsets := make([]int64, len(bufs))
+	var all []placed
+	var fp int64
+	for _, i := range order {
+		size := bufs[i].Size
+		if size == 0 {
+			continue
+		}
+		var live []placed
+		for _, p := range all {
+			if bufs[p.i].First <= bufs[i].Last && bufs[i].First <= bufs[p.i].Last {
+				live = append(live, p)
+			}
+		}
+		// Stable: equal offsets keep placement order.
+		slices.SortStableFunc(live, func(x, y placed) int { return cmp.Compare(x.off, y.off) })
+		spans := make([]offsetPlaced, len(live))
+		for k, p := range live {
+			spans[k] = offsetPlaced{p.off, p.end, int32(k + 1)}
+		}
+		off := choose(i, spans)
+		all = append(all, placed{i, off, end(off, size)})
+		offsets[i] = off
+		fp = max(fp, off+size)
+	}
+	return offsets, fp
+}
+
+// randomGapProblem returns n buffers of the given shape: "sparse" (short
+// lifetimes), "dense" (every lifetime contains task n), "half" (half of
+// them live throughout, the rest sparse) or "point" (all at task 0).
+// Sizes are small and often zero or a multiple of 16, so that buffers fit
+// gaps exactly, alignment gaps among them.
+func randomGapProblem(rng *rand.Rand, n int, shape string) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		b := workloads.Buffer{ID: i}
+		switch rng.IntN(4) {
+		case 0:
+			b.Size = 0
+		case 1:
+			b.Size = 16 * (1 + rng.Int64N(8))
+		default:
+			b.Size = 1 + rng.Int64N(200)
+		}
+		switch {
+		case shape == "dense":
+			b.First, b.Last = rng.IntN(n), n+rng.IntN(n)
+		case shape == "point":
+		case shape == "half" && i%2 == 0:
+			b.First, b.Last = 0, 2*n
+		default:
+			b.First = rng.IntN(2 * n)
+			b.Last = b.First + rng.IntN(1+n/4)
+		}
+		bufs[i] = b
+	}
+	return bufs
+}
+
+// TestPlaceOneByOneMatchesReference runs every rule placeOneByOne serves
+// on random problems, dense and half-dense ones among them, with and
+// without alignment, and compares each offset with refPlaceOneByOne.
+func TestPlaceOneByOneMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	type rule struct {
+		name   string
+		choose func(bufs []workloads.Buffer, align int64) chooser
+		end    func(align int64) func(off, size int64) int64
+	}
+	alignedEnd := func(align int64) func(off, size int64) int64 {
+		return func(off, size int64) int64 { return AlignUp(off+size, align) }
+	}
+	rules := []rule{
+		{"xla-heap", xlaHeapChoose, alignedEnd},
+		{"tflm-greedy", tflmGreedyChoose, alignedEnd},
+		{"tflite-arena", tfliteArenaChoose, func(int64) func(off, size int64) int64 {
+			return func(off, size int64) int64 { return off + size }
+		}},
+		{"ort-mem-pattern", ortMemPatternChoose, func(align int64) func(off, size int64) int64 {
+			return func(off, size int64) int64 { return off + AlignUp(size, align) }
+		}},
+	}
+	problems := 0
+	for _, shape := range []string{"sparse", "dense", "half", "point"} {
+		for range 60 {
+			// Alignments above the sizes leave gaps that later buffers
+			// fill; up to 400 buffers make several compSet blocks.
+			n := 1 + rng.IntN(400)
+			bufs := randomGapProblem(rng, n, shape)
+			align := []int64{1, 8, 64, 3, 256, 1000}[rng.IntN(6)]
+			perm := rng.Perm(n)
+			random := make([]int32, n)
+			for k, i := range perm {
+				random[k] = int32(i)
+			}
+			orders := map[string][]int32{"size": tflmGreedyOrder(bufs), "arena": tfliteArenaOrder(bufs), "random": random}
+			for _, r := range rules {
+				for oname, order := range orders {
+					name := fmt.Sprintf("%s/%s/n=%d/align=%d/%s", shape, r.name, n, align, oname)
+					got, gotFP, err := placeOneByOne(context.Background(), r.name, bufs, order, math.MaxInt64, r.choose(bufs, align), r.end(align))
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					want, wantFP := refPlaceOneByOne(bufs, order, r.choose(bufs, align), r.end(align))
+					if !slices.Equal(got, want) || gotFP != wantFP {
+						t.Fatalf("%s: offsets %v (footprint %d), want %v (footprint %d)", name, got, gotFP, want, wantFP)
+					}
+				}
+			}
+			problems++
+		}
+	}
+	if problems != 240 {
+		t.Fatalf("ran %d problems, want 240", problems)
+	}
+}
+
+// TestCompSet adds random ranges to a compSet and checks, after each add,
+// that it holds what mergeComp gives on one flat list, that every block's
+// longest gap is right, and that the spans gapSpans gives leave the same
+// gaps at least some length long as the flat list, and the same top.
+func TestCompSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 20 {
+		var s compSet
+		var flat []offsetComp
+		span := int64(100 + rng.IntN(20000))
+		for k := range 1000 {
+			lo := rng.Int64N(span)
+			c := offsetComp{lo, lo + rng.Int64N(1+span/200)}
+			s.add(c)
+			flat = mergeComp(flat, c)
+			if got := s.appendTo(nil); !slices.Equal(got, flat) {
+				t.Fatalf("trial %d, add %d of %v: set %v, want %v", trial, k, c, got, flat)
+			}
+			for b, bl := range s.blocks {
+				want := bl.maxGap
+				bl.setMaxGap()
+				if bl.maxGap != want || len(bl.c) == 0 || len(bl.c) > 2*compBlockSize {
+					t.Fatalf("trial %d, add %d: block %d has %d ranges, longest gap %d recorded, %d true",
+						trial, k, b, len(bl.c), want, bl.maxGap)
+				}
+			}
+			minLen := 1 + rng.Int64N(1+span/50)
+			spans := make([]offsetPlaced, len(flat))
+			for j, c := range flat {
+				spans[j] = offsetPlaced{c.lo, c.hi, int32(j + 1)}
+			}
+			w, ref := newGapWalk(s.gapSpans(nil, minLen)), newGapWalk(spans)
+			for {
+				var start, end, rs, re int64
+				var ok, rok bool
+				for {
+					if start, end, ok = w.next(); !ok || end-start >= minLen {
+						break
+					}
+				}
+				for {
+					if rs, re, rok = ref.next(); !rok || re-rs >= minLen {
+						break
+					}
+				}
+				if start != rs || end != re || ok != rok {
+					t.Fatalf("trial %d, add %d, min %d: gap [%d,%d) %v, want [%d,%d) %v", trial, k, minLen, start, end, ok, rs, re, rok)
+				}
+				if !ok {
+					break
+				}
+			}
+			if w.top != ref.top {
+				t.Fatalf("trial %d, add %d: top %d, want %d", trial, k, w.top, ref.top)
+			}
+		}
+		if len(s.blocks) < 2 {
+			t.Errorf("trial %d: %d block(s): the test meant to cross blocks", trial, len(s.blocks))
+		}
+	}
+}
+
+// TestExecuTorchGreedyDenseMatches compares executorch-greedy's dense
+// shortcut with its general loop on random problems, dense and half-dense
+// ones among them.
+func TestExecuTorchGreedyDenseMatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range []string{"sparse", "dense", "half", "point"} {
+		for trial := range 50 {
+			n := 1 + rng.IntN(400)
+			bufs := randomGapProblem(rng, n, shape)
+			align := []int64{16, 32, 64}[rng.IntN(3)]
+			sizes := make([]int64, n)
+			for i, b := range bufs {
+				sizes[i] = AlignUp(b.Size, align)
+			}
+			for _, overlap := range []bool{true, false} {
+				got, err := executorchGreedyOffsets(context.Background(), bufs, sizes, overlap, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := executorchGreedyOffsets(context.Background(), bufs, sizes, overlap, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s trial %d (n %d, align %d, overlap %v): offsets %v, want %v", shape, trial, n, align, overlap, got, want)
+				}
+			}
+		}
+	}
+}
