@@ -14,13 +14,14 @@ or MODULE:CALLABLE returning (nn.Module, example input)), it writes into --out:
 
 Eager traces come from the best source the build has: with CUDA,
 torch.cuda.memory._record_memory_history and _dump_snapshot (a pickle that
-membench reads directly); otherwise the CPU allocator's own calls. c10's CPU
+membench reads directly); on CPU with Kineto, torch.profiler's Chrome trace
+with profile_memory=True (NAME.KIND.chrome.json, read directly too);
+otherwise (or with --memrec) the CPU allocator's own calls. c10's CPU
 allocator takes tensor memory with posix_memalign and returns it with free,
 so the recorder builds memrec.c (beside this file) with the system's C
 compiler, re-runs itself with it in LD_PRELOAD, and logs those calls between
 the start and the end of the recorded step, on one thread. (Debian's torch
-1.13 has no Kineto, so torch.profiler exports no [memory] events there; where
-Kineto is present, pass --profiler to also write NAME.infer.chrome.json.)
+1.13 has no Kineto, so torch.profiler exports no [memory] events there.)
 
 Every output starts with its provenance: torch and torchvision versions, model,
 batch, dtype, the command and the date. Weights are random: memory does not
@@ -163,14 +164,27 @@ def record_eager_cuda(args, model, example, name, train):
     print(out)
 
 
-def record_profiler(args, model, example, name):
+def record_profiler(args, model, example, name, train):
+    """One step under torch.profiler with profile_memory=True: its Chrome
+    trace holds a [memory] event per allocation and free, which membench
+    reads directly (needs a build with Kineto)."""
     import torch
 
+    step(model, example, train)  # warm up, as the other recorders do
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
-        step(model, example, False)
-    out = os.path.join(args.out, "%s.infer.chrome.json" % name)
+        step(model, example, train)
+    kind = "train" if train else "infer"
+    out = os.path.join(args.out, "%s.%s.chrome.json" % (name, kind))
     prof.export_chrome_trace(out)
+    with open(out + ".provenance.json", "w") as f:
+        json.dump(provenance(args, "eager %s, torch.profiler Chrome trace" % kind), f, indent=1)
     print(out)
+
+
+def kineto():
+    import torch
+
+    return getattr(torch.autograd, "kineto_available", lambda: False)()
 
 
 def record_graph(args, model, example, name):
@@ -277,12 +291,17 @@ def main():
     p.add_argument("--train-batch", type=int, default=2, help="batch of the training step (BatchNorm needs 2)")
     p.add_argument("--dtype", default="float32", choices=["float32", "float16", "bfloat16"])
     p.add_argument("--what", default="infer,train,graph", help="comma list of infer, train, graph")
-    p.add_argument("--profiler", action="store_true", help="also write a torch.profiler Chrome trace (needs Kineto)")
+    p.add_argument("--profiler", action="store_true", help="also write a torch.profiler Chrome trace of inference (needs Kineto)")
+    p.add_argument("--memrec", action="store_true", help="on CPU, record the allocator's calls even where Kineto is present")
     args = p.parse_args()
     import torch
 
     cuda = torch.cuda.is_available()
-    if not cuda:
+    # The eager recorder: CUDA snapshots where CUDA is present, else
+    # torch.profiler where the build has Kineto, else the CPU allocator's
+    # own calls through memrec.
+    profiler = not cuda and kineto() and not args.memrec
+    if not cuda and not profiler:
         ensure_preload()
     torch.manual_seed(0)
     os.makedirs(args.out, exist_ok=True)
@@ -295,15 +314,22 @@ def main():
         batch = args.batch if kind == "infer" else args.train_batch
         model, example = build_model(args.model, batch, dtype)
         saved, args.batch = args.batch, batch
-        (record_eager_cuda if cuda else record_eager_cpu)(args, model, example, name, kind == "train")
+        if cuda:
+            record_eager_cuda(args, model, example, name, kind == "train")
+        elif profiler:
+            record_profiler(args, model, example, name, kind == "train")
+        else:
+            record_eager_cpu(args, model, example, name, kind == "train")
         args.batch = saved
         del model, example
     if "graph" in what:
         model, example = build_model(args.model, args.batch, dtype)
         record_graph(args, model, example, name)
-    if args.profiler:
+    if args.profiler and not profiler:
+        if not kineto():
+            sys.exit("--profiler: this torch build has no Kineto, so torch.profiler records no [memory] events")
         model, example = build_model(args.model, args.batch, dtype)
-        record_profiler(args, model, example, name)
+        record_profiler(args, model, example, name, False)
 
 
 if __name__ == "__main__":
