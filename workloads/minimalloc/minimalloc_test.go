@@ -9,7 +9,8 @@ import (
 )
 
 // TestRegistered loads every shipped instance by name and checks its size,
-// lower bound and capacity against MiniMalloc's README table.
+// lower bound and capacity against MiniMalloc's README table, and that the
+// conversions keep the bound on this real data.
 func TestRegistered(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -41,6 +42,13 @@ func TestRegistered(t *testing.T) {
 		if p.Len() != c.n || p.LoadBound() != c.lb || p.Capacity != c.cap || p.Name != c.name {
 			t.Errorf("%s: name %q, %d buffers, LB_load %d, capacity %d; want %d, %d, %d",
 				c.name, p.Name, p.Len(), p.LoadBound(), p.Capacity, c.n, c.lb, c.cap)
+		}
+		q, err := p.ToTrace().ToProblem()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.LoadBound() != c.lb {
+			t.Errorf("%s: LB_load after problem -> trace -> problem: %d", c.name, q.LoadBound())
 		}
 	}
 }
