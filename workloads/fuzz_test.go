@@ -72,7 +72,7 @@ func FuzzReadTFLite(f *testing.F) {
 }
 
 func FuzzReadMiniMalloc(f *testing.F) {
-	addSeeds(f, "testdata/load/*.csv", sharedMiniMalloc+"example.12.csv")
+	addSeeds(f, "testdata/load/*.csv", "minimalloc/data/example.12.csv")
 	f.Add([]byte("id,lower,upper,size,alignment\nb1,0,3,4,64\n2,3,9,4,64\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ReadMiniMalloc(bytes.NewReader(data), "f")
