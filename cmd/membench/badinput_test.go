@@ -90,11 +90,13 @@ func TestBadInputCorpus(t *testing.T) {
 		"chrome-no-memory.json": `1: the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)`,
 		"chrome-truncated.json": `3: unexpected end of JSON`,
 		"chrome-type.json":      `3: field "args.Bytes": want an integer, got a string`,
-		// TFLite models: a FlatBuffer has no lines; errors name the byte
-		// or the tensor.
-		"tflitemodel-index.tflite":     `: operator 1 names tensor 40, but subgraph 0 has 12 tensors`,
-		"tflitemodel-truncated.tflite": `: byte 136: Tensor points past the end of the file: not a well-formed TFLite model (FlatBuffer, schema.fbs)`,
-		"tflitemodel-type.tflite":      `: tensor 2 ("conv") has unknown type 99 (want a TensorType of schema.fbs, 0 to 22)`,
+		// TFLite models (malformed FlatBuffers written by the reader's
+		// tests, named .fb: the format is sniffed, and no real model is
+		// committed): a FlatBuffer has no lines; errors name the byte or
+		// the tensor.
+		"tflitemodel-index.fb":     `: operator 1 names tensor 40, but subgraph 0 has 12 tensors`,
+		"tflitemodel-truncated.fb": `: byte 136: Tensor points past the end of the file: not a well-formed TFLite model (FlatBuffer, schema.fbs)`,
+		"tflitemodel-type.fb":      `: tensor 2 ("conv") has unknown type 99 (want a TensorType of schema.fbs, 0 to 22)`,
 		// Plans read by validate --plan.
 		"plan-type.json":    `3: field "offsets": want an integer, got a string`,
 		"plan-syntax.json":  `2: invalid JSON: invalid character '6' after array element`,
