@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -211,15 +212,7 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 	case devices[device] == 0:
 		return nil, nil, &InputError{File: name, Msg: fmt.Sprintf("no memory events on device %q (the trace has %s)", device, strings.Join(names, ", "))}
 	}
-	slices.SortStableFunc(mem, func(a, b memEvent) int {
-		switch {
-		case a.ts < b.ts:
-			return -1
-		case a.ts > b.ts:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(mem, func(a, b memEvent) int { return cmp.Compare(a.ts, b.ts) })
 
 	t := &Trace{Name: name}
 	var pre []Event
@@ -268,22 +261,4 @@ func skipSpace(data []byte, off int64) int64 {
 		off++
 	}
 	return off
-}
-
-// lineCounter maps byte offsets to 1-based lines, counting forward from the
-// last offset asked for so that increasing offsets cost linear time.
-type lineCounter struct {
-	data     []byte
-	lastOff  int64
-	lastLine int
-}
-
-func (c *lineCounter) line(off int64) int {
-	off = min(max(off, 0), int64(len(c.data)))
-	if c.lastLine == 0 || off < c.lastOff {
-		c.lastOff, c.lastLine = 0, 1
-	}
-	c.lastLine += bytes.Count(c.data[c.lastOff:off], []byte{'\n'})
-	c.lastOff = off
-	return c.lastLine
 }

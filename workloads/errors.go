@@ -159,3 +159,21 @@ func jsonGot(v string) string {
 	}
 	return v
 }
+
+// lineCounter maps byte offsets to 1-based lines, counting forward from the
+// last offset asked for so that increasing offsets cost linear time.
+type lineCounter struct {
+	data     []byte
+	lastOff  int64
+	lastLine int
+}
+
+func (c *lineCounter) line(off int64) int {
+	off = min(max(off, 0), int64(len(c.data)))
+	if c.lastLine == 0 || off < c.lastOff {
+		c.lastOff, c.lastLine = 0, 1
+	}
+	c.lastLine += bytes.Count(c.data[c.lastOff:off], []byte{'\n'})
+	c.lastOff = off
+	return c.lastLine
+}

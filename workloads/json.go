@@ -46,19 +46,10 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 
 func parseJSON(data []byte, name string) (*Problem, error) {
 	data = bytes.TrimPrefix(data, []byte(BOM))
-	// lineAt counts lines from the last offset asked for, so that numbering
-	// every buffer stays linear.
-	var lastOff int64
-	lastLine := 1
-	lineAt := func(off int64) int {
-		off = min(max(off, 0), int64(len(data)))
-		if off < lastOff {
-			lastOff, lastLine = 0, 1
-		}
-		lastLine += bytes.Count(data[lastOff:off], []byte{'\n'})
-		lastOff = off
-		return lastLine
-	}
+	// Numbering every buffer's line stays linear: lc counts on from the
+	// last offset asked for.
+	lc := lineCounter{data: data}
+	lineAt := lc.line
 	// start skips separators so that an error points at the value itself.
 	start := func(off int64) int64 {
 		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
