@@ -17,16 +17,40 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/kustomize/api/krusty"
+	kusttypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
 
-// kustomization is the part of kustomize's Kustomization used here; strict
-// decoding refuses any field it does not name.
-type kustomization struct {
-	APIVersion string   `json:"apiVersion"`
-	Kind       string   `json:"kind"`
-	Resources  []string `json:"resources"`
+// built runs kustomize on this folder, as kubectl apply -k does, and
+// strict-decodes the sweep Job it outputs.
+func built(t *testing.T) *batchv1.Job {
+	t.Helper()
+	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), ".")
+	if err != nil {
+		t.Fatalf("kustomize build: %v", err)
+	}
+	for _, r := range res.Resources() {
+		if r.GetKind() != "Job" || r.GetName() != "membench-sweep" {
+			continue
+		}
+		data, err := r.AsYAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j batchv1.Job
+		if err := yaml.UnmarshalStrict(data, &j); err != nil {
+			t.Fatalf("the built sweep Job: %v", err)
+		}
+		return &j
+	}
+	t.Fatal("kustomize build has no Job membench-sweep")
+	return nil
 }
+
+// kustomization is kustomize's own Kustomization type.
+type kustomization = kusttypes.Kustomization
 
 // manifests are the decoded files of this folder, by file name.
 type manifests struct {
@@ -178,7 +202,8 @@ func TestManifests(t *testing.T) {
 		}
 	}
 
-	// The shard count: completions, SHARDS, and parallelism at most that.
+	// The shard count is in one place, completions: kustomize copies it
+	// into parallelism and SHARDS.
 	c := sweep.Spec.Template.Spec.Containers[0]
 	if sweep.Spec.CompletionMode == nil || *sweep.Spec.CompletionMode != batchv1.IndexedCompletion {
 		t.Errorf("sweep: want completionMode Indexed")
@@ -187,11 +212,15 @@ func TestManifests(t *testing.T) {
 		t.Fatalf("sweep: want completions, the shard count")
 	}
 	n := int(*sweep.Spec.Completions)
-	if s := env(c, "SHARDS"); s != strconv.Itoa(n) {
-		t.Errorf("sweep: SHARDS is %q, completions %d: change them together", s, n)
+	if env(c, "SHARDS") == strconv.Itoa(n) {
+		t.Errorf("sweep: SHARDS repeats completions by hand; kustomization.yaml sets it")
 	}
-	if p := sweep.Spec.Parallelism; p == nil || int(*p) > n {
-		t.Errorf("sweep: parallelism %s, want at most the %d completions", ptrString(p), n)
+	b := built(t)
+	if bc := b.Spec.Template.Spec.Containers[0]; env(bc, "SHARDS") != strconv.Itoa(n) {
+		t.Errorf("built sweep: SHARDS is %q, want the %d completions", env(bc, "SHARDS"), n)
+	}
+	if p := b.Spec.Parallelism; p == nil || int(*p) != n {
+		t.Errorf("built sweep: parallelism %s, want the %d completions", ptrString(p), n)
 	}
 	if args := strings.Join(c.Args, " "); !strings.Contains(args, `--shard "${JOB_COMPLETION_INDEX}/${SHARDS}"`) || !strings.Contains(args, "--resume") {
 		t.Errorf("sweep: the command should run shard ${JOB_COMPLETION_INDEX}/${SHARDS} and resume a started one: %s", args)
