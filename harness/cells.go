@@ -82,6 +82,9 @@ type Matrix struct {
 	Workloads []string
 	Infos     map[string]WorkloadInfo
 	Cells     []Cell
+	// Warnings are the readers' warnings about the workloads (a snapshot's
+	// entries with unknown actions, say), each prefixed with its workload.
+	Warnings []string
 }
 
 // Expand resolves every spec of the config (unknown names and parameters
@@ -159,6 +162,9 @@ func (c *Config) Expand() (*Matrix, error) {
 		w, err := workloads.Load(ws)
 		if err != nil {
 			return nil, err
+		}
+		for _, m := range w.Warnings() {
+			pl.Warnings = append(pl.Warnings, ws+": "+m)
 		}
 		lb := strategies.LowerBounds(w.Problem)
 		pl.Infos[ws] = WorkloadInfo{N: len(w.Problem.Buffers), Hash: Hash(w.Problem), LBLoad: lb.Load, LBObjects: lb.Objects}

@@ -132,6 +132,9 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer store.Close()
+	for _, m := range pl.Warnings {
+		fmt.Fprintf(warn, "membench: warning: %s\n", m)
+	}
 	for _, d := range store.Dropped {
 		fmt.Fprintf(warn, "membench: warning: %s:%d: not a result record (%s); dropped (its text is kept in %s), its cell runs again\n",
 			resPath, d.Line, d.Reason, resPath+results.GarbledSuffix)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,12 @@ func TestSnapshotWarnings(t *testing.T) {
 		if r.stderr != want {
 			t.Errorf("%q: stderr\n%s\nwant\n%s", args, r.stderr, want)
 		}
+	}
+	// A sweep warns too, once, before its cells run.
+	r := expect(t, 0, nil, "run", "--workloads", file, "--strategies", "naive", "--allocators", "bump",
+		"--repeats", "1", "--out", filepath.Join(t.TempDir(), "out"))
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("run: stderr\n%s\nlacks\n%s", r.stderr, want)
 	}
 }
 
