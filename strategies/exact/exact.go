@@ -105,6 +105,17 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if err != nil {
 		return nil, err
 	}
+	// Aligned offsets: each section's buffers, stacked, take their sizes
+	// rounded up, all but the top one.
+	alb := lb
+	for _, pt := range in.parts {
+		alb = max(alb, pt.alb)
+	}
+	if e.capacity > 0 && alb > e.capacity {
+		return nil, fmt.Errorf("exact: %w in capacity %d (proved: with offsets aligned to %d, some task needs %d)",
+			ErrInfeasible, e.capacity, in.align, alb)
+	}
+	lb = alb
 	sv := &solver{in: in, b: bud, offs: best.Offsets}
 	for i, b := range p.Buffers {
 		if b.Size == 0 {

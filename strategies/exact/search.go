@@ -69,7 +69,7 @@ type searcher struct {
 	off    []int64 // offset of each buffer, noOffset while unplaced
 	minOff []int64 // lowest offset each unplaced buffer can take
 	floor  []int64 // per section: no unplaced buffer of it goes below
-	total  []int64 // per section: sum of the sizes of its unplaced buffers
+	total  []int64 // per section: sum of the asize of its unplaced buffers
 
 	offUndo   []change
 	floorUndo []change
@@ -178,17 +178,17 @@ func (s *searcher) rankBufs(bufs []int32) {
 // most limit nodes. On found, s.sol holds the offsets of pt's buffers.
 func (s *searcher) solve(pt *part, c, limit int64) outcome {
 	s.cap, s.limit, s.count = c, limit, 0
-	if pt.lb > c {
+	in := s.in
+	if pt.lb > c || pt.alb > c {
 		return infeasible
 	}
-	in := s.in
 	for _, k := range pt.bufs {
 		s.off[k] = noOffset
 		s.minOff[k] = 0
 	}
 	for t := pt.secLo; t < pt.secHi; t++ {
 		s.floor[t] = 0
-		s.total[t] = in.load[t]
+		s.total[t] = in.aload[t]
 		s.cuts[t] = 0
 	}
 	// cuts[t]: unplaced buffers living in both section t and t+1.
@@ -298,7 +298,7 @@ func (s *searcher) next(pt *part, c cand, remaining, depth int) outcome {
 		bounds = append(bounds, pt.secHi)
 		r = found
 		for x := 0; x+1 < len(bounds) && r == found; x++ {
-			sub := &part{secLo: bounds[x], secHi: bounds[x+1], lb: pt.lb}
+			sub := &part{secLo: bounds[x], secHi: bounds[x+1], lb: pt.lb, alb: pt.alb}
 			for _, j := range pt.bufs {
 				if s.off[j] == noOffset && in.secLo[j] < sub.secHi && in.secHi[j] > sub.secLo {
 					sub.bufs = append(sub.bufs, j)
@@ -362,8 +362,9 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	}
 	for t := in.secLo[k]; t < in.secHi[k]; t++ {
 		s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
-		s.floor[t] = top
-		s.total[t] -= in.size[k]
+		// Offsets are aligned: nothing goes between top and next.
+		s.floor[t] = next
+		s.total[t] -= in.asize[k]
 		// k leaves the section's unplaced buffers: look again.
 		if !s.mark[t] {
 			s.mark[t] = true
@@ -394,20 +395,21 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	}
 	// Inference: every later buffer lies at or above c.off (canonical
 	// order) and above its section's floor, and a section's unplaced
-	// buffers are stacked. The sections not touched kept their floor and
-	// load since the last check passed; while c.off plus the part's peak
-	// load fits, the rise of c.off cannot fail them.
+	// buffers are stacked, each but the top one taking its asize. The
+	// sections not touched kept their floor and load since the last check
+	// passed; while c.off plus the part's peak load fits, the rise of
+	// c.off cannot fail them.
 	check := s.touched
-	if c.off+pt.lb > s.cap {
+	if c.off+pt.alb > s.cap {
 		check = nil
 		for t := pt.secLo; t < pt.secHi; t++ {
-			if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t] > s.cap {
+			if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t]-in.pad[t] > s.cap {
 				return infeasible, hatless
 			}
 		}
 	}
 	for _, t := range check {
-		if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t] > s.cap {
+		if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t]-in.pad[t] > s.cap {
 			return infeasible, hatless
 		}
 	}
@@ -438,7 +440,7 @@ func (s *searcher) unplace(c cand) {
 		s.minOff[u.at] = u.old
 	}
 	for t := in.secLo[k]; t < in.secHi[k]; t++ {
-		s.total[t] += in.size[k]
+		s.total[t] += in.asize[k]
 	}
 	s.off[k] = noOffset
 }

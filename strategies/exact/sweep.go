@@ -13,8 +13,11 @@ import (
 // cut into sections of time in which the set of live buffers is constant.
 type instance struct {
 	// idx[k] is the problem index of search buffer k.
-	idx   []int
-	size  []int64
+	idx  []int
+	size []int64
+	// asize[k] is size[k] rounded up to the alignment: what buffer k
+	// takes from the buffers stacked above it.
+	asize []int64
 	first []int
 	last  []int
 	align int64
@@ -22,8 +25,14 @@ type instance struct {
 	secLo, secHi []int32
 	// secBufs[s] lists the buffers live in section s.
 	secBufs [][]int32
-	// load[s] is the sum of the sizes of the buffers live in section s.
-	load []int64
+	// load[s] is the sum of the sizes of the buffers live in section s;
+	// aload[s] the sum of their asize.
+	load, aload []int64
+	// pad[s] is the largest asize-size of the buffers live in section s.
+	// Offsets are aligned, so a stack of buffers of s reaches at least its
+	// base plus the sum of their asize, less the top one's padding, less
+	// pad[s] at most.
+	pad []int64
 	// overlaps[k] lists the buffers whose lifetimes meet buffer k's.
 	overlaps [][]int32
 	// parts are the independent sub-problems: no buffer lives on both
@@ -35,8 +44,10 @@ type instance struct {
 type part struct {
 	secLo, secHi int32
 	bufs         []int32
-	// lb is the part's peak load: no plan of it fits below.
-	lb int64
+	// lb is the part's peak load: no plan of it fits below. alb is the
+	// largest aload[s]-pad[s] of its sections: no plan fits below it
+	// either.
+	lb, alb int64
 }
 
 // ctxEvery is how many loop steps pass between context checks while the
@@ -50,6 +61,7 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 		if b.Size > 0 {
 			in.idx = append(in.idx, i)
 			in.size = append(in.size, b.Size)
+			in.asize = append(in.asize, alignUp(b.Size, in.align))
 			in.first = append(in.first, b.First)
 			in.last = append(in.last, b.Last)
 		}
@@ -67,7 +79,9 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 	in.secHi = make([]int32, n)
 	counts := make([]int32, nsec+1)
 	in.load = make([]int64, nsec)
+	in.aload = make([]int64, nsec)
 	diff := make([]int64, nsec+1)
+	adiff := make([]int64, nsec+1)
 	cross := make([]int32, nsec+1)
 	for k := range n {
 		lo, _ := slices.BinarySearch(points, in.first[k])
@@ -75,6 +89,8 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 		in.secLo[k], in.secHi[k] = int32(lo), int32(hi)
 		diff[lo] += in.size[k]
 		diff[hi] -= in.size[k]
+		adiff[lo] += in.asize[k]
+		adiff[hi] -= in.asize[k]
 		counts[lo]++
 		counts[hi]--
 		// The boundaries strictly inside the lifetime are crossed.
@@ -83,13 +99,15 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 			cross[hi]--
 		}
 	}
-	var run int64
+	var run, arun int64
 	var crun int32
 	live := make([]int32, nsec)
 	var c int32
 	for s := range nsec {
 		run += diff[s]
 		in.load[s] = run
+		arun += adiff[s]
+		in.aload[s] = arun
 		c += counts[s]
 		live[s] = c
 	}
@@ -97,6 +115,7 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 	for s := range nsec {
 		in.secBufs[s] = make([]int32, 0, live[s])
 	}
+	in.pad = make([]int64, nsec)
 	for k := range n {
 		if k%ctxEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -105,6 +124,7 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 		}
 		for s := in.secLo[k]; s < in.secHi[k]; s++ {
 			in.secBufs[s] = append(in.secBufs[s], int32(k))
+			in.pad[s] = max(in.pad[s], in.asize[k]-in.size[k])
 		}
 	}
 	// Parts: cut at every boundary no buffer crosses.
@@ -119,6 +139,7 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 		pt := part{secLo: start, secHi: s}
 		for t := start; t < s; t++ {
 			pt.lb = max(pt.lb, in.load[t])
+			pt.alb = max(pt.alb, in.aload[t]-in.pad[t])
 		}
 		if pt.lb > 0 {
 			in.parts = append(in.parts, pt)
