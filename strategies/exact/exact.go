@@ -167,95 +167,43 @@ type solver struct {
 	// footprint; lo the best lower bound proved.
 	offs   []int64
 	lo, hi int64
-	// searchers, one per static order, built on first use.
-	searchers []*searcher
 }
 
-// attempt asks whether every part fits in capacity c, spending at most
-// limit nodes per order per part. On found it adopts the plan.
-func (sv *solver) attempt(c, limit int64) outcome {
-	in := sv.in
-	ss := sv.orders()
-	offs := slices.Clone(sv.offs)
-	for pi := range in.parts {
-		pt := &in.parts[pi]
-		var top int64
-		for _, k := range pt.bufs {
-			top = max(top, offs[in.idx[k]]+in.size[k])
-		}
-		if top <= c {
-			continue // the best plan already fits this part
-		}
-		res := aborted
-		var winner *searcher
-		for _, s := range ss {
-			res = s.solve(pt, c, limit)
-			if res == found {
-				winner = s
-			}
-			if res != aborted || sv.b.spent() || sv.b.nodes == 0 {
-				break
-			}
-		}
-		switch res {
-		case infeasible:
-			return infeasible
-		case aborted:
-			return aborted
-		}
-		for _, k := range pt.bufs {
-			offs[in.idx[k]] = winner.sol[k]
-		}
-	}
-	var fp int64
-	for k, i := range in.idx {
-		fp = max(fp, offs[i]+in.size[k])
-	}
-	if fp < sv.hi {
-		sv.offs, sv.hi = offs, fp
-	}
-	return found
-}
-
-// orders returns the searchers, one per static order of the buffers.
-func (sv *solver) orders() []*searcher {
-	if sv.searchers != nil {
-		return sv.searchers
-	}
-	// MiniMalloc's default heuristics WAT, TAW and TWA.
-	for _, h := range []string{"WAT", "TAW", "TWA"} {
-		s := newSearcher(sv.in, h)
-		s.b = sv.b
-		sv.searchers = append(sv.searchers, s)
-	}
-	return sv.searchers
-}
+// orders are the static orders of the searches, MiniMalloc's default
+// heuristics.
+var orders = []string{"TWA", "WAT", "TAW"}
 
 // baseLimit is the node limit of the first round of attempts; each round
 // doubles it.
 func (sv *solver) baseLimit() int64 { return int64(2 * len(sv.in.size)) }
 
 // minimise narrows [lo, hi] until the bounds meet or the budget ends. Each
-// round first tries the lower bound (a plan there is optimal), then
-// bisects twice between the bounds with a smaller node limit.
+// round goes on with the search at the lower bound, where a plan is
+// optimal, spending twice as much as the round before; then it bisects
+// twice between the bounds with fresh searches and a smaller budget (a
+// looser capacity prunes less, so it is no easier).
 func (sv *solver) minimise() {
+	var low *trial
+	defer func() {
+		if low != nil {
+			low.close()
+		}
+	}()
 	for limit := sv.baseLimit(); sv.lo < sv.hi; limit *= 2 {
+		if low == nil || low.c != sv.lo {
+			if low != nil {
+				low.close()
+			}
+			low = sv.newTrial(sv.lo)
+		}
 		unknown := sv.lo - 1 // highest capacity that aborted this round
-		c := sv.lo
-		for tries := 0; sv.lo < sv.hi && tries < 3; tries++ {
-			// Most of the round goes to the lower bound, where a plan is
-			// optimal; a looser capacity prunes less, so it is no easier.
-			l := limit
-			if c != sv.lo {
-				l = max(sv.baseLimit(), limit/8)
-			}
-			switch sv.attempt(c, l) {
-			case found:
-			case infeasible:
-				sv.lo = c + 1
-			case aborted:
-				unknown = c
-			}
+		switch sv.step(low, limit) {
+		case infeasible:
+			sv.lo++
+		case aborted:
+			unknown = sv.lo
+		}
+		for tries := 0; tries < 2 && sv.lo < sv.hi; tries++ {
 			if sv.b.spent() || sv.b.nodes == 0 {
 				return
 			}
@@ -263,7 +211,18 @@ func (sv *solver) minimise() {
 			if from > sv.hi-1 {
 				break
 			}
-			c = from + (sv.hi-1-from)/2
+			c := from + (sv.hi-1-from)/2
+			tr := sv.newTrial(c)
+			switch sv.step(tr, max(sv.baseLimit(), limit/8)) {
+			case infeasible:
+				sv.lo = c + 1
+			case aborted:
+				unknown = c
+			}
+			tr.close()
+		}
+		if sv.b.spent() || sv.b.nodes == 0 {
+			return
 		}
 	}
 }
@@ -274,8 +233,10 @@ func (sv *solver) feasible(c int64) error {
 	if sv.hi <= c {
 		return nil
 	}
+	tr := sv.newTrial(c)
+	defer tr.close()
 	for limit := sv.baseLimit(); ; limit *= 2 {
-		switch sv.attempt(c, limit) {
+		switch sv.step(tr, limit) {
 		case found:
 			return nil
 		case infeasible:

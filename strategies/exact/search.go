@@ -57,8 +57,12 @@ type searcher struct {
 	heur string // the keys of the static order
 	cap  int64
 	b    *budget
-	// limit is the node count at which this search aborts.
+	// limit is the node count at which this search pauses (when run as a
+	// coroutine, by yield) or else aborts.
 	limit, count int64
+	// yield hands control back to the driver of a paused search; false
+	// means the driver gave the search up.
+	yield func(struct{}) bool
 	// rank[k] is buffer k's place in the static order: the tie-breaker
 	// between buffers that could go at the same offset.
 	rank []int32
@@ -70,6 +74,10 @@ type searcher struct {
 	minOff []int64 // lowest offset each unplaced buffer can take
 	floor  []int64 // per section: no unplaced buffer of it goes below
 	total  []int64 // per section: sum of the asize of its unplaced buffers
+	// room holds, per section, the highest base from which its unplaced
+	// buffers, stacked, still fit: cap + pad - total.
+	room minTree
+	ceil []int64 // scratch for room
 
 	offUndo   []change
 	floorUndo []change
@@ -191,6 +199,13 @@ func (s *searcher) solve(pt *part, c, limit int64) outcome {
 		s.total[t] = in.aload[t]
 		s.cuts[t] = 0
 	}
+	if s.ceil == nil {
+		s.ceil = make([]int64, len(in.load))
+	}
+	for t := range s.ceil {
+		s.ceil[t] = c + in.pad[t] - in.aload[t]
+	}
+	s.room.reset(s.ceil)
 	// cuts[t]: unplaced buffers living in both section t and t+1.
 	for _, k := range pt.bufs {
 		for t := in.secLo[k]; t+1 < in.secHi[k]; t++ {
@@ -211,7 +226,10 @@ func (s *searcher) dfs(pt *part, remaining, depth int, minOffset int64, minRank 
 		return found
 	}
 	s.count++
-	if s.count > s.limit || s.b.nodes == 0 {
+	if s.count > s.limit && (s.yield == nil || !s.yield(struct{}{})) {
+		return aborted
+	}
+	if s.b.nodes == 0 {
 		return aborted
 	}
 	if s.b.nodes > 0 {
@@ -399,17 +417,12 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	// sections not touched kept their floor and load since the last check
 	// passed; while c.off plus the part's peak load fits, the rise of
 	// c.off cannot fail them.
-	check := s.touched
-	if c.off+pt.alb > s.cap {
-		check = nil
-		for t := pt.secLo; t < pt.secHi; t++ {
-			if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t]-in.pad[t] > s.cap {
-				return infeasible, hatless
-			}
-		}
+	s.room.rangeAdd(int(in.secLo[k]), int(in.secHi[k]), in.asize[k])
+	if c.off+pt.alb > s.cap && s.room.rangeMin(int(pt.secLo), int(pt.secHi)) < c.off {
+		return infeasible, hatless
 	}
-	for _, t := range check {
-		if s.total[t] > 0 && max(s.floor[t], c.off)+s.total[t]-in.pad[t] > s.cap {
+	for _, t := range s.touched {
+		if s.total[t] > 0 && s.floor[t]+s.total[t]-in.pad[t] > s.cap {
 			return infeasible, hatless
 		}
 	}
@@ -442,6 +455,7 @@ func (s *searcher) unplace(c cand) {
 	for t := in.secLo[k]; t < in.secHi[k]; t++ {
 		s.total[t] += in.asize[k]
 	}
+	s.room.rangeAdd(int(in.secLo[k]), int(in.secHi[k]), -in.asize[k])
 	s.off[k] = noOffset
 }
 

@@ -1,0 +1,124 @@
+package exact
+
+import (
+	"iter"
+	"slices"
+)
+
+// run is one searcher's search of one part, as a coroutine that pauses
+// each time it has spent the nodes it was given: resuming it goes on
+// where it stopped, so a search given more nodes never repeats the ones
+// it has spent.
+type run struct {
+	s       *searcher
+	next    func() (struct{}, bool)
+	stop    func()
+	started bool
+	done    bool
+	res     outcome
+}
+
+func newRun(s *searcher, pt *part, c int64) *run {
+	r := &run{s: s}
+	r.next, r.stop = iter.Pull(func(yield func(struct{}) bool) {
+		s.yield = yield
+		r.res = s.solve(pt, c, s.limit)
+		s.yield = nil
+	})
+	return r
+}
+
+// step lets the search spend up to limit more nodes. It returns found or
+// infeasible when the search ended so, aborted when it paused or the
+// budget ended it.
+func (r *run) step(limit int64) outcome {
+	if r.done {
+		return r.res
+	}
+	if r.started {
+		r.s.limit = r.s.count + limit
+	} else {
+		r.s.limit, r.started = limit, true
+	}
+	if _, paused := r.next(); paused {
+		return aborted
+	}
+	r.done = true
+	return r.res
+}
+
+// trial is the resumable question whether every part fits in capacity
+// c. Parts are searched one after the other, each by one run per static
+// order, taking turns.
+type trial struct {
+	c    int64
+	offs []int64 // the plan so far: parts before pi are within c
+	pi   int     // the part being searched
+	runs []*run  // its runs, nil before they start
+}
+
+func (sv *solver) newTrial(c int64) *trial {
+	return &trial{c: c, offs: slices.Clone(sv.offs)}
+}
+
+// close gives up the runs of the part being searched.
+func (tr *trial) close() {
+	for _, r := range tr.runs {
+		r.stop()
+	}
+	tr.runs = nil
+}
+
+// step lets each order's search of the current part spend up to limit
+// more nodes, going on to the next part when one succeeds. On found it
+// adopts the plan if it is better than the best.
+func (sv *solver) step(tr *trial, limit int64) outcome {
+	in := sv.in
+	for ; tr.pi < len(in.parts); tr.pi++ {
+		pt := &in.parts[tr.pi]
+		if tr.runs == nil {
+			var top int64
+			for _, k := range pt.bufs {
+				top = max(top, tr.offs[in.idx[k]]+in.size[k])
+			}
+			if top <= tr.c {
+				continue // the plan already fits this part
+			}
+			for _, h := range orders {
+				s := newSearcher(in, h)
+				s.b = sv.b
+				tr.runs = append(tr.runs, newRun(s, pt, tr.c))
+			}
+		}
+		res := aborted
+		var winner *searcher
+		for _, r := range tr.runs {
+			if res = r.step(limit); res != aborted {
+				winner = r.s
+				break
+			}
+			if sv.b.spent() || sv.b.nodes == 0 {
+				break
+			}
+		}
+		switch res {
+		case infeasible:
+			tr.close()
+			return infeasible
+		case aborted:
+			return aborted
+		}
+		for _, k := range pt.bufs {
+			tr.offs[in.idx[k]] = winner.sol[k]
+		}
+		tr.close()
+	}
+	var fp int64
+	for k, i := range in.idx {
+		fp = max(fp, tr.offs[i]+in.size[k])
+	}
+	if fp < sv.hi {
+		sv.offs, sv.hi = slices.Clone(tr.offs), fp
+	}
+	return found
+}
