@@ -78,3 +78,25 @@ func (t *minTree) query(node, lo, hi, l, r int) int64 {
 	}
 	return m + t.add[node]
 }
+
+// below calls fn for each index in [l, r) whose value is less than x, in
+// order, until fn returns false; it reports whether fn never did.
+func (t *minTree) below(l, r int, x int64, fn func(i int) bool) bool {
+	return t.visit(1, 0, t.n, l, r, x, fn)
+}
+
+func (t *minTree) visit(node, lo, hi, l, r int, x int64, fn func(int) bool) bool {
+	if t.mn[node] >= x {
+		return true
+	}
+	if hi-lo == 1 {
+		return fn(lo)
+	}
+	// The children's values lack this node's adds.
+	x -= t.add[node]
+	mid := (lo + hi) / 2
+	if l < mid && !t.visit(2*node, lo, mid, l, r, x, fn) {
+		return false
+	}
+	return r <= mid || t.visit(2*node+1, mid, hi, l, r, x, fn)
+}

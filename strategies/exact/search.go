@@ -141,6 +141,8 @@ func (s *searcher) rankBufs(bufs []int32) {
 			return int64(in.last[k] - in.first[k] + 1)
 		case 'A':
 			return in.size[k] * int64(in.last[k]-in.first[k]+1)
+		case 'S':
+			return in.size[k]
 		}
 		var t int64
 		for x := in.secLo[k]; x < in.secHi[k]; x++ {
@@ -418,8 +420,29 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	// passed; while c.off plus the part's peak load fits, the rise of
 	// c.off cannot fail them.
 	s.room.rangeAdd(int(in.secLo[k]), int(in.secHi[k]), in.asize[k])
-	if c.off+pt.alb > s.cap && s.room.rangeMin(int(pt.secLo), int(pt.secHi)) < c.off {
-		return infeasible, hatless
+	if c.off+pt.alb > s.cap {
+		if s.room.rangeMin(int(pt.secLo), int(pt.secHi)) < c.off {
+			return infeasible, hatless
+		}
+		// A section with less room than one alignment step above c.off
+		// needs a buffer at c.off exactly, to come after c in canonical
+		// order: one of rank above c's whose minimum offset is c.off
+		// (a buffer whose minimum is below c.off can only go above it
+		// later).
+		filled := s.room.below(int(pt.secLo), int(pt.secHi), c.off+in.align, func(t int) bool {
+			if s.total[t] == 0 {
+				return true
+			}
+			for _, j := range in.secBufs[t] {
+				if s.off[j] == noOffset && s.minOff[j] == c.off && s.rank[j] > c.rank {
+					return true
+				}
+			}
+			return false
+		})
+		if !filled {
+			return infeasible, hatless
+		}
 	}
 	for _, t := range s.touched {
 		if s.total[t] > 0 && s.floor[t]+s.total[t]-in.pad[t] > s.cap {
