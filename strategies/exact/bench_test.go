@@ -21,6 +21,18 @@ func BenchmarkMiniMalloc(b *testing.B) {
 	}
 }
 
+// BenchmarkMiniMallocCapacity asks MiniMalloc's own question of all 11
+// instances: a plan within the capacity of 1,048,576 bytes. Where LB_load
+// equals the capacity (A, B, E-I, K) the plan is optimal; the sum of the
+// 11 times is the figure to compare with MiniMalloc's.
+func BenchmarkMiniMallocCapacity(b *testing.B) {
+	for _, name := range []string{"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"} {
+		b.Run(name, func(b *testing.B) {
+			benchPlan(b, "exact?timeout=60s&capacity=1048576", minimalloc(b, name))
+		})
+	}
+}
+
 // BenchmarkMiniMallocOpen runs the default 10 s budget on D and J, whose
 // optimum is open, and reports the footprint and bound reached.
 func BenchmarkMiniMallocOpen(b *testing.B) {

@@ -1,7 +1,8 @@
 // Package exact is the strategy `exact`: an anytime solver that minimises
 // the footprint of an offset plan and proves lower bounds on it.
 //
-// It starts from the best of a few quick heuristic plans (an upper bound)
+// It starts from the best of a few quick heuristic plans (an upper bound:
+// best-of's default members)
 // and LB_load (a lower bound), then asks, for capacities C in between,
 // whether some plan fits in C. Each question is a depth-first search over
 // canonical solutions in the manner of MiniMalloc (Moffitt, ASPLOS'23):
@@ -145,9 +146,10 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	return plan, nil
 }
 
-// heuristic returns the best plan of the quick offset heuristics.
+// heuristic returns the best plan of the quick offset heuristics: best-of
+// with its default members (XLA's, TFLite's and others' planners).
 func heuristic(ctx context.Context, p *workloads.Problem) (*strategies.Plan, error) {
-	s, err := strategies.Lookup("offset-greedy-by-size")
+	s, err := strategies.Lookup("best-of")
 	if err != nil {
 		return nil, fmt.Errorf("exact: %w", err)
 	}
