@@ -2,21 +2,29 @@
 // the footprint of an offset plan and proves lower bounds on it.
 //
 // It starts from the best of a few quick heuristic plans (an upper bound:
-// best-of's default members)
-// and LB_load (a lower bound), then asks, for capacities C in between,
-// whether some plan fits in C. Each question is a depth-first search over
-// canonical solutions in the manner of MiniMalloc (Moffitt, ASPLOS'23):
-// buffers go in non-decreasing order of offset, each at the lowest offset
-// above the placed buffers it overlaps, so that a solution is an order of
-// placement; a placement is pruned when some section of time can no longer
-// hold its unplaced buffers above its floor (inference), when a buffer
-// would go above the lowest top another unplaced buffer could reach
-// (dominance), or when it would repeat an order already tried with
-// identical buffers swapped (symmetry). Parts of the timeline that no
-// buffer crosses are searched apart. A plan found at C lowers the upper
-// bound; a complete search that finds none proves the bound C+1. The solver
-// stops when the bounds meet (the plan is proved optimal) or its budget of
-// wall time or search nodes ends.
+// best-of's default members) and a lower bound: LB_load, or, with
+// alignment, the most any section needs when its buffers are stacked with
+// their sizes rounded up, all but the top one. It then asks, for
+// capacities C in between, whether some plan fits in C. Each question is
+// a depth-first search over canonical solutions in the manner of
+// MiniMalloc (Moffitt, ASPLOS'23): buffers go in non-decreasing order of
+// offset (ties in the order's rank), each at the lowest offset above the
+// placed buffers it overlaps, so that a solution is an order of
+// placement. A placement is pruned when some section of time can no
+// longer hold its unplaced buffers above its floor or above the current
+// offset (inference; a segment tree keeps every section's room), when a
+// section with no room to spare above the current offset has no buffer
+// left that may still go exactly there, when a buffer would go above the
+// lowest top another unplaced buffer could reach (dominance), or when it
+// would repeat an order already tried with identical buffers swapped
+// (symmetry). Parts of the timeline that no buffer crosses are searched
+// apart. Three static orders (MiniMalloc's TWA, WAT and TAW) search each
+// question side by side, taking turns; each search is a coroutine that
+// pauses when it has spent its share of nodes and resumes where it
+// stopped, so no node is searched twice. A plan found at C lowers the
+// upper bound; a complete search that finds none proves the bound C+1.
+// The solver stops when the bounds meet (the plan is proved optimal) or
+// its budget of wall time or search nodes ends.
 package exact
 
 import (
