@@ -21,7 +21,9 @@
 // apart. Three static orders (MiniMalloc's TWA, WAT and TAW) search each
 // question side by side, taking turns; each search is a coroutine that
 // pauses when it has spent its share of nodes and resumes where it
-// stopped, so no node is searched twice. A plan found at C lowers the
+// stopped, so the question at the lower bound (and in feasibility mode,
+// at the capacity) never searches a node twice; the probes between the
+// bounds start afresh each round, with less. A plan found at C lowers the
 // upper bound; a complete search that finds none proves the bound C+1.
 // The solver stops when the bounds meet (the plan is proved optimal) or
 // its budget of wall time or search nodes ends.
