@@ -1,0 +1,46 @@
+package allocators_test
+
+import (
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+var updateOneflowDiff = flag.Bool("update-oneflow-diff", false, "rewrite testdata/oneflow_diff.txt from the current oneflow-bin")
+
+// oneflowDiffSpecs are the configurations the differential traces run
+// under: the default, memory limits that force OOMs and shrinks, and
+// alignments below 256 bytes, whose sizes fall between size classes.
+var oneflowDiffSpecs = []string{
+	"oneflow-bin",
+	"oneflow-bin?memory_limit=160M",
+	"oneflow-bin?memory_limit=160M&shrink_on_oom=true",
+	"oneflow-bin?alignment=256",
+	"oneflow-bin?alignment=1&memory_limit=200M",
+	"oneflow-bin?alignment=64&memory_limit=120M&shrink_on_oom=true",
+}
+
+// TestOneflowDifferential replays 192 random traces on 1 to 4 streams
+// (the last 24 on 70) through oneflow-bin under every configuration and
+// compares a digest of every offset, block size, OOM and the stats after
+// every event with testdata/oneflow_diff.txt, recorded from the
+// implementation that kept every free piece in one ordered set (commit
+// b40e590). Rewrite it with -update-oneflow-diff only when oneflow-bin's
+// behaviour changes on purpose.
+func TestOneflowDifferential(t *testing.T) {
+	const traces, events = 192, 300
+	var got []string
+	for seed := range uint64(traces) {
+		spec := oneflowDiffSpecs[seed%uint64(len(oneflowDiffSpecs))]
+		k := 1 + int(seed/uint64(len(oneflowDiffSpecs)))%4
+		if seed >= traces-24 {
+			k = 70 // past the streams kept in a slice
+		}
+		h := sha256.New()
+		diffTrace(t, mustNew(t, spec), seed, k, events, h)
+		got = append(got, fmt.Sprintf("%d %d %s %x", seed, k, spec, h.Sum(nil)))
+	}
+	checkDigests(t, filepath.Join("testdata", "oneflow_diff.txt"), got, *updateOneflowDiff)
+}
