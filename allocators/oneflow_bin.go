@@ -174,7 +174,7 @@ func (s *obStream) clear(pieces []bfcChunk) {
 func (s *obStream) insert(pieces []bfcChunk, h int32) {
 	p := &pieces[h]
 	p.bin = 0
-	if !s.classes.insert(pieces, h, &s.free) {
+	if !s.classes.insert(pieces, h) {
 		s.free.insert(fentry{size: p.size, addr: p.addr, h: h})
 	}
 }
@@ -191,21 +191,16 @@ func (s *obStream) remove(pieces []bfcChunk, h int32) {
 // take removes the smallest free piece of at least size bytes, lowest
 // address first, from s's bins and returns it, or obNone.
 func (s *obStream) take(pieces []bfcChunk, size int64) int32 {
-	h, from := s.classes.first(size)
-	if h >= 0 {
+	if h := s.classes.first(size); h != bfcNone {
 		s.classes.remove(pieces, h)
 		pieces[h].bin = bfcNone
 		return h
 	}
-	if h == bfcNone {
-		from = size
-	}
-	bi, i, ok := s.free.lowerBound(from)
+	bi, i, ok := s.free.lowerBound(size)
 	if !ok {
 		return obNone
 	}
-	h = s.free.removeAt(bi, i)
-	s.classes.remove(pieces, h) // a spilled class counts one piece less
+	h := s.free.removeAt(bi, i)
 	pieces[h].bin = bfcNone
 	return h
 }

@@ -4,11 +4,15 @@ import (
 	"crypto/sha256"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 )
 
-var updateOneflowDiff = flag.Bool("update-oneflow-diff", false, "rewrite testdata/oneflow_diff.txt from the current oneflow-bin")
+var (
+	updateOneflowDiff = flag.Bool("update-oneflow-diff", false, "rewrite testdata/oneflow_diff.txt from the current oneflow-bin")
+	updateFewSizes    = flag.Bool("update-few-sizes", false, "rewrite testdata/few_sizes_diff.txt from the current torch-caching and oneflow-bin")
+)
 
 // oneflowDiffSpecs are the configurations the differential traces run
 // under: the default, memory limits that force OOMs and shrinks, and
@@ -39,8 +43,42 @@ func TestOneflowDifferential(t *testing.T) {
 			k = 70 // past the streams kept in a slice
 		}
 		h := sha256.New()
-		diffTrace(t, mustNew(t, spec), seed, k, events, h)
+		diffTrace(t, mustNew(t, spec), seed, k, events, diffSizes, h)
 		got = append(got, fmt.Sprintf("%d %d %s %x", seed, k, spec, h.Sum(nil)))
 	}
 	checkDigests(t, filepath.Join("testdata", "oneflow_diff.txt"), got, *updateOneflowDiff)
+}
+
+// fewSizes draws from a handful of sizes, so that many free blocks of one
+// size (whole segments, equal remainders) pile up in one size class.
+func fewSizes(r *rand.Rand) int64 {
+	switch r.IntN(4) {
+	case 0:
+		return 512 * (1 + r.Int64N(4))
+	case 1:
+		return 1 << 20
+	case 2:
+		return 2 << 20
+	default:
+		return (1 + r.Int64N(3)) << 19
+	}
+}
+
+// TestFewSizesDifferential replays 24 random traces of 3000 events drawn
+// from a few sizes through torch-caching and oneflow-bin, so that size
+// classes hold dozens of blocks of one size, and compares digests as
+// TestTorchDifferential does with testdata/few_sizes_diff.txt, recorded
+// before classes kept such blocks in heaps (commit 6076264, where they
+// went to the ordered set).
+func TestFewSizesDifferential(t *testing.T) {
+	specs := []string{"torch-caching", "torch-caching?memory_limit=64M", "oneflow-bin", "oneflow-bin?memory_limit=64M&shrink_on_oom=true"}
+	var got []string
+	for seed := range uint64(24) {
+		spec := specs[seed%uint64(len(specs))]
+		k := 1 + int(seed/uint64(len(specs)))%3
+		h := sha256.New()
+		diffTrace(t, mustNew(t, spec), seed, k, 3000, fewSizes, h)
+		got = append(got, fmt.Sprintf("%d %d %s %x", seed, k, spec, h.Sum(nil)))
+	}
+	checkDigests(t, filepath.Join("testdata", "few_sizes_diff.txt"), got, *updateFewSizes)
 }

@@ -188,7 +188,7 @@ func (a *torchCaching) insert(p *tcPool, h int32) {
 	}
 	b := &a.blocks[h]
 	b.bin = tcCached
-	if !p.classes.insert(a.blocks, h, &p.free) {
+	if !p.classes.insert(a.blocks, h) {
 		p.free.insert(fentry{size: b.size, addr: b.addr, h: h})
 	}
 }
@@ -727,17 +727,12 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 func (a *torchCaching) cachedBlock(p *tcPool, size int64) int32 {
 	a.lookups[p.kind]++
 	if !a.conf.expandable {
-		// The head of the first non-empty class at or above size, unless
-		// the class spilled into the set, or none is: then the set's
-		// first block from there.
-		h, from := p.classes.first(size)
-		if h >= 0 {
+		// The lowest block of the first non-empty class at or above
+		// size, or if none is, the set's first block from there.
+		if h := p.classes.first(size); h != bfcNone {
 			return a.takeCached(p, h, size)
 		}
-		if h == bfcNone {
-			from = size
-		}
-		bi, i, ok := p.free.lowerBound(from)
+		bi, i, ok := p.free.lowerBound(size)
 		if !ok {
 			return bfcNone
 		}

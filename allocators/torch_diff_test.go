@@ -32,13 +32,32 @@ var torchDiffSpecs = []string{
 	"torch-caching?alloc_conf=expandable_segments:True,max_split_size_mb:30&memory_limit=180M",
 }
 
+// diffSizes draws the request sizes of the differential traces. Round
+// sizes come too, so that exact fits and the rules' boundaries
+// (max_split_size, 20 MiB of waste) come up.
+func diffSizes(r *rand.Rand) int64 {
+	switch c := r.IntN(20); {
+	case c < 9:
+		return 1 + r.Int64N(1<<20)
+	case c < 14:
+		return 1 + r.Int64N(12<<20)
+	case c < 16:
+		return 1 + r.Int64N(64<<20)
+	case c < 18:
+		return (1 + r.Int64N(64)) << 20
+	default:
+		return 512 * (1 + r.Int64N(4096))
+	}
+}
+
 // diffTrace drives a through one random trace of n events on k streams
-// (allocations, immediate and requested frees, record_stream, syncs),
+// (allocations of sizes drawn by sizes, immediate and requested frees,
+// record_stream, syncs),
 // then resets it and drives it again, writing every result and the stats
 // (and pools, for a PoolReporter) after every event to w. An allocator
 // that is not a DeferredFreer gets the same trace with records and syncs
 // left out and every free complete.
-func diffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int, w hash.Hash) {
+func diffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int, sizes func(*rand.Rand) int64, w hash.Hash) {
 	sa := a.(allocators.StreamAllocator)
 	df, deferred := a.(allocators.DeferredFreer)
 	pr, pools := a.(allocators.PoolReporter)
@@ -53,21 +72,7 @@ func diffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int, w ha
 			fmt.Fprintf(w, "%d %d:", pass, i)
 			switch op := r.IntN(16); {
 			case op < 7 || len(lives) == 0:
-				var size int64
-				// Round sizes too, so that exact fits and the rules'
-				// boundaries (max_split_size, 20 MiB of waste) come up.
-				switch c := r.IntN(20); {
-				case c < 9:
-					size = 1 + r.Int64N(1<<20)
-				case c < 14:
-					size = 1 + r.Int64N(12<<20)
-				case c < 16:
-					size = 1 + r.Int64N(64<<20)
-				case c < 18:
-					size = (1 + r.Int64N(64)) << 20
-				default:
-					size = 512 * (1 + r.Int64N(4096))
-				}
+				size := sizes(r)
 				s := r.IntN(k)
 				b, err := sa.AllocOn(size, s)
 				switch {
@@ -141,7 +146,7 @@ func TestTorchDifferential(t *testing.T) {
 			k = 18 // past the streams whose pools get size classes
 		}
 		h := sha256.New()
-		diffTrace(t, mustNew(t, spec), seed, k, events, h)
+		diffTrace(t, mustNew(t, spec), seed, k, events, diffSizes, h)
 		got = append(got, fmt.Sprintf("%d %d %s %x", seed, k, spec, h.Sum(nil)))
 	}
 	checkDigests(t, path, got, *updateTorchDiff)
