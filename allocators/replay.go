@@ -627,35 +627,38 @@ func runFrees(ctx context.Context, sc streamCalls, b *bareOps, offs []int64) (in
 // points: allocations, free requests, records and syncs.
 func runRequests(ctx context.Context, d DeferredFreer, b *bareOps, offs []int64) (int, error) {
 	ooms := 0
-	for i := range b.ops {
+	ops := b.ops
+	for i := range ops {
 		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		op := &b.ops[i]
-		var err error
-		switch op.size {
-		case opSync:
-			d.Sync(int(op.stream))
-			continue
-		case opRequest:
-			if off := offs[op.slot]; off >= 0 {
-				err = d.RequestFree(off, int(op.stream))
-			}
-		case opRecord:
-			if off := offs[op.slot]; off >= 0 {
-				err = d.RecordStream(off, int(op.stream))
-			}
-		default:
-			var blk Block
-			if blk, err = d.AllocOn(op.size, int(op.stream)); err == nil {
+		op := ops[i]
+		if op.size >= 0 {
+			blk, err := d.AllocOn(op.size, int(op.stream))
+			if err == nil {
 				offs[op.slot] = blk.Offset
 				continue
 			}
-			if errors.Is(err, ErrOOM) {
-				offs[op.slot] = -1
-				ooms++
-				continue
+			if !errors.Is(err, ErrOOM) {
+				return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)
 			}
+			offs[op.slot] = -1
+			ooms++
+			continue
+		}
+		if op.size == opSync {
+			d.Sync(int(op.stream))
+			continue
+		}
+		off := offs[op.slot]
+		if off < 0 {
+			continue
+		}
+		var err error
+		if op.size == opRequest {
+			err = d.RequestFree(off, int(op.stream))
+		} else {
+			err = d.RecordStream(off, int(op.stream))
 		}
 		if err != nil {
 			return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)

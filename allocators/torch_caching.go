@@ -649,11 +649,15 @@ func segmentSize(size int64) int64 {
 }
 
 func (a *torchCaching) streamPools(stream int) *tcPools {
-	if stream < len(a.pools) {
-		if p := a.pools[stream]; p != nil {
-			return p
-		}
-	} else {
+	if stream < len(a.pools) && a.pools[stream] != nil {
+		return a.pools[stream]
+	}
+	return a.addPools(stream)
+}
+
+// addPools makes stream's pools.
+func (a *torchCaching) addPools(stream int) *tcPools {
+	if stream >= len(a.pools) {
 		a.pools = append(a.pools, make([]*tcPools, stream+1-len(a.pools))...)
 	}
 	p := a.newPools(stream)
@@ -730,6 +734,10 @@ func (a *torchCaching) cachedBlock(p *tcPool, size int64) int32 {
 		// The lowest block of the first non-empty class at or above
 		// size, or if none is, the set's first block from there.
 		if h := p.classes.first(size); h != bfcNone {
+			if a.conf.maxSplit == math.MaxInt64 {
+				a.remove(p, h) // no oversize rule: the best fit is taken
+				return h
+			}
 			return a.takeCached(p, h, size)
 		}
 		bi, i, ok := p.free.lowerBound(size)
@@ -1129,8 +1137,8 @@ func (a *torchCaching) collectGarbage() {
 
 // live returns the allocated block at off.
 func (a *torchCaching) live(off int64) (int32, error) {
-	h := a.at(off)
-	if h == bfcNone || !a.blocks[h].inUse {
+	h, ok := a.byAddr.get(off, a.blocks)
+	if !ok || !a.blocks[h].inUse {
 		return bfcNone, badFree("torch-caching", off)
 	}
 	return h, nil
