@@ -589,9 +589,12 @@ func (sc *sizeClasses) clear(chunks []bfcChunk) {
 }
 
 func (sc *sizeClasses) mark(k int64) {
-	sc.l0[k>>6] |= 1 << (k & 63)
-	sc.l1[k>>12] |= 1 << ((k >> 6) & 63)
-	sc.l2 |= 1 << (k >> 12)
+	w := &sc.l0[k>>6]
+	if *w == 0 {
+		sc.l1[k>>12] |= 1 << ((k >> 6) & 63)
+		sc.l2 |= 1 << (k >> 12)
+	}
+	*w |= 1 << (k & 63)
 }
 
 func (sc *sizeClasses) unmark(k int64) {
@@ -982,7 +985,7 @@ func (t *addrTable) clear() {
 }
 
 func (t *addrTable) home(tag uint32) int {
-	return int((tag * 0x9E3779B1) >> t.shift)
+	return int((tag * 0x9E3779B1) >> (t.shift & 31)) // the mask spares a shift-range check
 }
 
 func (t *addrTable) grow() {

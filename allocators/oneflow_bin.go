@@ -393,7 +393,9 @@ type offSlot struct {
 	h   int32 // obNone marks an empty slot
 }
 
-func (t *offTable) home(off int64) int { return int(uint64(off) * 0x9E3779B97F4A7C15 >> t.shift) }
+func (t *offTable) home(off int64) int {
+	return int(uint64(off) * 0x9E3779B97F4A7C15 >> (t.shift & 63))
+}
 
 func (t *offTable) grow() {
 	old := t.slots
