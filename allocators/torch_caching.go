@@ -95,7 +95,7 @@ type torchCaching struct {
 	aux    []tcAux
 	byAddr addrTable // offset -> id of every block but the merged away
 	unused int32     // ids merged away, linked by next; bfcNone for none
-	uses   [][]int32 // by id: the other streams that used the block (record_stream)
+	uses   [][]int32 // by id: the other streams that used the block after the first (record_stream)
 	since  []int64   // by id: the pool's lookup count when the block was cached
 	device fitArena
 	limit  int64 // 0: unlimited (no memory fraction set)
@@ -139,13 +139,14 @@ const (
 
 // tcAux is the rest of a block: its pool and expandable segment (nil: a
 // cudaMalloc segment), and whether its pages are unmapped. events counts,
-// while the block is allocated, the other streams that used it (its
-// entries in torchCaching.uses); once its free is requested, those still
-// to pass before the free completes.
+// while the block is allocated, the other streams that used it (use0,
+// the first, then its entries in torchCaching.uses); once its free is
+// requested, those still to pass before the free completes.
 type tcAux struct {
 	pool     *tcPool
 	seg      *tcExpSeg
 	events   int32
+	use0     int32
 	unmapped bool
 }
 
@@ -1178,16 +1179,22 @@ func (a *torchCaching) RecordStream(off int64, stream int) error {
 	}
 	x := &a.aux[h]
 	s := int32(stream)
-	if s == x.pool.stream {
+	switch {
+	case s == x.pool.stream:
 		return nil
-	}
-	uses := a.uses[h][:x.events]
-	for _, u := range uses {
-		if u == s {
-			return nil
+	case x.events == 0:
+		x.use0 = s
+	case x.use0 == s:
+		return nil
+	default:
+		uses := a.uses[h][:x.events-1]
+		for _, u := range uses {
+			if u == s {
+				return nil
+			}
 		}
+		a.uses[h] = append(uses, s)
 	}
-	a.uses[h] = append(uses, s)
 	x.events++
 	return nil
 }
@@ -1206,15 +1213,23 @@ func (a *torchCaching) RequestFree(off int64, stream int) error {
 		return nil
 	}
 	// x.events stays: one per stream it now waits for.
-	uses := a.uses[h][:x.events]
-	for _, s := range uses {
-		if int(s) >= len(a.pending) {
-			a.pending = append(a.pending, make([][]int32, int(s)+1-len(a.pending))...)
+	a.wait(x.use0, h)
+	if x.events > 1 {
+		uses := a.uses[h][:x.events-1]
+		for _, s := range uses {
+			a.wait(s, h)
 		}
-		a.pending[s] = append(a.pending[s], h)
+		a.uses[h] = uses[:0]
 	}
-	a.uses[h] = uses[:0]
 	return nil
+}
+
+// wait makes block h wait for stream s's next sync.
+func (a *torchCaching) wait(s, h int32) {
+	if int(s) >= len(a.pending) {
+		a.pending = append(a.pending, make([][]int32, int(s)+1-len(a.pending))...)
+	}
+	a.pending[s] = append(a.pending[s], h)
 }
 
 // Sync implements DeferredFreer: the events of stream's waiting frees
