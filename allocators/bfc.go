@@ -98,7 +98,7 @@ func NewBFC(o BFCOptions) (*BFC, error) {
 	if o.Alignment <= bfcMinAlloc {
 		// Aligned requests need the padding test in set order, which
 		// the large set alone provides; classes serve the common case.
-		b.classes.init(min(classLimit, o.MemoryLimit+bfcMinAlloc))
+		b.classes.init(min(classLimit, o.MemoryLimit+bfcMinAlloc), 8)
 	}
 	b.Reset()
 	return b, nil
@@ -546,10 +546,11 @@ type classEnt struct {
 	h    int32
 }
 
-// sizeClasses holds free chunks by exact size (size/256) with a
-// three-level bitmap of non-empty classes, so best fit is a few bit scans
-// and the head of a list or heap: TLSF's idea with one class per 256
-// bytes. The bitmap has at most 64*64*64 classes, so classLimit <= 64 MiB.
+// sizeClasses holds free chunks by exact size (size >> shift: one class
+// per 256 bytes, or per 512 for allocators whose sizes are multiples of
+// 512) with a three-level bitmap of non-empty classes, so best fit is a
+// few bit scans and the head of a list or heap: TLSF's idea. The bitmap
+// has at most 64*64*64 classes, so classLimit <= 64 MiB.
 // A class holding many chunks of one size (a caching allocator's whole
 // free segments) keeps them in a heap, whose operations stay logarithmic.
 type sizeClasses struct {
@@ -559,11 +560,14 @@ type sizeClasses struct {
 	l0    []uint64     // bit k: class k holds a chunk
 	l1    []uint64     // bit i: l0[i] != 0
 	l2    uint64       // bit j: l1[j] != 0
+	shift uint8        // log2 of the bytes per class: 8 or 9
 }
 
-// init sets up classes for every chunk size below limit.
-func (sc *sizeClasses) init(limit int64) {
-	n := int((limit+bfcMinAlloc-1)>>8+63) &^ 63
+// init sets up classes of 1<<shift bytes for every chunk size below
+// limit. Every chunk size must be a multiple of 1<<shift.
+func (sc *sizeClasses) init(limit int64, shift uint8) {
+	sc.shift = shift
+	n := int((limit+(1<<shift)-1)>>shift+63) &^ 63
 	sc.slots = make([]classSlot, n)
 	sc.l0 = make([]uint64, n/64)
 	sc.l1 = make([]uint64, (len(sc.l0)+63)/64)
@@ -574,7 +578,7 @@ func (sc *sizeClasses) clear(chunks []bfcChunk) {
 		return
 	}
 	for i := range chunks {
-		if k := chunks[i].size >> 8; chunks[i].bin != bfcNone && k < int64(len(sc.slots)) {
+		if k := chunks[i].size >> (sc.shift & 63); chunks[i].bin != bfcNone && k < int64(len(sc.slots)) {
 			sc.slots[k] = classSlot{}
 		}
 	}
@@ -606,9 +610,10 @@ func (sc *sizeClasses) unmark(k int64) {
 }
 
 // first returns the lowest-address chunk of the smallest non-empty class
-// holding chunks of at least size bytes, or bfcNone if there is none.
+// holding chunks of at least size bytes (a multiple of 1<<shift), or
+// bfcNone if there is none.
 func (sc *sizeClasses) first(size int64) int32 {
-	k := size >> 8
+	k := size >> (sc.shift & 63)
 	if k >= int64(len(sc.slots)) {
 		return bfcNone
 	}
@@ -646,14 +651,14 @@ func (sc *sizeClasses) largest() int64 {
 	}
 	i := 63 - bits.LeadingZeros64(sc.l2)
 	w := i<<6 + 63 - bits.LeadingZeros64(sc.l1[i])
-	return int64(w<<6+63-bits.LeadingZeros64(sc.l0[w])) << 8
+	return int64(w<<6+63-bits.LeadingZeros64(sc.l0[w])) << (sc.shift & 63)
 }
 
 // insert puts free chunk h in its class and reports whether it did; if
 // not, h is too big for the classes and belongs in the large set.
 func (sc *sizeClasses) insert(chunks []bfcChunk, h int32) bool {
 	c := &chunks[h]
-	k := c.size >> 8
+	k := c.size >> (sc.shift & 63)
 	if k >= int64(len(sc.slots)) {
 		return false
 	}
@@ -685,7 +690,7 @@ func (sc *sizeClasses) insert(chunks []bfcChunk, h int32) bool {
 // remove takes free chunk h out of its class and reports whether it was
 // there; if not, it is in the large set.
 func (sc *sizeClasses) remove(chunks []bfcChunk, h int32) bool {
-	k := chunks[h].size >> 8
+	k := chunks[h].size >> (sc.shift & 63)
 	if k >= int64(len(sc.slots)) {
 		return false
 	}

@@ -119,7 +119,7 @@ func newOneflowBin(args *workloads.Args) (Allocator, error) {
 func (a *oneflowBin) newStream(s int) *obStream {
 	st := &obStream{}
 	if a.align >= bfcMinAlloc && s < obClassStreams {
-		st.classes.init(classLimit)
+		st.classes.init(classLimit, uint8(bits.TrailingZeros64(uint64(a.align)))) // a class per alignment
 	}
 	return st
 }

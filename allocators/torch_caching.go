@@ -375,8 +375,9 @@ func newTorchCaching(args *workloads.Args) (Allocator, error) {
 func (a *torchCaching) newPools(stream int) *tcPools {
 	sp := &tcPools{small: tcPool{kind: tcSmall, stream: int32(stream)}, large: tcPool{kind: tcLarge, stream: int32(stream)}}
 	if !a.conf.expandable && stream < tcClassStreams {
-		sp.small.classes.init(tcSmallBuffer + tcMinBlockSize)
-		sp.large.classes.init(classLimit)
+		// Sizes are multiples of 512: a class per 512 bytes.
+		sp.small.classes.init(tcSmallBuffer+tcMinBlockSize, 9)
+		sp.large.classes.init(classLimit, 9)
 	}
 	return sp
 }
