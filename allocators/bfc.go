@@ -129,10 +129,10 @@ type bfcRegion struct {
 // The rules are TensorFlow's; the indexes are chosen for speed. Free
 // chunks below classLimit sit in exact size classes found by bitmap scans
 // (best fit is the first non-empty class at or above the request, ties by
-// address within it); larger ones, and classes with many chunks, sit in a
-// small B-tree ordered by (size, address). An address table holds every
-// chunk, so Free finds its chunk with one probe and Alloc touches no
-// table unless it splits.
+// address within it: a list, or a heap for a class with many chunks);
+// larger ones sit in a small B-tree ordered by (size, address). An
+// address table holds every chunk, so Free finds its chunk with one probe
+// and Alloc touches no table unless it splits.
 type BFC struct {
 	opt     BFCOptions
 	maxFrag int64
