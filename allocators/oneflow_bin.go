@@ -69,7 +69,7 @@ const (
 	obLargeBlock     = 20 << 20  // the block for sizes below 10 MiB
 	obRoundBlock     = 2 << 20   // the rounding of larger blocks
 	obNone           = bfcNone
-	// obClassStreams is how many streams get size classes (they take
+	// obClassStreams is how many streams get size classes (they take up to
 	// 0.5 MiB each); the others keep every free piece in the ordered set.
 	obClassStreams = 16
 )

@@ -168,7 +168,7 @@ type tcPool struct {
 }
 
 // tcClassStreams is how many streams get size classes (a large pool's
-// take 0.5 MiB); the others keep every cached block in the ordered set.
+// take 0.25 MiB); the others keep every cached block in the ordered set.
 const tcClassStreams = 16
 
 // tcPools are one stream's pools.
