@@ -613,9 +613,43 @@ func (sc *sizeClasses) unmark(k int64) {
 // holding chunks of at least size bytes (a multiple of 1<<shift), or
 // bfcNone if there is none.
 func (sc *sizeClasses) first(size int64) int32 {
+	k := sc.firstClass(size)
+	if k < 0 {
+		return bfcNone
+	}
+	s := &sc.slots[k]
+	if s.n < 0 {
+		return sc.heaps[s.head][0].h
+	}
+	return s.head
+}
+
+// take is first, taking the chunk out of its class.
+func (sc *sizeClasses) take(chunks []bfcChunk, size int64) int32 {
+	k := sc.firstClass(size)
+	if k < 0 {
+		return bfcNone
+	}
+	s := &sc.slots[k]
+	if s.n < 0 {
+		h := sc.heaps[s.head][0].h
+		sc.popAt(chunks, s, k, 0)
+		return h
+	}
+	h := s.head
+	s.head = chunks[h].fnext
+	if s.n--; s.n == 0 {
+		sc.unmark(k)
+	}
+	return h
+}
+
+// firstClass returns the smallest non-empty class holding chunks of at
+// least size bytes (a multiple of 1<<shift), or -1 if there is none.
+func (sc *sizeClasses) firstClass(size int64) int64 {
 	k := size >> (sc.shift & 63)
 	if k >= int64(len(sc.slots)) {
-		return bfcNone
+		return -1
 	}
 	w := k >> 6
 	m := sc.l0[w] & (^uint64(0) << (k & 63))
@@ -629,7 +663,7 @@ func (sc *sizeClasses) first(size int64) int32 {
 		if m1 == 0 {
 			m2 := sc.l2 & (^uint64(0) << (i + 1))
 			if i+1 >= 64 || m2 == 0 {
-				return bfcNone
+				return -1
 			}
 			i = int64(bits.TrailingZeros64(m2))
 			m1 = sc.l1[i]
@@ -637,11 +671,7 @@ func (sc *sizeClasses) first(size int64) int32 {
 		w = i<<6 + int64(bits.TrailingZeros64(m1))
 		m = sc.l0[w]
 	}
-	s := &sc.slots[w<<6+int64(bits.TrailingZeros64(m))]
-	if s.n < 0 {
-		return sc.heaps[s.head][0].h
-	}
-	return s.head
+	return w<<6 + int64(bits.TrailingZeros64(m))
 }
 
 // largest returns the size of the largest non-empty class, or 0.
@@ -696,11 +726,7 @@ func (sc *sizeClasses) remove(chunks []bfcChunk, h int32) bool {
 	}
 	s := &sc.slots[k]
 	if s.n < 0 {
-		sc.pop(chunks, s.head, int(chunks[h].fnext))
-		if s.n++; s.n == 0 {
-			sc.unmark(k)
-			sc.spare = append(sc.spare, s.head)
-		}
+		sc.popAt(chunks, s, k, int(chunks[h].fnext))
 		return true
 	}
 	p := &s.head
@@ -735,6 +761,15 @@ func (sc *sizeClasses) toHeap(chunks []bfcChunk, s *classSlot) {
 	}
 	sc.heaps[id] = hp
 	s.head, s.n = id, -int32(len(hp))
+}
+
+// popAt removes the chunk at position i of the heap of class k (slot s).
+func (sc *sizeClasses) popAt(chunks []bfcChunk, s *classSlot, k int64, i int) {
+	sc.pop(chunks, s.head, i)
+	if s.n++; s.n == 0 {
+		sc.unmark(k)
+		sc.spare = append(sc.spare, s.head)
+	}
 }
 
 // push adds chunk h to heap id.

@@ -191,8 +191,7 @@ func (s *obStream) remove(pieces []bfcChunk, h int32) {
 // take removes the smallest free piece of at least size bytes, lowest
 // address first, from s's bins and returns it, or obNone.
 func (s *obStream) take(pieces []bfcChunk, size int64) int32 {
-	if h := s.classes.first(size); h != bfcNone {
-		s.classes.remove(pieces, h)
+	if h := s.classes.take(pieces, size); h != bfcNone {
 		pieces[h].bin = bfcNone
 		return h
 	}

@@ -735,11 +735,13 @@ func (a *torchCaching) cachedBlock(p *tcPool, size int64) int32 {
 	if !a.conf.expandable {
 		// The lowest block of the first non-empty class at or above
 		// size, or if none is, the set's first block from there.
-		if h := p.classes.first(size); h != bfcNone {
-			if a.conf.maxSplit == math.MaxInt64 {
-				a.remove(p, h) // no oversize rule: the best fit is taken
+		if a.conf.maxSplit == math.MaxInt64 {
+			// No oversize rule: the best fit is taken.
+			if h := p.classes.take(a.blocks, size); h != bfcNone {
+				a.blocks[h].bin = bfcNone
 				return h
 			}
+		} else if h := p.classes.first(size); h != bfcNone {
 			return a.takeCached(p, h, size)
 		}
 		bi, i, ok := p.free.lowerBound(size)
