@@ -1,12 +1,16 @@
 package allocators_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+
+	"membench/allocators"
+	"membench/allocators/allocatortest"
 )
 
 var (
@@ -81,4 +85,26 @@ func TestFewSizesDifferential(t *testing.T) {
 		got = append(got, fmt.Sprintf("%d %d %s %x", seed, k, spec, h.Sum(nil)))
 	}
 	checkDigests(t, filepath.Join("testdata", "few_sizes_diff.txt"), got, *updateFewSizes)
+}
+
+// TestTimedStreamReplays: the timed replays of a stream trace (which skip
+// the calls an allocator takes as no-ops) meet the same OOMs as the
+// recorded replay, which Replay checks, under torch-caching, which
+// completes frees itself, and oneflow-bin and bfc, which get them
+// completed.
+func TestTimedStreamReplays(t *testing.T) {
+	tr := allocatortest.StreamTrace(4000, 4<<20, 3)
+	for _, spec := range []string{"torch-caching?memory_limit=48M", "oneflow-bin?memory_limit=48M", "bfc?memory_limit=12M"} {
+		f, err := allocators.Lookup(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := allocators.Replay(context.Background(), f.New(), tr, allocators.ReplayOptions{Repeat: 3, New: f.New})
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if res.OOMs == 0 || len(res.TimesNs) != 3 {
+			t.Errorf("%s: %d OOMs, %d timed replays; want some OOMs and 3", spec, res.OOMs, len(res.TimesNs))
+		}
+	}
 }

@@ -144,7 +144,8 @@ type compiled struct {
 	// trace has sync points.
 	streams, syncs bool
 	// bare holds, made on first use, the ops of the timed loop for each
-	// kind of allocator (bareKind), without the ops it takes as no-ops.
+	// kind of allocator (bareFrees, bareRequests), without the ops it
+	// takes as no-ops.
 	bare [2]*bareOps
 }
 
