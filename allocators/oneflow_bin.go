@@ -50,11 +50,15 @@ type oneflowBin struct {
 	s0          *obStream         // stream 0, the usual one
 	small       []*obStream       // streams 1 to 63, by number (nil: unused)
 	streams     map[int]*obStream // the others, every one but stream 0
-	pieces      []obPiece         // by handle
-	byOff       offTable          // offset -> handle of every piece (ptr2piece_)
-	spare       int32             // recycled handles, linked by next; obNone for none
-	device      fitArena
-	stats       statTracker
+	// pieces holds every piece by handle, as BFC holds its chunks (addr,
+	// size, neighbours prev and next; bin 0 for a free piece, bfcNone for
+	// one handed out), so that the streams' size classes index them.
+	pieces []bfcChunk
+	owner  []*obStream // by handle: the stream whose block holds the piece
+	byOff  offTable    // offset -> handle of every piece (ptr2piece_)
+	spare  int32       // recycled handles, linked by next; obNone for none
+	device fitArena
+	stats  statTracker
 }
 
 // The constants of bin_allocator.h, in bytes.
@@ -64,30 +68,22 @@ const (
 	obSmallBlock     = 2 << 20   // the block for sizes below 1 MiB
 	obLargeBlock     = 20 << 20  // the block for sizes below 10 MiB
 	obRoundBlock     = 2 << 20   // the rounding of larger blocks
-	obNone           = -1
+	obNone           = bfcNone
+	// obClassStreams is how many streams get size classes (they take up to
+	// 0.5 MiB each); the others keep every free piece in the ordered set.
+	obClassStreams = 16
 )
 
-// obPiece is a piece of a block, free or handed out.
-type obPiece struct {
-	off, size  int64
-	prev, next int32 // neighbours in the same block, or obNone
-	free       bool
-	stream     *obStream
-}
-
-// obStream is one stream's BinAllocator: its free pieces ordered by
-// (size, address), the order in which the bins are searched (BFC's
-// two-level B-tree).
+// obStream is one stream's BinAllocator: its free pieces in the order the
+// bins are searched, (size, address), kept as BFC keeps its free chunks:
+// exact size classes over a bitmap (when the alignment is at least 256
+// bytes, so that a class holds one size) beside an ordered set for the
+// pieces no class holds. The smallest piece that fits, lowest address
+// first, is the head of the first non-empty class from the request's, or
+// the set's first piece from there.
 type obStream struct {
-	free freeSet
-}
-
-// largest returns the size of the largest free piece.
-func (s *obStream) largest() int64 {
-	if s.free.n == 0 {
-		return 0
-	}
-	return s.free.last().size
+	classes sizeClasses
+	free    freeSet
 }
 
 func init() {
@@ -110,14 +106,22 @@ func newOneflowBin(args *workloads.Args) (Allocator, error) {
 		align:       args.Int64("alignment", obBinBase),
 		limit:       args.Bytes("memory_limit", 0),
 		shrinkOnOOM: args.Bool("shrink_on_oom", false),
-		s0:          &obStream{},
 		spare:       obNone,
 		device:      fitArena{free: freeList{policy: firstFit}},
 	}
 	if a.align < 1 || a.align > obBinBase || a.align&(a.align-1) != 0 {
 		return nil, workloads.Usagef("oneflow-bin: alignment=%d: want a power of two from 1 to 512", a.align)
 	}
+	a.s0 = a.newStream(0)
 	return a, nil
+}
+
+func (a *oneflowBin) newStream(s int) *obStream {
+	st := &obStream{}
+	if a.align >= bfcMinAlloc && s < obClassStreams {
+		st.classes.init(classLimit, uint8(bits.TrailingZeros64(uint64(a.align)))) // a class per alignment
+	}
+	return st
 }
 
 // stream returns the BinAllocator of stream s, making it on first use.
@@ -133,7 +137,7 @@ func (a *oneflowBin) stream(s int) *obStream {
 		if a.streams == nil {
 			a.streams = map[int]*obStream{}
 		}
-		st = &obStream{}
+		st = a.newStream(s)
 		a.streams[s] = st
 		if s < 64 {
 			if a.small == nil {
@@ -148,15 +152,65 @@ func (a *oneflowBin) stream(s int) *obStream {
 // Reset implements Resetter: the allocator returns to its initial state,
 // keeping the memory its tables have grown.
 func (a *oneflowBin) Reset() {
-	a.s0.free.clear()
+	a.s0.clear(a.pieces)
 	for _, s := range a.streams {
-		s.free.clear()
+		s.clear(a.pieces)
 	}
 	a.pieces = a.pieces[:0]
+	a.owner = a.owner[:0]
 	a.byOff.clear()
 	a.spare = obNone
 	a.device = fitArena{free: freeList{policy: firstFit}}
 	a.stats = statTracker{}
+}
+
+// clear empties s's bins; pieces must still hold their pieces.
+func (s *obStream) clear(pieces []bfcChunk) {
+	s.classes.clear(pieces)
+	s.free.clear()
+}
+
+// insert puts the free piece h into s's bins.
+func (s *obStream) insert(pieces []bfcChunk, h int32) {
+	p := &pieces[h]
+	p.bin = 0
+	if !s.classes.insert(pieces, h) {
+		s.free.insert(fentry{size: p.size, addr: p.addr, h: h})
+	}
+}
+
+// remove takes the free piece h out of s's bins.
+func (s *obStream) remove(pieces []bfcChunk, h int32) {
+	p := &pieces[h]
+	p.bin = bfcNone
+	if !s.classes.remove(pieces, h) {
+		s.free.remove(p.size, p.addr)
+	}
+}
+
+// take removes the smallest free piece of at least size bytes, lowest
+// address first, from s's bins and returns it, or obNone.
+func (s *obStream) take(pieces []bfcChunk, size int64) int32 {
+	if h := s.classes.take(pieces, size); h != bfcNone {
+		pieces[h].bin = bfcNone
+		return h
+	}
+	bi, i, ok := s.free.lowerBound(size)
+	if !ok {
+		return obNone
+	}
+	h := s.free.removeAt(bi, i)
+	pieces[h].bin = bfcNone
+	return h
+}
+
+// largest returns the size of the largest free piece.
+func (s *obStream) largest() int64 {
+	n := s.classes.largest()
+	if s.free.n > 0 {
+		n = max(n, s.free.last().size)
+	}
+	return n
 }
 
 // obBlockSize is the device allocation AllocateBlockToExtendTotalMem makes
@@ -193,28 +247,26 @@ func (a *oneflowBin) AllocOn(size int64, stream int) (Block, error) {
 	}
 	p := &a.pieces[h]
 	a.stats.allocated(p.size)
-	return Block{Offset: p.off, Size: p.size}, nil
+	return Block{Offset: p.addr, Size: p.size}, nil
 }
 
 // find takes the smallest free piece of s that holds size out of the bins,
 // splitting it when the rule says so, or returns obNone.
 func (a *oneflowBin) find(s *obStream, size int64) int32 {
-	bi, i, ok := s.free.lowerBound(size)
-	if !ok {
+	h := s.take(a.pieces, size)
+	if h == obNone {
 		return obNone
 	}
-	h := s.free.removeAt(bi, i)
 	p := &a.pieces[h]
-	p.free = false
 	if rest := p.size - size; p.size >= 2*size || rest >= obSplitThreshold {
-		q := a.newPiece(obPiece{off: p.off + size, size: rest, free: true, prev: h, next: p.next, stream: s})
+		q := a.newPiece(bfcChunk{addr: p.addr + size, size: rest, prev: h, next: p.next}, s)
 		p = &a.pieces[h] // newPiece may have moved the pieces
 		if p.next != obNone {
 			a.pieces[p.next].prev = q
 		}
 		p.next = q
 		p.size = size
-		s.free.insert(fentry{size: rest, addr: p.off + size, h: q})
+		s.insert(a.pieces, q)
 	}
 	return h
 }
@@ -227,8 +279,8 @@ func (a *oneflowBin) extend(s *obStream, size int64) bool {
 		return false
 	}
 	off := a.device.alloc(n)
-	h := a.newPiece(obPiece{off: off, size: n, free: true, prev: obNone, next: obNone, stream: s})
-	s.free.insert(fentry{size: n, addr: off, h: h})
+	h := a.newPiece(bfcChunk{addr: off, size: n, prev: obNone, next: obNone}, s)
+	s.insert(a.pieces, h)
 	a.stats.reserve(n)
 	return true
 }
@@ -239,47 +291,44 @@ func (a *oneflowBin) extend(s *obStream, size int64) bool {
 // without neighbours.
 func (a *oneflowBin) shrink() bool {
 	var whole []int32
-	collect := func(s *obStream) {
-		for _, bl := range s.free.blocks {
-			for _, e := range bl {
-				if p := &a.pieces[e.h]; p.prev == obNone && p.next == obNone {
-					whole = append(whole, e.h)
-				}
-			}
+	for h := range a.pieces {
+		if p := &a.pieces[h]; p.bin != bfcNone && p.prev == obNone && p.next == obNone {
+			whole = append(whole, int32(h))
 		}
-	}
-	collect(a.s0)
-	for _, s := range a.streams {
-		collect(s)
 	}
 	for _, h := range whole {
 		p := a.pieces[h]
-		p.stream.free.remove(p.size, p.off)
-		a.device.free.put(p.off, p.size)
+		a.owner[h].remove(a.pieces, h)
+		a.device.free.put(p.addr, p.size)
 		a.stats.st.Reserved -= p.size
 		a.recycle(h)
 	}
 	return len(whole) > 0
 }
 
-// newPiece stores p under a fresh or recycled handle, listed by offset.
-func (a *oneflowBin) newPiece(p obPiece) int32 {
+// newPiece stores p, of stream s, under a fresh or recycled handle,
+// listed by offset; it is neither free nor handed out yet.
+func (a *oneflowBin) newPiece(p bfcChunk, s *obStream) int32 {
+	p.bin = bfcNone
 	h := a.spare
 	if h != obNone {
 		a.spare = a.pieces[h].next
 		a.pieces[h] = p
+		a.owner[h] = s
 	} else {
 		h = int32(len(a.pieces))
 		a.pieces = append(a.pieces, p)
+		a.owner = append(a.owner, s)
 	}
-	a.byOff.put(p.off, h)
+	a.byOff.put(p.addr, h)
 	return h
 }
 
 // recycle drops piece h from the offset table and keeps its handle.
 func (a *oneflowBin) recycle(h int32) {
-	a.byOff.del(a.pieces[h].off)
-	a.pieces[h] = obPiece{next: a.spare}
+	a.byOff.del(a.pieces[h].addr)
+	a.pieces[h] = bfcChunk{next: a.spare, bin: bfcNone}
+	a.owner[h] = nil
 	a.spare = h
 }
 
@@ -287,27 +336,26 @@ func (a *oneflowBin) recycle(h int32) {
 // neighbours (the next, then the previous).
 func (a *oneflowBin) Free(off int64) error {
 	h, ok := a.byOff.get(off)
-	if !ok || a.pieces[h].free {
+	if !ok || a.pieces[h].bin != bfcNone {
 		return badFree("oneflow-bin", off)
 	}
 	p := &a.pieces[h]
 	a.stats.freed(p.size)
-	p.free = true
-	s := p.stream
-	if q := p.next; q != obNone && a.pieces[q].free {
-		s.free.remove(a.pieces[q].size, a.pieces[q].off)
+	s := a.owner[h]
+	if q := p.next; q != obNone && a.pieces[q].bin != bfcNone {
+		s.remove(a.pieces, q)
 		a.merge(h, q)
 	}
-	if q := p.prev; q != obNone && a.pieces[q].free {
-		s.free.remove(a.pieces[q].size, a.pieces[q].off)
+	if q := p.prev; q != obNone && a.pieces[q].bin != bfcNone {
+		s.remove(a.pieces, q)
 		a.merge(q, h)
-		h, p = q, &a.pieces[q]
+		h = q
 	}
-	s.free.insert(fentry{size: p.size, addr: p.off, h: h})
+	s.insert(a.pieces, h)
 	return nil
 }
 
-// merge folds free piece q into its left neighbour p.
+// merge folds piece q into its left neighbour p; neither is in the bins.
 func (a *oneflowBin) merge(p, q int32) {
 	pp, qp := &a.pieces[p], &a.pieces[q]
 	pp.size += qp.size
@@ -344,7 +392,9 @@ type offSlot struct {
 	h   int32 // obNone marks an empty slot
 }
 
-func (t *offTable) home(off int64) int { return int(uint64(off) * 0x9E3779B97F4A7C15 >> t.shift) }
+func (t *offTable) home(off int64) int {
+	return int(uint64(off) * 0x9E3779B97F4A7C15 >> (t.shift & 63))
+}
 
 func (t *offTable) grow() {
 	old := t.slots

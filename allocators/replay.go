@@ -143,6 +143,41 @@ type compiled struct {
 	// streams says some event names a stream other than 0; syncs that the
 	// trace has sync points.
 	streams, syncs bool
+	// bare holds, made on first use, the ops of the timed loop for each
+	// kind of allocator (bareFrees, bareRequests), without the ops it
+	// takes as no-ops.
+	bare [2]*bareOps
+}
+
+// bareOps is the ops one kind of allocator acts on, and for each the
+// number of its call among all ops (for errors).
+type bareOps struct {
+	ops  []replayOp
+	call []int32
+}
+
+// The kinds of bareOps: allocators that get completed frees and no
+// requests, records or syncs, and allocators that complete frees
+// themselves.
+const (
+	bareFrees    = 0
+	bareRequests = 1
+)
+
+// bareFor returns the ops of kind, keeping those keep accepts.
+func (c *compiled) bareFor(kind int, keep func(size int64) bool) *bareOps {
+	if b := c.bare[kind]; b != nil {
+		return b
+	}
+	b := &bareOps{}
+	for i, op := range c.ops {
+		if keep(op.size) {
+			b.ops = append(b.ops, op)
+			b.call = append(b.call, int32(i))
+		}
+	}
+	c.bare[kind] = b
+	return b
 }
 
 func compileTrace(tr *workloads.Trace, delay int) (*compiled, error) {
@@ -368,6 +403,9 @@ func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOp
 	}
 
 	repeat := max(opts.Repeat, 1)
+	if c.streams || c.syncs {
+		c.bareOpsFor(newStreamCalls(a, c)) // made before the clock starts
+	}
 	for r := 0; r < repeat; r++ {
 		var b Allocator
 		if rs, ok := a.(Resetter); ok {
@@ -494,9 +532,20 @@ func (sc *streamCalls) call(op *replayOp, off int64) (Block, error) {
 	return Block{}, nil
 }
 
-// runStreams is run for traces with streams or sync points.
+// runStreams is run for traces with streams or sync points. It runs
+// only the ops the allocator acts on: an allocator that completes frees
+// itself skips the completed frees, one that does not the requests,
+// records and syncs; the calls are those streamCalls makes.
 func runStreams(ctx context.Context, a Allocator, c *compiled, offs []int64) (int, error) {
 	sc := newStreamCalls(a, c)
+	if b := c.bareOpsFor(sc); b != nil {
+		if sc.selfFree {
+			return runRequests(ctx, sc.d, b, offs)
+		}
+		return runFrees(ctx, sc, b, offs)
+	}
+	// A Verifier around an allocator that does not complete frees takes
+	// every op.
 	ooms := 0
 	for i := range c.ops {
 		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
@@ -521,6 +570,99 @@ func runStreams(ctx context.Context, a Allocator, c *compiled, offs []int64) (in
 			ooms++
 		default:
 			offs[op.slot] = blk.Offset
+		}
+	}
+	return ooms, nil
+}
+
+// bareOpsFor returns the ops runStreams runs for the allocator of sc, or
+// nil for all of them.
+func (c *compiled) bareOpsFor(sc streamCalls) *bareOps {
+	switch {
+	case sc.d == nil:
+		return c.bareFor(bareFrees, func(size int64) bool { return size >= 0 || size == opFree })
+	case sc.selfFree:
+		return c.bareFor(bareRequests, func(size int64) bool { return size != opFree })
+	}
+	return nil
+}
+
+// runFrees is runStreams for an allocator that gets allocations (AllocOn
+// where it has it) and completed frees.
+func runFrees(ctx context.Context, sc streamCalls, b *bareOps, offs []int64) (int, error) {
+	ooms := 0
+	for i := range b.ops {
+		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		op := &b.ops[i]
+		if op.size < 0 {
+			if off := offs[op.slot]; off >= 0 {
+				if err := sc.a.Free(off); err != nil {
+					return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)
+				}
+			}
+			continue
+		}
+		var blk Block
+		var err error
+		if sc.sa != nil {
+			blk, err = sc.sa.AllocOn(op.size, int(op.stream))
+		} else {
+			blk, err = sc.a.Alloc(op.size)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrOOM) {
+				return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)
+			}
+			offs[op.slot] = -1
+			ooms++
+			continue
+		}
+		offs[op.slot] = blk.Offset
+	}
+	return ooms, nil
+}
+
+// runRequests is runStreams for a DeferredFreer in a trace with sync
+// points: allocations, free requests, records and syncs.
+func runRequests(ctx context.Context, d DeferredFreer, b *bareOps, offs []int64) (int, error) {
+	ooms := 0
+	ops := b.ops
+	for i := range ops {
+		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		op := ops[i]
+		if op.size >= 0 {
+			blk, err := d.AllocOn(op.size, int(op.stream))
+			if err == nil {
+				offs[op.slot] = blk.Offset
+				continue
+			}
+			if !errors.Is(err, ErrOOM) {
+				return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)
+			}
+			offs[op.slot] = -1
+			ooms++
+			continue
+		}
+		if op.size == opSync {
+			d.Sync(int(op.stream))
+			continue
+		}
+		off := offs[op.slot]
+		if off < 0 {
+			continue
+		}
+		var err error
+		if op.size == opRequest {
+			err = d.RequestFree(off, int(op.stream))
+		} else {
+			err = d.RecordStream(off, int(op.stream))
+		}
+		if err != nil {
+			return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)
 		}
 	}
 	return ooms, nil

@@ -85,22 +85,26 @@ import (
 // segments are 2 MiB aligned and blocks 512-byte aligned. Reserved counts
 // the bytes of live segments.
 type torchCaching struct {
-	pools  []*tcPools // by stream
-	byAddr addrTable  // offset -> id of every block but the merged away
-	byID   []*tcBlock // every block made, by id: the handles of the pools' sets
-	uses   [][]int32  // by id: the other streams that used the block (record_stream)
-	since  []int64    // by id: the pool's lookup count when the block was cached
-	// idx mirrors, by id, each block's offset while it is in byAddr, which
-	// confirms BFC's address table's tag matches.
-	idx      []bfcChunk
-	device   fitArena
-	limit    int64 // 0: unlimited (no memory fraction set)
-	conf     tcConfig
-	pending  [][]*tcBlock // by stream: freed blocks waiting for its next sync
-	lookups  [2]int64     // cache searches per pool kind: the GC clock
-	reserved [2]int64     // bytes reserved per pool kind
-	used     [2]int64     // chunk bytes handed out per pool kind
-	spare    []*tcBlock   // blocks merged away, for reuse
+	pools []*tcPools // by stream
+	// blocks holds every block by id, as BFC holds its chunks: addr is
+	// the offset, prev and next the neighbours in the segment (ids, or
+	// bfcNone), fnext the size classes' link, bin the set that lists the
+	// block (tcCached, tcUnmapped, or bfcNone) and inUse whether it is
+	// handed out. What the cache's searches do not read lives in aux.
+	blocks []bfcChunk
+	aux    []tcAux
+	byAddr addrTable // offset -> id of every block but the merged away
+	unused int32     // ids merged away, linked by next; bfcNone for none
+	uses   [][]int32 // by id: the other streams that used the block after the first (record_stream)
+	since  []int64   // by id: the pool's lookup count when the block was cached
+	device fitArena
+	limit  int64 // 0: unlimited (no memory fraction set)
+	conf   tcConfig
+	// pending holds, by stream, the freed blocks waiting for its next sync.
+	pending  [][]int32
+	lookups  [2]int64 // cache searches per pool kind: the GC clock
+	reserved [2]int64 // bytes reserved per pool kind
+	used     [2]int64 // chunk bytes handed out per pool kind
 	stats    statTracker
 }
 
@@ -125,29 +129,26 @@ const (
 	tcLarge = 1
 )
 
-// tcBlock is a piece of a segment: allocated, waiting for other streams
-// (not allocated, events > 0), cached, or (expandable segments only)
-// unmapped. It fills one 64-byte cache line; what only record_stream and
-// garbage collection read lives beside it, by id.
-type tcBlock struct {
-	off, size  int64
-	prev, next *tcBlock // neighbours in the same segment
-	pool       *tcPool
-	seg        *tcExpSeg // nil: a cudaMalloc segment
-	id         int32     // index in torchCaching.byID, kept across reuse
-	// events counts, while the block is allocated, the other streams that
-	// used it (its entries in torchCaching.uses); once its free is
-	// requested, those still to pass before the free completes.
-	events    int32
-	allocated bool
-	unmapped  bool
+// The sets that list a block, in its bin: a free block is listed in one;
+// a block allocated, waiting for other streams or being moved between
+// sets (bfcNone) is in none.
+const (
+	tcCached   = 0 // its pool's cache
+	tcUnmapped = 1 // its pool's unmapped ranges (expandable segments)
+)
+
+// tcAux is the rest of a block: its pool and expandable segment (nil: a
+// cudaMalloc segment), and whether its pages are unmapped. events counts,
+// while the block is allocated, the other streams that used it (use0,
+// the first, then its entries in torchCaching.uses); once its free is
+// requested, those still to pass before the free completes.
+type tcAux struct {
+	pool     *tcPool
+	seg      *tcExpSeg
+	events   int32
+	use0     int32
+	unmapped bool
 }
-
-func (b *tcBlock) isSplit() bool { return b.prev != nil || b.next != nil }
-
-// free reports whether the block is cached or unmapped: neither handed out
-// nor waiting for a stream.
-func (b *tcBlock) free() bool { return !b.allocated && b.events == 0 }
 
 // tcExpSeg is an expandable segment: its address range and page size.
 type tcExpSeg struct{ base, size, page int64 }
@@ -155,7 +156,7 @@ type tcExpSeg struct{ base, size, page int64 }
 // tcPool is the set of cached (free) blocks of one pool of one stream,
 // kept as BFC keeps its free chunks: exact size classes over a bitmap
 // (off with expandable segments, whose best fit walks the blocks in
-// order) beside a set ordered by (size, offset), with handles into byID.
+// order) beside a set ordered by (size, offset), with ids as handles.
 // Best fit is the smallest size at or above the request, lowest offset
 // first: the order of PyTorch's BlockComparatorSize within a stream.
 type tcPool struct {
@@ -167,85 +168,101 @@ type tcPool struct {
 }
 
 // tcClassStreams is how many streams get size classes (a large pool's
-// take 0.5 MiB); the others keep every cached block in the ordered set.
+// take 0.25 MiB); the others keep every cached block in the ordered set.
 const tcClassStreams = 16
 
 // tcPools are one stream's pools.
 type tcPools struct{ small, large tcPool }
 
-func (a *torchCaching) insert(b *tcBlock) {
+// free reports whether block h is cached or unmapped: neither handed out
+// nor waiting for a stream.
+func (a *torchCaching) free(h int32) bool { return a.blocks[h].bin != bfcNone }
+
+func (a *torchCaching) isSplit(h int32) bool {
+	return a.blocks[h].prev != bfcNone || a.blocks[h].next != bfcNone
+}
+
+// insert caches block h in p.
+func (a *torchCaching) insert(p *tcPool, h int32) {
 	if a.conf.gcThreshold > 0 {
-		a.since[b.id] = a.lookups[b.pool.kind] // read only by garbage collection
+		a.since[h] = a.lookups[p.kind] // read only by garbage collection
 	}
-	c := &a.idx[b.id]
-	c.size, c.bin = b.size, 0
-	if p := b.pool; !p.classes.insert(a.idx, b.id, &p.free) {
-		p.free.insert(fentry{size: b.size, addr: b.off, h: b.id})
+	b := &a.blocks[h]
+	b.bin = tcCached
+	if !p.classes.insert(a.blocks, h) {
+		p.free.insert(fentry{size: b.size, addr: b.addr, h: h})
 	}
 }
 
-func (a *torchCaching) remove(b *tcBlock) {
-	a.idx[b.id].bin = bfcNone
-	if p := b.pool; !p.classes.remove(a.idx, b.id) {
-		p.free.remove(b.size, b.off)
+// remove takes block h out of p's cache.
+func (a *torchCaching) remove(p *tcPool, h int32) {
+	b := &a.blocks[h]
+	b.bin = bfcNone
+	if !p.classes.remove(a.blocks, h) {
+		p.free.remove(b.size, b.addr)
 	}
 }
 
 // cachedAt returns the block of the free set entry (bi, i).
-func (a *torchCaching) cachedAt(p *tcPool, bi, i int) *tcBlock { return a.byID[p.free.blocks[bi][i].h] }
+func (a *torchCaching) cachedAt(p *tcPool, bi, i int) int32 { return p.free.blocks[bi][i].h }
 
 // eachCached calls f on every cached block of p in (size, offset) order.
-func (a *torchCaching) eachCached(p *tcPool, f func(b *tcBlock)) {
-	var cached []*tcBlock
-	for _, b := range a.byID {
-		if a.idx[b.id].bin != bfcNone && b.pool == p {
-			cached = append(cached, b)
+func (a *torchCaching) eachCached(p *tcPool, f func(h int32)) {
+	var cached []int32
+	for h := range a.blocks {
+		if a.blocks[h].bin == tcCached && a.aux[h].pool == p {
+			cached = append(cached, int32(h))
 		}
 	}
-	slices.SortFunc(cached, func(x, y *tcBlock) int {
-		return cmp.Or(cmp.Compare(x.size, y.size), cmp.Compare(x.off, y.off))
+	slices.SortFunc(cached, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(a.blocks[x].size, a.blocks[y].size), cmp.Compare(a.blocks[x].addr, a.blocks[y].addr))
 	})
-	for _, b := range cached {
-		f(b)
+	for _, h := range cached {
+		f(h)
 	}
 }
 
-// newBlock returns a zeroed block, reusing one merged away where it can.
-func (a *torchCaching) newBlock() *tcBlock {
-	if k := len(a.spare); k > 0 {
-		b := a.spare[k-1]
-		a.spare = a.spare[:k-1]
-		return b
+// newBlock makes a block of pool p (and expandable segment s) at off,
+// reusing an id merged away where it can. It is in no set and no index;
+// the blocks may move.
+func (a *torchCaching) newBlock(off, size int64, prev, next int32, p *tcPool, s *tcExpSeg) int32 {
+	b := bfcChunk{addr: off, size: size, prev: prev, next: next, bin: bfcNone}
+	h := a.unused
+	if h != bfcNone {
+		a.unused = a.blocks[h].next
+		a.blocks[h] = b
+		a.aux[h] = tcAux{pool: p, seg: s}
+		return h
 	}
-	b := &tcBlock{id: int32(len(a.byID))}
-	a.byID = append(a.byID, b)
-	a.idx = append(a.idx, bfcChunk{bin: bfcNone})
-	a.uses = append(a.uses, nil)
-	a.since = append(a.since, 0)
-	return b
-}
-
-// index enters b under its offset; unindex takes it out. A block's offset
-// changes only while it is out.
-func (a *torchCaching) index(b *tcBlock) {
-	a.idx[b.id].addr = b.off
-	a.byAddr.put(b.off, b.id)
-}
-
-func (a *torchCaching) unindex(b *tcBlock) { a.byAddr.del(b.off, a.idx) }
-
-// at returns the block starting at off, or nil.
-func (a *torchCaching) at(off int64) *tcBlock {
-	if id, ok := a.byAddr.get(off, a.idx); ok {
-		return a.byID[id]
+	h = int32(len(a.blocks))
+	a.blocks = append(a.blocks, b)
+	a.aux = append(a.aux, tcAux{pool: p, seg: s})
+	if int(h) == len(a.uses) {
+		a.uses = append(a.uses, nil)
+		a.since = append(a.since, 0)
 	}
-	return nil
+	return h
 }
 
-// dropBlock keeps b, merged away, for reuse.
-func (a *torchCaching) dropBlock(b *tcBlock) {
-	*b = tcBlock{id: b.id}
-	a.spare = append(a.spare, b)
+// index enters block h under its offset; unindex takes it out. A block's
+// offset changes only while it is out.
+func (a *torchCaching) index(h int32) { a.byAddr.put(a.blocks[h].addr, h) }
+
+func (a *torchCaching) unindex(h int32) { a.byAddr.del(a.blocks[h].addr, a.blocks) }
+
+// at returns the block starting at off, or bfcNone.
+func (a *torchCaching) at(off int64) int32 {
+	if h, ok := a.byAddr.get(off, a.blocks); ok {
+		return h
+	}
+	return bfcNone
+}
+
+// dropBlock keeps the id of block h, merged away, for reuse.
+func (a *torchCaching) dropBlock(h int32) {
+	a.blocks[h] = bfcChunk{next: a.unused, bin: bfcNone}
+	a.aux[h] = tcAux{}
+	a.unused = h
 }
 
 // Reset implements Resetter: the allocator returns to its freshly built
@@ -254,17 +271,16 @@ func (a *torchCaching) Reset() {
 	for _, sp := range a.pools {
 		if sp != nil {
 			for _, p := range []*tcPool{&sp.small, &sp.large} {
-				p.classes.clear(a.idx)
+				p.classes.clear(a.blocks)
 				p.free.clear()
 				p.unmapped.clear()
 			}
 		}
 	}
-	a.spare = a.spare[:0]
-	for _, b := range a.byID {
-		a.dropBlock(b)
-		a.idx[b.id].bin = bfcNone
-		a.uses[b.id] = a.uses[b.id][:0]
+	clear(a.aux) // drop the pointers
+	a.blocks, a.aux, a.unused = a.blocks[:0], a.aux[:0], bfcNone
+	for i := range a.uses {
+		a.uses[i] = a.uses[i][:0]
 	}
 	a.byAddr.clear()
 	a.device.free.byAddr.clear()
@@ -315,6 +331,7 @@ func defaultTCConfig() tcConfig {
 
 func newTorchCaching(args *workloads.Args) (Allocator, error) {
 	a := &torchCaching{
+		unused: bfcNone,
 		device: fitArena{free: freeList{policy: firstFit}},
 		limit:  args.Bytes("memory_limit", 0),
 		conf:   defaultTCConfig(),
@@ -358,8 +375,9 @@ func newTorchCaching(args *workloads.Args) (Allocator, error) {
 func (a *torchCaching) newPools(stream int) *tcPools {
 	sp := &tcPools{small: tcPool{kind: tcSmall, stream: int32(stream)}, large: tcPool{kind: tcLarge, stream: int32(stream)}}
 	if !a.conf.expandable && stream < tcClassStreams {
-		sp.small.classes.init(tcSmallBuffer + tcMinBlockSize)
-		sp.large.classes.init(classLimit)
+		// Sizes are multiples of 512: a class per 512 bytes.
+		sp.small.classes.init(tcSmallBuffer+tcMinBlockSize, 9)
+		sp.large.classes.init(classLimit, 9)
 	}
 	return sp
 }
@@ -633,11 +651,15 @@ func segmentSize(size int64) int64 {
 }
 
 func (a *torchCaching) streamPools(stream int) *tcPools {
-	if stream < len(a.pools) {
-		if p := a.pools[stream]; p != nil {
-			return p
-		}
-	} else {
+	if stream < len(a.pools) && a.pools[stream] != nil {
+		return a.pools[stream]
+	}
+	return a.addPools(stream)
+}
+
+// addPools makes stream's pools.
+func (a *torchCaching) addPools(stream int) *tcPools {
+	if stream >= len(a.pools) {
 		a.pools = append(a.pools, make([]*tcPools, stream+1-len(a.pools))...)
 	}
 	p := a.newPools(stream)
@@ -665,68 +687,75 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 	if size <= tcSmallSize {
 		p = &sp.small
 	}
-	b := a.cachedBlock(p, size)
-	if b == nil {
+	h := a.cachedBlock(p, size)
+	if h == bfcNone {
 		if a.limit > 0 && a.conf.gcThreshold > 0 {
 			a.collectGarbage()
 		}
 		seg := segmentSize(size)
-		b = a.newSegment(p, size, seg)
-		if b == nil && a.releaseOversize(p, size) {
-			b = a.newSegment(p, size, seg)
+		h = a.newSegment(p, size, seg)
+		if h == bfcNone && a.releaseOversize(p, size) {
+			h = a.newSegment(p, size, seg)
 		}
-		if b == nil {
+		if h == bfcNone {
 			a.releaseAll()
-			b = a.newSegment(p, size, seg)
+			h = a.newSegment(p, size, seg)
 		}
-		if b == nil {
+		if h == bfcNone {
 			return Block{}, a.stats.oom("torch-caching", orig)
 		}
 	}
-	if a.shouldSplit(b, size) {
-		rest := a.newBlock()
-		rest.off, rest.size, rest.pool, rest.seg, rest.prev, rest.next = b.off+size, b.size-size, p, b.seg, b, b.next
-		if b.next != nil {
-			b.next.prev = rest
+	if a.shouldSplit(p, a.blocks[h].size, size) {
+		var s *tcExpSeg // nil but with expandable segments
+		if a.conf.expandable {
+			s = a.aux[h].seg
+		}
+		b := &a.blocks[h]
+		rest := a.newBlock(b.addr+size, b.size-size, h, b.next, p, s)
+		b = &a.blocks[h] // newBlock may have moved the blocks
+		if b.next != bfcNone {
+			a.blocks[b.next].prev = rest
 		}
 		b.next = rest
 		b.size = size
 		a.index(rest)
-		a.insert(rest)
+		a.insert(p, rest)
 	}
-	b.allocated = true
+	b := &a.blocks[h]
+	b.inUse = true
 	a.stats.allocated(b.size)
 	a.used[p.kind] += b.size
-	return Block{Offset: b.off, Size: b.size}, nil
+	return Block{Offset: b.addr, Size: b.size}, nil
 }
 
 // cachedBlock takes the best-fitting cached block for size out of p, or
-// returns nil.
-func (a *torchCaching) cachedBlock(p *tcPool, size int64) *tcBlock {
+// returns bfcNone.
+func (a *torchCaching) cachedBlock(p *tcPool, size int64) int32 {
 	a.lookups[p.kind]++
 	if !a.conf.expandable {
-		// The head of the first non-empty class at or above size, unless
-		// the class spilled into the set, or none is: then the set's
-		// first block from there.
-		h, from := p.classes.first(size)
-		if h >= 0 {
-			return a.takeCached(a.byID[h], size)
+		// The lowest block of the first non-empty class at or above
+		// size, or if none is, the set's first block from there.
+		if a.conf.maxSplit == math.MaxInt64 {
+			// No oversize rule: the best fit is taken.
+			if h := p.classes.take(a.blocks, size); h != bfcNone {
+				a.blocks[h].bin = bfcNone
+				return h
+			}
+		} else if h := p.classes.first(size); h != bfcNone {
+			return a.takeCached(p, h, size)
 		}
-		if h == bfcNone {
-			from = size
-		}
-		bi, i, ok := p.free.lowerBound(from)
+		bi, i, ok := p.free.lowerBound(size)
 		if !ok {
-			return nil
+			return bfcNone
 		}
-		return a.takeCached(a.cachedAt(p, bi, i), size)
+		return a.takeCached(p, a.cachedAt(p, bi, i), size)
 	}
 	bi, i, ok := p.free.lowerBound(size)
 	if !ok {
-		return nil
+		return bfcNone
 	}
-	b := a.cachedAt(p, bi, i)
-	if b.seg != nil {
+	h := a.cachedAt(p, bi, i)
+	if a.aux[h].seg != nil {
 		// A block followed by unmapped space counts as that much larger:
 		// take a later one that is less so.
 		for {
@@ -736,38 +765,42 @@ func (a *torchCaching) cachedBlock(p *tcPool, size int64) *tcBlock {
 				}
 			}
 			nb := a.cachedAt(p, bi, i)
-			if b.seg == nil || a.expandableSize(nb) >= a.expandableSize(b) {
+			if a.aux[h].seg == nil || a.expandableSize(nb) >= a.expandableSize(h) {
 				break
 			}
-			b = nb
+			h = nb
 		}
 	}
-	return a.takeCached(b, size)
+	return a.takeCached(p, h, size)
 }
 
-// takeCached takes b, the best fit for size, out of the cache, unless
-// max_split_size keeps it for other requests (nil).
-func (a *torchCaching) takeCached(b *tcBlock, size int64) *tcBlock {
-	if size < a.conf.maxSplit && b.size >= a.conf.maxSplit {
-		return nil // an oversize block is kept for oversize requests
+// takeCached takes block h of p, the best fit for size, out of the cache,
+// unless max_split_size keeps it for other requests (bfcNone).
+func (a *torchCaching) takeCached(p *tcPool, h int32, size int64) int32 {
+	n := a.blocks[h].size
+	if size < a.conf.maxSplit && n >= a.conf.maxSplit {
+		return bfcNone // an oversize block is kept for oversize requests
 	}
-	if size >= a.conf.maxSplit && b.size >= size+a.conf.maxNonSplitRounding {
-		return nil // too much waste for an oversize request
+	if size >= a.conf.maxSplit && n >= size+a.conf.maxNonSplitRounding {
+		return bfcNone // too much waste for an oversize request
 	}
-	a.remove(b)
-	return b
+	a.remove(p, h)
+	return h
 }
 
-func (a *torchCaching) expandableSize(b *tcBlock) int64 {
-	if b.next != nil && b.next.unmapped {
-		return b.size + b.next.size
+func (a *torchCaching) expandableSize(h int32) int64 {
+	b := &a.blocks[h]
+	if b.next != bfcNone && a.aux[b.next].unmapped {
+		return b.size + a.blocks[b.next].size
 	}
 	return b.size
 }
 
-func (a *torchCaching) shouldSplit(b *tcBlock, size int64) bool {
-	rest := b.size - size
-	if b.pool.kind == tcSmall || a.conf.expandable {
+// shouldSplit reports whether a block of n bytes of p taken for size
+// bytes is split.
+func (a *torchCaching) shouldSplit(p *tcPool, n, size int64) bool {
+	rest := n - size
+	if p.kind == tcSmall || a.conf.expandable {
 		return rest >= tcMinBlockSize
 	}
 	return size < a.conf.maxSplit && rest > tcSmallSize
@@ -775,20 +808,19 @@ func (a *torchCaching) shouldSplit(b *tcBlock, size int64) bool {
 
 // newSegment asks the device for a segment of seg bytes for a request of
 // size (rounded) bytes, or with expandable segments maps pages for it, or
-// returns nil when that would pass memory_limit. The block returned is
-// not cached: the caller takes it.
-func (a *torchCaching) newSegment(p *tcPool, size, seg int64) *tcBlock {
+// returns bfcNone when that would pass memory_limit. The block returned
+// is not cached: the caller takes it.
+func (a *torchCaching) newSegment(p *tcPool, size, seg int64) int32 {
 	if a.limit > 0 && a.stats.st.Reserved+seg > a.limit {
-		return nil
+		return bfcNone
 	}
 	if a.conf.expandable {
 		return a.expandBlock(p, size)
 	}
-	b := a.newBlock()
-	b.off, b.size, b.pool = a.device.alloc(seg), seg, p
-	a.index(b)
+	h := a.newBlock(a.device.alloc(seg), seg, bfcNone, bfcNone, p, nil)
+	a.index(h)
 	a.reserve(p.kind, seg)
-	return b
+	return h
 }
 
 func (a *torchCaching) reserve(kind int, n int64) {
@@ -804,36 +836,36 @@ func (a *torchCaching) unreserve(kind int, n int64) {
 // expandBlock finds the lowest place in p's expandable segments where free
 // and unmapped blocks together hold size bytes (making a segment if none
 // has room), maps what it needs and returns the block, taken out of the
-// cache; nil when the pages do not fit under memory_limit.
-func (a *torchCaching) expandBlock(p *tcPool, size int64) *tcBlock {
+// cache; bfcNone when the pages do not fit under memory_limit.
+func (a *torchCaching) expandBlock(p *tcPool, size int64) int32 {
 	c := a.findExpandable(p, size)
-	if c.unmapped {
-		if c = a.mapBlock(c, min(c.size, size)); c == nil {
-			return nil
+	if a.aux[c].unmapped {
+		if c = a.mapBlock(c, min(a.blocks[c].size, size)); c == bfcNone {
+			return bfcNone
 		}
 	}
-	for c.size < size {
-		next := c.next
-		if c = a.mapBlock(next, min(size-c.size, next.size)); c == nil {
-			return nil
+	for a.blocks[c].size < size {
+		next := a.blocks[c].next
+		if c = a.mapBlock(next, min(size-a.blocks[c].size, a.blocks[next].size)); c == bfcNone {
+			return bfcNone
 		}
 	}
-	a.remove(c)
+	a.remove(p, c)
 	return c
 }
 
-func (a *torchCaching) findExpandable(p *tcPool, size int64) *tcBlock {
-	room := func(b *tcBlock) bool {
+func (a *torchCaching) findExpandable(p *tcPool, size int64) int32 {
+	room := func(h int32) bool {
 		var n int64
-		for ; n < size && b != nil && b.free(); b = b.next {
-			n += b.size
+		for ; n < size && h != bfcNone && a.free(h); h = a.blocks[h].next {
+			n += a.blocks[h].size
 		}
 		return n >= size
 	}
 	for n := p.unmapped.first(); n != nil; n = p.unmapped.ceil(n.key+1, 0) {
 		c := a.at(n.key)
-		if c.prev != nil && c.prev.free() {
-			c = c.prev
+		if prev := a.blocks[c].prev; prev != bfcNone && a.free(prev) {
+			c = prev
 		}
 		if room(c) {
 			return c
@@ -850,136 +882,156 @@ func (a *torchCaching) findExpandable(p *tcPool, size int64) *tcBlock {
 	space = roundPow2(space, tcSmallBuffer)
 	space = (space + page - 1) / page * page
 	s := &tcExpSeg{base: a.device.alloc(space), size: space, page: page}
-	c := a.newBlock()
-	c.off, c.size, c.pool, c.seg, c.unmapped = s.base, space, p, s, true
+	c := a.newBlock(s.base, space, bfcNone, bfcNone, p, s)
 	a.index(c)
-	p.unmapped.insert(c.off, 0, 0)
+	a.listUnmapped(p, c)
 	return c
 }
 
+// listUnmapped marks block h of p unmapped and lists it in p's unmapped
+// ranges.
+func (a *torchCaching) listUnmapped(p *tcPool, h int32) {
+	a.aux[h].unmapped = true
+	a.blocks[h].bin = tcUnmapped
+	p.unmapped.insert(a.blocks[h].addr, 0, 0)
+}
+
 // mapBlock maps the pages covering the first size bytes of the unmapped
-// block b, which then merges with free neighbours and is cached; it
-// returns the cached block that holds them (nil when the pages would pass
-// memory_limit).
-func (a *torchCaching) mapBlock(b *tcBlock, size int64) *tcBlock {
-	s := b.seg
+// block h, which then merges with free neighbours and is cached; it
+// returns the cached block that holds them (bfcNone when the pages would
+// pass memory_limit).
+func (a *torchCaching) mapBlock(h int32, size int64) int32 {
+	s := a.aux[h].seg
 	pages := (size + s.page - 1) / s.page * s.page
 	if a.limit > 0 && a.stats.st.Reserved+pages > a.limit {
-		return nil
+		return bfcNone
 	}
-	p := b.pool
-	p.unmapped.remove(b.off, 0)
-	b.unmapped = false
-	if pages < b.size {
-		rest := a.newBlock()
-		rest.off, rest.size, rest.pool, rest.seg, rest.unmapped, rest.prev, rest.next = b.off+pages, b.size-pages, p, s, true, b, b.next
-		if b.next != nil {
-			b.next.prev = rest
+	p := a.aux[h].pool
+	a.unlist(p, h)
+	a.aux[h].unmapped = false
+	if n := a.blocks[h].size; pages < n {
+		b := &a.blocks[h]
+		rest := a.newBlock(b.addr+pages, n-pages, h, b.next, p, s)
+		b = &a.blocks[h]
+		if b.next != bfcNone {
+			a.blocks[b.next].prev = rest
 		}
 		b.next = rest
 		b.size = pages
 		a.index(rest)
-		p.unmapped.insert(rest.off, 0, 0)
+		a.listUnmapped(p, rest)
 	}
-	b = a.coalesce(b)
-	a.insert(b)
+	h = a.coalesce(p, h)
+	a.insert(p, h)
 	a.reserve(p.kind, pages)
-	return b
+	return h
 }
 
-// coalesce merges b (neither cached nor unmapped-listed) with its
-// neighbours where they are free and mapped alike, and returns the block
-// that holds them all, out of every set: b's previous neighbour where that
-// took b in, which keeps its offset and so its address table entry.
-func (a *torchCaching) coalesce(b *tcBlock) *tcBlock {
-	if p := b.prev; mergeable(b, p) {
-		a.unlist(p)
-		a.absorb(p, b)
-		b = p
+// coalesce merges block h of p (neither cached nor unmapped-listed) with
+// its neighbours where they are free and mapped alike, and returns the
+// block that holds them all, out of every set: h's previous neighbour
+// where that took h in, which keeps its offset and so its address table
+// entry.
+func (a *torchCaching) coalesce(p *tcPool, h int32) int32 {
+	if prev := a.blocks[h].prev; a.mergeable(h, prev) {
+		a.unlist(p, prev)
+		a.absorb(prev, h)
+		h = prev
 	}
-	if n := b.next; mergeable(b, n) {
-		a.unlist(n)
-		a.absorb(b, n)
+	if next := a.blocks[h].next; a.mergeable(h, next) {
+		a.unlist(p, next)
+		a.absorb(h, next)
 	}
-	return b
+	return h
 }
 
-func mergeable(b, n *tcBlock) bool { return n != nil && n.free() && n.unmapped == b.unmapped }
+// mergeable reports whether n, a neighbour of block h, is free and mapped
+// as h is. Without expandable segments every block is mapped.
+func (a *torchCaching) mergeable(h, n int32) bool {
+	if n == bfcNone || !a.free(n) {
+		return false
+	}
+	return !a.conf.expandable || a.aux[n].unmapped == a.aux[h].unmapped
+}
 
-// unlist takes the free block b out of its pool's cache or unmapped set.
-func (a *torchCaching) unlist(b *tcBlock) {
-	if b.unmapped {
-		b.pool.unmapped.remove(b.off, 0)
+// unlist takes the free block h out of p's cache or unmapped set.
+func (a *torchCaching) unlist(p *tcPool, h int32) {
+	if a.blocks[h].bin == tcUnmapped {
+		a.blocks[h].bin = bfcNone
+		p.unmapped.remove(a.blocks[h].addr, 0)
 	} else {
-		a.remove(b)
+		a.remove(p, h)
 	}
 }
 
-// absorb makes b take in n, its next neighbour, which is in no set, and
-// drops n.
-func (a *torchCaching) absorb(b, n *tcBlock) {
+// absorb makes block h take in n, its next neighbour, which is in no set,
+// and drops n.
+func (a *torchCaching) absorb(h, n int32) {
 	a.unindex(n)
-	b.next = n.next
-	if b.next != nil {
-		b.next.prev = b
+	b, nb := &a.blocks[h], &a.blocks[n]
+	b.next = nb.next
+	if b.next != bfcNone {
+		a.blocks[b.next].prev = h
 	}
-	b.size += n.size
+	b.size += nb.size
 	a.dropBlock(n)
 }
 
 // releaseSegment gives a cached whole cudaMalloc segment back to the device.
-func (a *torchCaching) releaseSegment(b *tcBlock) {
-	a.remove(b)
-	a.unindex(b)
-	a.device.free.put(b.off, b.size)
-	a.unreserve(b.pool.kind, b.size)
-	a.dropBlock(b)
+func (a *torchCaching) releaseSegment(h int32) {
+	p := a.aux[h].pool
+	a.remove(p, h)
+	a.unindex(h)
+	a.device.free.put(a.blocks[h].addr, a.blocks[h].size)
+	a.unreserve(p.kind, a.blocks[h].size)
+	a.dropBlock(h)
 }
 
-// unmapFree unmaps the wholly free pages of the cached expandable block b,
+// unmapFree unmaps the wholly free pages of the cached expandable block h,
 // and gives the segment's address space back when nothing of it is left
 // mapped.
-func (a *torchCaching) unmapFree(b *tcBlock) {
-	s := b.seg
-	lo := s.base + (b.off-s.base+s.page-1)/s.page*s.page
-	hi := s.base + (b.off+b.size-s.base)/s.page*s.page
+func (a *torchCaching) unmapFree(h int32) {
+	s, p := a.aux[h].seg, a.aux[h].pool
+	off, size := a.blocks[h].addr, a.blocks[h].size
+	lo := s.base + (off-s.base+s.page-1)/s.page*s.page
+	hi := s.base + (off+size-s.base)/s.page*s.page
 	if lo >= hi {
 		return
 	}
-	p := b.pool
-	a.remove(b)
-	a.unindex(b) // before may take this offset
-	if lo > b.off {
-		before := a.newBlock()
-		before.off, before.size, before.pool, before.seg, before.prev, before.next = b.off, lo-b.off, p, s, b.prev, b
-		if b.prev != nil {
-			b.prev.next = before
+	a.remove(p, h)
+	a.unindex(h) // before may take this offset
+	if lo > off {
+		prev := a.blocks[h].prev
+		before := a.newBlock(off, lo-off, prev, h, p, s)
+		if prev != bfcNone {
+			a.blocks[prev].next = before
 		}
-		b.prev = before
+		a.blocks[h].prev = before
 		a.index(before)
-		a.insert(before)
+		a.insert(p, before)
 	}
-	if end := b.off + b.size; hi < end {
-		after := a.newBlock()
-		after.off, after.size, after.pool, after.seg, after.prev, after.next = hi, end-hi, p, s, b, b.next
-		if b.next != nil {
-			b.next.prev = after
+	if end := off + size; hi < end {
+		next := a.blocks[h].next
+		after := a.newBlock(hi, end-hi, h, next, p, s)
+		if next != bfcNone {
+			a.blocks[next].prev = after
 		}
-		b.next = after
+		a.blocks[h].next = after
 		a.index(after)
-		a.insert(after)
+		a.insert(p, after)
 	}
-	b.off, b.size, b.unmapped = lo, hi-lo, true
-	a.index(b)
+	a.blocks[h].addr, a.blocks[h].size = lo, hi-lo
+	a.aux[h].unmapped = true
+	a.index(h)
 	a.unreserve(p.kind, hi-lo)
-	b = a.coalesce(b)
-	if !b.isSplit() {
-		a.unindex(b)
+	h = a.coalesce(p, h)
+	if !a.isSplit(h) {
+		a.unindex(h)
 		a.device.free.put(s.base, s.size)
-		a.dropBlock(b)
+		a.dropBlock(h)
 		return
 	}
-	p.unmapped.insert(b.off, 0, 0)
+	a.listUnmapped(p, h)
 }
 
 // releaseOversize gives back p's cached segments of max_split_size or
@@ -993,21 +1045,21 @@ func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
 	}
 	want := max(size, a.conf.maxSplit)
 	if bi, i, ok := p.free.lowerBound(want); ok {
-		b := a.cachedAt(p, bi, i)
-		if b.isSplit() {
+		h := a.cachedAt(p, bi, i)
+		if a.isSplit(h) {
 			return false
 		}
-		a.releaseSegment(b)
+		a.releaseSegment(h)
 		return true
 	}
 	var released int64
 	for p.free.n > 0 && released < want && p.free.last().size >= a.conf.maxSplit {
-		b := a.byID[p.free.last().h]
-		if b.isSplit() {
+		h := p.free.last().h
+		if a.isSplit(h) {
 			break
 		}
-		released += b.size
-		a.releaseSegment(b)
+		released += a.blocks[h].size
+		a.releaseSegment(h)
 	}
 	return released >= want
 }
@@ -1025,19 +1077,19 @@ func (a *torchCaching) releaseAll() {
 			if kind == tcLarge {
 				p = &sp.large
 			}
-			var whole, exp []*tcBlock
-			a.eachCached(p, func(b *tcBlock) {
-				if b.seg != nil {
-					exp = append(exp, b)
-				} else if !b.isSplit() {
-					whole = append(whole, b)
+			var whole, exp []int32
+			a.eachCached(p, func(h int32) {
+				if a.aux[h].seg != nil {
+					exp = append(exp, h)
+				} else if !a.isSplit(h) {
+					whole = append(whole, h)
 				}
 			})
-			for _, b := range whole {
-				a.releaseSegment(b)
+			for _, h := range whole {
+				a.releaseSegment(h)
 			}
-			for _, b := range exp {
-				a.unmapFree(b)
+			for _, h := range exp {
+				a.unmapFree(h)
 			}
 		}
 	}
@@ -1051,17 +1103,17 @@ func (a *torchCaching) collectGarbage() {
 		return
 	}
 	target := a.stats.st.Reserved - threshold
-	var candidates []*tcBlock
+	var candidates []int32
 	var totalAge float64
 	clock := a.lookups[tcLarge]
 	for _, sp := range a.pools {
 		if sp == nil {
 			continue
 		}
-		a.eachCached(&sp.large, func(b *tcBlock) {
-			if !b.isSplit() && b.seg == nil {
-				candidates = append(candidates, b)
-				totalAge += float64(clock - a.since[b.id])
+		a.eachCached(&sp.large, func(h int32) {
+			if !a.isSplit(h) && a.aux[h].seg == nil {
+				candidates = append(candidates, h)
+				totalAge += float64(clock - a.since[h])
 			}
 		})
 	}
@@ -1071,99 +1123,116 @@ func (a *torchCaching) collectGarbage() {
 		ageThreshold := totalAge / float64(count)
 		freed = false
 		kept := candidates[:0]
-		for _, b := range candidates {
-			age := float64(clock - a.since[b.id])
+		for _, h := range candidates {
+			age := float64(clock - a.since[h])
 			if age < ageThreshold {
-				kept = append(kept, b)
+				kept = append(kept, h)
 				continue
 			}
 			freed = true
-			reclaimed += b.size
+			reclaimed += a.blocks[h].size
 			totalAge -= age
 			count--
-			a.releaseSegment(b)
+			a.releaseSegment(h)
 		}
 		candidates = kept
 	}
 }
 
 // live returns the allocated block at off.
-func (a *torchCaching) live(off int64) (*tcBlock, error) {
-	b := a.at(off)
-	if b == nil || !b.allocated {
-		return nil, badFree("torch-caching", off)
+func (a *torchCaching) live(off int64) (int32, error) {
+	h, ok := a.byAddr.get(off, a.blocks)
+	if !ok || !a.blocks[h].inUse {
+		return bfcNone, badFree("torch-caching", off)
 	}
-	return b, nil
+	return h, nil
 }
 
 // Free frees the block at off at once, whatever streams used it (a free
 // that has completed).
 func (a *torchCaching) Free(off int64) error {
-	b, err := a.live(off)
+	h, err := a.live(off)
 	if err != nil {
 		return err
 	}
-	b.allocated = false
-	if b.events > 0 {
-		b.events = 0
-		a.uses[b.id] = a.uses[b.id][:0]
+	a.blocks[h].inUse = false
+	if x := &a.aux[h]; x.events > 0 {
+		x.events = 0
+		a.uses[h] = a.uses[h][:0]
 	}
-	a.cache(b)
+	a.cache(h)
 	return nil
 }
 
-// cache completes the free of b: it merges with its free neighbours and
-// joins its pool.
-func (a *torchCaching) cache(b *tcBlock) {
-	a.stats.freed(b.size)
-	a.used[b.pool.kind] -= b.size
-	a.insert(a.coalesce(b))
+// cache completes the free of block h: it merges with its free
+// neighbours and joins its pool.
+func (a *torchCaching) cache(h int32) {
+	p, n := a.aux[h].pool, a.blocks[h].size
+	a.stats.freed(n)
+	a.used[p.kind] -= n
+	a.insert(p, a.coalesce(p, h))
 }
 
 // RecordStream implements DeferredFreer: the block at off is used by
 // stream (a no-op for its own stream).
 func (a *torchCaching) RecordStream(off int64, stream int) error {
-	b, err := a.live(off)
+	h, err := a.live(off)
 	if err != nil {
 		return err
 	}
+	x := &a.aux[h]
 	s := int32(stream)
-	if s == b.pool.stream {
+	switch {
+	case s == x.pool.stream:
 		return nil
-	}
-	uses := a.uses[b.id][:b.events]
-	for _, u := range uses {
-		if u == s {
-			return nil
+	case x.events == 0:
+		x.use0 = s
+	case x.use0 == s:
+		return nil
+	default:
+		uses := a.uses[h][:x.events-1]
+		for _, u := range uses {
+			if u == s {
+				return nil
+			}
 		}
+		a.uses[h] = append(uses, s)
 	}
-	a.uses[b.id] = append(uses, s)
-	b.events++
+	x.events++
 	return nil
 }
 
 // RequestFree implements DeferredFreer: a block no other stream used is
 // cached at once; others wait for each of those streams' next sync.
 func (a *torchCaching) RequestFree(off int64, stream int) error {
-	b, err := a.live(off)
+	h, err := a.live(off)
 	if err != nil {
 		return err
 	}
-	b.allocated = false
-	if b.events == 0 {
-		a.cache(b)
+	a.blocks[h].inUse = false
+	x := &a.aux[h]
+	if x.events == 0 {
+		a.cache(h)
 		return nil
 	}
-	// b.events stays: one per stream it now waits for.
-	uses := a.uses[b.id][:b.events]
-	for _, s := range uses {
-		if int(s) >= len(a.pending) {
-			a.pending = append(a.pending, make([][]*tcBlock, int(s)+1-len(a.pending))...)
+	// x.events stays: one per stream it now waits for.
+	a.wait(x.use0, h)
+	if x.events > 1 {
+		uses := a.uses[h][:x.events-1]
+		for _, s := range uses {
+			a.wait(s, h)
 		}
-		a.pending[s] = append(a.pending[s], b)
+		a.uses[h] = uses[:0]
 	}
-	a.uses[b.id] = uses[:0]
 	return nil
+}
+
+// wait makes block h wait for stream s's next sync.
+func (a *torchCaching) wait(s, h int32) {
+	if int(s) >= len(a.pending) {
+		a.pending = append(a.pending, make([][]int32, int(s)+1-len(a.pending))...)
+	}
+	a.pending[s] = append(a.pending[s], h)
 }
 
 // Sync implements DeferredFreer: the events of stream's waiting frees
@@ -1173,9 +1242,10 @@ func (a *torchCaching) Sync(stream int) {
 		return
 	}
 	waiting := a.pending[stream]
-	for _, b := range waiting {
-		if b.events--; b.events == 0 {
-			a.cache(b)
+	for _, h := range waiting {
+		x := &a.aux[h]
+		if x.events--; x.events == 0 {
+			a.cache(h)
 		}
 	}
 	a.pending[stream] = waiting[:0]

@@ -32,12 +32,35 @@ var torchDiffSpecs = []string{
 	"torch-caching?alloc_conf=expandable_segments:True,max_split_size_mb:30&memory_limit=180M",
 }
 
-// torchDiffTrace drives a through one random trace of n events on k
-// streams (allocations, immediate and requested frees, record_stream,
-// syncs), then resets it and drives it again, writing every result and
-// the stats and pools after every event to w.
-func torchDiffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int, w hash.Hash) {
-	df := a.(allocators.DeferredFreer)
+// diffSizes draws the request sizes of the differential traces. Round
+// sizes come too, so that exact fits and the rules' boundaries
+// (max_split_size, 20 MiB of waste) come up.
+func diffSizes(r *rand.Rand) int64 {
+	switch c := r.IntN(20); {
+	case c < 9:
+		return 1 + r.Int64N(1<<20)
+	case c < 14:
+		return 1 + r.Int64N(12<<20)
+	case c < 16:
+		return 1 + r.Int64N(64<<20)
+	case c < 18:
+		return (1 + r.Int64N(64)) << 20
+	default:
+		return 512 * (1 + r.Int64N(4096))
+	}
+}
+
+// diffTrace drives a through one random trace of n events on k streams
+// (allocations of sizes drawn by sizes, immediate and requested frees,
+// record_stream, syncs),
+// then resets it and drives it again, writing every result and the stats
+// (and pools, for a PoolReporter) after every event to w. An allocator
+// that is not a DeferredFreer gets the same trace with records and syncs
+// left out and every free complete.
+func diffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int, sizes func(*rand.Rand) int64, w hash.Hash) {
+	sa := a.(allocators.StreamAllocator)
+	df, deferred := a.(allocators.DeferredFreer)
+	pr, pools := a.(allocators.PoolReporter)
 	for pass := range 2 {
 		r := rand.New(rand.NewPCG(seed, 11))
 		type live struct {
@@ -49,23 +72,9 @@ func torchDiffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int,
 			fmt.Fprintf(w, "%d %d:", pass, i)
 			switch op := r.IntN(16); {
 			case op < 7 || len(lives) == 0:
-				var size int64
-				// Round sizes too, so that exact fits and the rules'
-				// boundaries (max_split_size, 20 MiB of waste) come up.
-				switch c := r.IntN(20); {
-				case c < 9:
-					size = 1 + r.Int64N(1<<20)
-				case c < 14:
-					size = 1 + r.Int64N(12<<20)
-				case c < 16:
-					size = 1 + r.Int64N(64<<20)
-				case c < 18:
-					size = (1 + r.Int64N(64)) << 20
-				default:
-					size = 512 * (1 + r.Int64N(4096))
-				}
+				size := sizes(r)
 				s := r.IntN(k)
-				b, err := df.AllocOn(size, s)
+				b, err := sa.AllocOn(size, s)
 				switch {
 				case errors.Is(err, allocators.ErrOOM):
 					fmt.Fprintf(w, " alloc %d on %d: OOM", size, s)
@@ -78,6 +87,9 @@ func torchDiffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int,
 			case op < 9:
 				l := lives[r.IntN(len(lives))]
 				s := r.IntN(k)
+				if !deferred {
+					break
+				}
 				if err := df.RecordStream(l.off, s); err != nil {
 					t.Fatalf("seed %d event %d: RecordStream(%d, %d): %v", seed, i, l.off, s, err)
 				}
@@ -88,8 +100,8 @@ func torchDiffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int,
 				lives[j] = lives[len(lives)-1]
 				lives = lives[:len(lives)-1]
 				var err error
-				if op == 13 {
-					err = df.Free(l.off)
+				if op == 13 || !deferred {
+					err = sa.Free(l.off)
 				} else {
 					err = df.RequestFree(l.off, l.stream)
 				}
@@ -99,10 +111,17 @@ func torchDiffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int,
 				fmt.Fprintf(w, " free %d (%d)", l.off, op)
 			default:
 				s := r.IntN(k)
+				if !deferred {
+					break
+				}
 				df.Sync(s)
 				fmt.Fprintf(w, " sync %d", s)
 			}
-			fmt.Fprintf(w, " %+v %+v\n", a.Stats(), a.(allocators.PoolReporter).Pools())
+			fmt.Fprintf(w, " %+v", a.Stats())
+			if pools {
+				fmt.Fprintf(w, " %+v", pr.Pools())
+			}
+			fmt.Fprintln(w)
 		}
 		a.(allocators.Resetter).Reset()
 	}
@@ -127,10 +146,17 @@ func TestTorchDifferential(t *testing.T) {
 			k = 18 // past the streams whose pools get size classes
 		}
 		h := sha256.New()
-		torchDiffTrace(t, mustNew(t, spec), seed, k, events, h)
+		diffTrace(t, mustNew(t, spec), seed, k, events, diffSizes, h)
 		got = append(got, fmt.Sprintf("%d %d %s %x", seed, k, spec, h.Sum(nil)))
 	}
-	if *updateTorchDiff {
+	checkDigests(t, path, got, *updateTorchDiff)
+}
+
+// checkDigests compares the digest lines got with the file at path, or
+// rewrites the file with them when update is set.
+func checkDigests(t *testing.T, path string, got []string, update bool) {
+	t.Helper()
+	if update {
 		if err := os.WriteFile(path, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
