@@ -38,9 +38,9 @@ func refPlaceOneByOne(bufs []workloads.Buffer, order []int32, choose chooser, en
 		}
 		// Stable: equal offsets keep placement order.
 		slices.SortStableFunc(live, func(x, y placed) int { return cmp.Compare(x.off, y.off) })
-		spans := make([]offsetPlaced, len(live))
+		spans := make([]offsetComp, len(live))
 		for k, p := range live {
-			spans[k] = offsetPlaced{p.off, p.end, int32(k + 1)}
+			spans[k] = offsetComp{p.off, p.end}
 		}
 		off := choose(i, spans)
 		all = append(all, placed{i, off, end(off, size)})
@@ -167,11 +167,7 @@ func TestCompSet(t *testing.T) {
 				}
 			}
 			minLen := 1 + rng.Int64N(1+span/50)
-			spans := make([]offsetPlaced, len(flat))
-			for j, c := range flat {
-				spans[j] = offsetPlaced{c.lo, c.hi, int32(j + 1)}
-			}
-			w, ref := newGapWalk(s.gapSpans(nil, minLen)), newGapWalk(spans)
+			w, ref := newGapWalk(s.gapSpans(nil, minLen)), newGapWalk(flat)
 			for {
 				var start, end, rs, re int64
 				var ok, rok bool

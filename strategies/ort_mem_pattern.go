@@ -71,7 +71,7 @@ func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, err
 // mark; each run needs a fresh one.
 func ortMemPatternChoose(bufs []workloads.Buffer, align int64) chooser {
 	var highWater int64
-	return func(i int32, live []offsetPlaced) int64 {
+	return func(i int32, live []offsetComp) int64 {
 		size := AlignUp(bufs[i].Size, align)
 		off, length, found, top := bestFit(live, size, 1)
 		if gap := highWater - top; gap >= size && (!found || gap < length) {

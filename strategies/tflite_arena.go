@@ -108,7 +108,7 @@ func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []i
 
 // tfliteArenaChoose is SimpleMemoryArena::Allocate's choice among the gaps.
 func tfliteArenaChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, live []offsetPlaced) int64 {
+	return func(i int32, live []offsetComp) int64 {
 		size := bufs[i].Size
 		best, bestFit := int64(-1), int64(math.MaxInt64)
 		w := newGapWalk(live)

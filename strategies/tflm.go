@@ -62,7 +62,7 @@ func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 // descending, ties by problem order descending.
 // tflmGreedyChoose is TFLM's first fit.
 func tflmGreedyChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, live []offsetPlaced) int64 { return firstFit(live, bufs[i].Size, align) }
+	return func(i int32, live []offsetComp) int64 { return firstFit(live, bufs[i].Size, align) }
 }
 
 func tflmGreedyOrder(bufs []workloads.Buffer) []int32 {
