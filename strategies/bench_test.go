@@ -17,9 +17,9 @@ var benchSizes = []int{1_000, 5_000, 20_000, 100_000, 1_000_000}
 
 // benchMaxN is the largest n each strategy is benchmarked at: the
 // O(n log n) ones run at 1e6, min-cost-flow (about n^3.8 in TFLite) only at
-// 1,000, the planners of other runtimes at 1e5 (issue 9's table, against
-// offset-greedy-by-size at the same n). Strategies not listed stop at
-// defaultBenchMaxN.
+// 1,000, the planners of other runtimes and TFLite's object planners at
+// 1e5 (issue 9's table, against offset-greedy-by-size at the same n).
+// Strategies not listed stop at defaultBenchMaxN.
 var benchMaxN = map[string]int{
 	"naive":                   1_000_000,
 	"equality":                1_000_000,
@@ -41,6 +41,9 @@ var benchMaxN = map[string]int{
 	"executorch-naive":        100_000,
 	"megengine-pushdown":      100_000,
 	"mxnet-match-range":       100_000,
+	"greedy-by-size":          100_000,
+	"greedy-by-breadth":       100_000,
+	"greedy-best":             100_000,
 }
 
 const defaultBenchMaxN = 20_000

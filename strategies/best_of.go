@@ -54,6 +54,7 @@ func (bestOf) Name() string { return "best-of" }
 func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	var best *Plan
 	var winner Strategy
+	lb := int64(-1) // LB_load, once a member has run
 	for k, m := range s.members {
 		plan, err := m.Plan(ctx, p)
 		if err != nil {
@@ -67,8 +68,13 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 			best, winner = &Plan{Offsets: plan.Offsets, Footprint: fp}, m
 		}
 		// No plan beats LB_load, so the later members cannot win.
-		if k+1 < len(s.members) && best.Footprint <= p.LoadBound() {
-			break
+		if k+1 < len(s.members) {
+			if lb < 0 {
+				lb = p.LoadBound()
+			}
+			if best.Footprint <= lb {
+				break
+			}
 		}
 	}
 	// Only the winner's plan is reported, so only it needs checking.

@@ -74,8 +74,11 @@ func firstFit(spans []offsetComp, size, align int64) int64 {
 		if !ok {
 			return AlignUp(w.top, align)
 		}
-		if a := AlignUp(start, align); end-a >= size {
-			return a
+		// The gap's whole length first: aligning costs a division.
+		if end-start >= size {
+			if a := AlignUp(start, align); end-a >= size {
+				return a
+			}
 		}
 	}
 }
@@ -93,8 +96,10 @@ func bestFit(spans []offsetComp, size, align int64) (off, length int64, found bo
 		if !ok {
 			return off, length, found, w.top
 		}
-		if a := AlignUp(start, align); end-a >= size && end-start < length {
-			off, length, found = a, end-start, true
+		if l := end - start; l >= size && l < length {
+			if a := AlignUp(start, align); end-a >= size {
+				off, length, found = a, l, true
+			}
 		}
 	}
 }

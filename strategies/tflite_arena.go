@@ -117,6 +117,9 @@ func tfliteArenaChoose(bufs []workloads.Buffer, align int64) chooser {
 			if !ok {
 				break
 			}
+			if end-start < size {
+				continue // holds nothing, aligned or not
+			}
 			if a := AlignUp(start, align); a+size <= end && end-a < bestFit {
 				best, bestFit = a, end-start
 			}
