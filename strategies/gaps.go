@@ -400,33 +400,3 @@ func stableOrder(n int, keys ...func(i int32) int64) []int32 {
 	}
 	return order
 }
-
-// orderKey is a buffer's place in a planner's order: ascending by a, then
-// b, then c, then idx (its index in the problem).
-type orderKey struct {
-	a, b, c int64
-	idx     int32
-}
-
-// orderBy sorts the keys and returns the indexes in that order. Sorting
-// the keys themselves, not indexes into the buffers, keeps the sort
-// sequential in memory.
-func orderBy(keys []orderKey) []int32 {
-	// Not cmp.Or: it would compare every field every time.
-	slices.SortFunc(keys, func(x, y orderKey) int {
-		switch {
-		case x.a != y.a:
-			return cmp.Compare(x.a, y.a)
-		case x.b != y.b:
-			return cmp.Compare(x.b, y.b)
-		case x.c != y.c:
-			return cmp.Compare(x.c, y.c)
-		}
-		return cmp.Compare(x.idx, y.idx)
-	})
-	order := make([]int32, len(keys))
-	for k, key := range keys {
-		order[k] = key.idx
-	}
-	return order
-}

@@ -228,3 +228,62 @@ func TestExecuTorchGreedyDenseMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestOrdersMatchComparisonSort compares the planners' orders, which
+// stableOrder sorts by radix, with a comparison sort on their keys as the
+// upstreams write them, on random problems with many equal sizes, equal
+// first tasks, whole-run buffers, negative tasks and shuffled IDs.
+func TestOrdersMatchComparisonSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	sorted := func(n int, key func(i int32) [3]int64) []int32 {
+		order := inOrder(n)
+		slices.SortFunc(order, func(x, y int32) int {
+			kx, ky := key(x), key(y)
+			return cmp.Or(cmp.Compare(kx[0], ky[0]), cmp.Compare(kx[1], ky[1]), cmp.Compare(kx[2], ky[2]), cmp.Compare(x, y))
+		})
+		return order
+	}
+	for trial := range 200 {
+		n := rng.IntN(300)
+		bufs := randomGapProblem(rng, n, []string{"sparse", "dense", "half", "point"}[trial%4])
+		for i, id := range rng.Perm(n) {
+			bufs[i].ID = id
+			if trial%3 == 0 {
+				bufs[i].First -= n
+			}
+		}
+		first, last := 0, 0
+		for i, b := range bufs {
+			if i == 0 || b.First < first {
+				first = b.First
+			}
+			if i == 0 || b.Last > last {
+				last = b.Last
+			}
+		}
+		for _, c := range []struct {
+			name      string
+			got, want []int32
+		}{
+			{"tflite-arena", tfliteArenaOrder(bufs), sorted(n, func(i int32) [3]int64 {
+				if b := bufs[i]; b.First != first || b.Last != last {
+					return [3]int64{1, -b.Size, int64(b.First)}
+				}
+				return [3]int64{}
+			})},
+			{"tflm-greedy", tflmGreedyOrder(bufs), sorted(n, func(i int32) [3]int64 { return [3]int64{-bufs[i].Size, -int64(i)} })},
+			{"ort-mem-pattern", ortMemPatternOrder(bufs), sorted(n, func(i int32) [3]int64 {
+				return [3]int64{int64(bufs[i].First), int64(bufs[i].ID)}
+			})},
+			{"xla-heap-spatial", xlaHeapOrder(bufs, false), refXLAHeapOrder(bufs, false)},
+			{"xla-heap-temporal", xlaHeapOrder(bufs, true), refXLAHeapOrder(bufs, true)},
+		} {
+			if n == 0 && len(c.got) == 0 {
+				continue
+			}
+			if !slices.Equal(c.got, c.want) {
+				t.Fatalf("trial %d (n %d): %s order %v, want %v", trial, n, c.name, c.got, c.want)
+			}
+		}
+	}
+}

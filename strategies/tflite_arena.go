@@ -88,15 +88,27 @@ func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
 	for _, b := range bufs {
 		first, last = min(first, b.First), max(last, b.Last)
 	}
-	keys := make([]orderKey, len(bufs))
-	for i, b := range bufs {
-		if b.First == first && b.Last == last {
-			keys[i] = orderKey{0, 0, 0, int32(i)}
-		} else {
-			keys[i] = orderKey{1, -b.Size, int64(b.First), int32(i)}
+	// Whole-run tensors have class 0 and no other key: problem order.
+	wholeRun := func(i int32) bool { return bufs[i].First == first && bufs[i].Last == last }
+	class := func(i int32) int64 {
+		if wholeRun(i) {
+			return 0
 		}
+		return 1
 	}
-	return orderBy(keys)
+	size := func(i int32) int64 {
+		if wholeRun(i) {
+			return 0
+		}
+		return -bufs[i].Size
+	}
+	firstUse := func(i int32) int64 {
+		if wholeRun(i) {
+			return 0
+		}
+		return int64(bufs[i].First)
+	}
+	return stableOrder(len(bufs), class, size, firstUse)
 }
 
 // tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in

@@ -58,19 +58,15 @@ func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 	return &Plan{Offsets: offsets, Footprint: fp}, nil
 }
 
-// tflmGreedyOrder is GreedyMemoryPlanner's placement order: size
-// descending, ties by problem order descending.
 // tflmGreedyChoose is TFLM's first fit.
 func tflmGreedyChoose(bufs []workloads.Buffer, align int64) chooser {
 	return func(i int32, live []offsetComp) int64 { return firstFit(live, bufs[i].Size, align) }
 }
 
+// tflmGreedyOrder is GreedyMemoryPlanner's placement order: size
+// descending, ties by problem order descending.
 func tflmGreedyOrder(bufs []workloads.Buffer) []int32 {
-	keys := make([]orderKey, len(bufs))
-	for i, b := range bufs {
-		keys[i] = orderKey{-b.Size, -int64(i), 0, int32(i)}
-	}
-	return orderBy(keys)
+	return stableOrder(len(bufs), func(i int32) int64 { return -bufs[i].Size }, func(i int32) int64 { return -int64(i) })
 }
 
 // tflmLinear is TensorFlow Lite Micro's LinearMemoryPlanner
