@@ -104,9 +104,9 @@ func bestFit(spans []offsetComp, size, align int64) (off, length int64, found bo
 	}
 }
 
-// chooser returns the offset of buffer i given the spans of the placed
-// buffers beside it, sorted by offset.
-type chooser func(i int32, live []offsetComp) int64
+// chooser returns the offset of a buffer of the given size (positive)
+// given the spans of the placed buffers beside it, sorted by offset.
+type chooser func(size int64, live []offsetComp) int64
 
 // placeOneByOne runs the loop those planners share. It places the buffers
 // one at a time in the given order (indexes into bufs): a zero-size buffer
@@ -154,8 +154,10 @@ type oneByOne struct {
 	// What the loop needs of each buffer of positive size, gathered in
 	// its order (the loads are independent there, and the loop then reads
 	// in sequence), and the buffer's index.
-	tasks   []offsetTask
-	which   []int32
+	tasks []offsetTask
+	which []int32
+	// at[k] is where tasks[k] went; offsets, by buffer, once all are.
+	at      []int64
 	offsets []int64
 	live    []offsetComp
 	next    int   // tasks[next] is the next buffer to place
@@ -168,7 +170,7 @@ type oneByOne struct {
 // be empty and over bufs' spans.
 func newOneByOne(ix *offsetCompIndex, bufs []workloads.Buffer, order []int32, choose chooser, end func(off, size int64) int64) *oneByOne {
 	r := &oneByOne{ix: ix, tasks: make([]offsetTask, 0, len(order)), which: make([]int32, 0, len(order)),
-		offsets: make([]int64, len(bufs)), choose: choose, end: end}
+		choose: choose, end: end}
 	for _, i := range order {
 		if size := bufs[i].Size; size > 0 {
 			id := ix.id[i]
@@ -177,6 +179,8 @@ func newOneByOne(ix *offsetCompIndex, bufs []workloads.Buffer, order []int32, ch
 			r.which = append(r.which, i)
 		}
 	}
+	r.at = make([]int64, len(r.tasks))
+	r.offsets = make([]int64, len(bufs))
 	return r
 }
 
@@ -200,13 +204,19 @@ func (r *oneByOne) run(ctx context.Context, limit int64) (bool, error) {
 		} else {
 			r.live = ix.overlapping(r.live[:0], t)
 		}
-		i := r.which[r.next]
-		off := r.choose(i, r.live)
+		off := r.choose(t.size, r.live)
 		ix.place(t, offsetComp{off, r.end(off, t.size)})
-		r.offsets[i] = off
+		r.at[r.next] = off
 		r.fp = max(r.fp, off+t.size)
 	}
-	return r.fp < limit, nil
+	if r.fp >= limit {
+		return false, nil
+	}
+	// Scattered once all are placed: the loop then writes in sequence.
+	for k, i := range r.which {
+		r.offsets[i] = r.at[k]
+	}
+	return true, nil
 }
 
 // emptyCopy returns an empty index over the same spans, with the same

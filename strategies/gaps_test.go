@@ -42,7 +42,7 @@ func refPlaceOneByOne(bufs []workloads.Buffer, order []int32, choose chooser, en
 		for k, p := range live {
 			spans[k] = offsetComp{p.off, p.end}
 		}
-		off := choose(i, spans)
+		off := choose(size, spans)
 		all = append(all, placed{i, off, end(off, size)})
 		offsets[i] = off
 		fp = max(fp, off+size)
@@ -89,7 +89,7 @@ func TestPlaceOneByOneMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	type rule struct {
 		name   string
-		choose func(bufs []workloads.Buffer, align int64) chooser
+		choose func(align int64) chooser
 		end    func(align int64) func(off, size int64) int64
 	}
 	alignedEnd := func(align int64) func(off, size int64) int64 {
@@ -122,11 +122,11 @@ func TestPlaceOneByOneMatchesReference(t *testing.T) {
 			for _, r := range rules {
 				for oname, order := range orders {
 					name := fmt.Sprintf("%s/%s/n=%d/align=%d/%s", shape, r.name, n, align, oname)
-					got, gotFP, err := placeOneByOne(context.Background(), r.name, bufs, order, math.MaxInt64, r.choose(bufs, align), r.end(align))
+					got, gotFP, err := placeOneByOne(context.Background(), r.name, bufs, order, math.MaxInt64, r.choose(align), r.end(align))
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
-					want, wantFP := refPlaceOneByOne(bufs, order, r.choose(bufs, align), r.end(align))
+					want, wantFP := refPlaceOneByOne(bufs, order, r.choose(align), r.end(align))
 					if !slices.Equal(got, want) || gotFP != wantFP {
 						t.Fatalf("%s: offsets %v (footprint %d), want %v (footprint %d)", name, got, gotFP, want, wantFP)
 					}

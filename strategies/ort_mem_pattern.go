@@ -54,7 +54,7 @@ func (ortMemPattern) Name() string { return "ort-mem-pattern" }
 func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	bufs := p.Buffers
 	align := max(p.Alignment, 1)
-	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, ortMemPatternOrder(bufs), math.MaxInt64, ortMemPatternChoose(bufs, align),
+	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, ortMemPatternOrder(bufs), math.MaxInt64, ortMemPatternChoose(align),
 		func(off, size int64) int64 { return off + AlignUp(size, align) })
 	if err != nil {
 		return nil, err
@@ -70,10 +70,10 @@ func ortMemPatternOrder(bufs []workloads.Buffer) []int32 {
 
 // ortMemPatternChoose is MemPatternPlanner's best fit with its high-water
 // mark; each run needs a fresh one.
-func ortMemPatternChoose(bufs []workloads.Buffer, align int64) chooser {
+func ortMemPatternChoose(align int64) chooser {
 	var highWater int64
-	return func(i int32, live []offsetComp) int64 {
-		size := AlignUp(bufs[i].Size, align)
+	return func(size int64, live []offsetComp) int64 {
+		size = AlignUp(size, align)
 		off, length, found, top := bestFit(live, size, 1)
 		if gap := highWater - top; gap >= size && (!found || gap < length) {
 			off, found = top, true

@@ -114,14 +114,13 @@ func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
 // tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in
 // the given order with the given alignment.
 func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []int32, align int64) ([]int64, int64, error) {
-	return placeOneByOne(ctx, "tflite-arena", bufs, order, math.MaxInt64, tfliteArenaChoose(bufs, align),
+	return placeOneByOne(ctx, "tflite-arena", bufs, order, math.MaxInt64, tfliteArenaChoose(align),
 		func(off, size int64) int64 { return off + size })
 }
 
 // tfliteArenaChoose is SimpleMemoryArena::Allocate's choice among the gaps.
-func tfliteArenaChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, live []offsetComp) int64 {
-		size := bufs[i].Size
+func tfliteArenaChoose(align int64) chooser {
+	return func(size int64, live []offsetComp) int64 {
 		best, bestFit := int64(-1), int64(math.MaxInt64)
 		w := newGapWalk(live)
 		for {

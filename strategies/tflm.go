@@ -50,7 +50,7 @@ func (tflmGreedy) Name() string { return "tflm-greedy" }
 func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	align := max(p.Alignment, 1)
 	offsets, fp, err := placeOneByOne(ctx, "tflm-greedy", p.Buffers, tflmGreedyOrder(p.Buffers), math.MaxInt64,
-		tflmGreedyChoose(p.Buffers, align),
+		tflmGreedyChoose(align),
 		func(off, size int64) int64 { return AlignUp(off+size, align) })
 	if err != nil {
 		return nil, err
@@ -59,8 +59,8 @@ func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 }
 
 // tflmGreedyChoose is TFLM's first fit.
-func tflmGreedyChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, live []offsetComp) int64 { return firstFit(live, bufs[i].Size, align) }
+func tflmGreedyChoose(align int64) chooser {
+	return func(size int64, live []offsetComp) int64 { return firstFit(live, size, align) }
 }
 
 // tflmGreedyOrder is GreedyMemoryPlanner's placement order: size

@@ -88,7 +88,7 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 		return nil, err
 	}
 	ix := newOffsetCompIndex(spans)
-	choose := xlaHeapChoose(bufs, align)
+	choose := xlaHeapChoose(align)
 	end := func(off, size int64) int64 { return AlignUp(off+size, align) }
 	first := newOneByOne(ix, bufs, xlaHeapOrder(bufs, s.temporal[0]), choose, end)
 	if len(s.temporal) == 1 {
@@ -165,9 +165,9 @@ func (ts *taskSpans) loadBound(bufs []workloads.Buffer) int64 {
 
 // xlaHeapChoose is XLA's best fit: the smallest free chunk that holds the
 // buffer (ties: the lowest), else the endless chunk above them all.
-func xlaHeapChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, live []offsetComp) int64 {
-		off, _, found, top := bestFit(live, bufs[i].Size, align)
+func xlaHeapChoose(align int64) chooser {
+	return func(size int64, live []offsetComp) int64 {
+		off, _, found, top := bestFit(live, size, align)
 		if !found {
 			// The endless chunk above every placed buffer starts at an
 			// aligned end already.

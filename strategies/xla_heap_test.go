@@ -37,7 +37,7 @@ func refXLAHeap(bufs []workloads.Buffer, align int64, temporal []bool) ([]int64,
 	var best []int64
 	var bestFP int64
 	for k, t := range temporal {
-		offs, fp := refPlaceOneByOne(bufs, refXLAHeapOrder(bufs, t), xlaHeapChoose(bufs, align), end)
+		offs, fp := refPlaceOneByOne(bufs, refXLAHeapOrder(bufs, t), xlaHeapChoose(align), end)
 		if k == 0 || fp < bestFP {
 			best, bestFP = offs, fp
 		}
