@@ -88,17 +88,12 @@ func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
 	for _, b := range bufs {
 		first, last = min(first, b.First), max(last, b.Last)
 	}
-	// Whole-run tensors have class 0 and no other key: problem order.
+	// Whole-run tensors come first, in problem order: below every other
+	// tensor's -size (sizes are not negative), with no first use.
 	wholeRun := func(i int32) bool { return bufs[i].First == first && bufs[i].Last == last }
-	class := func(i int32) int64 {
-		if wholeRun(i) {
-			return 0
-		}
-		return 1
-	}
 	size := func(i int32) int64 {
 		if wholeRun(i) {
-			return 0
+			return math.MinInt64
 		}
 		return -bufs[i].Size
 	}
@@ -108,7 +103,7 @@ func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
 		}
 		return int64(bufs[i].First)
 	}
-	return stableOrder(len(bufs), class, size, firstUse)
+	return stableOrder(len(bufs), size, firstUse)
 }
 
 // tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in
