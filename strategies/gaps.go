@@ -254,13 +254,6 @@ func (d *denseSet) place(a, b int32, c offsetComp) {
 	d.minEnd, d.maxStart = min(d.minEnd, b), max(d.maxStart, a)
 }
 
-// reset empties d.
-func (d *denseSet) reset() {
-	d.set.blocks = d.set.blocks[:0]
-	d.pending = d.pending[:0]
-	d.minEnd, d.maxStart = math.MaxInt32, -1
-}
-
 // covers reports whether a buffer of span [a, b] conflicts with every
 // placed one; d.set then holds their ranges.
 func (d *denseSet) covers(a, b int32) bool {
@@ -348,7 +341,7 @@ func (s *compSet) add(c offsetComp) {
 // gaps at least min long as the set's ranges (min > 0), and the same top:
 // the ranges of each block that may hold such a gap, and one span over
 // each run of blocks that hold none (the gaps it hides are all shorter,
-// and so is the one below it). Each span's seq is 0.
+// and so is the one below it).
 func (s *compSet) gapSpans(spans []offsetComp, min int64) []offsetComp {
 	top := int64(0)
 	skip := -1 // the first block of the run being skipped

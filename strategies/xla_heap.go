@@ -68,7 +68,9 @@ func init() {
 // soon: the largest buffers come first). Both runs share the spans and
 // the index's layout.
 type xlaHeap struct {
-	name     string
+	name string
+	// The order of each run (true: temporal): one run, or two of which
+	// the first wins ties.
 	temporal []bool
 }
 
