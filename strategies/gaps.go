@@ -117,7 +117,8 @@ type chooser func(size int64, live []offsetComp) int64
 // records first and ctx every ctxCheckEvery buffers. It gives up,
 // returning nil offsets and the footprint so far, as soon as the footprint
 // reaches limit: a caller keeping the smaller of two plans need not finish
-// one that cannot win (math.MaxInt64: never).
+// one that cannot win (math.MaxInt64: never, even for a footprint of
+// math.MaxInt64).
 func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
 	if err := recordError(name, bufs); err != nil {
@@ -186,11 +187,13 @@ func newOneByOne(ix *offsetCompIndex, bufs []workloads.Buffer, order []int32, ch
 
 // run places the buffers left, in order, until all are placed (true) or
 // the footprint reaches limit (false; the buffer that reached it is
-// placed).
+// placed). A limit of math.MaxInt64 is never reached, so that a buffer of
+// that size still gets its offset.
 func (r *oneByOne) run(ctx context.Context, limit int64) (bool, error) {
 	ix := r.ix
+	never := limit == math.MaxInt64
 	for ; r.next < len(r.tasks); r.next++ {
-		if r.fp >= limit {
+		if !never && r.fp >= limit {
 			return false, nil
 		}
 		if r.next%ctxCheckEvery == 0 {
@@ -209,7 +212,7 @@ func (r *oneByOne) run(ctx context.Context, limit int64) (bool, error) {
 		r.at[r.next] = off
 		r.fp = max(r.fp, off+t.size)
 	}
-	if r.fp >= limit {
+	if !never && r.fp >= limit {
 		return false, nil
 	}
 	// Scattered once all are placed: the loop then writes in sequence.
