@@ -294,14 +294,7 @@ func TestOrdersMatchComparisonSort(t *testing.T) {
 func TestPlaceOneByOneHugeBuffer(t *testing.T) {
 	p := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 0, Size: math.MaxInt64, Last: 1}, {ID: 1, Last: 1}}}
 	for _, name := range []string{"xla-heap", "xla-heap-spatial", "xla-heap-temporal", "tflite-arena", "tflm-greedy", "ort-mem-pattern"} {
-		s, err := Lookup(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := s.Plan(context.Background(), p)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		plan := planOrFatal(t, name, p)
 		if !slices.Equal(plan.Offsets, []int64{0, 0}) || plan.Footprint != math.MaxInt64 {
 			t.Errorf("%s: offsets %v, footprint %d; want [0 0], %d", name, plan.Offsets, plan.Footprint, int64(math.MaxInt64))
 		}

@@ -2,7 +2,6 @@ package strategies
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -73,14 +72,7 @@ func TestXLAHeapMatchesReference(t *testing.T) {
 		for name, temporal := range map[string][]bool{
 			"xla-heap": {false, true}, "xla-heap-spatial": {false}, "xla-heap-temporal": {true},
 		} {
-			s, err := Lookup(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan, err := s.Plan(context.Background(), pr.p)
-			if err != nil {
-				t.Fatalf("%s %s: %v", name, pr.name, err)
-			}
+			plan := planOrFatal(t, name, pr.p)
 			want, wantFP := refXLAHeap(pr.p.Buffers, pr.p.Alignment, temporal)
 			if !slices.Equal(plan.Offsets, want) || plan.Footprint != wantFP {
 				t.Fatalf("%s %s: offsets %v (footprint %d), want %v (footprint %d)", name, pr.name, plan.Offsets, plan.Footprint, want, wantFP)
