@@ -54,6 +54,7 @@ func (bestOf) Name() string { return "best-of" }
 func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	var best *Plan
 	var winner Strategy
+	lb := int64(-1) // LB_load, once a member has run
 	for k, m := range s.members {
 		plan, err := m.Plan(ctx, p)
 		if err != nil {
@@ -67,8 +68,13 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 			best, winner = &Plan{Offsets: plan.Offsets, Footprint: fp}, m
 		}
 		// No plan beats LB_load, so the later members cannot win.
-		if k+1 < len(s.members) && best.Footprint <= p.LoadBound() {
-			break
+		if k+1 < len(s.members) {
+			if lb < 0 {
+				lb = loadBound(p.Buffers)
+			}
+			if best.Footprint <= lb {
+				break
+			}
 		}
 	}
 	// Only the winner's plan is reported, so only it needs checking.
@@ -76,4 +82,19 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 		return nil, fmt.Errorf("best-of: %s returned an invalid plan: %w", winner.Name(), err)
 	}
 	return best, nil
+}
+
+// loadBound is workloads.LoadBound, by taskSpans (one radix sort, no
+// comparisons) where every record is well formed, as it is for every
+// member that returns a plan; else by workloads.LoadBound itself.
+func loadBound(bufs []workloads.Buffer) int64 {
+	for _, b := range bufs {
+		if b.First > b.Last || b.Size < 0 {
+			return workloads.LoadBound(bufs)
+		}
+	}
+	if len(bufs) == 0 {
+		return 0
+	}
+	return newTaskSpans(bufs, false).loadBound(bufs)
 }

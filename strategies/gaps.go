@@ -12,26 +12,28 @@ import (
 // The gap finder the one-buffer-at-a-time offset planners share
 // (xla-heap-*, tflite-arena, tflm-greedy, ort-mem-pattern). Each of them
 // places a buffer among the already placed buffers that conflict with it
-// in time; it gets those from an offsetTimeIndex (offset_greedy_by_size.go)
-// as offsetPlaced spans, sorts them with sortPlaced (by offset, then
-// placement order), and looks for a gap here. The planners differ only in
-// what a span's end is (aligned or not) and in which gap they choose, so
-// the walk lives here once and the choice stays in each planner's file,
-// with firstFit and bestFit for the two common rules.
+// in time. A buffer of positive size can only take a gap of positive
+// length, and those are the gaps between the connected components of the
+// placed buffers' closed address ranges [offset, end]; so they get the
+// components from offset-greedy-by-size's offsetCompIndex
+// (offset_greedy_by_size.go), sorted by start, and look for a gap here.
+// The planners differ only in what a span's end is (aligned or not) and in
+// which gap they choose, so the walk lives here once and the choice stays
+// in each planner's file, with firstFit and bestFit for the two common
+// rules.
 //
-// When a buffer conflicts with every placed one (dense inputs), gathering
-// and sorting them all for each buffer would cost O(n^2 log n): a denseSet
-// keeps their address ranges merged into components instead, in blocks
-// that know their longest gap, and hands the rule only the blocks that
-// may hold a gap as long as the buffer (compSet.gapSpans). That leaves
-// the choice unchanged because every rule places a buffer of positive
-// size only in a gap at least as long as the buffer: the empty gaps that
-// merging touching ranges hides, and the short ones in skipped blocks,
-// can take nothing. (Zero-size buffers never reach a rule: placeOneByOne
-// puts them at 0.)
+// When a buffer conflicts with every placed one (dense inputs), walking
+// all their components for each buffer would cost O(n^2): a denseSet keeps
+// them in blocks that know their longest gap instead, and hands the rule
+// only the blocks that may hold a gap as long as the buffer
+// (compSet.gapSpans). That leaves the choice unchanged because every rule
+// places a buffer of positive size only in a gap at least as long as the
+// buffer: the empty gaps that merging touching ranges hides, and the short
+// ones in skipped blocks, can take nothing. (Zero-size buffers never reach
+// a rule: placeOneByOne puts them at 0.)
 
-// gapWalk walks the free gaps left by spans sorted by offset (sortPlaced
-// order), from address 0 upwards.
+// gapWalk walks the free gaps left by spans sorted by offset, from
+// address 0 upwards.
 //
 // A gap runs from the highest end seen so far (top) to the offset of the
 // next span that starts at or above it; spans starting below top overlap
@@ -39,13 +41,13 @@ import (
 // exactly at top). After the last gap, top is the highest end over all
 // spans (0 for none): where a buffer goes that no gap takes.
 type gapWalk struct {
-	spans []offsetPlaced
+	spans []offsetComp
 	i     int
 	top   int64
 }
 
 // newGapWalk starts a walk over spans, which must be sorted by offset.
-func newGapWalk(spans []offsetPlaced) gapWalk { return gapWalk{spans: spans} }
+func newGapWalk(spans []offsetComp) gapWalk { return gapWalk{spans: spans} }
 
 // next returns the next gap [start, end); ok is false when there is none
 // left, and w.top is then final.
@@ -54,9 +56,9 @@ func (w *gapWalk) next() (start, end int64, ok bool) {
 		s := w.spans[w.i]
 		w.i++
 		start = w.top
-		w.top = max(w.top, s.end)
-		if s.off >= start {
-			return start, s.off, true
+		w.top = max(w.top, s.hi)
+		if s.lo >= start {
+			return start, s.lo, true
 		}
 	}
 	return 0, 0, false
@@ -65,15 +67,18 @@ func (w *gapWalk) next() (start, end int64, ok bool) {
 // firstFit returns where a buffer of the given size goes under a
 // first-fit rule: the aligned start of the lowest gap that holds it once
 // its start is aligned up, else the aligned top of all spans.
-func firstFit(spans []offsetPlaced, size, align int64) int64 {
+func firstFit(spans []offsetComp, size, align int64) int64 {
 	w := newGapWalk(spans)
 	for {
 		start, end, ok := w.next()
 		if !ok {
 			return AlignUp(w.top, align)
 		}
-		if a := AlignUp(start, align); end-a >= size {
-			return a
+		// The gap's whole length first: aligning costs a division.
+		if end-start >= size {
+			if a := AlignUp(start, align); end-a >= size {
+				return a
+			}
 		}
 	}
 }
@@ -83,7 +88,7 @@ func firstFit(spans []offsetPlaced, size, align int64) int64 {
 // among equally long gaps the lowest wins. It returns that aligned start
 // and the gap's length, or found == false when no gap holds the buffer;
 // top is the highest end of all spans either way.
-func bestFit(spans []offsetPlaced, size, align int64) (off, length int64, found bool, top int64) {
+func bestFit(spans []offsetComp, size, align int64) (off, length int64, found bool, top int64) {
 	length = math.MaxInt64
 	w := newGapWalk(spans)
 	for {
@@ -91,73 +96,144 @@ func bestFit(spans []offsetPlaced, size, align int64) (off, length int64, found 
 		if !ok {
 			return off, length, found, w.top
 		}
-		if a := AlignUp(start, align); end-a >= size && end-start < length {
-			off, length, found = a, end-start, true
+		if l := end - start; l >= size && l < length {
+			if a := AlignUp(start, align); end-a >= size {
+				off, length, found = a, l, true
+			}
 		}
 	}
 }
 
-// chooser returns the offset of buffer i given the spans of the placed
-// buffers beside it, sorted by offset.
-type chooser func(i int32, live []offsetPlaced) int64
+// chooser returns the offset of a buffer of the given size (positive)
+// given the spans of the placed buffers beside it, sorted by offset.
+type chooser func(size int64, live []offsetComp) int64
 
 // placeOneByOne runs the loop those planners share. It places the buffers
 // one at a time in the given order (indexes into bufs): a zero-size buffer
 // goes to offset 0 and takes no space, as in every upstream; any other gets
-// the offset choose returns, given the placed buffers that conflict with
-// it in time sorted by offset (ties: placement order), or, when it
-// conflicts with them all, spans that leave the same gaps as long as the
-// buffer (a denseSet's), and then takes [offset, end(offset, size)). It
-// checks the records first and ctx every ctxCheckEvery buffers. It gives
-// up, returning nil offsets and the footprint so far, as soon as the
-// footprint reaches limit: a caller keeping the smaller of two plans need
-// not finish one that cannot win (math.MaxInt64: never).
+// the offset choose returns, given spans that leave the same gaps of
+// positive length as the placed buffers that conflict with it in time
+// (oneByOne), and then takes [offset, end(offset, size)). It checks the
+// records first and ctx every ctxCheckEvery buffers. It gives up,
+// returning nil offsets and the footprint so far, as soon as the footprint
+// reaches limit: a caller keeping the smaller of two plans need not finish
+// one that cannot win (math.MaxInt64: never, even for a footprint of
+// math.MaxInt64).
 func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
 	if err := recordError(name, bufs); err != nil {
 		return nil, 0, err
 	}
-	offsets := make([]int64, len(bufs))
 	if len(bufs) == 0 {
-		return offsets, 0, nil
+		return []int64{}, 0, nil
 	}
-	// The order's sort and the index each take tens of milliseconds at
-	// 10^5 buffers: check between them.
+	// The order's sort and the index each take milliseconds at 10^5
+	// buffers: check between them.
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
-	all := newDenseSet(len(bufs))
-	var live []offsetPlaced
-	var fp int64
-	for k, i := range order {
-		if k%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, 0, err
-			}
-		}
-		size := bufs[i].Size
-		if size == 0 {
-			continue
-		}
-		id := ix.id[i]
-		sp := ix.span[id]
-		if all.covers(sp[0], sp[1]) {
-			live = all.set.gapSpans(live[:0], size)
-		} else {
-			live = ix.overlapping(live[:0], id)
-			sortPlaced(live)
-		}
-		off := choose(i, live)
-		e := end(off, size)
-		ix.place(id, offsetPlaced{off, e, int32(k + 1)})
-		all.place(sp[0], sp[1], offsetComp{off, e})
-		offsets[i] = off
-		if fp = max(fp, off+size); fp >= limit {
-			return nil, fp, nil
+	r := newOneByOne(newOffsetCompIndex(newTaskSpans(bufs, false)), bufs, order, choose, end)
+	done, err := r.run(ctx, limit)
+	if err != nil || !done {
+		return nil, r.fp, err
+	}
+	return r.offsets, r.fp, nil
+}
+
+// oneByOne is one run of placeOneByOne's loop, which can stop once its
+// footprint reaches a limit and go on later under another.
+//
+// Its index (offsetCompIndex, shared with offset-greedy-by-size) gives the
+// connected components of the placed buffers' closed address ranges
+// [offset, end] among those that conflict with a buffer in time: they
+// leave the same gaps of positive length as the buffers one by one, and
+// only those can take a buffer of positive size. When the buffer conflicts
+// with every placed one (dense inputs), the index's denseSet gives only
+// the spans around gaps at least as long as the buffer.
+type oneByOne struct {
+	ix *offsetCompIndex
+	// What the loop needs of each buffer of positive size, gathered in
+	// its order (the loads are independent there, and the loop then reads
+	// in sequence), and the buffer's index.
+	tasks []offsetTask
+	which []int32
+	// at[k] is where tasks[k] went; offsets, by buffer, once all are.
+	at      []int64
+	offsets []int64
+	live    []offsetComp
+	next    int   // tasks[next] is the next buffer to place
+	fp      int64 // the footprint so far
+	choose  chooser
+	end     func(off, size int64) int64
+}
+
+// newOneByOne starts a run over bufs in the given order on ix, which must
+// be empty and over bufs' spans.
+func newOneByOne(ix *offsetCompIndex, bufs []workloads.Buffer, order []int32, choose chooser, end func(off, size int64) int64) *oneByOne {
+	r := &oneByOne{ix: ix, tasks: make([]offsetTask, 0, len(order)), which: make([]int32, 0, len(order)),
+		choose: choose, end: end}
+	for _, i := range order {
+		if size := bufs[i].Size; size > 0 {
+			id := ix.id[i]
+			sp := ix.span[id]
+			r.tasks = append(r.tasks, offsetTask{size, id, sp[0], sp[1], ix.startPtr[sp[0]+1], ix.startPtr[sp[1]+1]})
+			r.which = append(r.which, i)
 		}
 	}
-	return offsets, fp, nil
+	r.at = make([]int64, len(r.tasks))
+	r.offsets = make([]int64, len(bufs))
+	return r
+}
+
+// run places the buffers left, in order, until all are placed (true) or
+// the footprint reaches limit (false; the buffer that reached it is
+// placed). A limit of math.MaxInt64 is never reached, so that a buffer of
+// that size still gets its offset.
+func (r *oneByOne) run(ctx context.Context, limit int64) (bool, error) {
+	ix := r.ix
+	never := limit == math.MaxInt64
+	for ; r.next < len(r.tasks); r.next++ {
+		if !never && r.fp >= limit {
+			return false, nil
+		}
+		if r.next%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+		}
+		t := &r.tasks[r.next]
+		if ix.all.covers(t.a, t.b) {
+			r.live = ix.all.set.gapSpans(r.live[:0], t.size)
+		} else {
+			r.live = ix.overlapping(r.live[:0], t)
+		}
+		off := r.choose(t.size, r.live)
+		ix.place(t, offsetComp{off, r.end(off, t.size)})
+		r.at[r.next] = off
+		r.fp = max(r.fp, off+t.size)
+	}
+	if !never && r.fp >= limit {
+		return false, nil
+	}
+	// Scattered once all are placed: the loop then writes in sequence.
+	for k, i := range r.which {
+		r.offsets[i] = r.at[k]
+	}
+	return true, nil
+}
+
+// emptyCopy returns an empty index over the same spans, with the same
+// layout.
+func (ix *offsetCompIndex) emptyCopy() *offsetCompIndex {
+	c := &offsetCompIndex{taskSpans: ix.taskSpans, leaves: ix.leaves, node: slices.Clone(ix.node),
+		pool: make([]offsetComp, len(ix.pool)), placed: make([]offsetComp, len(ix.placed)), all: newDenseSet(len(ix.placed))}
+	for v := range c.node {
+		c.node[v].len = 0
+	}
+	for id := range c.placed {
+		c.placed[id].lo = -1
+	}
+	return c
 }
 
 // denseSet keeps the address ranges of every placed buffer for the
@@ -268,8 +344,8 @@ func (s *compSet) add(c offsetComp) {
 // gaps at least min long as the set's ranges (min > 0), and the same top:
 // the ranges of each block that may hold such a gap, and one span over
 // each run of blocks that hold none (the gaps it hides are all shorter,
-// and so is the one below it). Each span's seq is 0.
-func (s *compSet) gapSpans(spans []offsetPlaced, min int64) []offsetPlaced {
+// and so is the one below it).
+func (s *compSet) gapSpans(spans []offsetComp, min int64) []offsetComp {
 	top := int64(0)
 	skip := -1 // the first block of the run being skipped
 	for b := range s.blocks {
@@ -282,16 +358,14 @@ func (s *compSet) gapSpans(spans []offsetPlaced, min int64) []offsetPlaced {
 			continue
 		}
 		if skip >= 0 {
-			spans = append(spans, offsetPlaced{off: s.blocks[skip].c[0].lo, end: top})
+			spans = append(spans, offsetComp{s.blocks[skip].c[0].lo, top})
 			skip = -1
 		}
-		for _, c := range bl.c {
-			spans = append(spans, offsetPlaced{off: c.lo, end: c.hi})
-		}
+		spans = append(spans, bl.c...)
 		top = bl.c[len(bl.c)-1].hi
 	}
 	if skip >= 0 {
-		spans = append(spans, offsetPlaced{off: s.blocks[skip].c[0].lo, end: top})
+		spans = append(spans, offsetComp{s.blocks[skip].c[0].lo, top})
 	}
 	return spans
 }
@@ -313,32 +387,22 @@ func inOrder(n int) []int32 {
 	return order
 }
 
-// orderKey is a buffer's place in a planner's order: ascending by a, then
-// b, then c, then idx (its index in the problem).
-type orderKey struct {
-	a, b, c int64
-	idx     int32
-}
-
-// orderBy sorts the keys and returns the indexes in that order. Sorting
-// the keys themselves, not indexes into the buffers, keeps the sort
-// sequential in memory.
-func orderBy(keys []orderKey) []int32 {
-	// Not cmp.Or: it would compare every field every time.
-	slices.SortFunc(keys, func(x, y orderKey) int {
-		switch {
-		case x.a != y.a:
-			return cmp.Compare(x.a, y.a)
-		case x.b != y.b:
-			return cmp.Compare(x.b, y.b)
-		case x.c != y.c:
-			return cmp.Compare(x.c, y.c)
+// stableOrder returns 0..n-1 sorted by keys[0], then keys[1], and so on,
+// then by index: one stable radix sort per key, the least significant
+// (last) first.
+func stableOrder(n int, keys ...func(i int32) int64) []int32 {
+	order := inOrder(n)
+	k := make([]keyed, n)
+	buf := make([]keyed, n)
+	for j := len(keys) - 1; j >= 0; j-- {
+		key := keys[j]
+		for x, i := range order {
+			k[x] = keyed{key(i), i}
 		}
-		return cmp.Compare(x.idx, y.idx)
-	})
-	order := make([]int32, len(keys))
-	for k, key := range keys {
-		order[k] = key.idx
+		sorted := radixSort(k, buf)
+		for x, s := range sorted {
+			order[x] = s.i
+		}
 	}
 	return order
 }

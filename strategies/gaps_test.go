@@ -38,11 +38,11 @@ func refPlaceOneByOne(bufs []workloads.Buffer, order []int32, choose chooser, en
 		}
 		// Stable: equal offsets keep placement order.
 		slices.SortStableFunc(live, func(x, y placed) int { return cmp.Compare(x.off, y.off) })
-		spans := make([]offsetPlaced, len(live))
+		spans := make([]offsetComp, len(live))
 		for k, p := range live {
-			spans[k] = offsetPlaced{p.off, p.end, int32(k + 1)}
+			spans[k] = offsetComp{p.off, p.end}
 		}
-		off := choose(i, spans)
+		off := choose(size, spans)
 		all = append(all, placed{i, off, end(off, size)})
 		offsets[i] = off
 		fp = max(fp, off+size)
@@ -89,7 +89,7 @@ func TestPlaceOneByOneMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	type rule struct {
 		name   string
-		choose func(bufs []workloads.Buffer, align int64) chooser
+		choose func(align int64) chooser
 		end    func(align int64) func(off, size int64) int64
 	}
 	alignedEnd := func(align int64) func(off, size int64) int64 {
@@ -122,11 +122,11 @@ func TestPlaceOneByOneMatchesReference(t *testing.T) {
 			for _, r := range rules {
 				for oname, order := range orders {
 					name := fmt.Sprintf("%s/%s/n=%d/align=%d/%s", shape, r.name, n, align, oname)
-					got, gotFP, err := placeOneByOne(context.Background(), r.name, bufs, order, math.MaxInt64, r.choose(bufs, align), r.end(align))
+					got, gotFP, err := placeOneByOne(context.Background(), r.name, bufs, order, math.MaxInt64, r.choose(align), r.end(align))
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
-					want, wantFP := refPlaceOneByOne(bufs, order, r.choose(bufs, align), r.end(align))
+					want, wantFP := refPlaceOneByOne(bufs, order, r.choose(align), r.end(align))
 					if !slices.Equal(got, want) || gotFP != wantFP {
 						t.Fatalf("%s: offsets %v (footprint %d), want %v (footprint %d)", name, got, gotFP, want, wantFP)
 					}
@@ -167,11 +167,7 @@ func TestCompSet(t *testing.T) {
 				}
 			}
 			minLen := 1 + rng.Int64N(1+span/50)
-			spans := make([]offsetPlaced, len(flat))
-			for j, c := range flat {
-				spans[j] = offsetPlaced{c.lo, c.hi, int32(j + 1)}
-			}
-			w, ref := newGapWalk(s.gapSpans(nil, minLen)), newGapWalk(spans)
+			w, ref := newGapWalk(s.gapSpans(nil, minLen)), newGapWalk(flat)
 			for {
 				var start, end, rs, re int64
 				var ok, rok bool
@@ -229,6 +225,78 @@ func TestExecuTorchGreedyDenseMatches(t *testing.T) {
 					t.Fatalf("%s trial %d (n %d, align %d, overlap %v): offsets %v, want %v", shape, trial, n, align, overlap, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestOrdersMatchComparisonSort compares the planners' orders, which
+// stableOrder sorts by radix, with a comparison sort on their keys as the
+// upstreams write them, on random problems with many equal sizes, equal
+// first tasks, whole-run buffers, negative tasks and shuffled IDs.
+func TestOrdersMatchComparisonSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	sorted := func(n int, key func(i int32) [3]int64) []int32 {
+		order := inOrder(n)
+		slices.SortFunc(order, func(x, y int32) int {
+			kx, ky := key(x), key(y)
+			return cmp.Or(cmp.Compare(kx[0], ky[0]), cmp.Compare(kx[1], ky[1]), cmp.Compare(kx[2], ky[2]), cmp.Compare(x, y))
+		})
+		return order
+	}
+	for trial := range 200 {
+		n := rng.IntN(300)
+		bufs := randomGapProblem(rng, n, []string{"sparse", "dense", "half", "point"}[trial%4])
+		for i, id := range rng.Perm(n) {
+			bufs[i].ID = id
+			if trial%3 == 0 {
+				bufs[i].First -= n
+			}
+		}
+		first, last := 0, 0
+		for i, b := range bufs {
+			if i == 0 || b.First < first {
+				first = b.First
+			}
+			if i == 0 || b.Last > last {
+				last = b.Last
+			}
+		}
+		for _, c := range []struct {
+			name      string
+			got, want []int32
+		}{
+			{"tflite-arena", tfliteArenaOrder(bufs), sorted(n, func(i int32) [3]int64 {
+				if b := bufs[i]; b.First != first || b.Last != last {
+					return [3]int64{1, -b.Size, int64(b.First)}
+				}
+				return [3]int64{}
+			})},
+			{"tflm-greedy", tflmGreedyOrder(bufs), sorted(n, func(i int32) [3]int64 { return [3]int64{-bufs[i].Size, -int64(i)} })},
+			{"ort-mem-pattern", ortMemPatternOrder(bufs), sorted(n, func(i int32) [3]int64 {
+				return [3]int64{int64(bufs[i].First), int64(bufs[i].ID)}
+			})},
+			{"xla-heap-spatial", xlaHeapOrder(bufs, false), refXLAHeapOrder(bufs, false)},
+			{"xla-heap-temporal", xlaHeapOrder(bufs, true), refXLAHeapOrder(bufs, true)},
+		} {
+			if n == 0 && len(c.got) == 0 {
+				continue
+			}
+			if !slices.Equal(c.got, c.want) {
+				t.Fatalf("trial %d (n %d): %s order %v, want %v", trial, n, c.name, c.got, c.want)
+			}
+		}
+	}
+}
+
+// TestPlaceOneByOneHugeBuffer: a buffer of size math.MaxInt64 reaches
+// the limit that means "never give up", and every planner built on
+// placeOneByOne still places it, at 0, beside a zero-size one.
+func TestPlaceOneByOneHugeBuffer(t *testing.T) {
+	p := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 0, Size: math.MaxInt64, Last: 1}, {ID: 1, Last: 1}}}
+	for _, name := range []string{"xla-heap", "xla-heap-spatial", "xla-heap-temporal", "tflite-arena", "tflm-greedy", "ort-mem-pattern"} {
+		plan := planOrFatal(t, name, p)
+		if !slices.Equal(plan.Offsets, []int64{0, 0}) || plan.Footprint != math.MaxInt64 {
+			t.Errorf("%s: offsets %v, footprint %d; want [0 0], %d", name, plan.Offsets, plan.Footprint, int64(math.MaxInt64))
 		}
 	}
 }

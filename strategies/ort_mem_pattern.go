@@ -54,12 +54,7 @@ func (ortMemPattern) Name() string { return "ort-mem-pattern" }
 func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	bufs := p.Buffers
 	align := max(p.Alignment, 1)
-	keys := make([]orderKey, len(bufs))
-	for i, b := range bufs {
-		keys[i] = orderKey{int64(b.First), int64(b.ID), 0, int32(i)}
-	}
-	order := orderBy(keys)
-	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, order, math.MaxInt64, ortMemPatternChoose(bufs, align),
+	offsets, fp, err := placeOneByOne(ctx, "ort-mem-pattern", bufs, ortMemPatternOrder(bufs), math.MaxInt64, ortMemPatternChoose(align),
 		func(off, size int64) int64 { return off + AlignUp(size, align) })
 	if err != nil {
 		return nil, err
@@ -67,12 +62,18 @@ func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, err
 	return &Plan{Offsets: offsets, Footprint: fp}, nil
 }
 
+// ortMemPatternOrder is the trace order: by first task, then buffer ID,
+// then problem order.
+func ortMemPatternOrder(bufs []workloads.Buffer) []int32 {
+	return stableOrder(len(bufs), func(i int32) int64 { return int64(bufs[i].First) }, func(i int32) int64 { return int64(bufs[i].ID) })
+}
+
 // ortMemPatternChoose is MemPatternPlanner's best fit with its high-water
 // mark; each run needs a fresh one.
-func ortMemPatternChoose(bufs []workloads.Buffer, align int64) chooser {
+func ortMemPatternChoose(align int64) chooser {
 	var highWater int64
-	return func(i int32, live []offsetPlaced) int64 {
-		size := AlignUp(bufs[i].Size, align)
+	return func(size int64, live []offsetComp) int64 {
+		size = AlignUp(size, align)
 		off, length, found, top := bestFit(live, size, 1)
 		if gap := highWater - top; gap >= size && (!found || gap < length) {
 			off, found = top, true

@@ -13,7 +13,7 @@ import (
 // TestGapWalk checks the gaps between spans, the empty gap where a span
 // starts right at the top, no gap below an overlapped span, and the top.
 func TestGapWalk(t *testing.T) {
-	spans := []offsetPlaced{{0, 10, 1}, {10, 20, 2}, {15, 18, 3}, {30, 40, 4}, {35, 60, 5}, {64, 70, 6}}
+	spans := []offsetComp{{0, 10}, {10, 20}, {15, 18}, {30, 40}, {35, 60}, {64, 70}}
 	type gap struct{ start, end int64 }
 	var got []gap
 	w := newGapWalk(spans)
@@ -35,7 +35,7 @@ func TestGapWalk(t *testing.T) {
 
 func TestFirstAndBestFit(t *testing.T) {
 	// Gaps: [20,30) (10), [60,64) (4), [70,100) (30); top 120.
-	spans := []offsetPlaced{{0, 20, 1}, {30, 60, 2}, {64, 70, 3}, {100, 120, 4}}
+	spans := []offsetComp{{0, 20}, {30, 60}, {64, 70}, {100, 120}}
 	for _, tc := range []struct {
 		size, align int64
 		first, best int64
@@ -59,7 +59,7 @@ func TestFirstAndBestFit(t *testing.T) {
 		}
 	}
 	// Equal gaps: the lowest wins.
-	if off, _, _, _ := bestFit([]offsetPlaced{{10, 20, 1}, {30, 40, 2}}, 10, 1); off != 0 {
+	if off, _, _, _ := bestFit([]offsetComp{{10, 20}, {30, 40}}, 10, 1); off != 0 {
 		t.Errorf("bestFit among equal gaps = %d, want 0", off)
 	}
 }

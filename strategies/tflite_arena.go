@@ -88,34 +88,43 @@ func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
 	for _, b := range bufs {
 		first, last = min(first, b.First), max(last, b.Last)
 	}
-	keys := make([]orderKey, len(bufs))
-	for i, b := range bufs {
-		if b.First == first && b.Last == last {
-			keys[i] = orderKey{0, 0, 0, int32(i)}
-		} else {
-			keys[i] = orderKey{1, -b.Size, int64(b.First), int32(i)}
+	// Whole-run tensors come first, in problem order: below every other
+	// tensor's -size (sizes are not negative), with no first use.
+	wholeRun := func(i int32) bool { return bufs[i].First == first && bufs[i].Last == last }
+	size := func(i int32) int64 {
+		if wholeRun(i) {
+			return math.MinInt64
 		}
+		return -bufs[i].Size
 	}
-	return orderBy(keys)
+	firstUse := func(i int32) int64 {
+		if wholeRun(i) {
+			return 0
+		}
+		return int64(bufs[i].First)
+	}
+	return stableOrder(len(bufs), size, firstUse)
 }
 
 // tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in
 // the given order with the given alignment.
 func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []int32, align int64) ([]int64, int64, error) {
-	return placeOneByOne(ctx, "tflite-arena", bufs, order, math.MaxInt64, tfliteArenaChoose(bufs, align),
+	return placeOneByOne(ctx, "tflite-arena", bufs, order, math.MaxInt64, tfliteArenaChoose(align),
 		func(off, size int64) int64 { return off + size })
 }
 
 // tfliteArenaChoose is SimpleMemoryArena::Allocate's choice among the gaps.
-func tfliteArenaChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, live []offsetPlaced) int64 {
-		size := bufs[i].Size
+func tfliteArenaChoose(align int64) chooser {
+	return func(size int64, live []offsetComp) int64 {
 		best, bestFit := int64(-1), int64(math.MaxInt64)
 		w := newGapWalk(live)
 		for {
 			start, end, ok := w.next()
 			if !ok {
 				break
+			}
+			if end-start < size {
+				continue // holds nothing, aligned or not
 			}
 			if a := AlignUp(start, align); a+size <= end && end-a < bestFit {
 				best, bestFit = a, end-start

@@ -50,7 +50,7 @@ func (tflmGreedy) Name() string { return "tflm-greedy" }
 func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	align := max(p.Alignment, 1)
 	offsets, fp, err := placeOneByOne(ctx, "tflm-greedy", p.Buffers, tflmGreedyOrder(p.Buffers), math.MaxInt64,
-		tflmGreedyChoose(p.Buffers, align),
+		tflmGreedyChoose(align),
 		func(off, size int64) int64 { return AlignUp(off+size, align) })
 	if err != nil {
 		return nil, err
@@ -58,19 +58,15 @@ func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 	return &Plan{Offsets: offsets, Footprint: fp}, nil
 }
 
-// tflmGreedyOrder is GreedyMemoryPlanner's placement order: size
-// descending, ties by problem order descending.
 // tflmGreedyChoose is TFLM's first fit.
-func tflmGreedyChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, live []offsetPlaced) int64 { return firstFit(live, bufs[i].Size, align) }
+func tflmGreedyChoose(align int64) chooser {
+	return func(size int64, live []offsetComp) int64 { return firstFit(live, size, align) }
 }
 
+// tflmGreedyOrder is GreedyMemoryPlanner's placement order: size
+// descending, ties by problem order descending.
 func tflmGreedyOrder(bufs []workloads.Buffer) []int32 {
-	keys := make([]orderKey, len(bufs))
-	for i, b := range bufs {
-		keys[i] = orderKey{-b.Size, -int64(i), 0, int32(i)}
-	}
-	return orderBy(keys)
+	return stableOrder(len(bufs), func(i int32) int64 { return -bufs[i].Size }, func(i int32) int64 { return -int64(i) })
 }
 
 // tflmLinear is TensorFlow Lite Micro's LinearMemoryPlanner

@@ -60,61 +60,116 @@ func init() {
 // per-heap size limit of ConstrainedGlobalDecreasingSizeBestFitHeap (its
 // default, no limit, is one heap). membench plans the single-arena case.
 //
-// It runs one GlobalDecreasingSizeBestFitHeap per entry of temporal and
-// keeps the first smallest. A later run stops as soon as its heap reaches
-// the best so far, since it can then no longer win (heaps only grow), and
-// is skipped when the best so far equals LB_load, which no plan beats: the
-// same choice, without running a losing run to its end.
+// xla-heap makes that choice without running a losing run to its end,
+// as heaps only grow: the spatial run goes until its heap passes LB_load;
+// if it never does, it reached LB_load, which no plan beats, and wins.
+// Else the temporal run goes in full, and then the rest of the spatial
+// run, which gives up as soon as its heap passes the temporal one (often
+// soon: the largest buffers come first). Both runs share the spans and
+// the index's layout.
 type xlaHeap struct {
-	name     string
+	name string
+	// The order of each run (true: temporal): one run, or two of which
+	// the first wins ties.
 	temporal []bool
 }
 
 func (s xlaHeap) Name() string { return s.name }
 
 func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
-	var best *Plan
-	limit := int64(math.MaxInt64)
-	for k, t := range s.temporal {
-		offsets, fp, err := xlaHeapOffsets(ctx, s.name, p.Buffers, p.Alignment, t, limit)
-		if err != nil {
+	bufs := p.Buffers
+	if err := recordError(s.name, bufs); err != nil {
+		return nil, err
+	}
+	if len(bufs) == 0 {
+		return &Plan{Offsets: []int64{}}, nil
+	}
+	align := max(p.Alignment, 1)
+	spans := newTaskSpans(bufs, false)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ix := newOffsetCompIndex(spans)
+	choose := xlaHeapChoose(align)
+	end := func(off, size int64) int64 { return AlignUp(off+size, align) }
+	first := newOneByOne(ix, bufs, xlaHeapOrder(bufs, s.temporal[0]), choose, end)
+	if len(s.temporal) == 1 {
+		if _, err := first.run(ctx, math.MaxInt64); err != nil {
 			return nil, err
 		}
-		if fp < limit {
-			best, limit = &Plan{Offsets: offsets, Footprint: fp}, fp
-		}
-		// No plan beats LB_load: a run that reaches it wins outright.
-		if k+1 < len(s.temporal) && limit <= p.LoadBound() {
-			break
-		}
+		return &Plan{Offsets: first.offsets, Footprint: first.fp}, nil
 	}
-	return best, nil
+	// The first run wins if its heap is no larger than the second's. It
+	// goes until its heap passes LB_load: if it never does, it reached
+	// LB_load, which no plan beats.
+	done, err := first.run(ctx, above(spans.loadBound(bufs)))
+	if err != nil {
+		return nil, err
+	}
+	if done {
+		return &Plan{Offsets: first.offsets, Footprint: first.fp}, nil
+	}
+	// Else the second run, in full, and the rest of the first, which gives
+	// up once its heap passes the second's.
+	second := newOneByOne(ix.emptyCopy(), bufs, xlaHeapOrder(bufs, s.temporal[1]), choose, end)
+	if _, err := second.run(ctx, math.MaxInt64); err != nil {
+		return nil, err
+	}
+	if done, err = first.run(ctx, above(second.fp)); err != nil {
+		return nil, err
+	}
+	if done {
+		return &Plan{Offsets: first.offsets, Footprint: first.fp}, nil
+	}
+	return &Plan{Offsets: second.offsets, Footprint: second.fp}, nil
 }
 
-// xlaHeapOffsets is one GlobalDecreasingSizeBestFitHeap run, given up
-// (nil offsets) once its heap reaches limit.
-func xlaHeapOffsets(ctx context.Context, name string, bufs []workloads.Buffer, align int64, temporal bool, limit int64) ([]int64, int64, error) {
-	align = max(align, 1)
-	// XLA's keys: (-size, start-end, buffer) spatial, (start-end, -size,
-	// buffer) temporal, ascending.
-	keys := make([]orderKey, len(bufs))
-	for i, b := range bufs {
-		dur := int64(b.First) - int64(b.Last)
-		keys[i] = orderKey{-b.Size, dur, 0, int32(i)}
-		if temporal {
-			keys[i] = orderKey{dur, -b.Size, 0, int32(i)}
-		}
+// above returns the limit under which a run gives up once its footprint
+// passes x.
+func above(x int64) int64 {
+	if x == math.MaxInt64 {
+		return x
 	}
-	order := orderBy(keys)
-	return placeOneByOne(ctx, name, bufs, order, limit, xlaHeapChoose(bufs, align),
-		func(off, size int64) int64 { return AlignUp(off+size, align) })
+	return x + 1
+}
+
+// xlaHeapOrder is GlobalDecreasingSizeBestFitHeap's order: XLA's keys
+// (-size, start-end, buffer) spatial, (start-end, -size, buffer) temporal,
+// ascending. Stable radix sorts, the least significant key first, give it
+// without comparisons.
+func xlaHeapOrder(bufs []workloads.Buffer, temporal bool) []int32 {
+	size := func(i int32) int64 { return -bufs[i].Size }
+	dur := func(i int32) int64 { return int64(bufs[i].First) - int64(bufs[i].Last) }
+	if temporal {
+		return stableOrder(len(bufs), dur, size)
+	}
+	return stableOrder(len(bufs), size, dur)
+}
+
+// loadBound is LB_load (workloads.LoadBound): the most bytes live at once.
+// The live set only grows at a first task, so the peak is at one of the
+// distinct first tasks, where a difference array over the spans counts
+// it.
+func (ts *taskSpans) loadBound(bufs []workloads.Buffer) int64 {
+	diff := make([]int64, ts.tasks()+1)
+	for i, b := range bufs {
+		sp := ts.span[ts.id[i]]
+		diff[sp[0]] += b.Size
+		diff[sp[1]+1] -= b.Size
+	}
+	var live, peak int64
+	for _, d := range diff {
+		live += d
+		peak = max(peak, live)
+	}
+	return peak
 }
 
 // xlaHeapChoose is XLA's best fit: the smallest free chunk that holds the
 // buffer (ties: the lowest), else the endless chunk above them all.
-func xlaHeapChoose(bufs []workloads.Buffer, align int64) chooser {
-	return func(i int32, live []offsetPlaced) int64 {
-		off, _, found, top := bestFit(live, bufs[i].Size, align)
+func xlaHeapChoose(align int64) chooser {
+	return func(size int64, live []offsetComp) int64 {
+		off, _, found, top := bestFit(live, size, align)
 		if !found {
 			// The endless chunk above every placed buffer starts at an
 			// aligned end already.
