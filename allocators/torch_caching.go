@@ -93,7 +93,11 @@ type torchCaching struct {
 	// handed out. What the cache's searches do not read lives in aux.
 	blocks []bfcChunk
 	aux    []tcAux
-	byAddr addrTable // offset -> id of every block but the merged away
+	byAddr addrTable // offset -> id of every block but the merged away, once indexed
+	// indexed says byAddr is kept. It is built at the first call that
+	// names a block by offset, so a replay that passes handles
+	// (blockHandles) never keeps it; expandable segments always do.
+	indexed bool
 	unused int32     // ids merged away, linked by next; bfcNone for none
 	uses   [][]int32 // by id: the other streams that used the block after the first (record_stream)
 	since  []int64   // by id: the pool's lookup count when the block was cached
@@ -245,12 +249,32 @@ func (a *torchCaching) newBlock(off, size int64, prev, next int32, p *tcPool, s 
 }
 
 // index enters block h under its offset; unindex takes it out. A block's
-// offset changes only while it is out.
-func (a *torchCaching) index(h int32) { a.byAddr.put(a.blocks[h].addr, h) }
+// offset changes only while it is out. Both wait for the address table.
+func (a *torchCaching) index(h int32) {
+	if a.indexed {
+		a.byAddr.put(a.blocks[h].addr, h)
+	}
+}
 
-func (a *torchCaching) unindex(h int32) { a.byAddr.del(a.blocks[h].addr, a.blocks) }
+func (a *torchCaching) unindex(h int32) {
+	if a.indexed {
+		a.byAddr.del(a.blocks[h].addr, a.blocks)
+	}
+}
 
-// at returns the block starting at off, or bfcNone.
+// indexAll builds the address table from the blocks, at a call boundary,
+// where every block is whole; ids merged away have size 0.
+func (a *torchCaching) indexAll() {
+	a.indexed = true
+	for h := range a.blocks {
+		if a.blocks[h].size > 0 {
+			a.byAddr.put(a.blocks[h].addr, int32(h))
+		}
+	}
+}
+
+// at returns the block starting at off, or bfcNone. Only expandable
+// segments, which keep the address table, ask.
 func (a *torchCaching) at(off int64) int32 {
 	if h, ok := a.byAddr.get(off, a.blocks); ok {
 		return h
@@ -282,7 +306,10 @@ func (a *torchCaching) Reset() {
 	for i := range a.uses {
 		a.uses[i] = a.uses[i][:0]
 	}
-	a.byAddr.clear()
+	if a.indexed {
+		a.byAddr.clear()
+	}
+	a.indexed = a.conf.expandable
 	a.device.free.byAddr.clear()
 	a.device.free.bySize.clear()
 	a.device.end = 0
@@ -369,6 +396,7 @@ func newTorchCaching(args *workloads.Args) (Allocator, error) {
 		a.conf.gcThreshold = gc
 	}
 	a.pools = []*tcPools{a.newPools(0)}
+	a.indexed = a.conf.expandable
 	return a, nil
 }
 
@@ -672,14 +700,25 @@ func (a *torchCaching) Alloc(orig int64) (Block, error) { return a.AllocOn(orig,
 // AllocOn implements StreamAllocator: the request is served from stream's
 // own pools.
 func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
+	h, err := a.allocHandle(orig, stream)
+	if err != nil {
+		return Block{}, err
+	}
+	b := &a.blocks[h]
+	return Block{Offset: b.addr, Size: b.size}, nil
+}
+
+// allocHandle implements blockHandles: AllocOn, returning the block's id,
+// which stays the block's until its free.
+func (a *torchCaching) allocHandle(orig int64, stream int) (int32, error) {
 	if orig <= 0 {
-		return Block{}, badSize("torch-caching", orig)
+		return bfcNone, badSize("torch-caching", orig)
 	}
 	if stream < 0 || stream >= tcMaxStreams {
-		return Block{}, fmt.Errorf("torch-caching: stream %d: want 0 to %d", stream, tcMaxStreams-1)
+		return bfcNone, fmt.Errorf("torch-caching: stream %d: want 0 to %d", stream, tcMaxStreams-1)
 	}
 	if orig > maxRequest {
-		return Block{}, a.stats.oom("torch-caching", orig)
+		return bfcNone, a.stats.oom("torch-caching", orig)
 	}
 	size := a.roundSize(orig)
 	sp := a.streamPools(stream)
@@ -702,7 +741,7 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 			h = a.newSegment(p, size, seg)
 		}
 		if h == bfcNone {
-			return Block{}, a.stats.oom("torch-caching", orig)
+			return bfcNone, a.stats.oom("torch-caching", orig)
 		}
 	}
 	if a.shouldSplit(p, a.blocks[h].size, size) {
@@ -725,7 +764,7 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 	b.inUse = true
 	a.stats.allocated(b.size)
 	a.used[p.kind] += b.size
-	return Block{Offset: b.addr, Size: b.size}, nil
+	return h, nil
 }
 
 // cachedBlock takes the best-fitting cached block for size out of p, or
@@ -1141,11 +1180,22 @@ func (a *torchCaching) collectGarbage() {
 
 // live returns the allocated block at off.
 func (a *torchCaching) live(off int64) (int32, error) {
+	if !a.indexed {
+		a.indexAll()
+	}
 	h, ok := a.byAddr.get(off, a.blocks)
 	if !ok || !a.blocks[h].inUse {
 		return bfcNone, badFree("torch-caching", off)
 	}
 	return h, nil
+}
+
+// handle checks that h is an allocated block's id.
+func (a *torchCaching) handle(h int32) error {
+	if h < 0 || int(h) >= len(a.blocks) || !a.blocks[h].inUse {
+		return fmt.Errorf("torch-caching: block handle %d: %w", h, ErrBadFree)
+	}
+	return nil
 }
 
 // Free frees the block at off at once, whatever streams used it (a free
@@ -1155,13 +1205,27 @@ func (a *torchCaching) Free(off int64) error {
 	if err != nil {
 		return err
 	}
+	a.freeBlock(h)
+	return nil
+}
+
+// freeHandle implements blockHandles: Free by id.
+func (a *torchCaching) freeHandle(h int32) error {
+	if err := a.handle(h); err != nil {
+		return err
+	}
+	a.freeBlock(h)
+	return nil
+}
+
+// freeBlock frees the allocated block h at once.
+func (a *torchCaching) freeBlock(h int32) {
 	a.blocks[h].inUse = false
 	if x := &a.aux[h]; x.events > 0 {
 		x.events = 0
 		a.uses[h] = a.uses[h][:0]
 	}
 	a.cache(h)
-	return nil
 }
 
 // cache completes the free of block h: it merges with its free
@@ -1180,26 +1244,40 @@ func (a *torchCaching) RecordStream(off int64, stream int) error {
 	if err != nil {
 		return err
 	}
+	a.recordStream(h, stream)
+	return nil
+}
+
+// recordStreamHandle implements blockHandles: RecordStream by id.
+func (a *torchCaching) recordStreamHandle(h int32, stream int) error {
+	if err := a.handle(h); err != nil {
+		return err
+	}
+	a.recordStream(h, stream)
+	return nil
+}
+
+// recordStream notes that stream uses the allocated block h.
+func (a *torchCaching) recordStream(h int32, stream int) {
 	x := &a.aux[h]
 	s := int32(stream)
 	switch {
 	case s == x.pool.stream:
-		return nil
+		return
 	case x.events == 0:
 		x.use0 = s
 	case x.use0 == s:
-		return nil
+		return
 	default:
 		uses := a.uses[h][:x.events-1]
 		for _, u := range uses {
 			if u == s {
-				return nil
+				return
 			}
 		}
 		a.uses[h] = append(uses, s)
 	}
 	x.events++
-	return nil
 }
 
 // RequestFree implements DeferredFreer: a block no other stream used is
@@ -1209,11 +1287,26 @@ func (a *torchCaching) RequestFree(off int64, stream int) error {
 	if err != nil {
 		return err
 	}
+	a.requestFree(h)
+	return nil
+}
+
+// requestFreeHandle implements blockHandles: RequestFree by id.
+func (a *torchCaching) requestFreeHandle(h int32, _ int) error {
+	if err := a.handle(h); err != nil {
+		return err
+	}
+	a.requestFree(h)
+	return nil
+}
+
+// requestFree requests the free of the allocated block h.
+func (a *torchCaching) requestFree(h int32) {
 	a.blocks[h].inUse = false
 	x := &a.aux[h]
 	if x.events == 0 {
 		a.cache(h)
-		return nil
+		return
 	}
 	// x.events stays: one per stream it now waits for.
 	a.wait(x.use0, h)
@@ -1224,7 +1317,6 @@ func (a *torchCaching) RequestFree(off int64, stream int) error {
 		}
 		a.uses[h] = uses[:0]
 	}
-	return nil
 }
 
 // wait makes block h wait for stream s's next sync.
