@@ -98,12 +98,12 @@ type torchCaching struct {
 	// names a block by offset, so a replay that passes handles
 	// (blockHandles) never keeps it; expandable segments always do.
 	indexed bool
-	unused int32     // ids merged away, linked by next; bfcNone for none
-	uses   [][]int32 // by id: the other streams that used the block after the first (record_stream)
-	since  []int64   // by id: the pool's lookup count when the block was cached
-	device fitArena
-	limit  int64 // 0: unlimited (no memory fraction set)
-	conf   tcConfig
+	unused  int32     // ids merged away, linked by next; bfcNone for none
+	uses    [][]int32 // by id: the other streams that used the block after the first (record_stream)
+	since   []int64   // by id: the pool's lookup count when the block was cached
+	device  fitArena
+	limit   int64 // 0: unlimited (no memory fraction set)
+	conf    tcConfig
 	// pending holds, by stream, the freed blocks waiting for its next sync.
 	pending  [][]int32
 	lookups  [2]int64 // cache searches per pool kind: the GC clock
