@@ -1192,10 +1192,15 @@ func (a *torchCaching) live(off int64) (int32, error) {
 
 // handle checks that h is an allocated block's id.
 func (a *torchCaching) handle(h int32) error {
-	if h < 0 || int(h) >= len(a.blocks) || !a.blocks[h].inUse {
-		return fmt.Errorf("torch-caching: block handle %d: %w", h, ErrBadFree)
+	if uint(h) < uint(len(a.blocks)) && a.blocks[h].inUse {
+		return nil
 	}
-	return nil
+	return badHandle(h)
+}
+
+// badHandle is the error for a handle that is no allocated block's.
+func badHandle(h int32) error {
+	return fmt.Errorf("torch-caching: block handle %d: %w", h, ErrBadFree)
 }
 
 // Free frees the block at off at once, whatever streams used it (a free
