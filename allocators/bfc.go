@@ -692,13 +692,16 @@ func (sc *sizeClasses) insert(chunks []bfcChunk, h int32) bool {
 	if k >= int64(len(sc.slots)) {
 		return false
 	}
-	s := &sc.slots[k]
-	switch {
-	case s.n == 0:
+	if sc.l0[k>>6]&(1<<(k&63)) == 0 {
+		// An empty class, as the bitmap (in cache) says: the slot is
+		// only written, so a cache miss on it does not stall.
 		sc.mark(k)
 		c.fnext = bfcNone
-		s.head, s.n = h, 1
+		sc.slots[k] = classSlot{head: h, n: 1}
 		return true
+	}
+	s := &sc.slots[k]
+	switch {
 	case s.n == classList:
 		sc.toHeap(chunks, s)
 		fallthrough
