@@ -692,16 +692,13 @@ func (sc *sizeClasses) insert(chunks []bfcChunk, h int32) bool {
 	if k >= int64(len(sc.slots)) {
 		return false
 	}
-	if sc.l0[k>>6]&(1<<(k&63)) == 0 {
-		// An empty class, as the bitmap (in cache) says: the slot is
-		// only written, so a cache miss on it does not stall.
-		sc.mark(k)
-		c.fnext = bfcNone
-		sc.slots[k] = classSlot{head: h, n: 1}
-		return true
-	}
 	s := &sc.slots[k]
 	switch {
+	case s.n == 0:
+		sc.mark(k)
+		c.fnext = bfcNone
+		s.head, s.n = h, 1
+		return true
 	case s.n == classList:
 		sc.toHeap(chunks, s)
 		fallthrough
@@ -718,6 +715,21 @@ func (sc *sizeClasses) insert(chunks []bfcChunk, h int32) bool {
 	*p = h
 	s.n++
 	return true
+}
+
+// insertSparse is insert for tables whose chunks mostly land in empty
+// classes (a caching allocator's, which has one table per stream): the
+// bitmap, which stays in cache, tells an empty class, whose slot is then
+// only written, so a cache miss on it does not stall.
+func (sc *sizeClasses) insertSparse(chunks []bfcChunk, h int32) bool {
+	k := chunks[h].size >> (sc.shift & 63)
+	if k < int64(len(sc.slots)) && sc.l0[k>>6]&(1<<(k&63)) == 0 {
+		sc.mark(k)
+		chunks[h].fnext = bfcNone
+		sc.slots[k] = classSlot{head: h, n: 1}
+		return true
+	}
+	return sc.insert(chunks, h)
 }
 
 // remove takes free chunk h out of its class and reports whether it was

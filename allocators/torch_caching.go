@@ -193,7 +193,7 @@ func (a *torchCaching) insert(p *tcPool, h int32) {
 	}
 	b := &a.blocks[h]
 	b.bin = tcCached
-	if !p.classes.insert(a.blocks, h) {
+	if !p.classes.insertSparse(a.blocks, h) {
 		p.free.insert(fentry{size: b.size, addr: b.addr, h: h})
 	}
 }
