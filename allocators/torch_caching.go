@@ -695,12 +695,16 @@ func (a *torchCaching) addPools(stream int) *tcPools {
 	return p
 }
 
-func (a *torchCaching) Alloc(orig int64) (Block, error) { return a.AllocOn(orig, 0) }
+func (a *torchCaching) Alloc(orig int64) (Block, error) { return a.block(a.allocHandle(orig, 0)) }
 
 // AllocOn implements StreamAllocator: the request is served from stream's
 // own pools.
 func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
-	h, err := a.allocHandle(orig, stream)
+	return a.block(a.allocHandle(orig, stream))
+}
+
+// block returns the Block of the allocated block h, or err.
+func (a *torchCaching) block(h int32, err error) (Block, error) {
 	if err != nil {
 		return Block{}, err
 	}
@@ -1210,7 +1214,9 @@ func (a *torchCaching) Free(off int64) error {
 	if err != nil {
 		return err
 	}
-	return a.freeHandle(h)
+	a.blocks[h].inUse = false
+	a.cache(h)
+	return nil
 }
 
 // freeHandle implements blockHandles: Free by id. It and the other handle
@@ -1220,18 +1226,20 @@ func (a *torchCaching) freeHandle(h int32) error {
 		return err
 	}
 	a.blocks[h].inUse = false
-	if x := &a.aux[h]; x.events > 0 {
-		x.events = 0
-		a.uses[h] = a.uses[h][:0]
-	}
 	a.cache(h)
 	return nil
 }
 
 // cache completes the free of block h: it merges with its free
-// neighbours and joins its pool.
+// neighbours and joins its pool. A free that completes at once forgets
+// the streams that used the block; one that waited has no events left.
 func (a *torchCaching) cache(h int32) {
-	p, n := a.aux[h].pool, a.blocks[h].size
+	x := &a.aux[h]
+	if x.events > 0 {
+		x.events = 0
+		a.uses[h] = a.uses[h][:0]
+	}
+	p, n := x.pool, a.blocks[h].size
 	a.stats.freed(n)
 	a.used[p.kind] -= n
 	a.insert(p, a.coalesce(p, h))
