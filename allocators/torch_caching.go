@@ -249,7 +249,8 @@ func (a *torchCaching) newBlock(off, size int64, prev, next int32, p *tcPool, s 
 }
 
 // index enters block h under its offset; unindex takes it out. A block's
-// offset changes only while it is out. Both wait for the address table.
+// offset changes only while it is out. Both are no-ops until the address
+// table is built (indexAll).
 func (a *torchCaching) index(h int32) {
 	if a.indexed {
 		a.byAddr.put(a.blocks[h].addr, h)
