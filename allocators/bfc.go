@@ -717,6 +717,21 @@ func (sc *sizeClasses) insert(chunks []bfcChunk, h int32) bool {
 	return true
 }
 
+// insertSparse is insert for tables whose chunks mostly land in empty
+// classes (a caching allocator's, which has one table per stream): the
+// bitmap, which stays in cache, tells an empty class, whose slot is then
+// only written, so a cache miss on it does not stall.
+func (sc *sizeClasses) insertSparse(chunks []bfcChunk, h int32) bool {
+	k := chunks[h].size >> (sc.shift & 63)
+	if k < int64(len(sc.slots)) && sc.l0[k>>6]&(1<<(k&63)) == 0 {
+		sc.mark(k)
+		chunks[h].fnext = bfcNone
+		sc.slots[k] = classSlot{head: h, n: 1}
+		return true
+	}
+	return sc.insert(chunks, h)
+}
+
 // remove takes free chunk h out of its class and reports whether it was
 // there; if not, it is in the large set.
 func (sc *sizeClasses) remove(chunks []bfcChunk, h int32) bool {

@@ -448,10 +448,30 @@ func perEvent(d time.Duration, events int) float64 {
 // ctxEvery is how many calls run between context checks.
 const ctxEvery = 1 << 12
 
+// blockHandles is an optional fast path for the timed loops: an allocator
+// that names its blocks by handles hands one out for each allocation and
+// takes it back in place of the offset, so it need not look blocks up by
+// address. A handle is valid from its allocation until its free (or free
+// request); the calls are otherwise those of the offset-taking methods,
+// with their results and errors. Allocators need not implement it.
+type blockHandles interface {
+	DeferredFreer
+	// allocHandle is AllocOn, returning the block's handle.
+	allocHandle(size int64, stream int) (int32, error)
+	// freeHandle, requestFreeHandle and recordStreamHandle are Free,
+	// RequestFree and RecordStream of the block with handle h.
+	freeHandle(h int32) error
+	requestFreeHandle(h int32, stream int) error
+	recordStreamHandle(h int32, stream int) error
+}
+
 // run is the timed loop of a trace on stream 0 without sync points: the
 // allocator calls alone, with offsets kept in a flat slice indexed by
 // slot. It returns the number of OOMs.
 func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, error) {
+	if h, ok := a.(blockHandles); ok {
+		return runHandles(ctx, h, ops, nil, offs)
+	}
 	ooms := 0
 	for i := range ops {
 		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
@@ -539,6 +559,9 @@ func (sc *streamCalls) call(op *replayOp, off int64) (Block, error) {
 func runStreams(ctx context.Context, a Allocator, c *compiled, offs []int64) (int, error) {
 	sc := newStreamCalls(a, c)
 	if b := c.bareOpsFor(sc); b != nil {
+		if h, ok := a.(blockHandles); ok {
+			return runHandles(ctx, h, b.ops, b.call, offs)
+		}
 		if sc.selfFree {
 			return runRequests(ctx, sc.d, b, offs)
 		}
@@ -666,6 +689,63 @@ func runRequests(ctx context.Context, d DeferredFreer, b *bareOps, offs []int64)
 		}
 	}
 	return ooms, nil
+}
+
+// runHandles is the timed loop of an allocator with handles, for the ops
+// the allocator acts on (call numbers them among all ops; nil: in order).
+// Slots keep handles in place of offsets.
+func runHandles(ctx context.Context, a blockHandles, ops []replayOp, call []int32, slots []int64) (int, error) {
+	ooms := 0
+	for i := range ops {
+		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		op := ops[i]
+		if op.size >= 0 {
+			h, err := a.allocHandle(op.size, int(op.stream))
+			if err == nil {
+				slots[op.slot] = int64(h)
+				continue
+			}
+			if !errors.Is(err, ErrOOM) {
+				return 0, callError(call, i, err)
+			}
+			slots[op.slot] = -1
+			ooms++
+			continue
+		}
+		if op.size == opSync {
+			a.Sync(int(op.stream))
+			continue
+		}
+		h := slots[op.slot]
+		if h < 0 {
+			continue
+		}
+		var err error
+		switch op.size {
+		case opRequest:
+			err = a.requestFreeHandle(int32(h), int(op.stream))
+		case opRecord:
+			err = a.recordStreamHandle(int32(h), int(op.stream))
+		default:
+			err = a.freeHandle(int32(h))
+		}
+		if err != nil {
+			return 0, callError(call, i, err)
+		}
+	}
+	return ooms, nil
+}
+
+// callError is the error of op i of a timed loop, numbered among all ops
+// by call (nil: i itself).
+func callError(call []int32, i int, err error) error {
+	n := i + 1
+	if call != nil {
+		n = int(call[i]) + 1
+	}
+	return fmt.Errorf("replay: call %d: %w", n, err)
 }
 
 // opNames names the op kinds in errors.

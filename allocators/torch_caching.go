@@ -93,13 +93,17 @@ type torchCaching struct {
 	// handed out. What the cache's searches do not read lives in aux.
 	blocks []bfcChunk
 	aux    []tcAux
-	byAddr addrTable // offset -> id of every block but the merged away
-	unused int32     // ids merged away, linked by next; bfcNone for none
-	uses   [][]int32 // by id: the other streams that used the block after the first (record_stream)
-	since  []int64   // by id: the pool's lookup count when the block was cached
-	device fitArena
-	limit  int64 // 0: unlimited (no memory fraction set)
-	conf   tcConfig
+	byAddr addrTable // offset -> id of every block but the merged away, once indexed
+	// indexed says byAddr is kept. It is built at the first call that
+	// names a block by offset, so a replay that passes handles
+	// (blockHandles) never keeps it; expandable segments always do.
+	indexed bool
+	unused  int32     // ids merged away, linked by next; bfcNone for none
+	uses    [][]int32 // by id: the other streams that used the block after the first (record_stream)
+	since   []int64   // by id: the pool's lookup count when the block was cached
+	device  fitArena
+	limit   int64 // 0: unlimited (no memory fraction set)
+	conf    tcConfig
 	// pending holds, by stream, the freed blocks waiting for its next sync.
 	pending  [][]int32
 	lookups  [2]int64 // cache searches per pool kind: the GC clock
@@ -189,7 +193,7 @@ func (a *torchCaching) insert(p *tcPool, h int32) {
 	}
 	b := &a.blocks[h]
 	b.bin = tcCached
-	if !p.classes.insert(a.blocks, h) {
+	if !p.classes.insertSparse(a.blocks, h) {
 		p.free.insert(fentry{size: b.size, addr: b.addr, h: h})
 	}
 }
@@ -245,12 +249,33 @@ func (a *torchCaching) newBlock(off, size int64, prev, next int32, p *tcPool, s 
 }
 
 // index enters block h under its offset; unindex takes it out. A block's
-// offset changes only while it is out.
-func (a *torchCaching) index(h int32) { a.byAddr.put(a.blocks[h].addr, h) }
+// offset changes only while it is out. Both are no-ops until the address
+// table is built (indexAll).
+func (a *torchCaching) index(h int32) {
+	if a.indexed {
+		a.byAddr.put(a.blocks[h].addr, h)
+	}
+}
 
-func (a *torchCaching) unindex(h int32) { a.byAddr.del(a.blocks[h].addr, a.blocks) }
+func (a *torchCaching) unindex(h int32) {
+	if a.indexed {
+		a.byAddr.del(a.blocks[h].addr, a.blocks)
+	}
+}
 
-// at returns the block starting at off, or bfcNone.
+// indexAll builds the address table from the blocks, at a call boundary,
+// where every block is whole; ids merged away have size 0.
+func (a *torchCaching) indexAll() {
+	a.indexed = true
+	for h := range a.blocks {
+		if a.blocks[h].size > 0 {
+			a.byAddr.put(a.blocks[h].addr, int32(h))
+		}
+	}
+}
+
+// at returns the block starting at off, or bfcNone. Only expandable
+// segments, which keep the address table, ask.
 func (a *torchCaching) at(off int64) int32 {
 	if h, ok := a.byAddr.get(off, a.blocks); ok {
 		return h
@@ -282,7 +307,10 @@ func (a *torchCaching) Reset() {
 	for i := range a.uses {
 		a.uses[i] = a.uses[i][:0]
 	}
-	a.byAddr.clear()
+	if a.indexed {
+		a.byAddr.clear()
+	}
+	a.indexed = a.conf.expandable
 	a.device.free.byAddr.clear()
 	a.device.free.bySize.clear()
 	a.device.end = 0
@@ -369,6 +397,7 @@ func newTorchCaching(args *workloads.Args) (Allocator, error) {
 		a.conf.gcThreshold = gc
 	}
 	a.pools = []*tcPools{a.newPools(0)}
+	a.indexed = a.conf.expandable
 	return a, nil
 }
 
@@ -619,11 +648,11 @@ func (c *tcConfig) divisionsFor(size int64) int64 {
 	return c.divisions[max(0, min(k, tcIntervals-1))]
 }
 
-// roundSize applies the 512-byte or power-of-two-division rounding.
+// roundSize applies the 512-byte or power-of-two-division rounding. A
+// size below 512 rounds up to 512 (kMinBlockSize) with the multiples of
+// 512, and division rounding never applies to it, so it needs no branch
+// of its own, which would be mispredicted on mixed sizes.
 func (a *torchCaching) roundSize(size int64) int64 {
-	if size < tcMinBlockSize {
-		return tcMinBlockSize
-	}
 	if d := a.conf.divisionsFor(size); d > 1 && size > tcMinBlockSize*d {
 		if size&(size-1) == 0 {
 			return size
@@ -667,19 +696,34 @@ func (a *torchCaching) addPools(stream int) *tcPools {
 	return p
 }
 
-func (a *torchCaching) Alloc(orig int64) (Block, error) { return a.AllocOn(orig, 0) }
+func (a *torchCaching) Alloc(orig int64) (Block, error) { return a.block(a.allocHandle(orig, 0)) }
 
 // AllocOn implements StreamAllocator: the request is served from stream's
 // own pools.
 func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
+	return a.block(a.allocHandle(orig, stream))
+}
+
+// block returns the Block of the allocated block h, or err.
+func (a *torchCaching) block(h int32, err error) (Block, error) {
+	if err != nil {
+		return Block{}, err
+	}
+	b := &a.blocks[h]
+	return Block{Offset: b.addr, Size: b.size}, nil
+}
+
+// allocHandle implements blockHandles: AllocOn, returning the block's id,
+// which stays the block's until its free.
+func (a *torchCaching) allocHandle(orig int64, stream int) (int32, error) {
 	if orig <= 0 {
-		return Block{}, badSize("torch-caching", orig)
+		return bfcNone, badSize("torch-caching", orig)
 	}
 	if stream < 0 || stream >= tcMaxStreams {
-		return Block{}, fmt.Errorf("torch-caching: stream %d: want 0 to %d", stream, tcMaxStreams-1)
+		return bfcNone, fmt.Errorf("torch-caching: stream %d: want 0 to %d", stream, tcMaxStreams-1)
 	}
 	if orig > maxRequest {
-		return Block{}, a.stats.oom("torch-caching", orig)
+		return bfcNone, a.stats.oom("torch-caching", orig)
 	}
 	size := a.roundSize(orig)
 	sp := a.streamPools(stream)
@@ -702,7 +746,7 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 			h = a.newSegment(p, size, seg)
 		}
 		if h == bfcNone {
-			return Block{}, a.stats.oom("torch-caching", orig)
+			return bfcNone, a.stats.oom("torch-caching", orig)
 		}
 	}
 	if a.shouldSplit(p, a.blocks[h].size, size) {
@@ -725,7 +769,7 @@ func (a *torchCaching) AllocOn(orig int64, stream int) (Block, error) {
 	b.inUse = true
 	a.stats.allocated(b.size)
 	a.used[p.kind] += b.size
-	return Block{Offset: b.addr, Size: b.size}, nil
+	return h, nil
 }
 
 // cachedBlock takes the best-fitting cached block for size out of p, or
@@ -1141,11 +1185,27 @@ func (a *torchCaching) collectGarbage() {
 
 // live returns the allocated block at off.
 func (a *torchCaching) live(off int64) (int32, error) {
+	if !a.indexed {
+		a.indexAll()
+	}
 	h, ok := a.byAddr.get(off, a.blocks)
 	if !ok || !a.blocks[h].inUse {
 		return bfcNone, badFree("torch-caching", off)
 	}
 	return h, nil
+}
+
+// handle checks that h is an allocated block's id.
+func (a *torchCaching) handle(h int32) error {
+	if uint(h) < uint(len(a.blocks)) && a.blocks[h].inUse {
+		return nil
+	}
+	return badHandle(h)
+}
+
+// badHandle is the error for a handle that is no allocated block's.
+func badHandle(h int32) error {
+	return fmt.Errorf("torch-caching: block handle %d: %w", h, ErrBadFree)
 }
 
 // Free frees the block at off at once, whatever streams used it (a free
@@ -1156,18 +1216,31 @@ func (a *torchCaching) Free(off int64) error {
 		return err
 	}
 	a.blocks[h].inUse = false
-	if x := &a.aux[h]; x.events > 0 {
-		x.events = 0
-		a.uses[h] = a.uses[h][:0]
+	a.cache(h)
+	return nil
+}
+
+// freeHandle implements blockHandles: Free by id. It and the other handle
+// methods hold the bodies of the offset methods, one call fewer deep.
+func (a *torchCaching) freeHandle(h int32) error {
+	if err := a.handle(h); err != nil {
+		return err
 	}
+	a.blocks[h].inUse = false
 	a.cache(h)
 	return nil
 }
 
 // cache completes the free of block h: it merges with its free
-// neighbours and joins its pool.
+// neighbours and joins its pool. A free that completes at once forgets
+// the streams that used the block; one that waited has no events left.
 func (a *torchCaching) cache(h int32) {
-	p, n := a.aux[h].pool, a.blocks[h].size
+	x := &a.aux[h]
+	if x.events > 0 {
+		x.events = 0
+		a.uses[h] = a.uses[h][:0]
+	}
+	p, n := x.pool, a.blocks[h].size
 	a.stats.freed(n)
 	a.used[p.kind] -= n
 	a.insert(p, a.coalesce(p, h))
@@ -1178,6 +1251,14 @@ func (a *torchCaching) cache(h int32) {
 func (a *torchCaching) RecordStream(off int64, stream int) error {
 	h, err := a.live(off)
 	if err != nil {
+		return err
+	}
+	return a.recordStreamHandle(h, stream)
+}
+
+// recordStreamHandle implements blockHandles: RecordStream by id.
+func (a *torchCaching) recordStreamHandle(h int32, stream int) error {
+	if err := a.handle(h); err != nil {
 		return err
 	}
 	x := &a.aux[h]
@@ -1207,6 +1288,14 @@ func (a *torchCaching) RecordStream(off int64, stream int) error {
 func (a *torchCaching) RequestFree(off int64, stream int) error {
 	h, err := a.live(off)
 	if err != nil {
+		return err
+	}
+	return a.requestFreeHandle(h, stream)
+}
+
+// requestFreeHandle implements blockHandles: RequestFree by id.
+func (a *torchCaching) requestFreeHandle(h int32, _ int) error {
+	if err := a.handle(h); err != nil {
 		return err
 	}
 	a.blocks[h].inUse = false

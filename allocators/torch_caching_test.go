@@ -3,6 +3,7 @@ package allocators
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -473,5 +474,119 @@ func TestTorchReset(t *testing.T) {
 		scStats(t, a, Stats{})
 		scPlay(t, a, c.steps)
 		scStats(t, a, want)
+	}
+}
+
+// offsetsOnly hides the block handles of a DeferredFreer, so the timed
+// loops call it by offset.
+type offsetsOnly struct{ DeferredFreer }
+
+// tcState lists torch-caching's blocks (but those merged away) in address
+// order: where memory is and what it is doing.
+func tcState(a *torchCaching) []bfcChunk {
+	var bs []bfcChunk
+	for _, b := range a.blocks {
+		if b.size > 0 {
+			bs = append(bs, bfcChunk{addr: b.addr, size: b.size, bin: b.bin, inUse: b.inUse})
+		}
+	}
+	slices.SortFunc(bs, func(x, y bfcChunk) int { return int(x.addr - y.addr) })
+	return bs
+}
+
+// TestTorchHandlesMatchOffsets runs the timed loops with block handles and
+// by offset, on one and on four streams, with and without OOMs, and wants
+// the same OOMs, counters, pools and blocks; then it frees what is left
+// by offset in both, which builds the address table the handle run never
+// kept, and wants the same again.
+func TestTorchHandlesMatchOffsets(t *testing.T) {
+	one := randomTrace(20_000, 1000, 5)
+	big := &workloads.Trace{Name: "big", Events: slices.Clone(one.Events)}
+	for i := range big.Events {
+		big.Events[i].Size *= 24 // up to 24 MiB: the large pool too
+	}
+	traces := []*workloads.Trace{one, onStreams(one, 4, 20_000, 3), big, onStreams(big, 4, 20_000, 9)}
+	specs := []string{"torch-caching", "torch-caching?memory_limit=64M",
+		"torch-caching?alloc_conf=expandable_segments:True&memory_limit=512M",
+		"torch-caching?garbage_collection_threshold=0.5&max_split_size=32M&memory_limit=1G"}
+	for _, tr := range traces {
+		c, err := compileTrace(tr, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spec := range specs {
+			byHandle, byOffset := scBuild(t, spec).(*torchCaching), scBuild(t, spec).(*torchCaching)
+			if _, ok := Allocator(byHandle).(blockHandles); !ok {
+				t.Fatal("torch-caching has no block handles")
+			}
+			offs := make([]int64, c.slots)
+			replay := func(a Allocator) int {
+				t.Helper()
+				var ooms int
+				if c.streams || c.syncs {
+					ooms, err = runStreams(context.Background(), a, c, offs)
+				} else {
+					ooms, err = run(context.Background(), a, c.ops, offs)
+				}
+				if err != nil {
+					t.Fatalf("%s on %s: %v", spec, tr.Name, err)
+				}
+				return ooms
+			}
+			h, o := replay(byHandle), replay(offsetsOnly{byOffset})
+			if spec == specs[1] && h == 0 {
+				t.Errorf("%s on %s: no OOMs; the limit is meant to make some", spec, tr.Name)
+			}
+			if byHandle.indexed != byHandle.conf.expandable {
+				t.Errorf("%s on %s: address table kept %v through a run by handles", spec, tr.Name, byHandle.indexed)
+			}
+			check := func(when string) {
+				t.Helper()
+				if h != o || byHandle.Stats() != byOffset.Stats() || !slices.Equal(byHandle.Pools(), byOffset.Pools()) {
+					t.Errorf("%s on %s, %s: by handle %d OOMs, %+v, %v; by offset %d OOMs, %+v, %v", spec, tr.Name, when,
+						h, byHandle.Stats(), byHandle.Pools(), o, byOffset.Stats(), byOffset.Pools())
+				}
+				if !slices.Equal(tcState(byHandle), tcState(byOffset)) {
+					t.Errorf("%s on %s, %s: the blocks differ", spec, tr.Name, when)
+				}
+			}
+			check("after the trace")
+			for _, a := range []*torchCaching{byHandle, byOffset} {
+				for _, b := range tcState(a) {
+					if b.inUse {
+						if err := a.Free(b.addr); err != nil {
+							t.Fatalf("%s on %s: free of %d: %v", spec, tr.Name, b.addr, err)
+						}
+					}
+				}
+			}
+			check("after freeing the rest")
+		}
+	}
+}
+
+// TestTorchBadHandles wants the handle calls to refuse what is not an
+// allocated block's handle, as the offset calls refuse offsets.
+func TestTorchBadHandles(t *testing.T) {
+	a := scBuild(t, "torch-caching").(*torchCaching)
+	h, err := a.allocHandle(1000, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.requestFreeHandle(h, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []int32{h, -1, int32(len(a.blocks)), 1 << 30} {
+		for name, call := range map[string]func() error{
+			"free":    func() error { return a.freeHandle(bad) },
+			"request": func() error { return a.requestFreeHandle(bad, 0) },
+			"record":  func() error { return a.recordStreamHandle(bad, 1) },
+		} {
+			err := call()
+			want := fmt.Sprintf("torch-caching: block handle %d: %v", bad, ErrBadFree)
+			if !errors.Is(err, ErrBadFree) || err.Error() != want {
+				t.Errorf("%s of handle %d: %v; want %s", name, bad, err, want)
+			}
+		}
 	}
 }
