@@ -481,7 +481,7 @@ func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, e
 		if op.size < 0 {
 			if off := offs[op.slot]; off >= 0 {
 				if err := a.Free(off); err != nil {
-					return 0, fmt.Errorf("replay: call %d: %w", i+1, err)
+					return 0, callError(nil, i, err)
 				}
 			}
 			continue
@@ -489,7 +489,7 @@ func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, e
 		blk, err := a.Alloc(op.size)
 		if err != nil {
 			if !errors.Is(err, ErrOOM) {
-				return 0, fmt.Errorf("replay: call %d: %w", i+1, err)
+				return 0, callError(nil, i, err)
 			}
 			offs[op.slot] = -1
 			ooms++
@@ -583,11 +583,11 @@ func runStreams(ctx context.Context, a Allocator, c *compiled, offs []int64) (in
 		switch {
 		case op.size < 0:
 			if err != nil {
-				return 0, fmt.Errorf("replay: call %d: %w", i+1, err)
+				return 0, callError(nil, i, err)
 			}
 		case err != nil:
 			if !errors.Is(err, ErrOOM) {
-				return 0, fmt.Errorf("replay: call %d: %w", i+1, err)
+				return 0, callError(nil, i, err)
 			}
 			offs[op.slot] = -1
 			ooms++
@@ -622,7 +622,7 @@ func runFrees(ctx context.Context, sc streamCalls, b *bareOps, offs []int64) (in
 		if op.size < 0 {
 			if off := offs[op.slot]; off >= 0 {
 				if err := sc.a.Free(off); err != nil {
-					return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)
+					return 0, callError(b.call, i, err)
 				}
 			}
 			continue
@@ -636,7 +636,7 @@ func runFrees(ctx context.Context, sc streamCalls, b *bareOps, offs []int64) (in
 		}
 		if err != nil {
 			if !errors.Is(err, ErrOOM) {
-				return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)
+				return 0, callError(b.call, i, err)
 			}
 			offs[op.slot] = -1
 			ooms++
@@ -664,7 +664,7 @@ func runRequests(ctx context.Context, d DeferredFreer, b *bareOps, offs []int64)
 				continue
 			}
 			if !errors.Is(err, ErrOOM) {
-				return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)
+				return 0, callError(b.call, i, err)
 			}
 			offs[op.slot] = -1
 			ooms++
@@ -685,7 +685,7 @@ func runRequests(ctx context.Context, d DeferredFreer, b *bareOps, offs []int64)
 			err = d.RecordStream(off, int(op.stream))
 		}
 		if err != nil {
-			return 0, fmt.Errorf("replay: call %d: %w", b.call[i]+1, err)
+			return 0, callError(b.call, i, err)
 		}
 	}
 	return ooms, nil
