@@ -66,9 +66,6 @@ type searcher struct {
 	// rank[k] is buffer k's place in the static order: the tie-breaker
 	// between buffers that could go at the same offset.
 	rank []int32
-	// twin[k] is the buffer of the same size and lifetime ranked just
-	// before k, or -1: identical buffers are placed in rank order.
-	twin []int32
 
 	off    []int64 // offset of each buffer, noOffset while unplaced
 	minOff []int64 // lowest offset each unplaced buffer can take
@@ -106,27 +103,11 @@ type cand struct {
 func newSearcher(in *instance, heur string) *searcher {
 	n := len(in.size)
 	s := &searcher{
-		in: in, heur: heur, rank: make([]int32, n), twin: make([]int32, n),
+		in: in, heur: heur, rank: make([]int32, n),
 		off: make([]int64, n), minOff: make([]int64, n),
 		floor: make([]int64, len(in.load)), total: make([]int64, len(in.load)),
 		mark: make([]bool, len(in.load)), cuts: make([]int32, len(in.load)),
 		sol: make([]int64, n),
-	}
-	// Identical buffers (same size and lifetime) are twins: each one's twin
-	// is the one of the next lower index. Every order keeps them adjacent,
-	// by index.
-	type shape struct {
-		size        int64
-		first, last int
-	}
-	prev := map[shape]int32{}
-	for k := range n {
-		sh := shape{in.size[k], in.first[k], in.last[k]}
-		s.twin[k] = -1
-		if j, ok := prev[sh]; ok {
-			s.twin[k] = j
-		}
-		prev[sh] = int32(k)
 	}
 	return s
 }
@@ -258,7 +239,7 @@ func (s *searcher) dfs(pt *part, remaining, depth int, minOffset int64, minRank 
 		if s.off[k] != noOffset || s.minOff[k] >= minHeight {
 			continue
 		}
-		if t := s.twin[k]; t >= 0 && s.off[t] == noOffset {
+		if t := s.in.twin[k]; t >= 0 && s.off[t] == noOffset {
 			continue // its identical twin goes first
 		}
 		o := s.minOff[k]

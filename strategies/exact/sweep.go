@@ -35,6 +35,11 @@ type instance struct {
 	pad []int64
 	// overlaps[k] lists the buffers whose lifetimes meet buffer k's.
 	overlaps [][]int32
+	// twin[k] is the buffer of the same size and lifetime as k with the
+	// next lower index, or -1. Identical buffers are interchangeable, so
+	// they are placed in index order (every static order keeps them
+	// adjacent, by index).
+	twin []int32
 	// parts are the independent sub-problems: no buffer lives on both
 	// sides of the boundary between two consecutive parts.
 	parts []part
@@ -161,6 +166,20 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 			panic("exact: buffer outside every part")
 		}
 		in.parts[j].bufs = append(in.parts[j].bufs, int32(k))
+	}
+	in.twin = make([]int32, n)
+	type shape struct {
+		size        int64
+		first, last int
+	}
+	prev := map[shape]int32{}
+	for k := range n {
+		sh := shape{in.size[k], in.first[k], in.last[k]}
+		in.twin[k] = -1
+		if j, ok := prev[sh]; ok {
+			in.twin[k] = j
+		}
+		prev[sh] = int32(k)
 	}
 	// Overlaps: sorted by first section, buffer k meets every later buffer
 	// that starts before its own sections end.
