@@ -10,7 +10,7 @@ import (
 // where it stopped, so a search given more nodes never repeats the ones
 // it has spent.
 type run struct {
-	s       *searcher
+	s       engine
 	next    func() (struct{}, bool)
 	stop    func()
 	started bool
@@ -18,12 +18,24 @@ type run struct {
 	res     outcome
 }
 
-func newRun(s *searcher, pt *part, c int64) *run {
+// engine is a search of one part at one capacity: a searcher or a
+// filler.
+type engine interface {
+	// solve searches part pt within capacity c, spending at most limit
+	// nodes before it pauses; on found, offsets() holds the offsets of
+	// pt's buffers, by search buffer.
+	solve(pt *part, c, limit int64) outcome
+	pacer() *pace
+	offsets() []int64
+}
+
+func newRun(s engine, pt *part, c int64) *run {
 	r := &run{s: s}
+	p := s.pacer()
 	r.next, r.stop = iter.Pull(func(yield func(struct{}) bool) {
-		s.yield = yield
-		r.res = s.solve(pt, c, s.limit)
-		s.yield = nil
+		p.yield = yield
+		r.res = s.solve(pt, c, p.limit)
+		p.yield = nil
 	})
 	return r
 }
@@ -35,10 +47,11 @@ func (r *run) step(limit int64) outcome {
 	if r.done {
 		return r.res
 	}
+	p := r.s.pacer()
 	if r.started {
-		r.s.limit = r.s.count + limit
+		p.limit = p.count + limit
 	} else {
-		r.s.limit, r.started = limit, true
+		p.limit, r.started = limit, true
 	}
 	if _, paused := r.next(); paused {
 		return aborted
@@ -89,9 +102,18 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 				s.b = sv.b
 				tr.runs = append(tr.runs, newRun(s, pt, tr.c))
 			}
+			// A part with no slack at c takes a perfect packing: the
+			// fillers sweep time each way.
+			if in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
+				for _, rev := range []bool{false, true} {
+					f := newFiller(in, rev)
+					f.b = sv.b
+					tr.runs = append(tr.runs, newRun(f, pt, tr.c))
+				}
+			}
 		}
 		res := aborted
-		var winner *searcher
+		var winner engine
 		for _, r := range tr.runs {
 			if res = r.step(limit); res != aborted {
 				winner = r.s
@@ -109,7 +131,7 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			return aborted
 		}
 		for _, k := range pt.bufs {
-			tr.offs[in.idx[k]] = winner.sol[k]
+			tr.offs[in.idx[k]] = winner.offsets()[k]
 		}
 		tr.close()
 	}

@@ -48,21 +48,44 @@ func (b *budget) spent() bool {
 	return false
 }
 
-// searcher is a MiniMalloc-style depth-first search over canonical
-// solutions at a fixed capacity: buffers are placed in non-decreasing
-// order of offset, each at the lowest offset above the placed buffers it
-// overlaps, so a solution is a placement order.
-type searcher struct {
-	in   *instance
-	heur string // the keys of the static order
-	cap  int64
-	b    *budget
-	// limit is the node count at which this search pauses (when run as a
+// pace counts a search's nodes against its budget and its share.
+type pace struct {
+	b *budget
+	// limit is the node count at which the search pauses (when run as a
 	// coroutine, by yield) or else aborts.
 	limit, count int64
 	// yield hands control back to the driver of a paused search; false
 	// means the driver gave the search up.
 	yield func(struct{}) bool
+}
+
+func (p *pace) pacer() *pace { return p }
+
+// node counts one search node; false means the search must abort: its
+// driver gave it up, or the budget of nodes, time or ctx ended.
+func (p *pace) node() bool {
+	p.count++
+	if p.count > p.limit && (p.yield == nil || !p.yield(struct{}{})) {
+		return false
+	}
+	if p.b.nodes == 0 {
+		return false
+	}
+	if p.b.nodes > 0 {
+		p.b.nodes--
+	}
+	return p.count&255 != 0 || !p.b.spent()
+}
+
+// searcher is a MiniMalloc-style depth-first search over canonical
+// solutions at a fixed capacity: buffers are placed in non-decreasing
+// order of offset, each at the lowest offset above the placed buffers it
+// overlaps, so a solution is a placement order.
+type searcher struct {
+	pace
+	in   *instance
+	heur string // the keys of the static order
+	cap  int64
 	// rank[k] is buffer k's place in the static order: the tie-breaker
 	// between buffers that could go at the same offset.
 	rank []int32
@@ -208,17 +231,7 @@ func (s *searcher) dfs(pt *part, remaining, depth int, minOffset int64, minRank 
 	if remaining == 0 {
 		return found
 	}
-	s.count++
-	if s.count > s.limit && (s.yield == nil || !s.yield(struct{}{})) {
-		return aborted
-	}
-	if s.b.nodes == 0 {
-		return aborted
-	}
-	if s.b.nodes > 0 {
-		s.b.nodes--
-	}
-	if s.count&255 == 0 && s.b.spent() {
+	if !s.node() {
 		return aborted
 	}
 	in := s.in
@@ -469,3 +482,5 @@ func alignUp(x, a int64) int64 {
 	}
 	return (x + a - 1) / a * a
 }
+
+func (s *searcher) offsets() []int64 { return s.sol }
