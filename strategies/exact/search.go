@@ -65,6 +65,14 @@ func (p *pace) pacer() *pace { return p }
 // driver gave it up, or the budget of nodes, time or ctx ended.
 func (p *pace) node() bool {
 	p.count++
+	// The common case, kept small enough to be inlined.
+	if p.count <= p.limit && p.b.nodes < 0 && p.count&255 != 0 {
+		return true
+	}
+	return p.check()
+}
+
+func (p *pace) check() bool {
 	if p.count > p.limit && (p.yield == nil || !p.yield(struct{}{})) {
 		return false
 	}
