@@ -264,3 +264,24 @@ func TestMiniMallocC(t *testing.T) {
 		t.Fatalf("footprint %d bound %d optimal %v, want 1039360 proved optimal", plan.Footprint, plan.Bound, plan.Optimal)
 	}
 }
+
+// TestAdversarialPlanted: the planted packing of adversarial-greedy at
+// n = 1,000 (seed 1) has no slack, so its optimum is its LB_load; the
+// fillers find one such packing well within the node budget.
+func TestAdversarialPlanted(t *testing.T) {
+	w, err := workloads.Load("synthetic/adversarial-greedy?n=1000&seed=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := w.Problem
+	plan, err := lookup(t, "exact?nodes=200000").Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := strategies.Validate(p, plan); err != nil {
+		t.Fatal(err)
+	}
+	if plan.Footprint != 1<<20 || !plan.Optimal {
+		t.Fatalf("footprint %d bound %d optimal %v, want 1048576 proved optimal", plan.Footprint, plan.Bound, plan.Optimal)
+	}
+}
