@@ -461,22 +461,8 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 func (s *searcher) unplace(c cand) {
 	in := s.in
 	k := c.buf
-	for {
-		u := s.floorUndo[len(s.floorUndo)-1]
-		s.floorUndo = s.floorUndo[:len(s.floorUndo)-1]
-		if u.at < 0 {
-			break
-		}
-		s.floor[u.at] = u.old
-	}
-	for {
-		u := s.offUndo[len(s.offUndo)-1]
-		s.offUndo = s.offUndo[:len(s.offUndo)-1]
-		if u.at < 0 {
-			break
-		}
-		s.minOff[u.at] = u.old
-	}
+	s.floorUndo = rollBack(s.floorUndo, s.floor)
+	s.offUndo = rollBack(s.offUndo, s.minOff)
 	for t := in.secLo[k]; t < in.secHi[k]; t++ {
 		s.total[t] += in.asize[k]
 	}
@@ -492,3 +478,16 @@ func alignUp(x, a int64) int64 {
 }
 
 func (s *searcher) offsets() []int64 { return s.sol }
+
+// rollBack restores vals from the changes logged since the last frame
+// marker, newest first, and returns the log without them.
+func rollBack(log []change, vals []int64) []change {
+	for {
+		u := log[len(log)-1]
+		log = log[:len(log)-1]
+		if u.at < 0 {
+			return log
+		}
+		vals[u.at] = u.old
+	}
+}
