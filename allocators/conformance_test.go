@@ -46,7 +46,7 @@ func TestConformanceVariants(t *testing.T) {
 		"torch-caching?garbage_collection_threshold=0.5&max_split_size=32M&roundup_power2_divisions=2",
 		"torch-caching?alloc_conf=expandable_segments:True",
 		"torch-caching?alloc_conf=expandable_segments:True,garbage_collection_threshold:0.5,max_split_size_mb:32",
-		"torch-caching?alloc_conf=roundup_power2_divisions:[1:2,4:4,>:8],max_split_size_mb:24,max_non_split_rounding_mb:30",
+		"torch-caching?alloc_conf=roundup_power2_divisions:[1:2,4:4,>:8],max_split_size_mb:24",
 	} {
 		t.Run(spec, func(t *testing.T) {
 			allocatortest.Run(t, allocatortest.Config{

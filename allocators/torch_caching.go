@@ -2,6 +2,7 @@ package allocators
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -14,9 +15,10 @@ import (
 
 // torchCaching simulates PyTorch's CUDA caching allocator
 // (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator, read at
-// 001074d2; its options as c10/core/AllocatorConfig.cpp's
-// AcceleratorAllocatorConfig parses PYTORCH_CUDA_ALLOC_CONF) on one device.
-// The rules, in our words:
+// pytorch/pytorch commit 001074d25084fdb87a799823e395a50f5ec044d3; its
+// options as that revision's CUDAAllocatorConfig::parseArgs,
+// c10/cuda/CUDAAllocatorConfig.cpp, reads PYTORCH_CUDA_ALLOC_CONF) on one
+// device. The rules, in our words:
 //
 //   - Rounding. A request below 512 bytes (kMinBlockSize) becomes 512;
 //     others round up to a multiple of 512. With roundup_power2_divisions
@@ -36,8 +38,8 @@ import (
 //   - Best fit. The cached block chosen is the smallest one >= the size,
 //     ties broken by address. With max_split_size set, a size below it
 //     never takes a cached block of max_split_size or more, and a size of
-//     max_split_size or more only takes a block less than
-//     max_non_split_rounding (default 20 MiB) larger.
+//     max_split_size or more only takes a block less than 20 MiB
+//     (kLargeBuffer) larger.
 //   - Splitting. The chosen block is split, its front handed out and the
 //     rest cached, when the rest is at least 512 bytes in the small pool (or
 //     anywhere with expandable segments), or, in the large pool, when the
@@ -79,6 +81,22 @@ import (
 //     fails is an OOM; what was given back stays given back. Upstream also
 //     waits for every stream there; a simulation cannot make streams finish
 //     early, so frees waiting for other streams keep waiting.
+//   - Options. roundup_power2_divisions:N sets every range;
+//     roundup_power2_divisions:[B:N,...,>:N] sets the range of each boundary
+//     B (MiB, a power of two), the first boundary's value also every range
+//     below it, and `>` the last boundary's range and all above it (every
+//     range when it comes first); ranges between boundaries keep 0.
+//     max_split_size_mb must exceed 20. Any other key than those, backend,
+//     expandable_segments, garbage_collection_threshold,
+//     release_lock_on_cudamalloc and the pinned_* options of that revision
+//     is an error.
+//
+// Later PyTorch differs in its options: it takes max_non_split_rounding_mb
+// (the 20 MiB of the best-fit rule above, made settable) and
+// pinned_use_background_threads, and its
+// AcceleratorAllocatorConfig (c10/core/AllocatorConfig.cpp) starts `>` at
+// the range after the last boundary's, takes max_split_size_mb:20, asks for
+// the closing bracket and words its errors differently.
 //
 // The device is a simulated address space handing out segments first fit by
 // address, as cudaMalloc would; every segment is a multiple of 2 MiB, so
@@ -329,7 +347,7 @@ func init() {
 			"coalescing on free, cached segments given back on OOM; PYTORCH_CUDA_ALLOC_CONF options through alloc_conf",
 		Params: []workloads.ParamDoc{
 			memoryLimitDoc,
-			{Name: "alloc_conf", Default: "", Doc: "PYTORCH_CUDA_ALLOC_CONF, whole: max_split_size_mb, max_non_split_rounding_mb, " +
+			{Name: "alloc_conf", Default: "", Doc: "PYTORCH_CUDA_ALLOC_CONF, whole, as PyTorch 001074d2 reads it: max_split_size_mb, " +
 				"roundup_power2_divisions (N or [256:1,512:2,>:8]), garbage_collection_threshold, expandable_segments"},
 			{Name: "max_split_size", Default: "0", Doc: "blocks this large or larger are not split (bytes, > 20M); 0 means unlimited"},
 			{Name: "roundup_power2_divisions", Default: "0", Doc: "round sizes up to this many steps per power-of-two interval (a power of two; 0 or 1: off)"},
@@ -342,11 +360,10 @@ func init() {
 // tcConfig is the allocator's configuration, PyTorch's defaults when zero
 // values are filled by defaultTCConfig.
 type tcConfig struct {
-	maxSplit            int64 // math.MaxInt64: unlimited
-	maxNonSplitRounding int64
-	divisions           [tcIntervals]int64
-	gcThreshold         float64
-	expandable          bool
+	maxSplit    int64 // math.MaxInt64: unlimited
+	divisions   [tcIntervals]int64
+	gcThreshold float64
+	expandable  bool
 }
 
 // tcIntervals is kRoundUpPowerOfTwoIntervals: the size ranges of
@@ -354,7 +371,7 @@ type tcConfig struct {
 const tcIntervals = 16
 
 func defaultTCConfig() tcConfig {
-	return tcConfig{maxSplit: math.MaxInt64, maxNonSplitRounding: tcLargeBuffer}
+	return tcConfig{maxSplit: math.MaxInt64}
 }
 
 func newTorchCaching(args *workloads.Args) (Allocator, error) {
@@ -411,25 +428,33 @@ func (a *torchCaching) newPools(stream int) *tcPools {
 	return sp
 }
 
-// parseAllocConf reads a PYTORCH_CUDA_ALLOC_CONF string as PyTorch's
-// AcceleratorAllocatorConfig::parseArgs does: tokens split at , : [ and ],
-// spaces dropped, `key:value` pairs separated by commas. The errors quote
-// PyTorch's messages where it has one. Options that do not change where
-// memory goes (backend:native, the pinned-memory and locking options) are
-// accepted and ignored.
+// parseAllocConf reads a PYTORCH_CUDA_ALLOC_CONF string as
+// CUDAAllocatorConfig::parseArgs (c10/cuda/CUDAAllocatorConfig.cpp) does at
+// 001074d2: tokens split at , : [ and ], spaces (and only spaces) dropped,
+// `key:value` pairs separated by commas, numbers read as C++'s stoi, stoul
+// and stod read them (leading whitespace skipped, the longest numeric prefix
+// taken, the rest of the token ignored). The errors quote PyTorch's
+// TORCH_CHECK messages; where PyTorch would instead throw a standard
+// exception (a value that is no number, or out of range) ours says what was
+// expected. Options that do not change where device memory goes
+// (backend:native, release_lock_on_cudamalloc, the pinned-memory options)
+// are checked as upstream checks them and ignored. Later PyTorch takes
+// keys 001074d2 rejects (max_non_split_rounding_mb,
+// pinned_use_background_threads and more) and reads some values
+// differently; see torchCaching.
 func parseAllocConf(s string) (tcConfig, error) {
 	c := defaultTCConfig()
 	var toks []string
 	var buf strings.Builder
 	for _, r := range s {
-		switch {
-		case r == ',' || r == ':' || r == '[' || r == ']':
+		switch r {
+		case ',', ':', '[', ']':
 			if buf.Len() > 0 {
 				toks = append(toks, buf.String())
 				buf.Reset()
 			}
 			toks = append(toks, string(r))
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		case ' ':
 		default:
 			buf.WriteRune(r)
 		}
@@ -437,124 +462,64 @@ func parseAllocConf(s string) (tcConfig, error) {
 	if buf.Len() > 0 {
 		toks = append(toks, buf.String())
 	}
-	tok := func(i int) string {
-		if i < len(toks) {
-			return toks[i]
-		}
-		return ""
-	}
-	expect := func(i int, want, after string) error {
-		if tok(i) != want {
-			if i >= len(toks) {
-				return fmt.Errorf("expected %q after %s, got the end of the string", want, after)
-			}
-			return fmt.Errorf("expected %q after %s, got %q", want, after, tok(i))
-		}
-		return nil
-	}
-	// value returns the token after `key:`.
-	value := func(i int, key string) (string, error) {
-		if err := expect(i+1, ":", key); err != nil {
-			return "", err
-		}
-		if i+2 >= len(toks) || strings.ContainsAny(toks[i+2], ",:[]") {
-			return "", fmt.Errorf("expected a value for %s", key)
-		}
-		return toks[i+2], nil
-	}
-	size := func(v, key string) (int64, error) {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s: expected a non-negative integer, got %q", key, v)
-		}
-		return int64(min(n, math.MaxInt64)), nil
-	}
-	boolean := func(v string, i int) (bool, error) {
-		switch v {
-		case "True":
-			return true, nil
-		case "False":
-			return false, nil
-		}
-		return false, fmt.Errorf("Expected 'True' or 'False' at index %d in ConfigTokenizer but got '%s'", i, v)
-	}
-	mib := func(key string, i int) (int64, int, error) {
-		v, err := value(i, key)
-		if err != nil {
-			return 0, 0, err
-		}
-		n, err := size(v, key)
-		if err != nil {
-			return 0, 0, err
-		}
-		if n < tcLargeBuffer>>20 {
-			return 0, 0, fmt.Errorf("CachingAllocator option %s too small, must be >= %d", key, tcLargeBuffer>>20)
-		}
-		if n > math.MaxInt64>>20 {
-			return math.MaxInt64, i + 2, nil
-		}
-		return n << 20, i + 2, nil
-	}
+	p := confTokens(toks)
 	for i := 0; i < len(toks); i++ {
-		key := toks[i]
 		var err error
-		switch key {
+		switch key := toks[i]; key {
 		case "max_split_size_mb":
-			c.maxSplit, i, err = mib(key, i)
-		case "max_non_split_rounding_mb":
-			c.maxNonSplitRounding, i, err = mib(key, i)
+			var v string
+			if v, i, err = p.value(i, key); err == nil {
+				c.maxSplit, err = maxSplitMB(v)
+			}
 		case "garbage_collection_threshold":
 			var v string
-			if v, err = value(i, key); err == nil {
-				t, perr := strconv.ParseFloat(v, 64)
-				switch {
-				case perr != nil:
-					err = fmt.Errorf("%s: expected a number, got %q", key, v)
-				case !(t > 0 && t < 1):
-					err = fmt.Errorf("garbage_collect_threshold is invalid, set it in (0.0, 1.0)")
-				default:
-					c.gcThreshold, i = t, i+2
-				}
-			}
-		case "expandable_segments":
-			var v string
-			if v, err = value(i, key); err == nil {
-				c.expandable, err = boolean(v, i+2)
-				i += 2
+			if v, i, err = p.value(i, key); err == nil {
+				c.gcThreshold, err = gcThreshold(v)
 			}
 		case "roundup_power2_divisions":
-			i, err = parseDivisions(toks, i, &c.divisions, expect, size)
+			i, err = p.divisions(i, &c.divisions)
 		case "backend":
-			var v string
-			if v, err = value(i, key); err == nil {
-				if v != "native" && v != "cudaMallocAsync" {
-					err = fmt.Errorf("Unknown allocator backend, options are native and cudaMallocAsync")
-				} else if v == "cudaMallocAsync" {
-					err = fmt.Errorf("backend:cudaMallocAsync is the CUDA driver's allocator, not simulated: use backend:native")
+			if err = p.consume(i+1, ":"); err != nil {
+				break
+			}
+			if i += 2; i >= len(toks) {
+				err = errors.New("Error parsing backend value")
+			} else if toks[i] == "cudaMallocAsync" {
+				err = errors.New("backend:cudaMallocAsync is the CUDA driver's allocator, not simulated: use backend:native")
+			} else if toks[i] != "native" {
+				err = errors.New("Unknown allocator backend, options are native and cudaMallocAsync")
+			}
+		case "expandable_segments", "release_lock_on_cudamalloc", "release_lock_on_hipmalloc":
+			// Upstream reads the value without checking that one came.
+			if err = p.consume(i+1, ":"); err == nil {
+				i += 2
+				name := key
+				if key == "release_lock_on_hipmalloc" {
+					name = "release_lock_on_cudamalloc"
 				}
-				i += 2
+				var b bool
+				if b, err = p.boolean(i, name); err == nil && key == "expandable_segments" {
+					c.expandable = b
+				}
 			}
-		case "release_lock_on_cudamalloc", "pinned_use_cuda_host_register", "pinned_use_background_threads",
-			"graph_capture_record_stream_reuse":
-			var v string
-			if v, err = value(i, key); err == nil {
-				_, err = boolean(v, i+2)
-				i += 2
+		case "pinned_use_cuda_host_register", "pinned_use_hip_host_register":
+			const name = "pinned_use_cuda_host_register"
+			if _, i, err = p.value(i, name); err == nil {
+				_, err = p.boolean(i, name)
 			}
-		case "pinned_num_register_threads", "pinned_reserve_segment_size_mb":
+		case "pinned_num_register_threads":
 			var v string
-			if v, err = value(i, key); err == nil {
-				_, err = size(v, key)
-				i += 2
+			if v, i, err = p.value(i, key); err == nil {
+				err = registerThreads(v)
 			}
 		default:
-			err = fmt.Errorf("Unrecognized key '%s' in CUDA allocator config.", key)
+			err = fmt.Errorf("Unrecognized CachingAllocator option: %s", key)
 		}
 		if err != nil {
 			return c, err
 		}
 		if i+1 < len(toks) {
-			if err := expect(i+1, ",", toks[i]); err != nil {
+			if err := p.consume(i+1, ","); err != nil {
 				return c, err
 			}
 			i++
@@ -563,28 +528,107 @@ func parseAllocConf(s string) (tcConfig, error) {
 	return c, nil
 }
 
-// parseDivisions reads `roundup_power2_divisions:N` (every range) or
-// `roundup_power2_divisions:[B:N,...,>:N]` starting at toks[i] (the key):
-// boundary B in MiB, a power of two, sets its range and, for the first
-// boundary, all below it; `>` sets every range after the last boundary;
-// ranges between boundaries keep 0 (no power-of-two rounding). It returns
-// the index of the last token read.
-func parseDivisions(toks []string, i int, d *[tcIntervals]int64, expect func(int, string, string) error, size func(string, string) (int64, error)) (int, error) {
+// confTokens are the tokens of a PYTORCH_CUDA_ALLOC_CONF string.
+type confTokens []string
+
+// consume checks that token i is c, as upstream's consumeToken does.
+func (p confTokens) consume(i int, c string) error {
+	if i < len(p) && p[i] == c {
+		return nil
+	}
+	return fmt.Errorf("Error parsing CachingAllocator settings, expected %s", c)
+}
+
+// value reads `key:VALUE` with key at i, returning the value and its index.
+func (p confTokens) value(i int, key string) (string, int, error) {
+	if err := p.consume(i+1, ":"); err != nil {
+		return "", i, err
+	}
+	if i += 2; i >= len(p) {
+		return "", i, fmt.Errorf("Error, expecting %s value", key)
+	}
+	return p[i], i, nil
+}
+
+// boolean reads token i, which must be True or False.
+func (p confTokens) boolean(i int, key string) (bool, error) {
+	if i < len(p) && (p[i] == "True" || p[i] == "False") {
+		return p[i] == "True", nil
+	}
+	return false, fmt.Errorf("Expected a single True/False argument for %s", key)
+}
+
+// maxSplitMB reads max_split_size_mb. Upstream stores stoi's int in a
+// size_t, so a negative value passes the check as a huge one and leaves
+// every block splittable: no limit.
+func maxSplitMB(v string) (int64, error) {
+	n, err := cStoi(v, "max_split_size_mb")
+	switch {
+	case err != nil:
+		return 0, err
+	case n < 0:
+		return math.MaxInt64, nil
+	case n <= tcLargeBuffer>>20:
+		return 0, fmt.Errorf("CachingAllocator option max_split_size_mb too small, must be > %d", tcLargeBuffer>>20)
+	}
+	return n << 20, nil
+}
+
+func gcThreshold(v string) (float64, error) {
+	t, err := cStod(v, "garbage_collection_threshold")
+	switch {
+	case err != nil:
+		return 0, err
+	case !(t > 0): // NaN too
+		return 0, errors.New("garbage_collect_threshold too small, set it 0.0~1.0")
+	case t >= 1:
+		return 0, errors.New("garbage_collect_threshold too big, set it 0.0~1.0")
+	}
+	return t, nil
+}
+
+// registerThreads checks pinned_num_register_threads: a power of two up to
+// pinned_max_register_threads (128).
+func registerThreads(v string) error {
+	n, err := cStoi(v, "pinned_num_register_threads")
+	switch {
+	case err != nil:
+		return err
+	case !isPow2(uint64(n)):
+		return errors.New("Number of register threads has to be power of 2")
+	case n > 128:
+		return errors.New("Number of register threads should be less than or equal to 128")
+	}
+	return nil
+}
+
+func isPow2(n uint64) bool { return n != 0 && n&(n-1) == 0 }
+
+// divisions reads `roundup_power2_divisions:N` (every range) or
+// `roundup_power2_divisions:[B:N,...,>:N]` with the key at toks[i], as
+// upstream's parseRoundUpPower2Divisions does at 001074d2: boundary B in
+// MiB, a power of two, sets its range and, for the first boundary, all
+// below it; `>` sets the last boundary's range (range 0 before any) and
+// every range after it; ranges between boundaries keep 0 (no power-of-two
+// rounding). Upstream neither asks for the closing bracket nor looks past
+// the end of the tokens before it reads the one after a value; ours
+// reports the missing comma there. It returns the index of the last token
+// read.
+func (p confTokens) divisions(i int, d *[tcIntervals]int64) (int, error) {
 	const key = "roundup_power2_divisions"
-	if err := expect(i+1, ":", key); err != nil {
+	if err := p.consume(i+1, ":"); err != nil {
 		return i, err
 	}
-	i += 2
-	if i >= len(toks) {
-		return i, fmt.Errorf("expected a value for %s", key)
+	if i += 2; i >= len(p) {
+		return i, fmt.Errorf("Error, expecting %s value", key)
 	}
-	if toks[i] != "[" {
-		n, err := size(toks[i], key)
+	if p[i] != "[" {
+		n, err := cStoi(p[i], key)
 		if err != nil {
 			return i, err
 		}
-		if n == 0 || n&(n-1) != 0 {
-			return i, fmt.Errorf("For roundups, the divisions has to be power of 2")
+		if !isPow2(uint64(n)) {
+			return i, errors.New("For roundups, the divisons has to be power of 2")
 		}
 		for k := range d {
 			d[k] = n
@@ -592,35 +636,34 @@ func parseDivisions(toks []string, i int, d *[tcIntervals]int64, expect func(int
 		return i, nil
 	}
 	first, last := true, 0
-	for i++; i < len(toks) && toks[i] != "]"; i++ {
-		bound := toks[i]
-		if err := expect(i+1, ":", "the range "+bound); err != nil {
+	for i++; i < len(p) && p[i] != "]"; i++ {
+		bound := p[i]
+		if err := p.consume(i+1, ":"); err != nil {
 			return i, err
 		}
-		if i+2 >= len(toks) {
-			return i, fmt.Errorf("expected a number of divisions after %s:", bound)
+		if i += 2; i >= len(p) {
+			return i, fmt.Errorf("Error parsing %s value", key)
 		}
-		n, err := size(toks[i+2], key)
+		n, err := cStoi(p[i], key)
 		if err != nil {
 			return i, err
 		}
-		if n != 0 && n&(n-1) != 0 {
-			return i, fmt.Errorf("For roundups, the divisions has to be power of 2 or 0 to disable roundup")
+		if n != 0 && !isPow2(uint64(n)) {
+			return i, errors.New("For roundups, the divisons has to be power of 2 or 0 to disable roundup")
 		}
-		i += 2
 		if bound == ">" {
-			for k := last + 1; k < tcIntervals; k++ {
+			for k := last; k < tcIntervals; k++ {
 				d[k] = n
 			}
 		} else {
-			b, err := size(bound, key)
+			b, err := cStoul(bound, key)
 			if err != nil {
 				return i, err
 			}
-			if b == 0 || b&(b-1) != 0 {
-				return i, fmt.Errorf("For roundups, the intervals have to be power of 2")
+			if !isPow2(b) {
+				return i, errors.New("For roundups, the intervals have to be power of 2")
 			}
-			k := min(bits.Len64(uint64(b))-1, tcIntervals-1)
+			k := min(bits.Len64(b)-1, tcIntervals-1)
 			if first {
 				for j := 0; j < k; j++ {
 					d[j] = n
@@ -629,17 +672,109 @@ func parseDivisions(toks []string, i int, d *[tcIntervals]int64, expect func(int
 			}
 			d[k], last = n, k
 		}
-		if tok := i + 1; tok < len(toks) && toks[tok] != "]" {
-			if err := expect(tok, ",", toks[i]); err != nil {
+		if i+1 >= len(p) || p[i+1] != "]" {
+			if err := p.consume(i+1, ","); err != nil {
 				return i, err
 			}
 			i++
 		}
 	}
-	if i >= len(toks) {
-		return i, fmt.Errorf("Expected closing bracket ']' in ConfigTokenizer but reached end of config")
-	}
 	return i, nil
+}
+
+// cNumber splits off what C's strtol family reads of s in base 10: leading
+// whitespace, an optional sign and the digits after it.
+func cNumber(s string) (neg bool, digits string) {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return neg, s[:n]
+}
+
+// cStoi reads v as std::stoi does: an int, or an error where stoi throws.
+func cStoi(v, key string) (int64, error) {
+	neg, digits := cNumber(v)
+	if digits == "" {
+		return 0, fmt.Errorf("%s: expected an integer, got %q", key, v)
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if neg {
+		n = -n
+	}
+	if err != nil || n < math.MinInt32 || n > math.MaxInt32 {
+		return 0, fmt.Errorf("%s: %q is out of the range of an int", key, v)
+	}
+	return n, nil
+}
+
+// cStoul reads v as std::stoul does: a negative value wraps around.
+func cStoul(v, key string) (uint64, error) {
+	neg, digits := cNumber(v)
+	if digits == "" {
+		return 0, fmt.Errorf("%s: expected an integer, got %q", key, v)
+	}
+	n, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is out of the range of an unsigned long", key, v)
+	}
+	if neg {
+		n = -n
+	}
+	return n, nil
+}
+
+// cStod reads v as std::stod does: the longest prefix that is a decimal
+// number, inf, infinity or nan (hexadecimal floats are not read); a value
+// too large or too small for a normal double is out of range.
+func cStod(v, key string) (float64, error) {
+	s := strings.TrimLeft(v, " \t\n\v\f\r")
+	n := 0
+	if n < len(s) && (s[n] == '+' || s[n] == '-') {
+		n++
+	}
+	lower := strings.ToLower(s[n:])
+	for _, w := range []string{"infinity", "inf", "nan"} {
+		if strings.HasPrefix(lower, w) {
+			f, _ := strconv.ParseFloat(s[:n+len(w)], 64)
+			return f, nil
+		}
+	}
+	digits, dot, nonzero := 0, false, false
+	for ; n < len(s); n++ {
+		if ch := s[n]; ch >= '0' && ch <= '9' {
+			digits++
+			nonzero = nonzero || ch != '0'
+		} else if ch == '.' && !dot {
+			dot = true
+		} else {
+			break
+		}
+	}
+	if digits == 0 {
+		return 0, fmt.Errorf("%s: expected a number, got %q", key, v)
+	}
+	if e := n; e < len(s) && (s[e] == 'e' || s[e] == 'E') {
+		e++
+		if e < len(s) && (s[e] == '+' || s[e] == '-') {
+			e++
+		}
+		if e < len(s) && s[e] >= '0' && s[e] <= '9' {
+			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
+				e++
+			}
+			n = e
+		}
+	}
+	f, err := strconv.ParseFloat(s[:n], 64)
+	if err != nil || nonzero && math.Abs(f) < 0x1p-1022 {
+		return 0, fmt.Errorf("%s: %q is out of the range of a double", key, v)
+	}
+	return f, nil
 }
 
 // divisionsFor is roundup_power2_divisions for a request of size bytes.
@@ -825,7 +960,7 @@ func (a *torchCaching) takeCached(p *tcPool, h int32, size int64) int32 {
 	if size < a.conf.maxSplit && n >= a.conf.maxSplit {
 		return bfcNone // an oversize block is kept for oversize requests
 	}
-	if size >= a.conf.maxSplit && n >= size+a.conf.maxNonSplitRounding {
+	if size >= a.conf.maxSplit && n >= size+tcLargeBuffer {
 		return bfcNone // too much waste for an oversize request
 	}
 	a.remove(p, h)

@@ -205,43 +205,51 @@ func TestTorchBadParams(t *testing.T) {
 }
 
 // TestTorchAllocConf checks that alloc_conf reads PYTORCH_CUDA_ALLOC_CONF as
-// PyTorch's AcceleratorAllocatorConfig does, including its per-range
-// roundup_power2_divisions (the cases of PyTorch's own AllocatorConfig
-// test among them).
+// CUDAAllocatorConfig::parseArgs does at pytorch 001074d2, including its
+// per-range roundup_power2_divisions and C++'s stoi/stod prefixes.
 func TestTorchAllocConf(t *testing.T) {
 	const mib = scMiB
 	fill := func(pairs ...int64) (d [tcIntervals]int64) {
-		for i := 0; i < len(pairs); i += 2 {
-			d[pairs[i]] = pairs[i+1]
-		}
-		return d
-	}
-	all := func(n int64) (d [tcIntervals]int64) {
-		for i := range d {
-			d[i] = n
+		for i := 0; i < len(pairs); i += 3 {
+			for k := pairs[i]; k <= pairs[i+1]; k++ {
+				d[k] = pairs[i+2]
+			}
 		}
 		return d
 	}
 	def := defaultTCConfig()
+	divs := func(d [tcIntervals]int64) tcConfig { c := def; c.divisions = d; return c }
 	tests := []struct {
 		conf string
 		want tcConfig
 	}{
-		{"expandable_segments:True,max_split_size_mb:128",
-			tcConfig{maxSplit: 128 * mib, maxNonSplitRounding: 20 * mib, expandable: true}},
-		{" max_split_size_mb : 20 , max_non_split_rounding_mb:30,garbage_collection_threshold:0.5",
-			tcConfig{maxSplit: 20 * mib, maxNonSplitRounding: 30 * mib, gcThreshold: 0.5}},
-		// Below the first boundary its value holds; > starts after the last.
-		{"roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", tcConfig{maxSplit: def.maxSplit, maxNonSplitRounding: def.maxNonSplitRounding,
-			divisions: fill(0, 1, 1, 1, 2, 1, 3, 1, 4, 1, 5, 1, 6, 1, 7, 1, 8, 1, 9, 2, 10, 4, 11, 8, 12, 8, 13, 8, 14, 8, 15, 8)}},
-		// Ranges between boundaries keep 0 (1024 MiB here).
-		{"roundup_power2_divisions:[128:8,256:16,512:1,2048:8,>:2]", tcConfig{maxSplit: def.maxSplit, maxNonSplitRounding: def.maxNonSplitRounding,
-			divisions: fill(0, 8, 1, 8, 2, 8, 3, 8, 4, 8, 5, 8, 6, 8, 7, 8, 8, 16, 9, 1, 11, 8, 12, 2, 13, 2, 14, 2, 15, 2)}},
-		// > alone starts after range 0, as upstream's last_index + 1 does.
-		{"roundup_power2_divisions:[>:8]", tcConfig{maxSplit: def.maxSplit, maxNonSplitRounding: def.maxNonSplitRounding,
-			divisions: fill(1, 8, 2, 8, 3, 8, 4, 8, 5, 8, 6, 8, 7, 8, 8, 8, 9, 8, 10, 8, 11, 8, 12, 8, 13, 8, 14, 8, 15, 8)}},
-		{"roundup_power2_divisions:4", tcConfig{maxSplit: def.maxSplit, maxNonSplitRounding: def.maxNonSplitRounding, divisions: all(4)}},
-		{"backend:native,release_lock_on_cudamalloc:True,pinned_num_register_threads:8", def},
+		{"expandable_segments:True,max_split_size_mb:128", tcConfig{maxSplit: 128 * mib, expandable: true}},
+		{" max_split_size_mb : 21 , garbage_collection_threshold:0.5", tcConfig{maxSplit: 21 * mib, gcThreshold: 0.5}},
+		// Below the first boundary its value holds; > starts at the last
+		// boundary's range (10, 1 GiB) and overrides its 4.
+		{"roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", divs(fill(0, 8, 1, 9, 9, 2, 10, 15, 8))},
+		// Ranges between boundaries keep 0 (1024 MiB here); > from 2048 MiB's.
+		{"roundup_power2_divisions:[128:8,256:16,512:1,2048:8,>:2]", divs(fill(0, 7, 8, 8, 8, 16, 9, 9, 1, 11, 15, 2))},
+		// > alone starts at range 0; a boundary after > is still the first.
+		{"roundup_power2_divisions:[>:8]", divs(fill(0, 15, 8))},
+		{"roundup_power2_divisions:[>:8,256:2]", divs(fill(0, 8, 2, 9, 15, 8))},
+		// Boundaries past 32 GiB name the last range; 1 MiB the first.
+		{"roundup_power2_divisions:[1:2,65536:4]", divs(fill(0, 0, 2, 15, 15, 4))},
+		{"roundup_power2_divisions:[256:0]", def},
+		{"roundup_power2_divisions:4", divs(fill(0, 15, 4))},
+		{"roundup_power2_divisions:1", divs(fill(0, 15, 1))},
+		// Upstream asks for no closing bracket.
+		{"roundup_power2_divisions:[256:2,", divs(fill(0, 8, 2))},
+		{"roundup_power2_divisions:[]", def},
+		// stoi and stod read a numeric prefix; a negative max_split_size_mb
+		// wraps to a size_t past any block: no limit.
+		{"max_split_size_mb:100MB", tcConfig{maxSplit: 100 * mib}},
+		{"max_split_size_mb:-1", def},
+		{"garbage_collection_threshold:.25x", tcConfig{maxSplit: def.maxSplit, gcThreshold: 0.25}},
+		{"garbage_collection_threshold:\t5e-1", tcConfig{maxSplit: def.maxSplit, gcThreshold: 0.5}},
+		{"backend:native,release_lock_on_cudamalloc:True,pinned_num_register_threads:128,pinned_use_cuda_host_register:False," +
+			"release_lock_on_hipmalloc:False,pinned_use_hip_host_register:True", def},
+		{"expandable_segments:False,", def},
 		{"", def},
 	}
 	for _, tt := range tests {
@@ -252,26 +260,49 @@ func TestTorchAllocConf(t *testing.T) {
 	}
 }
 
+// TestTorchAllocConfErrors checks the options 001074d2 refuses, with its
+// messages (ours where it would throw a C++ standard exception).
 func TestTorchAllocConfErrors(t *testing.T) {
 	tests := []struct{ conf, want string }{
-		{"max_split_size_mb:19", "CachingAllocator option max_split_size_mb too small, must be >= 20"},
-		{"max_non_split_rounding_mb:2", "CachingAllocator option max_non_split_rounding_mb too small, must be >= 20"},
-		{"garbage_collection_threshold:1.0", "garbage_collect_threshold is invalid, set it in (0.0, 1.0)"},
+		{"max_split_size_mb:20", "CachingAllocator option max_split_size_mb too small, must be > 20"},
+		// Later PyTorch's keys.
+		{"max_split_size_mb:21,max_non_split_rounding_mb:100", "Unrecognized CachingAllocator option: max_non_split_rounding_mb"},
+		{"pinned_use_background_threads:True", "Unrecognized CachingAllocator option: pinned_use_background_threads"},
+		{"garbage_collection_threshold:1.0", "garbage_collect_threshold too big, set it 0.0~1.0"},
+		{"garbage_collection_threshold:0", "garbage_collect_threshold too small, set it 0.0~1.0"},
+		{"garbage_collection_threshold:nan", "garbage_collect_threshold too small, set it 0.0~1.0"},
 		{"garbage_collection_threshold:half", `garbage_collection_threshold: expected a number, got "half"`},
-		{"expandable_segments:true", "Expected 'True' or 'False' at index 2 in ConfigTokenizer but got 'true'"},
-		{"roundup_power2_divisions:[256:3]", "For roundups, the divisions has to be power of 2 or 0 to disable roundup"},
+		{"garbage_collection_threshold:1e-400", `garbage_collection_threshold: "1e-400" is out of the range of a double`},
+		{"garbage_collection_threshold:", "Error, expecting garbage_collection_threshold value"},
+		{"expandable_segments:true", "Expected a single True/False argument for expandable_segments"},
+		{"expandable_segments:", "Expected a single True/False argument for expandable_segments"},
+		{"expandable_segments:\tTrue", "Expected a single True/False argument for expandable_segments"},
+		{"release_lock_on_hipmalloc:1", "Expected a single True/False argument for release_lock_on_cudamalloc"},
+		{"pinned_use_cuda_host_register:yes", "Expected a single True/False argument for pinned_use_cuda_host_register"},
+		{"pinned_use_hip_host_register:", "Error, expecting pinned_use_cuda_host_register value"},
+		{"pinned_num_register_threads:3", "Number of register threads has to be power of 2"},
+		{"pinned_num_register_threads:256", "Number of register threads should be less than or equal to 128"},
+		{"roundup_power2_divisions:[256:3]", "For roundups, the divisons has to be power of 2 or 0 to disable roundup"},
+		{"roundup_power2_divisions:[256:-2]", "For roundups, the divisons has to be power of 2 or 0 to disable roundup"},
 		{"roundup_power2_divisions:[300:2]", "For roundups, the intervals have to be power of 2"},
-		{"roundup_power2_divisions:3", "For roundups, the divisions has to be power of 2"},
-		{"roundup_power2_divisions:[256:2,512:4", "Expected closing bracket ']' in ConfigTokenizer but reached end of config"},
-		{"max_split_size_mb:abc", `max_split_size_mb: expected a non-negative integer, got "abc"`},
-		{"max_split_size_mb:-1", `max_split_size_mb: expected a non-negative integer, got "-1"`},
-		{"max_split_size_mb", `expected ":" after max_split_size_mb, got the end of the string`},
-		{"max_split_size_mb:", "expected a value for max_split_size_mb"},
-		{"max_split_size_mb:128;expandable_segments:True", `max_split_size_mb: expected a non-negative integer, got "128;expandable_segments"`},
-		{"max_split_size_mb:128 garbage_collection_threshold:0.5", `max_split_size_mb: expected a non-negative integer, got "128garbage_collection_threshold"`},
-		{"max_split_size_mb:128,:", `Unrecognized key ':' in CUDA allocator config.`},
-		{"max_split_size_mb=128", "Unrecognized key 'max_split_size_mb=128' in CUDA allocator config."},
+		{"roundup_power2_divisions:[0:2]", "For roundups, the intervals have to be power of 2"},
+		{"roundup_power2_divisions:3", "For roundups, the divisons has to be power of 2"},
+		{"roundup_power2_divisions:0", "For roundups, the divisons has to be power of 2"},
+		{"roundup_power2_divisions:[256:2,512:4", "Error parsing CachingAllocator settings, expected ,"},
+		{"roundup_power2_divisions:[256:", "Error parsing roundup_power2_divisions value"},
+		{"roundup_power2_divisions:[256,2]", "Error parsing CachingAllocator settings, expected :"},
+		{"roundup_power2_divisions:", "Error, expecting roundup_power2_divisions value"},
+		{"roundup_power2_divisions:[x:2]", `roundup_power2_divisions: expected an integer, got "x"`},
+		{"max_split_size_mb:abc", `max_split_size_mb: expected an integer, got "abc"`},
+		{"max_split_size_mb:3000000000", `max_split_size_mb: "3000000000" is out of the range of an int`},
+		{"max_split_size_mb", "Error parsing CachingAllocator settings, expected :"},
+		{"max_split_size_mb:", "Error, expecting max_split_size_mb value"},
+		{"max_split_size_mb:128;expandable_segments:True", "Error parsing CachingAllocator settings, expected ,"},
+		{"max_split_size_mb:128 garbage_collection_threshold:0.5", "Error parsing CachingAllocator settings, expected ,"},
+		{"max_split_size_mb:128,:", "Unrecognized CachingAllocator option: :"},
+		{"max_split_size_mb=128", "Unrecognized CachingAllocator option: max_split_size_mb=128"},
 		{"backend:cuda", "Unknown allocator backend, options are native and cudaMallocAsync"},
+		{"backend:", "Error parsing backend value"},
 		{"backend:cudaMallocAsync", "backend:cudaMallocAsync is the CUDA driver's allocator, not simulated: use backend:native"},
 	}
 	for _, tt := range tests {
@@ -279,8 +310,8 @@ func TestTorchAllocConfErrors(t *testing.T) {
 			t.Errorf("parseAllocConf(%q) = %v, want %q", tt.conf, err, tt.want)
 		}
 	}
-	_, err := Lookup("torch-caching?alloc_conf=max_split_size_mb:19")
-	if want := `torch-caching: alloc_conf="max_split_size_mb:19": CachingAllocator option max_split_size_mb too small, must be >= 20`; err == nil || err.Error() != want {
+	_, err := Lookup("torch-caching?alloc_conf=max_split_size_mb:20")
+	if want := `torch-caching: alloc_conf="max_split_size_mb:20": CachingAllocator option max_split_size_mb too small, must be > 20`; err == nil || err.Error() != want {
 		t.Errorf("Lookup: %v, want %s", err, want)
 	}
 	_, err = Lookup("torch-caching?alloc_conf=expandable_segments:True&max_split_size=64M")
@@ -290,14 +321,18 @@ func TestTorchAllocConfErrors(t *testing.T) {
 }
 
 // TestTorchRoundSizeRanges checks that each size range takes its own
-// number of divisions.
+// number of divisions, > covering the last boundary's range as at
+// 001074d2.
 func TestTorchRoundSizeRanges(t *testing.T) {
 	a := scBuild(t, "torch-caching?alloc_conf=roundup_power2_divisions:[256:1,512:2,1024:4,>:8]").(*torchCaching)
 	tests := []struct{ size, want int64 }{
-		{1000, 1024},                           // range 0 takes the first boundary's 1: plain rounding
-		{300*scMiB + 1, 300*scMiB + 512},       // 256 MiB range: 1
-		{600*scMiB + 1, 768 * scMiB},           // 512 MiB range: 2 steps of 256 MiB
-		{1100 * scMiB, 1280 * scMiB},           // 1 GiB range: 4 steps of 256 MiB
+		{1000, 1024},                     // range 0 takes the first boundary's 1: plain rounding
+		{300*scMiB + 1, 300*scMiB + 512}, // 256 MiB range: 1
+		{600*scMiB + 1, 768 * scMiB},     // 512 MiB range: 2 steps of 256 MiB
+		// 1 GiB range: >'s 8 steps of 128 MiB, not 1024's 4 of 256 MiB
+		// (later PyTorch: 1280 MiB and 1,879,048,192).
+		{1100 * scMiB, 1152 * scMiB},
+		{1_610_612_737, 1_744_830_464},
 		{3000 * scMiB, 3072 * scMiB},           // 2 GiB range: 8 steps of 256 MiB
 		{2048 * scMiB, 2048 * scMiB},           // a power of two stays
 		{40 * 1024 * scMiB, 40 * 1024 * scMiB}, // 32 GiB and up: the last range, 8 steps of 4 GiB
@@ -309,16 +344,65 @@ func TestTorchRoundSizeRanges(t *testing.T) {
 	}
 }
 
-func TestTorchMaxNonSplitRounding(t *testing.T) {
-	// The 50 MiB oversize block is within 40 MiB of a 25 MiB request: taken
-	// whole (with the default 20 MiB it is not; TestTorchMaxSplitSize).
-	a := scBuild(t, "torch-caching?alloc_conf=max_split_size_mb:24,max_non_split_rounding_mb:40")
-	scPlay(t, a, []scStep{
-		scAlloc(50*scMiB, 0, 50*scMiB),
-		scFree(0),
-		scAlloc(25*scMiB, 0, 50*scMiB),
-		scAlloc(8*scMiB, 50*scMiB, 8*scMiB),
-	})
+// TestTorchUpstreamSequences plays alloc/free sequences whose blocks (offset,
+// size) follow by hand from 001074d2's malloc: round_size, get_pool,
+// get_free_block (best fit by (size, address); no oversize block for a
+// smaller request; an oversize request takes no block 20 MiB (kLargeBuffer)
+// or more larger than it), get_allocation_size, should_split, and
+// cudaMalloc's first fit here.
+func TestTorchUpstreamSequences(t *testing.T) {
+	const mib = scMiB
+	tests := []struct {
+		spec  string
+		steps []scStep
+	}{
+		// roundup_power2_divisions [256:1,512:2,1024:4,>:8]: ranges 0-8
+		// take 1, 9 (512 MiB) 2, 10 (1 GiB) and up 8.
+		{"torch-caching?alloc_conf=roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", []scStep{
+			// 1,610,612,737: log2 30, range 10, 8 steps of 1 GiB/8 = 128 MiB
+			// above 1 GiB: 1.5 GiB + 1 up to 1.5 GiB + 128 MiB = 1664 MiB,
+			// its own segment (>= 10 MiB: rounded to 2 MiB, already is).
+			scAlloc(1_610_612_737, 0, 1664*mib),
+			// 1100 MiB: range 10, 8 steps: 1152 MiB, a new segment after.
+			scAlloc(1100*mib, 1664*mib, 1152*mib),
+			// 600 MiB + 1: range 9, 2 steps of 256 MiB: 768 MiB.
+			scAlloc(600*mib+1, 2816*mib, 768*mib),
+			scFree(1),
+			// 1100 MiB again rounds to 1152 MiB: the cached block fits
+			// exactly, no split.
+			scAlloc(1100*mib, 1664*mib, 1152*mib),
+			// 300 MiB + 1: range 8, 1 division: 512-byte rounding, 300 MiB +
+			// 512 in a 302 MiB segment, whose 2 MiB - 512 rest exceeds 1 MiB
+			// (kSmallSize) and is split off.
+			scAlloc(300*mib+1, 3584*mib, 300*mib+512),
+		}},
+		// max_split_size_mb:21: blocks of 21 MiB or more are oversize.
+		{"torch-caching?alloc_conf=max_split_size_mb:21", []scStep{
+			scAlloc(80*mib, 0, 80*mib),
+			scFree(0),
+			// 56 MiB is oversize; the cached 80 MiB is 80 >= 56 + 20 (kLargeBuffer):
+			// refused, a new 56 MiB segment (with later PyTorch's
+			// max_non_split_rounding_mb:100 it would be taken).
+			scAlloc(56*mib, 80*mib, 56*mib),
+			// 75 MiB: 80 < 75 + 20, taken whole (an oversize request is never
+			// split off).
+			scAlloc(75*mib, 0, 80*mib),
+			// 5 MiB: no cached block; a 20 MiB segment (1 to 10 MiB), split.
+			scAlloc(5*mib, 136*mib, 5*mib),
+			scFree(2),
+			// 10 MiB below max_split never takes the oversize 56 MiB block:
+			// the 15 MiB rest of the 20 MiB segment.
+			scAlloc(10*mib, 141*mib, 10*mib),
+			// 21 MiB is oversize at the boundary: a 22 MiB segment (2 MiB
+			// rounding) handed out whole, since 56 >= 21 + 20.
+			scAlloc(21*mib, 156*mib, 22*mib),
+			// 40 MiB: the cached 56 MiB is within 20 MiB: taken whole.
+			scAlloc(40*mib, 80*mib, 56*mib),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) { scPlay(t, scBuild(t, tt.spec), tt.steps) })
+	}
 }
 
 // TestTorchExpandableSegments walks segments that grow in place.

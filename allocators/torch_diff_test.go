@@ -25,7 +25,7 @@ var torchDiffSpecs = []string{
 	"torch-caching",
 	"torch-caching?memory_limit=160M",
 	"torch-caching?alloc_conf=max_split_size_mb:40",
-	"torch-caching?alloc_conf=max_split_size_mb:24,max_non_split_rounding_mb:64&memory_limit=200M",
+	"torch-caching?alloc_conf=max_split_size_mb:24&memory_limit=200M",
 	"torch-caching?alloc_conf=roundup_power2_divisions:[256:1,512:2,1024:4,>:8]",
 	"torch-caching?alloc_conf=roundup_power2_divisions:4,garbage_collection_threshold:0.5&memory_limit=240M",
 	"torch-caching?alloc_conf=expandable_segments:True",
@@ -133,8 +133,11 @@ func diffTrace(t *testing.T, a allocators.Allocator, seed uint64, k, n int, size
 // every event with
 // testdata/torch_diff.txt, recorded from the implementation before its
 // indexes were rewritten for speed (ordered sets and a map, commit
-// 0920aca). Rewrite it with -update-torch-diff only when torch-caching's
-// behaviour changes on purpose.
+// 0920aca). The max_split_size_mb:24 traces were re-recorded when their
+// max_non_split_rounding_mb:64, which PyTorch 001074d2 does not know, was
+// dropped (seeds 3 mod 8; the 12 whose digests moved took a cached oversize
+// block 20 to 64 MiB larger than the request). Rewrite it with
+// -update-torch-diff only when torch-caching's behaviour changes on purpose.
 func TestTorchDifferential(t *testing.T) {
 	const traces, events = 320, 300
 	path := filepath.Join("testdata", "torch_diff.txt")
