@@ -20,6 +20,12 @@ type Plan struct {
 	Offsets []int64
 	// Footprint is max(offset+size) over buffers, 0 for none.
 	Footprint int64
+	// Arena is the arena the strategy's runtime itself would ask for,
+	// where that differs from Footprint: runtimes that round every size up
+	// before planning count the rounded size of the topmost buffer (TFLite
+	// Micro's GetMaximumMemorySize, ONNX Runtime's peak). 0 when it is
+	// Footprint.
+	Arena int64
 	// ObjectIDs[i] is the shared object holding buffer i; nil for offset
 	// planners.
 	ObjectIDs []int
@@ -66,7 +72,10 @@ type Info struct {
 	Runtime string
 	Kind    Kind
 	Doc     string
-	Params  []workloads.ParamDoc
+	// Arena says how the runtime's own arena size differs from max(offset
+	// + size), where it can (Plan.Arena); "" where they agree.
+	Arena  string
+	Params []workloads.ParamDoc
 	// New builds the strategy; it reads its parameters from args.
 	New func(args *workloads.Args) (Strategy, error)
 }
@@ -211,6 +220,26 @@ func ObjectsToOffsets(plan *Plan, bufs []workloads.Buffer, align int64) {
 			plan.Footprint = end
 		}
 	}
+}
+
+// roundedArena returns max(offset + size rounded up to align) over the
+// buffers, 0 for none: the arena of a runtime that rounds sizes before
+// planning.
+func roundedArena(bufs []workloads.Buffer, offsets []int64, align int64) int64 {
+	var a int64
+	for i, b := range bufs {
+		a = max(a, offsets[i]+AlignUp(b.Size, align))
+	}
+	return a
+}
+
+// setArena records a runtime's own arena size in plan where it differs
+// from the footprint.
+func setArena(plan *Plan, arena int64) *Plan {
+	if arena != plan.Footprint {
+		plan.Arena = arena
+	}
+	return plan
 }
 
 // Footprint returns max(offset+size) over the buffers, 0 for none.

@@ -76,6 +76,26 @@ type Problem struct {
 	// parallel to Buffers: MiniMalloc ids need not be numbers, and writing
 	// the problem back must reproduce them.
 	Labels []string
+	// Persistent holds the tensors the runtime keeps for the whole run
+	// outside the arena it plans: a `.tflite` model's variable tensors,
+	// which TFLite's interpreter (kTfLiteArenaRwPersistent) and TFLite
+	// Micro (its persistent area) both allocate apart. No planner places
+	// them; reports show their bytes apart (PersistentBytes). Each spans
+	// the whole run.
+	Persistent []Buffer
+	// Format is the format of the file the problem was read from, where a
+	// planner's defaults depend on it (FormatTFLiteModel: TFLite Micro's
+	// planners then default to its 16-byte alignment); "" otherwise.
+	Format string
+}
+
+// PersistentBytes returns the total size of the persistent tensors.
+func (p *Problem) PersistentBytes() int64 {
+	var n int64
+	for _, b := range p.Persistent {
+		n += b.Size
+	}
+	return n
 }
 
 // Len returns the number of buffers.
