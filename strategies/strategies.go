@@ -6,6 +6,7 @@ package strategies
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -38,6 +39,11 @@ type Plan struct {
 	// (Footprint == Bound).
 	Optimal bool
 }
+
+// ErrTooManyBuffers is the refusal of a strategy whose runtime plans at
+// most a fixed number of buffers (tflm-linear: 1,024), as the runtime
+// itself refuses them; test with errors.Is.
+var ErrTooManyBuffers = errors.New("too many buffers")
 
 // IsObjects reports whether the plan is a shared-object assignment.
 func (p *Plan) IsObjects() bool { return p.ObjectIDs != nil }

@@ -144,7 +144,7 @@ func (tflmLinear) Name() string { return "tflm-linear" }
 
 func (tflmLinear) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	if n := len(p.Buffers); n > tflmLinearMaxBuffers {
-		return nil, fmt.Errorf("tflm-linear: %d buffers: too many buffers (TFLite Micro's LinearMemoryPlanner holds at most %d)", n, tflmLinearMaxBuffers)
+		return nil, fmt.Errorf("tflm-linear: %d buffers: %w (TFLite Micro's LinearMemoryPlanner holds at most %d)", n, ErrTooManyBuffers, tflmLinearMaxBuffers)
 	}
 	align := tflmAlign(p)
 	rounded, err := tflmRounded("tflm-linear", p.Buffers, align)
