@@ -299,3 +299,35 @@ func TestStatefulModel(t *testing.T) {
 		t.Errorf("buffers %+v, persistent %+v; want %+v, %+v", p.Buffers, p.Persistent, wantBufs, wantPers)
 	}
 }
+
+// TestPersistentJSON: a model's persistent tensors survive conversion to
+// membench JSON and back; a label on one is refused.
+func TestPersistentJSON(t *testing.T) {
+	p, err := parseTFLiteModel(statefulModel().build(), "s.tflite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := WriteJSON(&out, p); err != nil {
+		t.Fatal(err)
+	}
+	const want = `  "persistent": [
+    {"id": 2, "size": 40, "first": 0, "last": 1}
+  ]
+}
+`
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf("JSON ends\n%s\nwant\n%s", out.String(), want)
+	}
+	back, err := parseJSON([]byte(out.String()), "s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Buffers, p.Buffers) || !slices.Equal(back.Persistent, p.Persistent) {
+		t.Errorf("round trip: %+v / %+v, want %+v / %+v", back.Buffers, back.Persistent, p.Buffers, p.Persistent)
+	}
+	_, err = parseJSON([]byte(`{"buffers": [], "persistent": [{"label": "x", "size": 1, "first": 0, "last": 0}]}`), "l.json")
+	if err == nil || err.Error() != "l.json:1: persistent buffer 0: persistent buffers take no label" {
+		t.Errorf("labelled persistent buffer: %v", err)
+	}
+}

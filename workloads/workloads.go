@@ -33,12 +33,17 @@
 //	  "buffers": [                // required, in problem order
 //	    {"id": 0, "size": 16, "first": 0, "last": 1},
 //	    {"id": 1, "label": "b1", "size": 8, "first": 1, "last": 2}
+//	  ],
+//	  "persistent": [             // optional: kept outside the arena
+//	    {"id": 2, "size": 40, "first": 0, "last": 2}
 //	  ]
 //	}
 //
 // In a buffer, size (bytes >= 0), first and last (tasks, first <= last) are
 // required; id defaults to the buffer's index and must be unique; label
-// keeps a non-numeric id (Problem.Labels). Unknown fields are errors.
+// keeps a non-numeric id (Problem.Labels). Persistent buffers
+// (Problem.Persistent) take the same fields but a label. Unknown fields
+// are errors.
 //
 // Every reader reports malformed input as an *InputError naming the file,
 // the line and what was expected; none panics.
