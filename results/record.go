@@ -39,8 +39,8 @@ type Record struct {
 	Footprint int64 `json:"footprint"`
 	// Arena is the arena the strategy's runtime itself would ask for
 	// where it differs from Footprint (sizes rounded before planning:
-	// TFLite Micro, ONNX Runtime, ExecuTorch); 0, and absent, otherwise
-	// and in records written before it existed.
+	// TFLite Micro, ONNX Runtime, ExecuTorch, MegEngine); 0, and absent,
+	// otherwise and in records written before it existed.
 	Arena int64 `json:"arena,omitempty"`
 	// Persistent is the bytes the workload keeps outside the planned
 	// arena (a `.tflite` model's variable tensors), not in Footprint nor

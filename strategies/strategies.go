@@ -22,9 +22,10 @@ type Plan struct {
 	// Footprint is max(offset+size) over buffers, 0 for none.
 	Footprint int64
 	// Arena is the arena the strategy's runtime itself would ask for,
-	// where that differs from Footprint: runtimes that round every size up
-	// before planning count the rounded size of the topmost buffer (TFLite
-	// Micro's GetMaximumMemorySize, ONNX Runtime's peak). 0 when it is
+	// where that differs from Footprint: runtimes that round every size
+	// (or the arena's end) up to the alignment count the topmost buffer's
+	// rounding (TFLite Micro's GetMaximumMemorySize, ONNX Runtime's peak,
+	// ExecuTorch's total, MegEngine's m_peak_usage). 0 when it is
 	// Footprint.
 	Arena int64
 	// ObjectIDs[i] is the shared object holding buffer i; nil for offset

@@ -16,8 +16,8 @@ import (
 // from TFLite Micro at 90b983c2 (micro_allocator.cc's CreatePlan rounds
 // each size up to the alignment, then greedy_memory_planner.cc or
 // linear_memory_planner.cc plans the rounded sizes and
-// GetMaximumMemorySize is the arena), ONNX Runtime's MemPatternPlanner and
-// ExecuTorch's greedy and naive.
+// GetMaximumMemorySize is the arena), ONNX Runtime's MemPatternPlanner,
+// ExecuTorch's naive and MegEngine's pushdown (m_peak_usage).
 func TestRuntimeArenas(t *testing.T) {
 	type buf struct {
 		size        int64
@@ -72,6 +72,10 @@ func TestRuntimeArenas(t *testing.T) {
 		{"ort-16", "ort-mem-pattern", mixed, 16, "", []int64{0, 32, 64, 0}, 74, 80},
 		// ExecuTorch naive at its 16 bytes: 0, 32, 64, 80; total 128.
 		{"executorch-naive", "executorch-naive", mixed, 0, "", []int64{0, 32, 64, 80}, 120, 128},
+		// MegEngine pushdown, intervals [0,2) and [1,3): 1 lies above 0,
+		// at 10 rounded up to 16; the total is the highest end rounded
+		// up, 48, where the footprint is 36.
+		{"megengine-16", "megengine-pushdown", []buf{{10, 0, 1}, {20, 1, 2}}, 16, "", []int64{0, 16}, 36, 48},
 		// TFLite's arena is its high-water mark over sizes as given: no
 		// separate arena.
 		{"tflite-arena", "tflite-arena", tie64, 64, "", nil, 0, 0},
