@@ -17,7 +17,7 @@ import (
 // each size up to the alignment, then greedy_memory_planner.cc or
 // linear_memory_planner.cc plans the rounded sizes and
 // GetMaximumMemorySize is the arena), ONNX Runtime's MemPatternPlanner,
-// ExecuTorch's naive and MegEngine's pushdown (m_peak_usage).
+// ExecuTorch's greedy and naive and MegEngine's pushdown (m_peak_usage).
 func TestRuntimeArenas(t *testing.T) {
 	type buf struct {
 		size        int64
@@ -72,6 +72,13 @@ func TestRuntimeArenas(t *testing.T) {
 		{"ort-16", "ort-mem-pattern", mixed, 16, "", []int64{0, 32, 64, 0}, 74, 80},
 		// ExecuTorch naive at its 16 bytes: 0, 32, 64, 80; total 128.
 		{"executorch-naive", "executorch-naive", mixed, 0, "", []int64{0, 32, 64, 80}, 120, 128},
+		// ExecuTorch greedy at 16: keys 32, 32, 16, 48 largest first,
+		// ties in reverse input order: 3, 1, 0, 2. 3 opens object A (48);
+		// 1 (tasks 0-1) shares A with 3 at 0; 0 meets 1 in A, whose end
+		// 32 leaves no 32 bytes below 48: object B (32); 2 meets all
+		// three and fits above none: object C (16). A, B, C at 0, 48, 80:
+		// total 96, footprint max(48+30, 20, 80+10, 40) = 90.
+		{"executorch-greedy", "executorch-greedy", mixed, 0, "", []int64{48, 0, 80, 0}, 90, 96},
 		// MegEngine pushdown, intervals [0,2) and [1,3): 1 lies above 0,
 		// at 10 rounded up to 16; the total is the highest end rounded
 		// up, 48, where the footprint is 36.
