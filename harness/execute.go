@@ -108,7 +108,7 @@ func runStrategy(ctx context.Context, c Cell, p *workloads.Problem, rec *results
 		rec.Status, rec.Error = results.StatusInvalid, err.Error()
 		return err
 	}
-	rec.Footprint = plan.Footprint
+	rec.Footprint, rec.Arena, rec.Persistent = plan.Footprint, plan.Arena, p.PersistentBytes()
 	rec.Ratio = ratio(plan.Footprint, c.Info.LBLoad)
 	rec.RatioObjects = ratio(plan.Footprint, c.Info.LBObjects)
 	if plan.IsObjects() {

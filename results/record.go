@@ -37,8 +37,17 @@ type Record struct {
 	// Footprint is the plan's footprint, or the allocator's peak reserved
 	// bytes.
 	Footprint int64 `json:"footprint"`
-	LBLoad    int64 `json:"lb_load"`
-	LBObjects int64 `json:"lb_objects"`
+	// Arena is the arena the strategy's runtime itself would ask for
+	// where it differs from Footprint (sizes rounded before planning:
+	// TFLite Micro, ONNX Runtime, ExecuTorch, MegEngine); 0, and absent,
+	// otherwise and in records written before it existed.
+	Arena int64 `json:"arena,omitempty"`
+	// Persistent is the bytes the workload keeps outside the planned
+	// arena (a `.tflite` model's variable tensors), not in Footprint nor
+	// Arena; absent when none.
+	Persistent int64 `json:"persistent,omitempty"`
+	LBLoad     int64 `json:"lb_load"`
+	LBObjects  int64 `json:"lb_objects"`
 	// Ratio is Footprint / LBLoad (0 where LBLoad is 0).
 	Ratio float64 `json:"ratio"`
 	// RatioObjects is Footprint / LBObjects (0 where LBObjects is 0).

@@ -47,8 +47,11 @@ import (
 //
 // The objects are then laid back to back in creation order and a tensor's
 // offset is its object's start plus its offset within the object.
-// ExecuTorch's total is the sum of the object sizes; membench reports
-// max(offset + size), which can be smaller by the last object's rounding.
+// ExecuTorch's total is the sum of the object sizes (naive: of the rounded
+// sizes), which is max(offset + rounded size) as each object's first
+// tensor fills it; membench's footprint is max(offset + size), which can
+// be smaller by the last object's rounding, and Plan.Arena keeps
+// ExecuTorch's total where it differs.
 // Both planners are offset planners here: an ExecuTorch object holds
 // tensors live at the same time at different offsets, which membench's
 // object plans (one tensor per object at a time) cannot express.
@@ -65,6 +68,7 @@ import (
 // Lifetimes are inclusive, as in ExecuTorch and membench.
 
 func init() {
+	const arena = "the sum of the shared objects' sizes: the highest offset plus size rounded up to the alignment"
 	alignDoc := workloads.ParamDoc{Name: "alignment", Default: "16",
 		Doc: "ExecuTorch's alignment: sizes are rounded up to a multiple of it (and of the problem's alignment)"}
 	Register(Info{
@@ -73,6 +77,7 @@ func init() {
 		Kind:    Offsets,
 		Doc: "ExecuTorch greedy (exir/memory_planning.py): size descending, each tensor into the first " +
 			"shared object free at its lifetime, else above its live tensors in the first object with room, else a new object",
+		Arena: arena,
 		Params: []workloads.ParamDoc{alignDoc, {Name: "allow_overlapping_allocations", Default: "true",
 			Doc: "place tensors above live ones inside an object (ExecuTorch's default); false allows only time-disjoint sharing"}},
 		New: func(args *workloads.Args) (Strategy, error) {
@@ -88,6 +93,7 @@ func init() {
 		Runtime: "executorch",
 		Kind:    Offsets,
 		Doc:     "ExecuTorch naive (exir/memory_planning.py): every tensor back to back in input order, sizes rounded to the alignment; no reuse",
+		Arena:   arena,
 		Params:  []workloads.ParamDoc{alignDoc},
 		New: func(args *workloads.Args) (Strategy, error) {
 			a, err := executorchAlignment("executorch-naive", args)
@@ -160,7 +166,7 @@ func (e executorchNaive) Plan(ctx context.Context, p *workloads.Problem) (*Plan,
 			return nil, fmt.Errorf("executorch-naive: the arena overflows 2^63 bytes at buffer %d", i)
 		}
 	}
-	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+	return executorchPlan(p.Buffers, offsets, sizes), nil
 }
 
 type executorchGreedy struct {
@@ -179,7 +185,17 @@ func (e executorchGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+	return executorchPlan(p.Buffers, offsets, sizes), nil
+}
+
+// executorchPlan is the plan of offsets for bufs, whose sizes ExecuTorch
+// rounded to sizes, with ExecuTorch's total as its arena.
+func executorchPlan(bufs []workloads.Buffer, offsets, sizes []int64) *Plan {
+	var total int64
+	for i, off := range offsets {
+		total = max(total, off+sizes[i])
+	}
+	return setArena(&Plan{Offsets: offsets, Footprint: Footprint(bufs, offsets)}, total)
 }
 
 // executorchGreedyOffsets runs ExecuTorch's greedy on the rounded sizes.

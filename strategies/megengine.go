@@ -41,7 +41,9 @@ import (
 //
 // 2. Push down: an interval's address is the highest end among the
 // intervals recorded below it (its own "below" and those that recorded it
-// as their "above"), rounded up to the alignment; 0 if none.
+// as their "above"), rounded up to the alignment; 0 if none. MegEngine's
+// total (m_peak_usage) is the highest end rounded up to the alignment:
+// Plan.Arena where that differs from max(offset+size).
 //
 // Growth: O(n log n) (the free blocks sit in a balanced tree, the push
 // down visits each "below" link once).
@@ -57,7 +59,8 @@ func init() {
 		Kind:    Offsets,
 		Doc: "MegEngine static_mem_alloc PUSHDOWN: best fit over a block list whose chunks grow " +
 			"when nothing fits fixes the vertical order, then every interval is pushed down onto those below it",
-		New: Simple(func() Strategy { return megenginePushdown{} }),
+		Arena: "m_peak_usage: the highest end rounded up to the alignment",
+		New:   Simple(func() Strategy { return megenginePushdown{} }),
 	})
 }
 
@@ -66,11 +69,17 @@ type megenginePushdown struct{}
 func (megenginePushdown) Name() string { return "megengine-pushdown" }
 
 func (megenginePushdown) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
-	offsets, err := megenginePushdownOffsets(ctx, p.Buffers, max(p.Alignment, 1))
+	align := max(p.Alignment, 1)
+	offsets, err := megenginePushdownOffsets(ctx, p.Buffers, align)
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+	// MegEngine's total (m_peak_usage) is the highest end rounded up.
+	var arena int64
+	for i, b := range p.Buffers {
+		arena = max(arena, AlignUp(offsets[i]+b.Size, align))
+	}
+	return setArena(&Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, arena), nil
 }
 
 // meBlock is one block of the pre-allocation's list.

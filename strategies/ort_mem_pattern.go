@@ -12,6 +12,8 @@ func init() {
 		Name: "ort-mem-pattern", Runtime: "onnxruntime", Kind: Offsets,
 		Doc: "ONNX Runtime MemPatternPlanner: online best fit in trace order among the live blocks " +
 			"and the free top of the buffer so far, else on top of the live blocks",
+		Arena: "the pattern's peak: the highest offset plus size rounded up to the problem's alignment " +
+			"(ONNX Runtime plans sizes its allocator has rounded)",
 		New: Simple(func() Strategy { return ortMemPattern{} }),
 	})
 }
@@ -42,7 +44,10 @@ func init() {
 //     lie below the high-water mark.
 //   - Alignment: ONNX Runtime's planner sees sizes its allocator has already
 //     rounded; membench rounds sizes up to the problem's alignment the same
-//     way, so a block takes [offset, offset+size rounded up).
+//     way, so a block takes [offset, offset+size rounded up). The
+//     pattern's size (MemoryPattern::peak_size, the buffer size reached)
+//     counts the rounded sizes too: that is Plan.Arena where it differs
+//     from max(offset+size).
 //
 // Not modelled: the program-counter variant used in training (blocks
 // reused by time schedule), and the several memory locations ORT plans
@@ -59,7 +64,7 @@ func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, err
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Offsets: offsets, Footprint: fp}, nil
+	return setArena(&Plan{Offsets: offsets, Footprint: fp}, roundedArena(bufs, offsets, align)), nil
 }
 
 // ortMemPatternOrder is the trace order: by first task, then buffer ID,

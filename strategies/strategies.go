@@ -6,6 +6,7 @@ package strategies
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -20,6 +21,13 @@ type Plan struct {
 	Offsets []int64
 	// Footprint is max(offset+size) over buffers, 0 for none.
 	Footprint int64
+	// Arena is the arena the strategy's runtime itself would ask for,
+	// where that differs from Footprint: runtimes that round every size
+	// (or the arena's end) up to the alignment count the topmost buffer's
+	// rounding (TFLite Micro's GetMaximumMemorySize, ONNX Runtime's peak,
+	// ExecuTorch's total, MegEngine's m_peak_usage). 0 when it is
+	// Footprint.
+	Arena int64
 	// ObjectIDs[i] is the shared object holding buffer i; nil for offset
 	// planners.
 	ObjectIDs []int
@@ -32,6 +40,11 @@ type Plan struct {
 	// (Footprint == Bound).
 	Optimal bool
 }
+
+// ErrTooManyBuffers is the refusal of a strategy whose runtime plans at
+// most a fixed number of buffers (tflm-linear: 1,024), as the runtime
+// itself refuses them; test with errors.Is.
+var ErrTooManyBuffers = errors.New("too many buffers")
 
 // IsObjects reports whether the plan is a shared-object assignment.
 func (p *Plan) IsObjects() bool { return p.ObjectIDs != nil }
@@ -66,7 +79,10 @@ type Info struct {
 	Runtime string
 	Kind    Kind
 	Doc     string
-	Params  []workloads.ParamDoc
+	// Arena says how the runtime's own arena size differs from max(offset
+	// + size), where it can (Plan.Arena); "" where they agree.
+	Arena  string
+	Params []workloads.ParamDoc
 	// New builds the strategy; it reads its parameters from args.
 	New func(args *workloads.Args) (Strategy, error)
 }
@@ -211,6 +227,26 @@ func ObjectsToOffsets(plan *Plan, bufs []workloads.Buffer, align int64) {
 			plan.Footprint = end
 		}
 	}
+}
+
+// roundedArena returns max(offset + size rounded up to align) over the
+// buffers, 0 for none: the arena of a runtime that rounds sizes before
+// planning.
+func roundedArena(bufs []workloads.Buffer, offsets []int64, align int64) int64 {
+	var a int64
+	for i, b := range bufs {
+		a = max(a, offsets[i]+AlignUp(b.Size, align))
+	}
+	return a
+}
+
+// setArena records a runtime's own arena size in plan where it differs
+// from the footprint.
+func setArena(plan *Plan, arena int64) *Plan {
+	if arena != plan.Footprint {
+		plan.Arena = arena
+	}
+	return plan
 }
 
 // Footprint returns max(offset+size) over the buffers, 0 for none.

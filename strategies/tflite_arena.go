@@ -58,11 +58,16 @@ const tfliteTensorAlignment = 64
 //   - Alignment: TFLite aligns every tensor to 64 bytes by default
 //     (?align=); membench combines it with the problem's alignment by least
 //     common multiple so both hold.
+//   - Arena: the interpreter sizes its arena to the high-water mark,
+//     max(offset+size) over the sizes as given: membench's footprint.
 //
-// Not modelled: the persistent arena (kTfLiteArenaRwPersistent tensors),
-// in-place sharing of input buffers (actual_tensor_id_), and re-planning
-// from a later node; membench plans every tensor of the problem in one
-// arena.
+// The persistent arena (kTfLiteArenaRwPersistent: a model's variable
+// tensors) is apart: the `.tflite` reader keeps those in
+// Problem.Persistent, and this planner never sees them.
+//
+// Not modelled: in-place sharing of input buffers (actual_tensor_id_), and
+// re-planning from a later node; membench plans every tensor of the
+// problem in one arena.
 type tfliteArena struct{ align int64 }
 
 func (tfliteArena) Name() string { return "tflite-arena" }

@@ -2,60 +2,123 @@ package strategies
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"membench/workloads"
 )
 
 func init() {
+	const arena = "GetMaximumMemorySize: the highest offset plus size rounded up to the alignment, " +
+		"as TFLite Micro rounds every size before planning"
 	Register(Info{
 		Name: "tflm-greedy", Runtime: "tflm", Kind: Offsets,
-		Doc: "TFLite Micro GreedyMemoryPlanner: size desc (ties: later buffer first), " +
-			"first gap among simultaneously live buffers, else on top",
-		New: Simple(func() Strategy { return tflmGreedy{} }),
+		Doc: "TFLite Micro GreedyMemoryPlanner: rounded size desc (ties: later buffer first), " +
+			"first gap among simultaneously live buffers, else on top; a .tflite aligns to 16 bytes unless --align says",
+		Arena: arena,
+		New:   Simple(func() Strategy { return tflmGreedy{} }),
 	})
 	Register(Info{
 		Name: "tflm-linear", Runtime: "tflm", Kind: Offsets,
-		Doc: "TFLite Micro LinearMemoryPlanner: every buffer after the previous one, in problem order (no reuse)",
-		New: Simple(func() Strategy { return tflmLinear{} }),
+		Doc: fmt.Sprintf("TFLite Micro LinearMemoryPlanner: every buffer after the previous one, in problem order "+
+			"(no reuse); at most %d buffers; a .tflite aligns to 16 bytes unless --align says", tflmLinearMaxBuffers),
+		Arena: arena,
+		New:   Simple(func() Strategy { return tflmLinear{} }),
 	})
 }
 
-// tflmGreedy is TensorFlow Lite Micro's GreedyMemoryPlanner
-// (tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc) as in
-// tensorflow/tflite-micro at commit
-// 90b983c2b3f1480642e040bbd2ddb37b998f3424.
+// tflmAlignment is TFLite Micro's MicroArenaBufferAlignment()
+// (tensorflow/lite/micro/micro_arena_constants.h).
+const tflmAlignment = 16
+
+// tflmLinearMaxBuffers is LinearMemoryPlanner::kMaxBufferCount.
+const tflmLinearMaxBuffers = 1024
+
+// The TFLite Micro planners follow tensorflow/tflite-micro at commit
+// 90b983c2b3f1480642e040bbd2ddb37b998f3424:
+// tensorflow/lite/micro/memory_planner/greedy_memory_planner.cc and
+// linear_memory_planner.cc, fed by micro_allocator.cc (CreatePlan) and
+// micro_allocation_info.cc.
 //
-// The rules, in our words:
+// What the allocator hands the planners, in our words:
+//   - Every size is rounded up to the alignment before the planner sees it
+//     (CreatePlan: AlignSizeUp(bytes, MicroArenaBufferAlignment())), so
+//     the planners compare, place and count rounded sizes. The alignment
+//     is the problem's where it sets one (--align, a workload file's
+//     alignment), else TFLite Micro's own 16 bytes for a `.tflite` model,
+//     else 1.
+//   - The arena TFLite Micro asks for is the planner's
+//     GetMaximumMemorySize over those rounded sizes (Plan.Arena where it
+//     differs from max(offset+size) over the sizes as given).
+//   - Variable tensors (is_variable) and zero-size tensors are not planned
+//     (needs_allocating is false for them): variables go to the persistent
+//     area, which the `.tflite` reader keeps in Problem.Persistent; a
+//     zero-size buffer here lands at offset 0 and takes no space.
+//
+// Not modelled: offline-planned buffers (fixed offsets from model
+// metadata), subgraphs of control-flow operators, and the scratch-buffer
+// limit on the greedy planner's buffer count (it depends on the arena the
+// user gives).
+
+// tflmAlign returns the alignment a TFLite Micro planner rounds sizes to
+// for p.
+func tflmAlign(p *workloads.Problem) int64 {
+	switch {
+	case p.Alignment > 0:
+		return p.Alignment
+	case p.Format == workloads.FormatTFLiteModel:
+		return tflmAlignment
+	}
+	return 1
+}
+
+// tflmRounded returns the sizes of bufs rounded up to align, as TFLite
+// Micro's allocator hands them to its planner.
+func tflmRounded(name string, bufs []workloads.Buffer, align int64) ([]workloads.Buffer, error) {
+	if err := recordError(name, bufs); err != nil {
+		return nil, err
+	}
+	out := make([]workloads.Buffer, len(bufs))
+	for i, b := range bufs {
+		if b.Size > math.MaxInt64-(align-1) {
+			return nil, fmt.Errorf("%s: buffer %d (id %d): size %d rounded up to %d overflows 2^63", name, i, b.ID, b.Size, align)
+		}
+		b.Size = AlignUp(b.Size, align)
+		out[i] = b
+	}
+	return out, nil
+}
+
+// tflmGreedy is TensorFlow Lite Micro's GreedyMemoryPlanner.
+//
+// The rules, in our words, over the rounded sizes:
 //   - Order: size descending. TFLite Micro fills its sort array from the
 //     back (the last buffer first) and bubble-sorts it stably, so equal
-//     sizes keep that reversed order: the later buffer goes first.
+//     rounded sizes keep that reversed order: the later buffer goes first,
+//     even where its size as given is the smaller.
 //   - The first buffer goes to offset 0. Each next one walks the placed
 //     buffers that overlap it in time, by offset (ties: placement order),
 //     keeping the highest end so far; it goes into the first gap, from that
 //     end up to the next buffer's offset, that holds it, else above them
 //     all. First fit, not best fit.
-//   - Zero-size buffers land at offset 0 (the first gap always holds them)
-//     and take no space.
-//   - Alignment: TFLite Micro's allocator rounds sizes up before planning;
-//     membench does the same with the problem's alignment, so a placed
-//     buffer takes [offset, offset+size rounded up).
-//
-// Not modelled: offline-planned buffers (fixed offsets from model
-// metadata) and the scratch-buffer limit on the buffer count.
+//   - The arena is the highest offset plus rounded size.
 type tflmGreedy struct{}
 
 func (tflmGreedy) Name() string { return "tflm-greedy" }
 
 func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
-	align := max(p.Alignment, 1)
-	offsets, fp, err := placeOneByOne(ctx, "tflm-greedy", p.Buffers, tflmGreedyOrder(p.Buffers), math.MaxInt64,
+	align := tflmAlign(p)
+	rounded, err := tflmRounded("tflm-greedy", p.Buffers, align)
+	if err != nil {
+		return nil, err
+	}
+	offsets, arena, err := placeOneByOne(ctx, "tflm-greedy", rounded, tflmGreedyOrder(rounded), math.MaxInt64,
 		tflmGreedyChoose(align),
 		func(off, size int64) int64 { return AlignUp(off+size, align) })
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Offsets: offsets, Footprint: fp}, nil
+	return setArena(&Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, arena), nil
 }
 
 // tflmGreedyChoose is TFLM's first fit.
@@ -63,34 +126,41 @@ func tflmGreedyChoose(align int64) chooser {
 	return func(size int64, live []offsetComp) int64 { return firstFit(live, size, align) }
 }
 
-// tflmGreedyOrder is GreedyMemoryPlanner's placement order: size
-// descending, ties by problem order descending.
+// tflmGreedyOrder is GreedyMemoryPlanner's placement order over the sizes
+// of bufs (rounded by the caller): size descending, ties by problem order
+// descending.
 func tflmGreedyOrder(bufs []workloads.Buffer) []int32 {
 	return stableOrder(len(bufs), func(i int32) int64 { return -bufs[i].Size }, func(i int32) int64 { return -int64(i) })
 }
 
-// tflmLinear is TensorFlow Lite Micro's LinearMemoryPlanner
-// (tensorflow/lite/micro/memory_planner/linear_memory_planner.cc) at the
-// same commit: a bump allocator that puts every buffer right after the
-// previous one in problem order and never reuses memory. membench rounds
-// each offset up to the problem's alignment.
+// tflmLinear is TensorFlow Lite Micro's LinearMemoryPlanner: a bump
+// allocator that puts every buffer right after the previous one in
+// problem order and never reuses memory, so each offset is the sum of the
+// rounded sizes before it and the arena the sum of them all. Like TFLite
+// Micro it refuses more than kMaxBufferCount (1,024) buffers.
 type tflmLinear struct{}
 
 func (tflmLinear) Name() string { return "tflm-linear" }
 
 func (tflmLinear) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
-	if err := recordError("tflm-linear", p.Buffers); err != nil {
+	if n := len(p.Buffers); n > tflmLinearMaxBuffers {
+		return nil, fmt.Errorf("tflm-linear: %d buffers: %w (TFLite Micro's LinearMemoryPlanner holds at most %d)", n, ErrTooManyBuffers, tflmLinearMaxBuffers)
+	}
+	align := tflmAlign(p)
+	rounded, err := tflmRounded("tflm-linear", p.Buffers, align)
+	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	align := max(p.Alignment, 1)
-	offsets := make([]int64, len(p.Buffers))
+	offsets := make([]int64, len(rounded))
 	var next int64
-	for i, b := range p.Buffers {
-		offsets[i] = AlignUp(next, align)
-		next = offsets[i] + b.Size
+	for i, b := range rounded {
+		offsets[i] = next
+		if next += b.Size; next < 0 {
+			return nil, fmt.Errorf("tflm-linear: the arena overflows 2^63 bytes at buffer %d", i)
+		}
 	}
-	return &Plan{Offsets: offsets, Footprint: next}, nil
+	return setArena(&Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, next), nil
 }

@@ -97,6 +97,10 @@ func Validate(p *workloads.Problem, plan *Plan) error {
 	if plan.Footprint != fp {
 		return planErr("footprint %d, want max(offset+size) = %d", plan.Footprint, fp)
 	}
+	// A runtime's own arena holds every buffer: it can only add rounding.
+	if plan.Arena < 0 || plan.Arena != 0 && plan.Arena < fp {
+		return planErr("arena %d is below the footprint %d", plan.Arena, fp)
+	}
 	return sweep(bufs, plan.Offsets)
 }
 

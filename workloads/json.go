@@ -22,7 +22,7 @@ type jsonBuffer struct {
 	Last  json.RawMessage `json:"last"`
 }
 
-const jsonTopFields = "name, provenance, alignment, capacity, buffers"
+const jsonTopFields = "name, provenance, alignment, capacity, buffers, persistent"
 const jsonBufferFields = "id, label, size, first, last"
 
 // ReadJSON reads a problem in membench JSON (schema in the package doc):
@@ -32,7 +32,9 @@ const jsonBufferFields = "id, label, size, first, last"
 //
 // Lifetimes are inclusive. Only "buffers" is required, and in each buffer
 // size, first and last; id defaults to the buffer's index and label is
-// optional. Unknown fields are refused, as are duplicate ids. "name" and
+// optional. "persistent" lists the tensors kept outside the planned arena
+// (Problem.Persistent) as buffers without labels. Unknown fields are
+// refused, as are duplicate ids. "name" and
 // "provenance" (an object saying where the problem came from: framework
 // versions, model, command, date) are informational: the problem is named
 // after the file.
@@ -117,6 +119,29 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 		return nil, err
 	}
 	p := &Problem{Name: name}
+	// list reads the array of buffers of field key, handing each to add,
+	// which returns what is wrong with it ("" for nothing).
+	list := func(key, noun string, add func(jb *jsonBuffer, b Buffer, at int64) string) error {
+		if err := delim('[', key); err != nil {
+			return err
+		}
+		for i := 0; dec.More(); i++ {
+			what := fmt.Sprintf("%s %d", noun, i)
+			bat := start(dec.InputOffset())
+			var jb jsonBuffer
+			if err := dec.Decode(&jb); err != nil {
+				return decodeErr(err, bat, what)
+			}
+			b, msg := jb.buffer(i)
+			if msg == "" {
+				msg = add(&jb, b, bat)
+			}
+			if msg != "" {
+				return fail(bat, "%s: %s", what, msg)
+			}
+		}
+		return delim(']', key)
+	}
 	seen := map[string]bool{}
 	var labels []string
 	var lines []int
@@ -153,21 +178,7 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 				return nil, err
 			}
 		case "buffers":
-			if err := delim('[', "buffers"); err != nil {
-				return nil, err
-			}
-			for dec.More() {
-				i := len(p.Buffers)
-				what := fmt.Sprintf("buffer %d", i)
-				bat := start(dec.InputOffset())
-				var jb jsonBuffer
-				if err := dec.Decode(&jb); err != nil {
-					return nil, decodeErr(err, bat, what)
-				}
-				b, err := jb.buffer(i)
-				if err != "" {
-					return nil, fail(bat, "%s: %s", what, err)
-				}
+			err := list("buffers", "buffer", func(jb *jsonBuffer, b Buffer, bat int64) string {
 				p.Buffers = append(p.Buffers, b)
 				lines = append(lines, lineAt(bat))
 				if jb.Label != nil {
@@ -176,8 +187,22 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 				} else {
 					labels = append(labels, strconv.Itoa(b.ID))
 				}
+				return ""
+			})
+			if err != nil {
+				return nil, err
 			}
-			if err := delim(']', "buffers"); err != nil {
+		case "persistent":
+			// Tensors kept outside the planned arena (Problem.Persistent):
+			// buffers too, without labels.
+			err := list("persistent", "persistent buffer", func(jb *jsonBuffer, b Buffer, _ int64) string {
+				if jb.Label != nil {
+					return "persistent buffers take no label"
+				}
+				p.Persistent = append(p.Persistent, b)
+				return ""
+			})
+			if err != nil {
 				return nil, err
 			}
 		default:
@@ -340,7 +365,8 @@ func jsonTok(tok json.Token) string {
 }
 
 // WriteJSON writes p as membench JSON, one buffer per line. Labels are
-// written when the problem has them; alignment and capacity when set.
+// written when the problem has them; alignment, capacity and persistent
+// buffers when set.
 func WriteJSON(w io.Writer, p *Problem) error {
 	bw := bufio.NewWriter(w)
 	name, _ := json.Marshal(p.Name)
@@ -351,20 +377,37 @@ func WriteJSON(w io.Writer, p *Problem) error {
 	if p.Capacity != 0 {
 		fmt.Fprintf(bw, "  \"capacity\": %d,\n", p.Capacity)
 	}
-	bw.WriteString("  \"buffers\": [")
 	labels := len(p.Labels) == len(p.Buffers)
+	writeJSONBuffers(bw, "buffers", p.Buffers, func(i int) []string {
+		if labels {
+			return p.Labels[i : i+1]
+		}
+		return nil
+	})
+	if len(p.Persistent) > 0 {
+		bw.WriteString(",\n")
+		writeJSONBuffers(bw, "persistent", p.Persistent, func(int) []string { return nil })
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
+}
+
+// writeJSONBuffers writes field key: an array of bufs, one a line; label
+// returns buffer i's label, or nothing.
+func writeJSONBuffers(bw *bufio.Writer, key string, bufs []Buffer, label func(i int) []string) {
+	bw.WriteString("  \"" + key + "\": [")
 	var buf []byte
-	for i, b := range p.Buffers {
+	for i, b := range bufs {
 		buf = buf[:0]
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, "\n    {\"id\": "...)
 		buf = strconv.AppendInt(buf, int64(b.ID), 10)
-		if labels {
+		for _, l := range label(i) {
 			buf = append(buf, ", \"label\": "...)
-			l, _ := json.Marshal(p.Labels[i])
-			buf = append(buf, l...)
+			q, _ := json.Marshal(l)
+			buf = append(buf, q...)
 		}
 		buf = append(buf, ", \"size\": "...)
 		buf = strconv.AppendInt(buf, b.Size, 10)
@@ -375,9 +418,8 @@ func WriteJSON(w io.Writer, p *Problem) error {
 		buf = append(buf, '}')
 		bw.Write(buf)
 	}
-	if len(p.Buffers) > 0 {
+	if len(bufs) > 0 {
 		bw.WriteString("\n  ")
 	}
-	bw.WriteString("]\n}\n")
-	return bw.Flush()
+	bw.WriteString("]")
 }

@@ -248,7 +248,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"not an object", "[1]", `p.json:1: top level: want "{", got "["`},
 		{"syntax", "{\n\"buffers\": [\n{\"size\": 1,, }]}", "p.json:3: invalid JSON: invalid character ',' looking for beginning of object key string"},
 		{"truncated", "{\"buffers\": [\n{\"size\": 1", "p.json:2: unexpected end of JSON"},
-		{"unknown top field", "{\n  \"buffers\": [],\n  \"colour\": 1\n}", `p.json:3: unknown field "colour" (valid: name, provenance, alignment, capacity, buffers)`},
+		{"unknown top field", "{\n  \"buffers\": [],\n  \"colour\": 1\n}", `p.json:3: unknown field "colour" (valid: name, provenance, alignment, capacity, buffers, persistent)`},
 		{"unknown buffer field", "{\"buffers\": [\n  {\"size\": 1, \"first\": 0, \"last\": 0},\n  {\"size\": 1, \"first\": 0, \"last\": 0, \"offset\": 3}\n]}",
 			`p.json:3: buffer 1: unknown field "offset" (valid: id, label, size, first, last)`},
 		{"missing buffers", `{"name": "x"}`, `p.json: missing field "buffers"`},

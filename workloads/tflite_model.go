@@ -26,7 +26,9 @@ func isTFLiteModel(data []byte) bool {
 //     consumer; a graph input lives from task 0; a graph output lives to the
 //     end (task T-1); a produced tensor nobody reads lives at its producer;
 //   - an operator's intermediates live during that operator;
-//   - variable tensors live throughout;
+//   - variable tensors are not planned: TFLite's interpreter and TFLite
+//     Micro both keep them in a persistent area apart from the arena they
+//     plan, so they go to Problem.Persistent, spanning the whole run;
 //   - constant tensors (a buffer with data) are not planned, nor are tensors
 //     no operator touches and that are neither graph inputs nor outputs;
 //   - STRING, RESOURCE and VARIANT tensors are not planned: TFLite gives
@@ -301,7 +303,7 @@ func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 		}
 	}
 
-	p := &Problem{Name: name}
+	p := &Problem{Name: name, Format: FormatTFLiteModel}
 	for i := range ntensor {
 		tab := f.table(tv, i, "Tensor")
 		shape := f.i32s(tab, fbTensorShape, "Tensor.shape")
@@ -359,7 +361,12 @@ func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 			return nil, &InputError{File: name, Msg: fmt.Sprintf("%s: %s %v overflows 64 bits", what, tt.name, shape)}
 		}
 		size := int64((lo + 7) / 8)
-		p.Buffers = append(p.Buffers, Buffer{ID: i, Size: size, First: first[i], Last: last[i]})
+		b := Buffer{ID: i, Size: size, First: first[i], Last: last[i]}
+		if variable {
+			p.Persistent = append(p.Persistent, b)
+			continue
+		}
+		p.Buffers = append(p.Buffers, b)
 	}
 	return p, nil
 }

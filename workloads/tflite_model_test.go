@@ -2,7 +2,9 @@ package workloads
 
 import (
 	"errors"
+	"flag"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,7 +143,6 @@ func TestReadTFLiteModel(t *testing.T) {
 		{ID: 0, Size: 768, First: 0, Last: 0},
 		{ID: 2, Size: 256, First: 0, Last: 2},
 		{ID: 3, Size: 32, First: 0, Last: 0},
-		{ID: 4, Size: 16, First: 0, Last: 3},
 		{ID: 5, Size: 16, First: 1, Last: 1},
 		{ID: 6, Size: 8, First: 3, Last: 3},
 		{ID: 8, Size: 8, First: 1, Last: 2},
@@ -156,6 +157,15 @@ func TestReadTFLiteModel(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("buffer %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+	// The variable tensor is TFLite's persistent memory, not the arena's:
+	// kept apart, spanning the run, and the problem says where it came from.
+	p := w.Problem
+	if wantP := []Buffer{{ID: 4, Size: 16, First: 0, Last: 3}}; !slices.Equal(p.Persistent, wantP) {
+		t.Errorf("persistent %+v, want %+v", p.Persistent, wantP)
+	}
+	if p.PersistentBytes() != 16 || p.Format != FormatTFLiteModel {
+		t.Errorf("persistent bytes %d, format %q; want 16, %q", p.PersistentBytes(), p.Format, FormatTFLiteModel)
 	}
 }
 
@@ -234,5 +244,90 @@ func BenchmarkReadTFLiteModel(b *testing.B) {
 		if _, err := parseTFLiteModel(data, "pose_landmark_full.tflite"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// statefulModel is a small model with a variable tensor (a recurrent
+// state, as in TFLite Micro's keyword benchmark): testdata/stateful.tflite
+// holds its bytes for the command-line tests.
+func statefulModel() fbModel {
+	return fbModel{
+		tensors: []fbTensor{
+			{shape: []int32{1, 10}, typ: 9, name: "input"},                 // 0 int8: 10 B
+			{shape: []int32{10, 20}, typ: 9, buffer: 1, name: "weights"},   // 1 constant
+			{shape: []int32{1, 40}, typ: 9, name: "state", variable: true}, // 2 int8 variable: 40 B
+			{shape: []int32{1, 20}, typ: 9, name: "hidden"},                // 3 int8: 20 B
+			{shape: []int32{1, 4}, typ: 9, name: "output"},                 // 4 int8: 4 B
+		},
+		inputs:  []int32{0},
+		outputs: []int32{4},
+		ops: []fbOp{
+			{in: []int32{0, 1, 2}, out: []int32{3}},
+			{in: []int32{3}, out: []int32{4}},
+		},
+		buffers: [][]byte{nil, make([]byte, 200)},
+	}
+}
+
+var updateStateful = flag.Bool("update-stateful", false, "rewrite testdata/stateful.tflite")
+
+// TestStatefulModel: the variable tensor is persistent, the rest planned;
+// the committed fixture is this model's bytes.
+func TestStatefulModel(t *testing.T) {
+	const path = "testdata/stateful.tflite"
+	data := statefulModel().build()
+	if *updateStateful {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	committed, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(committed, data) {
+		t.Fatalf("%s differs from statefulModel(): rerun with -update-stateful", path)
+	}
+	w, err := LoadBytes(data, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := w.Problem
+	wantBufs := []Buffer{{ID: 0, Size: 10, First: 0, Last: 0}, {ID: 3, Size: 20, First: 0, Last: 1}, {ID: 4, Size: 4, First: 1, Last: 1}}
+	wantPers := []Buffer{{ID: 2, Size: 40, First: 0, Last: 1}}
+	if !slices.Equal(p.Buffers, wantBufs) || !slices.Equal(p.Persistent, wantPers) {
+		t.Errorf("buffers %+v, persistent %+v; want %+v, %+v", p.Buffers, p.Persistent, wantBufs, wantPers)
+	}
+}
+
+// TestPersistentJSON: a model's persistent tensors survive conversion to
+// membench JSON and back; a label on one is refused.
+func TestPersistentJSON(t *testing.T) {
+	p, err := parseTFLiteModel(statefulModel().build(), "s.tflite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := WriteJSON(&out, p); err != nil {
+		t.Fatal(err)
+	}
+	const want = `  "persistent": [
+    {"id": 2, "size": 40, "first": 0, "last": 1}
+  ]
+}
+`
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf("JSON ends\n%s\nwant\n%s", out.String(), want)
+	}
+	back, err := parseJSON([]byte(out.String()), "s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Buffers, p.Buffers) || !slices.Equal(back.Persistent, p.Persistent) {
+		t.Errorf("round trip: %+v / %+v, want %+v / %+v", back.Buffers, back.Persistent, p.Buffers, p.Persistent)
+	}
+	_, err = parseJSON([]byte(`{"buffers": [], "persistent": [{"label": "x", "size": 1, "first": 0, "last": 0}]}`), "l.json")
+	if err == nil || err.Error() != "l.json:1: persistent buffer 0: persistent buffers take no label" {
+		t.Errorf("labelled persistent buffer: %v", err)
 	}
 }

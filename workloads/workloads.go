@@ -33,12 +33,17 @@
 //	  "buffers": [                // required, in problem order
 //	    {"id": 0, "size": 16, "first": 0, "last": 1},
 //	    {"id": 1, "label": "b1", "size": 8, "first": 1, "last": 2}
+//	  ],
+//	  "persistent": [             // optional: kept outside the arena
+//	    {"id": 2, "size": 40, "first": 0, "last": 2}
 //	  ]
 //	}
 //
 // In a buffer, size (bytes >= 0), first and last (tasks, first <= last) are
 // required; id defaults to the buffer's index and must be unique; label
-// keeps a non-numeric id (Problem.Labels). Unknown fields are errors.
+// keeps a non-numeric id (Problem.Labels). Persistent buffers
+// (Problem.Persistent) take the same fields but a label. Unknown fields
+// are errors.
 //
 // Every reader reports malformed input as an *InputError naming the file,
 // the line and what was expected; none panics.
@@ -76,6 +81,26 @@ type Problem struct {
 	// parallel to Buffers: MiniMalloc ids need not be numbers, and writing
 	// the problem back must reproduce them.
 	Labels []string
+	// Persistent holds the tensors the runtime keeps for the whole run
+	// outside the arena it plans: a `.tflite` model's variable tensors,
+	// which TFLite's interpreter (kTfLiteArenaRwPersistent) and TFLite
+	// Micro (its persistent area) both allocate apart. No planner places
+	// them; reports show their bytes apart (PersistentBytes). Each spans
+	// the whole run.
+	Persistent []Buffer
+	// Format is the format of the file the problem was read from, where a
+	// planner's defaults depend on it (FormatTFLiteModel: TFLite Micro's
+	// planners then default to its 16-byte alignment); "" otherwise.
+	Format string
+}
+
+// PersistentBytes returns the total size of the persistent tensors.
+func (p *Problem) PersistentBytes() int64 {
+	var n int64
+	for _, b := range p.Persistent {
+		n += b.Size
+	}
+	return n
 }
 
 // Len returns the number of buffers.

@@ -67,6 +67,9 @@ func runList(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(tw, "  [%s]\t\t\n", g.Runtime)
 				for _, in := range g.Infos {
 					fmt.Fprintf(tw, "  %s\t%s\t%s\n", in.Name, in.Kind, in.Doc)
+					if in.Arena != "" {
+						fmt.Fprintf(tw, "    arena\t\tthe runtime's arena, reported beside the footprint: %s\n", in.Arena)
+					}
 					listParams(tw, in.Params)
 				}
 			}

@@ -25,8 +25,14 @@ func init() {
 
 // planOutput is the JSON of `plan --format json` (DESIGN §4).
 type planOutput struct {
-	Strategy   string  `json:"strategy"`
-	Footprint  int64   `json:"footprint"`
+	Strategy  string `json:"strategy"`
+	Footprint int64  `json:"footprint"`
+	// Arena is the arena the strategy's runtime itself would ask for,
+	// where it differs from Footprint (Plan.Arena).
+	Arena int64 `json:"arena,omitempty"`
+	// Persistent is the bytes kept outside the planned arena (a `.tflite`
+	// model's variable tensors).
+	Persistent int64   `json:"persistent,omitempty"`
 	LowerBound int64   `json:"lower_bound"`
 	Seconds    float64 `json:"seconds"`
 	Offsets    []int64 `json:"offsets"`
@@ -105,8 +111,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	switch *format {
 	case "json":
 		out := planOutput{
-			Strategy: *spec, Footprint: plan.Footprint, LowerBound: lb.Load,
-			Seconds: secs, Offsets: plan.Offsets,
+			Strategy: *spec, Footprint: plan.Footprint, Arena: plan.Arena, Persistent: p.PersistentBytes(),
+			LowerBound: lb.Load,
+			Seconds:    secs, Offsets: plan.Offsets,
 			Bound: plan.Bound, Optimal: plan.Optimal,
 		}
 		if out.Offsets == nil {
@@ -134,6 +141,12 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, labelFormat+"%s (%d buffers)\n", "workload", w.Spec, len(p.Buffers))
 	fmt.Fprintf(e.stdout, labelFormat+"%s\n", "strategy", *spec)
 	writeBounds(e.stdout, plan, lb)
+	if plan.Arena != 0 {
+		fmt.Fprintf(e.stdout, labelFormat+"%d bytes (%s): what the runtime asks for, sizes rounded up\n", "arena (runtime)", plan.Arena, humanBytes(plan.Arena))
+	}
+	if n := p.PersistentBytes(); n > 0 {
+		fmt.Fprintf(e.stdout, labelFormat+"%d bytes of variable tensors, outside the planned arena\n", "persistent", n)
+	}
 	if plan.IsObjects() {
 		fmt.Fprintf(e.stdout, labelFormat+"%d\n", "objects", len(plan.ObjectSizes))
 	}

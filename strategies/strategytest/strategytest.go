@@ -294,7 +294,8 @@ const CancelAttempts = 3
 // checkCancelDuring cancels the context 10 ms into planning a CancelN
 // problem and requires Plan to return within cancelLimit of that. A plan
 // finished before the cancellation must be valid; a late one must come
-// with ctx's error.
+// with ctx's error. A strategy whose runtime plans fewer buffers may
+// refuse the problem at once (ErrTooManyBuffers).
 func checkCancelDuring(s strategies.Strategy, _ strategies.Kind) []error {
 	p := bigProblem()
 	var best time.Duration
@@ -359,6 +360,8 @@ func cancelDuring(s strategies.Strategy, p *workloads.Problem) (time.Duration, e
 	case r.err == nil:
 		// Finished before the cancellation, or as it came: the plan counts.
 		return late, strategies.Validate(p, r.plan)
+	case late == 0 && errors.Is(r.err, strategies.ErrTooManyBuffers):
+		return 0, nil // the runtime's own limit, answered at once
 	case late == 0:
 		return 0, fmt.Errorf("Plan: %w", r.err)
 	case !errors.Is(r.err, context.Canceled):

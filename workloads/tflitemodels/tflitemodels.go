@@ -61,6 +61,9 @@ func loader(m Model) func(*workloads.Args) (*workloads.Problem, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The records of a `.tflite`: planners that default by the
+		// model format (TFLite Micro's 16-byte alignment) see one.
+		w.Problem.Format = workloads.FormatTFLiteModel
 		return w.Problem, nil
 	}
 }

@@ -87,5 +87,8 @@ func TestRegistered(t *testing.T) {
 		if p := w.Problem; p.Len() != c.tensors || p.LoadBound() != c.lb {
 			t.Errorf("%s: %d buffers, LB_load %d; want %d, %d", c.name, p.Len(), p.LoadBound(), c.tensors, c.lb)
 		}
+		if f := w.Problem.Format; f != workloads.FormatTFLiteModel {
+			t.Errorf("%s: format %q, want %q (a .tflite's records)", c.name, f, workloads.FormatTFLiteModel)
+		}
 	}
 }
