@@ -11,14 +11,25 @@ import (
 )
 
 // megengine-pushdown follows MegEngine's static memory allocator with the
-// algorithm its graph optimiser uses (seq_mem_opt.cpp asks for
-// AllocatorAlgo::PUSHDOWN): MegEngine/MegEngine
-// src/core/impl/graph/var_node_mem_mgr/static_mem_alloc/pushdown.cpp,
-// best_fit_helper.cpp and impl.cpp at
-// 47952c075d868665e1116214bea760d786144081 (October 2024).
+// algorithm its graph optimiser uses, fed as that optimiser feeds it:
+// MegEngine/MegEngine at 47952c075d868665e1116214bea760d786144081
+// (October 2024), src/core/impl/graph/var_node_mem_mgr/seq_mem_opt.cpp
+// (the caller) and static_mem_alloc/pushdown.cpp, best_fit_helper.cpp
+// and impl.cpp (the allocator).
 //
-// Intervals are half-open, [First, Last+1). The allocator runs in two
-// steps.
+// The caller (SeqMemOptimizer::run_static_mem_alloc): a chunk lives
+// [begin, end), begin the index of the operator that defines it, end one
+// past the last that reads it, so [First, Last+1) here. Zero-size chunks
+// are never handed to the allocator (they get offset 0 here and take no
+// space). The others are added sorted by (begin, end); ties keep problem
+// order (MegEngine's come out of a hash map in no fixed order, which
+// membench must fix). The allocator is asked for AllocatorAlgo::PUSHDOWN
+// with the comp node's alignment and no padding, and the arena it
+// reports, tot_alloc(), is the highest offset+size rounded up to the
+// alignment (megengineTotAlloc), which can exceed the plan's footprint.
+//
+// The allocator, in our words, numbers the chunks in the order they were
+// added ("input order" below) and runs in two steps.
 //
 // 1. A best-fit pre-allocation fixes only the vertical order of the
 // intervals. Time is walked in increasing order; at each time the
@@ -47,15 +58,16 @@ import (
 // down visits each "below" link once).
 //
 // Not modelled: overwrite specs (an output written in place over an
-// input, MegEngine's in-place reuse) and padding (0 here); MegEngine's
-// alignment must be a power of two, the problem's may be any.
+// input, MegEngine's in-place reuse), chunks that are never reclaimed
+// (NO_MEM_RECLAIM) and padding (0 here); MegEngine's alignment must be a
+// power of two, the problem's may be any.
 
 func init() {
 	Register(Info{
 		Name:    "megengine-pushdown",
 		Runtime: "megengine",
 		Kind:    Offsets,
-		Doc: "MegEngine static_mem_alloc PUSHDOWN: best fit over a block list whose chunks grow " +
+		Doc: "MegEngine static_mem_alloc PUSHDOWN, fed as seq_mem_opt does (sized chunks by first, last): best fit over a block list whose chunks grow " +
 			"when nothing fits fixes the vertical order, then every interval is pushed down onto those below it",
 		New: Simple(func() Strategy { return megenginePushdown{} }),
 	})
@@ -66,11 +78,56 @@ type megenginePushdown struct{}
 func (megenginePushdown) Name() string { return "megengine-pushdown" }
 
 func (megenginePushdown) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
-	offsets, err := megenginePushdownOffsets(ctx, p.Buffers, max(p.Alignment, 1))
+	offsets, err := megengineSeqMemOpt(ctx, p.Buffers, max(p.Alignment, 1))
 	if err != nil {
 		return nil, err
 	}
 	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+}
+
+// megengineSeqMemOpt hands bufs to the allocator as seq_mem_opt.cpp does:
+// only the buffers with a size, sorted by (First, Last), ties in problem
+// order. Zero-size buffers get offset 0.
+func megengineSeqMemOpt(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, error) {
+	if err := recordError("megengine-pushdown", bufs); err != nil {
+		return nil, err
+	}
+	var added []int32
+	for i, b := range bufs {
+		if b.Size != 0 {
+			added = append(added, int32(i))
+		}
+	}
+	slices.SortStableFunc(added, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(bufs[x].First, bufs[y].First), cmp.Compare(bufs[x].Last, bufs[y].Last))
+	})
+	chunks := make([]workloads.Buffer, len(added))
+	for k, i := range added {
+		chunks[k] = bufs[i]
+	}
+	at, err := megenginePushdownOffsets(ctx, chunks, align)
+	if err != nil {
+		return nil, err
+	}
+	offsets := make([]int64, len(bufs))
+	for k, i := range added {
+		offsets[i] = at[k]
+	}
+	return offsets, nil
+}
+
+// megengineTotAlloc is the arena MegEngine reports for a plan,
+// StaticMemAllocPushdown::tot_alloc(): the highest end address of the
+// chunks it was given (those with a size), each rounded up to the
+// alignment.
+func megengineTotAlloc(bufs []workloads.Buffer, offsets []int64, align int64) int64 {
+	var tot int64
+	for i, b := range bufs {
+		if b.Size != 0 {
+			tot = max(tot, AlignUp(offsets[i]+b.Size, max(align, 1)))
+		}
+	}
+	return tot
 }
 
 // meBlock is one block of the pre-allocation's list.
@@ -203,7 +260,8 @@ func (m *mePrealloc) release(b int32, size int64) {
 	m.insertFreeBefore(pos, size, te)
 }
 
-// megenginePushdownOffsets runs StaticMemAllocPushdown on bufs.
+// megenginePushdownOffsets runs StaticMemAllocPushdown on bufs, added in
+// their order (the allocator alone, as MegEngine's own tests call it).
 func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, error) {
 	if err := recordError("megengine-pushdown", bufs); err != nil {
 		return nil, err
