@@ -15,21 +15,27 @@ import (
 // exir/memory_planning.py at cff6f4dd32e630945b7188512c1f2b4f102b05ad
 // (August 2026; the file last changed in 79cbc45f, June 2026).
 //
+// Their caller, apply_algo in the same file, hands them the specs as a
+// list in the order collect_specs_from_nodes yields them: walking the
+// graph's nodes in order, each spec at the first node that carries it,
+// its producer, which is where its lifetime starts. That "input order" is
+// here the buffers stably sorted by first task (executorchInputOrder);
+// the outputs of one node keep problem order.
+//
 // Both first round every tensor's size up to the alignment (TensorSpec's
 // realign: ExecuTorch's ALIGNMENT is 16 bytes, exir/tensor.py). membench
 // uses the least common multiple of that and the problem's alignment, so
 // every offset honours both.
 //
-// naive gives every tensor its own range, back to back in the order of the
-// specs (here, buffer order): no reuse.
+// naive gives every tensor its own range, back to back in input order: no
+// reuse.
 //
 // greedy sorts the tensors largest first by their size rounded to 16 bytes
 // (the sort reads allocated_memory before greedy realigns the specs, while
 // they still have TensorSpec's default alignment, 16, whatever the
 // planner's alignment); equal keys come in reverse input order (it inserts
 // them with bisect.insort, which keeps equal keys in input order, into an
-// ascending list and then reverses it; its input is a Python set, whose
-// order membench takes to be the buffers' order). Where the planner's alignment is
+// ascending list and then reverses it). Where the planner's alignment is
 // not a multiple of 16, a tensor can so come after a smaller one with the
 // same key and find a free object too small for it: ExecuTorch then stops
 // on an assertion ("Allocation specs are not sorted"), and so does this
@@ -87,7 +93,7 @@ func init() {
 		Name:    "executorch-naive",
 		Runtime: "executorch",
 		Kind:    Offsets,
-		Doc:     "ExecuTorch naive (exir/memory_planning.py): every tensor back to back in input order, sizes rounded to the alignment; no reuse",
+		Doc:     "ExecuTorch naive (exir/memory_planning.py): every tensor back to back in graph order (by first task), sizes rounded to the alignment; no reuse",
 		Params:  []workloads.ParamDoc{alignDoc},
 		New: func(args *workloads.Args) (Strategy, error) {
 			a, err := executorchAlignment("executorch-naive", args)
@@ -149,8 +155,9 @@ func (e executorchNaive) Plan(ctx context.Context, p *workloads.Problem) (*Plan,
 	}
 	offsets := make([]int64, len(sizes))
 	var next int64
-	for i, s := range sizes {
-		if i%ctxCheckEvery == 0 {
+	for k, i := range executorchInputOrder(p.Buffers) {
+		s := sizes[i]
+		if k%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -182,6 +189,12 @@ func (e executorchGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan
 	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
 }
 
+// executorchInputOrder is the order apply_algo hands ExecuTorch's
+// planners the specs in: by first task, ties in problem order.
+func executorchInputOrder(bufs []workloads.Buffer) []int32 {
+	return stableOrder(len(bufs), func(i int32) int64 { return int64(bufs[i].First) })
+}
+
 // executorchGreedyOffsets runs ExecuTorch's greedy on the rounded sizes.
 // ExecuTorch scans every allocation of every object for each tensor; here
 // one index over time hands each tensor the placed tensors live with it,
@@ -196,17 +209,11 @@ func (e executorchGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan
 // only for tensors of size 0.
 func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes []int64, overlap, fastDense bool) ([]int64, error) {
 	n := len(bufs)
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
-	}
+	// Largest key first, equal keys in reverse input order.
+	order := executorchInputOrder(bufs)
+	slices.Reverse(order)
 	key := func(i int32) int64 { return AlignUp(bufs[i].Size, executorchDefaultAlignment) }
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(key(b), key(a)); c != 0 {
-			return c
-		}
-		return cmp.Compare(b, a)
-	})
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(key(b), key(a)) })
 
 	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
 	// The placed tensors' spans end at minEnd or later and start at
