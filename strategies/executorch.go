@@ -109,9 +109,33 @@ func init() {
 const executorchDefaultAlignment = 16
 
 func executorchAlignment(name string, args *workloads.Args) (int64, error) {
-	a := args.Int64("alignment", executorchDefaultAlignment)
+	return alignmentParam(name, args, "alignment", executorchDefaultAlignment)
+}
+
+// alignmentParam reads the positive alignment parameter key (default def)
+// of the strategy name.
+func alignmentParam(name string, args *workloads.Args, key string, def int64) (int64, error) {
+	a := args.Int64(key, def)
 	if a < 1 {
-		return 0, workloads.Usagef("%s: parameter alignment=%d: want a positive integer", name, a)
+		return 0, workloads.Usagef("%s: parameter %s=%d: want a positive integer", name, key, a)
+	}
+	return a, nil
+}
+
+// runtimeAlignment combines the alignment a runtime's caller imposes
+// (param) with the problem's: their least common multiple, so that every
+// offset honours both.
+func runtimeAlignment(name string, param, problem int64) (int64, error) {
+	a := param
+	if problem > 1 {
+		g, h := a, problem
+		for h != 0 {
+			g, h = h, g%h
+		}
+		a = a / g * problem
+		if a/problem != param/g {
+			return 0, fmt.Errorf("%s: alignment %d and the problem's alignment %d have no common multiple below 2^63", name, param, problem)
+		}
 	}
 	return a, nil
 }
@@ -122,16 +146,9 @@ func executorchRealign(name string, p *workloads.Problem, align int64) (int64, [
 	if err := recordError(name, p.Buffers); err != nil {
 		return 0, nil, err
 	}
-	a := align
-	if pa := p.Alignment; pa > 1 {
-		g, h := a, pa
-		for h != 0 {
-			g, h = h, g%h
-		}
-		a = a / g * pa
-		if a/pa != align/g {
-			return 0, nil, fmt.Errorf("%s: alignment %d and the problem's alignment %d have no common multiple below 2^63", name, align, pa)
-		}
+	a, err := runtimeAlignment(name, align, p.Alignment)
+	if err != nil {
+		return 0, nil, err
 	}
 	sizes := make([]int64, len(p.Buffers))
 	for i, b := range p.Buffers {
