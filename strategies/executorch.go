@@ -1,11 +1,9 @@
 package strategies
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"membench/workloads"
 )
@@ -226,11 +224,12 @@ func executorchInputOrder(bufs []workloads.Buffer) []int32 {
 // only for tensors of size 0.
 func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes []int64, overlap, fastDense bool) ([]int64, error) {
 	n := len(bufs)
-	// Largest key first, equal keys in reverse input order.
-	order := executorchInputOrder(bufs)
-	slices.Reverse(order)
-	key := func(i int32) int64 { return AlignUp(bufs[i].Size, executorchDefaultAlignment) }
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(key(b), key(a)) })
+	// Largest key first, equal keys in reverse input order (by first task,
+	// then buffer: executorchInputOrder).
+	order := stableOrder(n,
+		func(i int32) int64 { return -AlignUp(bufs[i].Size, executorchDefaultAlignment) },
+		func(i int32) int64 { return -int64(bufs[i].First) },
+		func(i int32) int64 { return -int64(i) })
 
 	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
 	// The placed tensors' spans end at minEnd or later and start at

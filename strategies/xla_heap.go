@@ -107,7 +107,8 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 	ix := newOffsetCompIndex(spans)
 	choose := xlaHeapChoose(align)
 	end := func(off, size int64) int64 { return AlignUp(off+size, align) }
-	first := newOneByOne(ix, bufs, xlaHeapOrder(bufs, s.temporal[0]), choose, end)
+	ticks := xlaHeapTicks(bufs)
+	first := newOneByOne(ix, bufs, xlaHeapOrderTicks(bufs, ticks, s.temporal[0]), choose, end)
 	if len(s.temporal) == 1 {
 		if _, err := first.run(ctx, math.MaxInt64); err != nil {
 			return nil, err
@@ -126,7 +127,7 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 	}
 	// Else the second run, in full, and the rest of the first, which gives
 	// up once its heap passes the second's.
-	second := newOneByOne(ix.emptyCopy(), bufs, xlaHeapOrder(bufs, s.temporal[1]), choose, end)
+	second := newOneByOne(ix.emptyCopy(), bufs, xlaHeapOrderTicks(bufs, ticks, s.temporal[1]), choose, end)
 	if _, err := second.run(ctx, math.MaxInt64); err != nil {
 		return nil, err
 	}
@@ -154,7 +155,11 @@ func above(x int64) int64 {
 // (xlaHeapTicks), not tasks. Stable radix sorts, the least significant
 // key first, give it without comparisons.
 func xlaHeapOrder(bufs []workloads.Buffer, temporal bool) []int32 {
-	ticks := xlaHeapTicks(bufs)
+	return xlaHeapOrderTicks(bufs, xlaHeapTicks(bufs), temporal)
+}
+
+// xlaHeapOrderTicks is xlaHeapOrder with the ticks already numbered.
+func xlaHeapOrderTicks(bufs []workloads.Buffer, ticks [][2]int64, temporal bool) []int32 {
 	size := func(i int32) int64 { return -bufs[i].Size }
 	dur := func(i int32) int64 { return ticks[i][0] - ticks[i][1] }
 	if temporal {
