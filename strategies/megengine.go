@@ -24,7 +24,9 @@ import (
 // space). The others are added sorted by (begin, end); ties keep problem
 // order (MegEngine's come out of a hash map in no fixed order, which
 // membench must fix). The allocator is asked for AllocatorAlgo::PUSHDOWN
-// with the comp node's alignment and no padding, and the arena it
+// with the comp node's alignment and padding (device properties: CUDA's
+// texture alignment, the CPU's MegDNN handle requirement; padding 0 except
+// 32 on Atlas); here the problem's alignment and no padding. The arena it
 // reports, tot_alloc(), is the highest offset+size rounded up to the
 // alignment (megengineTotAlloc), which can exceed the plan's footprint.
 //

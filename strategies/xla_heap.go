@@ -45,6 +45,8 @@ func init() {
 //     last task, buffer); at each task it calls Alloc for the values
 //     defined there, then Free for the values whose last use it is, each
 //     group in that order. The buffer is the HloValue id: problem order.
+//     The alignment is the backend's for the buffers' colour (set by each
+//     compiler, not by the heap); here it is the problem's.
 //   - The heap numbers those calls: an Alloc or Free of a sized buffer
 //     takes the next tick, and a buffer's [start, end] are its two ticks
 //     (xlaHeapTicks). Two buffers conflict when their tick intervals
