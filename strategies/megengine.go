@@ -1,7 +1,6 @@
 package strategies
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -94,15 +93,18 @@ func megengineSeqMemOpt(ctx context.Context, bufs []workloads.Buffer, align int6
 	if err := recordError("megengine-pushdown", bufs); err != nil {
 		return nil, err
 	}
-	var added []int32
-	for i, b := range bufs {
-		if b.Size != 0 {
-			added = append(added, int32(i))
+	byTime := stableOrder(len(bufs),
+		func(i int32) int64 { return int64(bufs[i].First) },
+		func(i int32) int64 { return int64(bufs[i].Last) })
+	added := byTime[:0]
+	for _, i := range byTime {
+		if bufs[i].Size != 0 {
+			added = append(added, i)
 		}
 	}
-	slices.SortStableFunc(added, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(bufs[x].First, bufs[y].First), cmp.Compare(bufs[x].Last, bufs[y].Last))
-	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	chunks := make([]workloads.Buffer, len(added))
 	for k, i := range added {
 		chunks[k] = bufs[i]
@@ -269,31 +271,21 @@ func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, alig
 		return nil, err
 	}
 	n := len(bufs)
-	if n > math.MaxInt32 {
+	if n > math.MaxInt32/2 { // two events per interval, numbered in int32
 		return nil, fmt.Errorf("megengine-pushdown: %d buffers is too many", n)
 	}
-	// Events: (time, free before alloc, input order).
-	type event struct {
-		t     int64
-		alloc bool
-		i     int32
-	}
-	events := make([]event, 0, 2*n)
-	for i, b := range bufs {
-		events = append(events, event{int64(b.First), true, int32(i)}, event{int64(b.Last) + 1, false, int32(i)})
-	}
-	slices.SortFunc(events, func(x, y event) int {
-		if c := cmp.Compare(x.t, y.t); c != 0 {
-			return c
+	// Events 2i (alloc) and 2i+1 (free) of interval i, by (time, frees
+	// before allocs, input order): stable radix sorts from that order.
+	at := func(e int32) int64 {
+		if e%2 == 0 {
+			return int64(bufs[e/2].First)
 		}
-		if x.alloc != y.alloc {
-			if y.alloc {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(x.i, y.i)
-	})
+		return int64(bufs[e/2].Last) + 1
+	}
+	events := stableOrder(2*n, at, func(e int32) int64 { return 1 - int64(e%2) })
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Each allocation adds at most an allocated and a free block, each
 	// release one free block.
@@ -308,11 +300,12 @@ func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, alig
 				return nil, err
 			}
 		}
-		if e.alloc {
-			blockOf[e.i], below[e.i], above[e.i] = m.alloc(e.i, bufs[e.i].Size, int64(bufs[e.i].Last)+1)
+		i := e / 2
+		if e%2 == 0 {
+			blockOf[i], below[i], above[i] = m.alloc(i, bufs[i].Size, int64(bufs[i].Last)+1)
 			continue
 		}
-		m.release(blockOf[e.i], bufs[e.i].Size)
+		m.release(blockOf[i], bufs[i].Size)
 	}
 
 	// Push down: lists of the intervals below each one (CSR).
