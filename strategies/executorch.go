@@ -1,11 +1,9 @@
 package strategies
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"membench/workloads"
 )
@@ -15,21 +13,27 @@ import (
 // exir/memory_planning.py at cff6f4dd32e630945b7188512c1f2b4f102b05ad
 // (August 2026; the file last changed in 79cbc45f, June 2026).
 //
+// Their caller, apply_algo in the same file, hands them the specs as a
+// list in the order collect_specs_from_nodes yields them: walking the
+// graph's nodes in order, each spec at the first node that carries it,
+// its producer, which is where its lifetime starts. That "input order" is
+// here the buffers stably sorted by first task (executorchInputOrder);
+// the outputs of one node keep problem order.
+//
 // Both first round every tensor's size up to the alignment (TensorSpec's
 // realign: ExecuTorch's ALIGNMENT is 16 bytes, exir/tensor.py). membench
 // uses the least common multiple of that and the problem's alignment, so
 // every offset honours both.
 //
-// naive gives every tensor its own range, back to back in the order of the
-// specs (here, buffer order): no reuse.
+// naive gives every tensor its own range, back to back in input order: no
+// reuse.
 //
 // greedy sorts the tensors largest first by their size rounded to 16 bytes
 // (the sort reads allocated_memory before greedy realigns the specs, while
 // they still have TensorSpec's default alignment, 16, whatever the
 // planner's alignment); equal keys come in reverse input order (it inserts
 // them with bisect.insort, which keeps equal keys in input order, into an
-// ascending list and then reverses it; its input is a Python set, whose
-// order membench takes to be the buffers' order). Where the planner's alignment is
+// ascending list and then reverses it). Where the planner's alignment is
 // not a multiple of 16, a tensor can so come after a smaller one with the
 // same key and find a free object too small for it: ExecuTorch then stops
 // on an assertion ("Allocation specs are not sorted"), and so does this
@@ -92,7 +96,7 @@ func init() {
 		Name:    "executorch-naive",
 		Runtime: "executorch",
 		Kind:    Offsets,
-		Doc:     "ExecuTorch naive (exir/memory_planning.py): every tensor back to back in input order, sizes rounded to the alignment; no reuse",
+		Doc:     "ExecuTorch naive (exir/memory_planning.py): every tensor back to back in graph order (by first task), sizes rounded to the alignment; no reuse",
 		Arena:   arena,
 		Params:  []workloads.ParamDoc{alignDoc},
 		New: func(args *workloads.Args) (Strategy, error) {
@@ -109,9 +113,33 @@ func init() {
 const executorchDefaultAlignment = 16
 
 func executorchAlignment(name string, args *workloads.Args) (int64, error) {
-	a := args.Int64("alignment", executorchDefaultAlignment)
+	return alignmentParam(name, args, "alignment", executorchDefaultAlignment)
+}
+
+// alignmentParam reads the positive alignment parameter key (default def)
+// of the strategy name.
+func alignmentParam(name string, args *workloads.Args, key string, def int64) (int64, error) {
+	a := args.Int64(key, def)
 	if a < 1 {
-		return 0, workloads.Usagef("%s: parameter alignment=%d: want a positive integer", name, a)
+		return 0, workloads.Usagef("%s: parameter %s=%d: want a positive integer", name, key, a)
+	}
+	return a, nil
+}
+
+// runtimeAlignment combines the alignment a runtime's caller imposes
+// (param) with the problem's: their least common multiple, so that every
+// offset honours both.
+func runtimeAlignment(name string, param, problem int64) (int64, error) {
+	a := param
+	if problem > 1 {
+		g, h := a, problem
+		for h != 0 {
+			g, h = h, g%h
+		}
+		a = a / g * problem
+		if a/problem != param/g {
+			return 0, fmt.Errorf("%s: alignment %d and the problem's alignment %d have no common multiple below 2^63", name, param, problem)
+		}
 	}
 	return a, nil
 }
@@ -122,16 +150,9 @@ func executorchRealign(name string, p *workloads.Problem, align int64) (int64, [
 	if err := recordError(name, p.Buffers); err != nil {
 		return 0, nil, err
 	}
-	a := align
-	if pa := p.Alignment; pa > 1 {
-		g, h := a, pa
-		for h != 0 {
-			g, h = h, g%h
-		}
-		a = a / g * pa
-		if a/pa != align/g {
-			return 0, nil, fmt.Errorf("%s: alignment %d and the problem's alignment %d have no common multiple below 2^63", name, align, pa)
-		}
+	a, err := runtimeAlignment(name, align, p.Alignment)
+	if err != nil {
+		return 0, nil, err
 	}
 	sizes := make([]int64, len(p.Buffers))
 	for i, b := range p.Buffers {
@@ -155,8 +176,9 @@ func (e executorchNaive) Plan(ctx context.Context, p *workloads.Problem) (*Plan,
 	}
 	offsets := make([]int64, len(sizes))
 	var next int64
-	for i, s := range sizes {
-		if i%ctxCheckEvery == 0 {
+	for k, i := range executorchInputOrder(p.Buffers) {
+		s := sizes[i]
+		if k%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -198,6 +220,12 @@ func executorchPlan(bufs []workloads.Buffer, offsets, sizes []int64) *Plan {
 	return setArena(&Plan{Offsets: offsets, Footprint: Footprint(bufs, offsets)}, total)
 }
 
+// executorchInputOrder is the order apply_algo hands ExecuTorch's
+// planners the specs in: by first task, ties in problem order.
+func executorchInputOrder(bufs []workloads.Buffer) []int32 {
+	return stableOrder(len(bufs), func(i int32) int64 { return int64(bufs[i].First) })
+}
+
 // executorchGreedyOffsets runs ExecuTorch's greedy on the rounded sizes.
 // ExecuTorch scans every allocation of every object for each tensor; here
 // one index over time hands each tensor the placed tensors live with it,
@@ -212,17 +240,12 @@ func executorchPlan(bufs []workloads.Buffer, offsets, sizes []int64) *Plan {
 // only for tensors of size 0.
 func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes []int64, overlap, fastDense bool) ([]int64, error) {
 	n := len(bufs)
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	key := func(i int32) int64 { return AlignUp(bufs[i].Size, executorchDefaultAlignment) }
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(key(b), key(a)); c != 0 {
-			return c
-		}
-		return cmp.Compare(b, a)
-	})
+	// Largest key first, equal keys in reverse input order (by first task,
+	// then buffer: executorchInputOrder).
+	order := stableOrder(n,
+		func(i int32) int64 { return -AlignUp(bufs[i].Size, executorchDefaultAlignment) },
+		func(i int32) int64 { return -int64(bufs[i].First) },
+		func(i int32) int64 { return -int64(i) })
 
 	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
 	// The placed tensors' spans end at minEnd or later and start at

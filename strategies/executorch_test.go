@@ -86,13 +86,37 @@ func TestExecuTorchRules(t *testing.T) {
 		t.Errorf("16-byte tie: offsets %v, want [10 0]", got)
 	}
 	// ... and where the smaller one's object is free for the larger,
-	// ExecuTorch's assertion fails.
+	// ExecuTorch's assertion fails (10 starts later, so it comes later in
+	// input order and first in the reversed tie).
 	s, _ := Lookup("executorch-greedy?alignment=1")
-	_, err := s.Plan(context.Background(), &workloads.Problem{Buffers: gbsRecs([3]int64{12, 1, 1}, [3]int64{10, 0, 0})})
+	_, err := s.Plan(context.Background(), &workloads.Problem{Buffers: gbsRecs([3]int64{12, 0, 0}, [3]int64{10, 1, 1})})
 	if want := `executorch-greedy: buffer 0 (id 0, 12 bytes) comes after a smaller one of the same 16-byte size and fits no free object: ExecuTorch fails here too (assertion "Allocation specs are not sorted"); use an alignment that is a multiple of 16`; err == nil || err.Error() != want {
 		t.Errorf("unsorted: error %v, want %s", err, want)
 	}
 	if _, err := Lookup("executorch-greedy?alignment=0"); err == nil || err.Error() != "executorch-greedy: parameter alignment=0: want a positive integer" {
 		t.Errorf("alignment=0: error %v", err)
+	}
+}
+
+// TestExecuTorchInputOrder: apply_algo hands the planners the specs in
+// graph order, which is by first task, whatever the problem's order.
+// Rows {size, first, last}: b0 16 [1,1], b1 16 [0,1]; input order b1, b0.
+func TestExecuTorchInputOrder(t *testing.T) {
+	p := &workloads.Problem{Buffers: gbsRecs([3]int64{16, 1, 1}, [3]int64{16, 0, 1})}
+	for _, c := range []struct {
+		spec string
+		want []int64
+	}{
+		// Equal keys in reverse input order: b0 opens object 0; b1 meets
+		// it and finds no room above it (16+16 > 16): object 1 at 16. In
+		// reverse problem order it would be [16 0].
+		{"executorch-greedy", []int64{0, 16}},
+		// Back to back in input order: b1, then b0. In problem order
+		// [0 16].
+		{"executorch-naive", []int64{16, 0}},
+	} {
+		if got := mustPlan(t, c.spec, p).Offsets; !slices.Equal(got, c.want) {
+			t.Errorf("%s: offsets %v, want %v", c.spec, got, c.want)
+		}
 	}
 }

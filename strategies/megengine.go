@@ -1,7 +1,6 @@
 package strategies
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -11,14 +10,27 @@ import (
 )
 
 // megengine-pushdown follows MegEngine's static memory allocator with the
-// algorithm its graph optimiser uses (seq_mem_opt.cpp asks for
-// AllocatorAlgo::PUSHDOWN): MegEngine/MegEngine
-// src/core/impl/graph/var_node_mem_mgr/static_mem_alloc/pushdown.cpp,
-// best_fit_helper.cpp and impl.cpp at
-// 47952c075d868665e1116214bea760d786144081 (October 2024).
+// algorithm its graph optimiser uses, fed as that optimiser feeds it:
+// MegEngine/MegEngine at 47952c075d868665e1116214bea760d786144081
+// (October 2024), src/core/impl/graph/var_node_mem_mgr/seq_mem_opt.cpp
+// (the caller) and static_mem_alloc/pushdown.cpp, best_fit_helper.cpp
+// and impl.cpp (the allocator).
 //
-// Intervals are half-open, [First, Last+1). The allocator runs in two
-// steps.
+// The caller (SeqMemOptimizer::run_static_mem_alloc): a chunk lives
+// [begin, end), begin the index of the operator that defines it, end one
+// past the last that reads it, so [First, Last+1) here. Zero-size chunks
+// are never handed to the allocator (they get offset 0 here and take no
+// space). The others are added sorted by (begin, end); ties keep problem
+// order (MegEngine's come out of a hash map in no fixed order, which
+// membench must fix). The allocator is asked for AllocatorAlgo::PUSHDOWN
+// with the comp node's alignment and padding (device properties: CUDA's
+// texture alignment, the CPU's MegDNN handle requirement; padding 0 except
+// 32 on Atlas); here the problem's alignment and no padding. The arena it
+// reports, tot_alloc(), is the highest offset+size rounded up to the
+// alignment (megengineTotAlloc), which can exceed the plan's footprint.
+//
+// The allocator, in our words, numbers the chunks in the order they were
+// added ("input order" below) and runs in two steps.
 //
 // 1. A best-fit pre-allocation fixes only the vertical order of the
 // intervals. Time is walked in increasing order; at each time the
@@ -49,15 +61,16 @@ import (
 // down visits each "below" link once).
 //
 // Not modelled: overwrite specs (an output written in place over an
-// input, MegEngine's in-place reuse) and padding (0 here); MegEngine's
-// alignment must be a power of two, the problem's may be any.
+// input, MegEngine's in-place reuse), chunks that are never reclaimed
+// (NO_MEM_RECLAIM) and padding (0 here); MegEngine's alignment must be a
+// power of two, the problem's may be any.
 
 func init() {
 	Register(Info{
 		Name:    "megengine-pushdown",
 		Runtime: "megengine",
 		Kind:    Offsets,
-		Doc: "MegEngine static_mem_alloc PUSHDOWN: best fit over a block list whose chunks grow " +
+		Doc: "MegEngine static_mem_alloc PUSHDOWN, fed as seq_mem_opt does (sized chunks by first, last): best fit over a block list whose chunks grow " +
 			"when nothing fits fixes the vertical order, then every interval is pushed down onto those below it",
 		Arena: "m_peak_usage: the highest end rounded up to the alignment",
 		New:   Simple(func() Strategy { return megenginePushdown{} }),
@@ -70,16 +83,60 @@ func (megenginePushdown) Name() string { return "megengine-pushdown" }
 
 func (megenginePushdown) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	align := max(p.Alignment, 1)
-	offsets, err := megenginePushdownOffsets(ctx, p.Buffers, align)
+	offsets, err := megengineSeqMemOpt(ctx, p.Buffers, align)
 	if err != nil {
 		return nil, err
 	}
-	// MegEngine's total (m_peak_usage) is the highest end rounded up.
-	var arena int64
-	for i, b := range p.Buffers {
-		arena = max(arena, AlignUp(offsets[i]+b.Size, align))
-	}
+	arena := megengineTotAlloc(p.Buffers, offsets, align)
 	return setArena(&Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, arena), nil
+}
+
+// megengineSeqMemOpt hands bufs to the allocator as seq_mem_opt.cpp does:
+// only the buffers with a size, sorted by (First, Last), ties in problem
+// order. Zero-size buffers get offset 0.
+func megengineSeqMemOpt(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, error) {
+	if err := recordError("megengine-pushdown", bufs); err != nil {
+		return nil, err
+	}
+	byTime := stableOrder(len(bufs),
+		func(i int32) int64 { return int64(bufs[i].First) },
+		func(i int32) int64 { return int64(bufs[i].Last) })
+	added := byTime[:0]
+	for _, i := range byTime {
+		if bufs[i].Size != 0 {
+			added = append(added, i)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	chunks := make([]workloads.Buffer, len(added))
+	for k, i := range added {
+		chunks[k] = bufs[i]
+	}
+	at, err := megenginePushdownOffsets(ctx, chunks, align)
+	if err != nil {
+		return nil, err
+	}
+	offsets := make([]int64, len(bufs))
+	for k, i := range added {
+		offsets[i] = at[k]
+	}
+	return offsets, nil
+}
+
+// megengineTotAlloc is the arena MegEngine reports for a plan,
+// StaticMemAllocPushdown::tot_alloc(): the highest end address of the
+// chunks it was given (those with a size), each rounded up to the
+// alignment.
+func megengineTotAlloc(bufs []workloads.Buffer, offsets []int64, align int64) int64 {
+	var tot int64
+	for i, b := range bufs {
+		if b.Size != 0 {
+			tot = max(tot, AlignUp(offsets[i]+b.Size, max(align, 1)))
+		}
+	}
+	return tot
 }
 
 // meBlock is one block of the pre-allocation's list.
@@ -212,37 +269,28 @@ func (m *mePrealloc) release(b int32, size int64) {
 	m.insertFreeBefore(pos, size, te)
 }
 
-// megenginePushdownOffsets runs StaticMemAllocPushdown on bufs.
+// megenginePushdownOffsets runs StaticMemAllocPushdown on bufs, added in
+// their order (the allocator alone, as MegEngine's own tests call it).
 func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, error) {
 	if err := recordError("megengine-pushdown", bufs); err != nil {
 		return nil, err
 	}
 	n := len(bufs)
-	if n > math.MaxInt32 {
+	if n > math.MaxInt32/2 { // two events per interval, numbered in int32
 		return nil, fmt.Errorf("megengine-pushdown: %d buffers is too many", n)
 	}
-	// Events: (time, free before alloc, input order).
-	type event struct {
-		t     int64
-		alloc bool
-		i     int32
-	}
-	events := make([]event, 0, 2*n)
-	for i, b := range bufs {
-		events = append(events, event{int64(b.First), true, int32(i)}, event{int64(b.Last) + 1, false, int32(i)})
-	}
-	slices.SortFunc(events, func(x, y event) int {
-		if c := cmp.Compare(x.t, y.t); c != 0 {
-			return c
+	// Events 2i (alloc) and 2i+1 (free) of interval i, by (time, frees
+	// before allocs, input order): stable radix sorts from that order.
+	at := func(e int32) int64 {
+		if e%2 == 0 {
+			return int64(bufs[e/2].First)
 		}
-		if x.alloc != y.alloc {
-			if y.alloc {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(x.i, y.i)
-	})
+		return int64(bufs[e/2].Last) + 1
+	}
+	events := stableOrder(2*n, at, func(e int32) int64 { return 1 - int64(e%2) })
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Each allocation adds at most an allocated and a free block, each
 	// release one free block.
@@ -257,11 +305,12 @@ func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, alig
 				return nil, err
 			}
 		}
-		if e.alloc {
-			blockOf[e.i], below[e.i], above[e.i] = m.alloc(e.i, bufs[e.i].Size, int64(bufs[e.i].Last)+1)
+		i := e / 2
+		if e%2 == 0 {
+			blockOf[i], below[i], above[i] = m.alloc(i, bufs[i].Size, int64(bufs[i].Last)+1)
 			continue
 		}
-		m.release(blockOf[e.i], bufs[e.i].Size)
+		m.release(blockOf[i], bufs[i].Size)
 	}
 
 	// Push down: lists of the intervals below each one (CSR).

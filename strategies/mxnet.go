@@ -34,7 +34,11 @@ import (
 //
 // With k = 0 every request gets a new object. MXNet's default is k = 16
 // (NNVM_EXEC_MATCH_RANGE); the search over k = 1, 2, ... 16 runs only
-// under MXNET_MEMORY_OPT and is not reproduced.
+// under MXNET_MEMORY_OPT and is not reproduced. Zero-size outputs are
+// requested like any other (only a free object of 0 bytes, or a new one,
+// serves them). The arena MXNet reports, storage_allocated_bytes
+// (TotalAllocBytes), is the sum of the objects' sizes: the plan's
+// footprint at alignment 1.
 //
 // Growth: O(n log n) (the free objects sit in a balanced tree).
 //

@@ -45,6 +45,11 @@ func TestMXNetRules(t *testing.T) {
 		// k = 2: 100 bytes free, a request of 40 looks up to 80 only and
 		// down from 20: a new object.
 		{"range", "mxnet-match-range?match_range=2", rec([3]int64{100, 0, 0}, [3]int64{40, 1, 1}), []int{0, 1}, []int64{100, 40}},
+		// Zero-size outputs (plan_memory.cc requests them like any other):
+		// 1 takes the free 0-byte obj 0; 2 (8 bytes) finds nothing at or
+		// above 8 and grows obj 0 (0 >= 8/16); 3 (0 bytes) looks at sizes
+		// in [0, 0] only: a new obj 1.
+		{"zero-size", "mxnet-match-range", rec([3]int64{0, 0, 0}, [3]int64{0, 1, 1}, [3]int64{8, 2, 2}, [3]int64{0, 3, 3}), []int{0, 0, 0, 1}, []int64{8, 0}},
 	}
 	for _, c := range cases {
 		plan := mustPlan(t, c.spec, c.p)

@@ -60,18 +60,43 @@ import (
 // loop could spin forever (every candidate is the buffer being moved) it
 // stops and skips the swap.
 //
+// The caller, PlanMemory in src/tir/usmp/unified_static_memory_planner.cc,
+// gets the buffers from ExtractBufferInfo
+// (src/tir/usmp/analysis/extract_buffer_info.cc): two buffers conflict
+// when their first-to-last statement ranges meet (a start sorts before an
+// end at the same statement), which is DESIGN §1's rule; the memory
+// pressure it passes is the peak of live bytes, LB_load; and every
+// workspace buffer gets the AOT executor's workspace-byte-alignment, 16
+// unless set, whatever the buffer (TVM's own algorithm tests construct
+// BufferInfo with alignment 1 instead). So the planners here use the
+// parameter workspace_byte_alignment, 16 by default, combined with the
+// problem's alignment (their least common multiple). The order of the
+// buffer array (a Map's iteration) and of each conflict list (an
+// unordered set's) follow object addresses in TVM; here the array is in
+// problem order, and a buffer's conflicts list those live when it starts,
+// then those that start while it lives, each by (first task, buffer).
+//
 // Not modelled: several pools and their size hints (one unbounded pool;
-// TVM fails where a bounded pool overflows), per-buffer alignments (the
-// problem's alignment is every buffer's), constant pools.
+// TVM fails where a bounded pool overflows), per-buffer alignments (one
+// alignment for every buffer), constant pools.
 
 func init() {
+	alignDoc := []workloads.ParamDoc{{Name: "workspace_byte_alignment", Default: "16",
+		Doc: "the AOT executor's workspace-byte-alignment, every buffer's alignment (combined with the problem's)"}}
 	Register(Info{
 		Name:    "tvm-greedy-by-size",
 		Runtime: "tvm",
 		Kind:    Offsets,
 		Doc: "TVM USMP greedy_by_size: size, then conflicts, then name descending; each buffer " +
 			"above every conflicting buffer placed before it",
-		New: Simple(func() Strategy { return tvmGreedy{byConflicts: false} }),
+		Params: alignDoc,
+		New: func(args *workloads.Args) (Strategy, error) {
+			a, err := tvmAlignment("tvm-greedy-by-size", args)
+			if err != nil {
+				return nil, err
+			}
+			return tvmGreedy{byConflicts: false, align: a}, nil
+		},
 	})
 	Register(Info{
 		Name:    "tvm-greedy-by-conflicts",
@@ -79,7 +104,14 @@ func init() {
 		Kind:    Offsets,
 		Doc: "TVM USMP greedy_by_conflicts: conflicts, then size, then name descending; each buffer " +
 			"above every conflicting buffer placed before it",
-		New: Simple(func() Strategy { return tvmGreedy{byConflicts: true} }),
+		Params: alignDoc,
+		New: func(args *workloads.Args) (Strategy, error) {
+			a, err := tvmAlignment("tvm-greedy-by-conflicts", args)
+			if err != nil {
+				return nil, err
+			}
+			return tvmGreedy{byConflicts: true, align: a}, nil
+		},
 	})
 	Register(Info{
 		Name:    "tvm-hill-climb",
@@ -87,8 +119,23 @@ func init() {
 		Kind:    Offsets,
 		Doc: "TVM USMP hill_climb: up to 500 first-fit passes over orders perturbed by swapping " +
 			"conflicting buffers near the top, glibc rand_r seed 0; stops at LB_load",
-		New: Simple(func() Strategy { return tvmHillClimb{} }),
+		Params: alignDoc,
+		New: func(args *workloads.Args) (Strategy, error) {
+			a, err := tvmAlignment("tvm-hill-climb", args)
+			if err != nil {
+				return nil, err
+			}
+			return tvmHillClimb{align: a}, nil
+		},
 	})
+}
+
+// tvmDefaultAlignment is the workspace-byte-alignment extract_buffer_info.cc
+// gives every buffer when the executor sets none.
+const tvmDefaultAlignment = 16
+
+func tvmAlignment(name string, args *workloads.Args) (int64, error) {
+	return alignmentParam(name, args, "workspace_byte_alignment", tvmDefaultAlignment)
 }
 
 // usmpGraph is USMP's input: buffers with sizes, names and conflict lists
@@ -237,7 +284,10 @@ func usmpGreedy(ctx context.Context, g *usmpGraph, order []int32) ([]int64, erro
 	return offsets, nil
 }
 
-type tvmGreedy struct{ byConflicts bool }
+type tvmGreedy struct {
+	byConflicts bool
+	align       int64 // workspace_byte_alignment
+}
 
 func (t tvmGreedy) Name() string {
 	if t.byConflicts {
@@ -247,7 +297,11 @@ func (t tvmGreedy) Name() string {
 }
 
 func (t tvmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
-	offsets, err := usmpGreedyIntervals(ctx, t.Name(), p.Buffers, p.Alignment, t.byConflicts)
+	align, err := runtimeAlignment(t.Name(), t.align, p.Alignment)
+	if err != nil {
+		return nil, err
+	}
+	offsets, err := usmpGreedyIntervals(ctx, t.Name(), p.Buffers, align, t.byConflicts)
 	if err != nil {
 		return nil, err
 	}
@@ -386,12 +440,18 @@ func (t *chmaxTree) max(l, r int32) int64 {
 	return m
 }
 
-type tvmHillClimb struct{}
+type tvmHillClimb struct {
+	align int64 // workspace_byte_alignment
+}
 
 func (tvmHillClimb) Name() string { return "tvm-hill-climb" }
 
-func (tvmHillClimb) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
-	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, p.Alignment)
+func (t tvmHillClimb) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	align, err := runtimeAlignment("tvm-hill-climb", t.align, p.Alignment)
+	if err != nil {
+		return nil, err
+	}
+	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, align)
 	if err != nil {
 		return nil, err
 	}

@@ -10,13 +10,13 @@ import (
 func init() {
 	Register(Info{
 		Name: "xla-heap-spatial", Runtime: "xla", Kind: Offsets,
-		Doc: "XLA GlobalDecreasingSizeBestFitHeap, spatial order: size desc, duration desc; " +
+		Doc: "XLA GlobalDecreasingSizeBestFitHeap, spatial order: size desc, duration (in heap calls) desc; " +
 			"best-fit free chunk (ties: lowest offset); honours the problem's alignment",
 		New: Simple(func() Strategy { return xlaHeap{"xla-heap-spatial", []bool{false}} }),
 	})
 	Register(Info{
 		Name: "xla-heap-temporal", Runtime: "xla", Kind: Offsets,
-		Doc: "XLA GlobalDecreasingSizeBestFitHeap, temporal order: duration desc, size desc; " +
+		Doc: "XLA GlobalDecreasingSizeBestFitHeap, temporal order: duration (in heap calls) desc, size desc; " +
 			"best-fit free chunk (ties: lowest offset); honours the problem's alignment",
 		New: Simple(func() Strategy { return xlaHeap{"xla-heap-temporal", []bool{true}} }),
 	})
@@ -28,37 +28,54 @@ func init() {
 }
 
 // xlaHeap is XLA's heap simulator, GlobalDecreasingSizeBestFitHeap and
-// ChooseBestHeapAlgorithm, as in openxla/xla
-// xla/service/heap_simulator/heap_simulator.cc at commit
-// d492e8388d46b82c5bfe6d8c3187abbb86f369b2 (tests:
-// heap_simulator_test.cc at c28c7a8d403e32502c3bb7bf4b0ed674d05cee06), and
-// the spatial-then-temporal pair that xla/service/buffer_assignment.cc
-// hands ChooseBestHeapAlgorithm.
+// ChooseBestHeapAlgorithm, as xla/service/buffer_assignment.cc drives it:
+// openxla/xla at commit 0e06ac8223feb02e71adc5643a8d2d79b72673af, files
+// xla/service/buffer_assignment.cc (AssignBuffersWithSequentialOrdering)
+// and xla/service/heap_simulator/heap_simulator.cc (RunComputation, the
+// heap, ChooseBestHeapAlgorithm); the expected values of
+// heap_simulator_test.cc at c28c7a8d403e32502c3bb7bf4b0ed674d05cee06 are
+// in testdata/upstream.
 //
 // The rules, in our words:
-//   - A buffer's interval is [First, Last], inclusive: XLA numbers alloc and
-//     free events and two buffers conflict when their [start, end] meet,
-//     which is DESIGN §1's rule.
-//   - Zero-size buffers go to offset 0 and take no space.
+//   - The caller: with the default options (no custom order, no page size,
+//     no packing search, the DEFAULT algorithm, no per-heap size limit) the
+//     buffer assigner hands HeapSimulator a ChooseBestHeapAlgorithm over
+//     two heaps, spatial then temporal, with the buffers' alignment. The
+//     simulator walks the schedule: it sorts the values by (first task,
+//     last task, buffer); at each task it calls Alloc for the values
+//     defined there, then Free for the values whose last use it is, each
+//     group in that order. The buffer is the HloValue id: problem order.
+//     The alignment is the backend's for the buffers' colour (set by each
+//     compiler, not by the heap); here it is the problem's.
+//   - The heap numbers those calls: an Alloc or Free of a sized buffer
+//     takes the next tick, and a buffer's [start, end] are its two ticks
+//     (xlaHeapTicks). Two buffers conflict when their tick intervals
+//     meet, which is DESIGN §1's rule on tasks ([First, Last] inclusive).
+//     But "duration", end - start, counts calls, not tasks: a buffer
+//     freed at a busy task lives longer than one freed at a quiet one.
+//   - Zero-size buffers get offset 0 and no tick, and take no space.
 //   - The others are placed one at a time in a fixed order. Spatial: size
-//     descending, then duration (Last-First) descending, then buffer
-//     (problem order) ascending. Temporal: duration descending, then size
-//     descending, then buffer ascending. The keys are unique, so the sort is
-//     total.
+//     descending, then duration descending, then buffer ascending.
+//     Temporal: duration descending, then size descending, then buffer
+//     ascending. The keys are unique, so the sort is total.
 //   - Each buffer goes into the smallest free chunk among those left by the
 //     placed buffers that conflict with it in time, where a placed buffer
 //     takes [offset, offset+size rounded up to the alignment) and the chunk
 //     above all of them counts as endless; a chunk qualifies when the buffer
 //     fits at its start rounded up to the alignment, which is where the
 //     buffer goes. Among equally small chunks the lowest offset wins.
-//   - The heap size is the highest offset+size.
+//   - The heap size, which the assigner makes the size of the temp
+//     allocation (the arena as XLA reports it), is the highest
+//     offset+size: the plan's footprint.
 //   - xla-heap runs spatial, then temporal, and keeps the one with the
 //     strictly smaller heap (ties: spatial), as ChooseBestHeapAlgorithm does.
 //
-// Not modelled: colocations (buffers XLA forces to share an offset),
-// preferred offsets, sliced allocations, several memory spaces and the
-// per-heap size limit of ConstrainedGlobalDecreasingSizeBestFitHeap (its
-// default, no limit, is one heap). membench plans the single-arena case.
+// Not modelled: colocations (buffers XLA forces to share an offset, and
+// the simulator's sharing of an operand's buffer with its user, which
+// needs the HLO op), preferred offsets, sliced allocations, several
+// memory spaces and the per-heap size limit of
+// ConstrainedGlobalDecreasingSizeBestFitHeap (its default, no limit, is
+// one heap). membench plans the single-arena case.
 //
 // xla-heap makes that choice without running a losing run to its end,
 // as heaps only grow: the spatial run goes until its heap passes LB_load;
@@ -92,7 +109,8 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 	ix := newOffsetCompIndex(spans)
 	choose := xlaHeapChoose(align)
 	end := func(off, size int64) int64 { return AlignUp(off+size, align) }
-	first := newOneByOne(ix, bufs, xlaHeapOrder(bufs, s.temporal[0]), choose, end)
+	ticks := xlaHeapTicks(bufs)
+	first := newOneByOne(ix, bufs, xlaHeapOrderTicks(bufs, ticks, s.temporal[0]), choose, end)
 	if len(s.temporal) == 1 {
 		if _, err := first.run(ctx, math.MaxInt64); err != nil {
 			return nil, err
@@ -111,7 +129,7 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 	}
 	// Else the second run, in full, and the rest of the first, which gives
 	// up once its heap passes the second's.
-	second := newOneByOne(ix.emptyCopy(), bufs, xlaHeapOrder(bufs, s.temporal[1]), choose, end)
+	second := newOneByOne(ix.emptyCopy(), bufs, xlaHeapOrderTicks(bufs, ticks, s.temporal[1]), choose, end)
 	if _, err := second.run(ctx, math.MaxInt64); err != nil {
 		return nil, err
 	}
@@ -135,15 +153,64 @@ func above(x int64) int64 {
 
 // xlaHeapOrder is GlobalDecreasingSizeBestFitHeap's order: XLA's keys
 // (-size, start-end, buffer) spatial, (start-end, -size, buffer) temporal,
-// ascending. Stable radix sorts, the least significant key first, give it
-// without comparisons.
+// ascending, where start and end are the heap's call ticks
+// (xlaHeapTicks), not tasks. Stable radix sorts, the least significant
+// key first, give it without comparisons.
 func xlaHeapOrder(bufs []workloads.Buffer, temporal bool) []int32 {
+	return xlaHeapOrderTicks(bufs, xlaHeapTicks(bufs), temporal)
+}
+
+// xlaHeapOrderTicks is xlaHeapOrder with the ticks already numbered.
+func xlaHeapOrderTicks(bufs []workloads.Buffer, ticks [][2]int64, temporal bool) []int32 {
 	size := func(i int32) int64 { return -bufs[i].Size }
-	dur := func(i int32) int64 { return int64(bufs[i].First) - int64(bufs[i].Last) }
+	dur := func(i int32) int64 { return ticks[i][0] - ticks[i][1] }
 	if temporal {
 		return stableOrder(len(bufs), dur, size)
 	}
 	return stableOrder(len(bufs), size, dur)
+}
+
+// xlaHeapTicks numbers each buffer's Alloc and Free call as
+// HeapSimulator::RunComputation makes them: the values sorted by (first,
+// last, buffer); at each task, first an Alloc for every value defined
+// there, then a Free for every value whose last use it is, each group in
+// that sorted order; the heap counts one tick per call, except for
+// zero-size buffers, which it places at 0 without a tick (they get
+// [0, 0]). ticks[i] is buffer i's [alloc tick, free tick].
+func xlaHeapTicks(bufs []workloads.Buffer) [][2]int64 {
+	ticks := make([][2]int64, len(bufs))
+	// Events 2k and 2k+1 are the Alloc and the Free of the k-th buffer
+	// with a size.
+	var ev []int32
+	for i, b := range bufs {
+		if b.Size != 0 {
+			ev = append(ev, int32(i))
+		}
+	}
+	m := 2 * len(ev)
+	buf := func(e int32) workloads.Buffer { return bufs[ev[e/2]] }
+	// Sort keys, most significant first: the task of the call; Allocs
+	// before Frees; then the sorted value order, (first, last, buffer),
+	// of which an Alloc's task is its first and a Free's its last, so the
+	// other one decides; the buffer is the stable sort's initial order
+	// (events by buffer).
+	task := func(e int32) int64 {
+		if e%2 == 0 {
+			return int64(buf(e).First)
+		}
+		return int64(buf(e).Last)
+	}
+	other := func(e int32) int64 {
+		if e%2 == 0 {
+			return int64(buf(e).Last)
+		}
+		return int64(buf(e).First)
+	}
+	kind := func(e int32) int64 { return int64(e % 2) }
+	for tick, e := range stableOrder(m, task, kind, other) {
+		ticks[ev[e/2]][e%2] = int64(tick)
+	}
+	return ticks
 }
 
 // loadBound is LB_load (workloads.LoadBound): the most bytes live at once.
