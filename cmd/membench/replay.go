@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,8 +88,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	case fs.NArg() != 1:
 		return badUsage("replay: want exactly one WORKLOAD, got %d", fs.NArg())
 	}
-	f, err := allocators.Lookup(*spec)
-	if err != nil {
+	if _, err := allocators.Lookup(*spec); err != nil {
 		return err
 	}
 	w, err := e.load(fs.Arg(0))
@@ -100,22 +99,22 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if tr == nil {
 		tr = w.Problem.ToTrace()
 	}
-	eff, err := effectiveSpec(*spec, tr, *deviceMem)
+	eff, err := effectiveSpec(*spec, *deviceMem)
 	if err != nil {
 		return err
 	}
 	if w.Format == workloads.FormatPyTorch {
 		eff.recordedOOMs = &tr.OOMs
 	}
-	if eff.spec != *spec {
-		if f, err = allocators.Lookup(eff.spec); err != nil {
-			if eff.settings != "" {
-				return fmt.Errorf("replay: %s recorded allocator_settings %s that %s cannot take (override them with alloc_conf=): %w",
-					fs.Arg(0), workloads.Echo(eff.settings), *spec, err)
-			}
-			return err
+	f, err := allocators.LookupFor(eff.spec, tr)
+	if err != nil {
+		var ie *workloads.InputError
+		if errors.As(err, &ie) {
+			return fmt.Errorf("replay: %w", err)
 		}
+		return err
 	}
+	eff.settings = f.Settings
 	var res *allocators.ReplayResult
 	err = withTimeout(ctx, *timeout, func(ctx context.Context) (err error) {
 		res, err = allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != "", FreeDelay: *freeDelay})
@@ -148,48 +147,28 @@ type replaySpec struct {
 	recordedOOMs *int
 }
 
-// tcOptions are the torch-caching parameters that set what a snapshot's
-// allocator_settings would.
-var tcOptions = []string{"alloc_conf", "max_split_size", "roundup_power2_divisions", "garbage_collection_threshold"}
-
-// effectiveSpec applies a PyTorch snapshot's recorded allocator settings
-// to a torch-caching spec that sets none of its options, and
-// --device-memory as the allocator's memory_limit.
-func effectiveSpec(spec string, tr *workloads.Trace, deviceMem string) (replaySpec, error) {
+// effectiveSpec adds --device-memory to spec as the allocator's
+// memory_limit; the trace's recorded settings are allocators.LookupFor's.
+func effectiveSpec(spec string, deviceMem string) (replaySpec, error) {
 	r := replaySpec{spec: spec}
 	sp, err := workloads.ParseSpec(spec)
 	if err != nil {
 		return r, err
-	}
-	has := func(keys ...string) bool {
-		for _, p := range sp.Params {
-			if slices.Contains(keys, p.Key) {
-				return true
-			}
-		}
-		return false
-	}
-	add := func(key, value string) {
-		sep := "?"
-		if strings.Contains(r.spec, "?") {
-			sep = "&"
-		}
-		r.spec += sep + key + "=" + url.QueryEscape(value)
-	}
-	if s := tr.AllocatorSettings; s != "" && sp.Name == "torch-caching" && !has(tcOptions...) {
-		r.settings = s
-		add("alloc_conf", s)
 	}
 	if deviceMem != "" {
 		n, err := workloads.ParseBytes(deviceMem)
 		if err != nil || n == 0 {
 			return r, badUsage("replay: --device-memory=%s: want a positive byte size, e.g. 16G", workloads.Echo(deviceMem))
 		}
-		if has("memory_limit") {
+		if slices.ContainsFunc(sp.Params, func(p workloads.Param) bool { return p.Key == "memory_limit" }) {
 			return r, badUsage("replay: --device-memory and memory_limit in --allocator %s both set the capacity: give one", spec)
 		}
 		r.device = n
-		add("memory_limit", strconv.FormatInt(n, 10))
+		sep := "?"
+		if strings.Contains(r.spec, "?") {
+			sep = "&"
+		}
+		r.spec += sep + "memory_limit=" + strconv.FormatInt(n, 10)
 	}
 	return r, nil
 }
