@@ -124,6 +124,8 @@ const (
 	opRequest = -2 // the free of slot is requested on stream
 	opRecord  = -3 // stream uses slot
 	opSync    = -4 // stream passes a sync point (slot -1)
+	// opEmptyCache empties the allocator's cache (slot -1; CacheEmptier).
+	opEmptyCache = -5
 )
 
 // compiled is a trace reduced to allocator calls: views, the frees that
@@ -250,7 +252,7 @@ func compileTrace(tr *workloads.Trace, delay int) (*compiled, error) {
 			}
 			use(req, ev.Stream)
 			evReq[i] = req
-		case workloads.Sync:
+		case workloads.Sync, workloads.EmptyCache:
 		default:
 			return nil, fail(i, "unknown event kind %d", ev.Kind)
 		}
@@ -308,6 +310,8 @@ func compileTrace(tr *workloads.Trace, delay int) (*compiled, error) {
 			}
 		case workloads.Sync:
 			emit(opSync, -1, ev.Stream, -1, i)
+		case workloads.EmptyCache:
+			emit(opEmptyCache, -1, 0, -1, i)
 		}
 		for ; k < len(done) && done[k].at == int32(i); k++ {
 			if r := done[k].req; slotOf[r] >= 0 {
@@ -479,7 +483,9 @@ func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, e
 		}
 		op := &ops[i]
 		if op.size < 0 {
-			if off := offs[op.slot]; off >= 0 {
+			if op.size == opEmptyCache {
+				emptyCache(a)
+			} else if off := offs[op.slot]; off >= 0 {
 				if err := a.Free(off); err != nil {
 					return 0, callError(nil, i, err)
 				}
@@ -548,6 +554,8 @@ func (sc *streamCalls) call(op *replayOp, off int64) (Block, error) {
 		if sc.d != nil {
 			sc.d.Sync(int(op.stream))
 		}
+	case opEmptyCache:
+		emptyCache(sc.a)
 	}
 	return Block{}, nil
 }
@@ -603,7 +611,7 @@ func runStreams(ctx context.Context, a Allocator, c *compiled, offs []int64) (in
 func (c *compiled) bareOpsFor(sc streamCalls) *bareOps {
 	switch {
 	case sc.d == nil:
-		return c.bareFor(bareFrees, func(size int64) bool { return size >= 0 || size == opFree })
+		return c.bareFor(bareFrees, func(size int64) bool { return size >= 0 || size == opFree || size == opEmptyCache })
 	case sc.selfFree:
 		return c.bareFor(bareRequests, func(size int64) bool { return size != opFree })
 	}
@@ -620,7 +628,9 @@ func runFrees(ctx context.Context, sc streamCalls, b *bareOps, offs []int64) (in
 		}
 		op := &b.ops[i]
 		if op.size < 0 {
-			if off := offs[op.slot]; off >= 0 {
+			if op.size == opEmptyCache {
+				emptyCache(sc.a)
+			} else if off := offs[op.slot]; off >= 0 {
 				if err := sc.a.Free(off); err != nil {
 					return 0, callError(b.call, i, err)
 				}
@@ -674,6 +684,10 @@ func runRequests(ctx context.Context, d DeferredFreer, b *bareOps, offs []int64)
 			d.Sync(int(op.stream))
 			continue
 		}
+		if op.size == opEmptyCache {
+			emptyCache(d)
+			continue
+		}
 		off := offs[op.slot]
 		if off < 0 {
 			continue
@@ -718,6 +732,10 @@ func runHandles(ctx context.Context, a blockHandles, ops []replayOp, call []int3
 			a.Sync(int(op.stream))
 			continue
 		}
+		if op.size == opEmptyCache {
+			emptyCache(a)
+			continue
+		}
 		h := slots[op.slot]
 		if h < 0 {
 			continue
@@ -749,7 +767,7 @@ func callError(call []int32, i int, err error) error {
 }
 
 // opNames names the op kinds in errors.
-var opNames = map[int64]string{opFree: "free", opRequest: "free request", opRecord: "record stream", opSync: "sync"}
+var opNames = map[int64]string{opFree: "free", opRequest: "free request", opRecord: "record stream", opSync: "sync", opEmptyCache: "empty cache"}
 
 // record is the recorded replay: run plus the allocation records, the
 // peaks, BFC's metric over time and the optional timeline. Requested
@@ -773,7 +791,7 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 		}
 		op := &c.ops[i]
 		ev := int(c.ev[i]) + 1
-		if op.size == opSync {
+		if op.size == opSync || op.size == opEmptyCache {
 			sc.call(op, -1)
 		} else {
 			rec := &c.allocs[c.req[i]]
