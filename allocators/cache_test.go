@@ -2,6 +2,7 @@ package allocators
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,18 +32,68 @@ func TestReplayEmptyCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := Lookup(c.spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, verify := range []bool{false, true} {
-			res, err := Replay(context.Background(), f.New(), tr, ReplayOptions{Repeat: 2, New: f.New, Verify: verify})
-			if err != nil {
-				t.Fatalf("%s on %q: %v", c.spec, c.trace, err)
-			}
+		for verify, res := range replayTimedAndVerified(t, c.spec, tr) {
 			if res.Final.Reserved != c.final || res.PeakReserved != c.peak {
 				t.Errorf("%s on %q (verify %v): reserved %d at the end, peak %d; want %d, %d", c.spec, c.trace, verify, res.Final.Reserved, res.PeakReserved, c.final, c.peak)
 			}
 		}
 	}
+}
+
+// TestReplayRecordedCache: a snapshot recorded mid-run replays from the
+// cache it started from (torch-caching starts with its segments reserved
+// and blocks allocated), so its peak reserved and segment allocations and
+// frees are the recorded ones; an empty cache (the trace's allocations
+// served by fresh segments) fits the 12 MiB request in the free space the
+// recording did not have. Allocators that take no cache replay the
+// allocations.
+func TestReplayRecordedCache(t *testing.T) {
+	const mib = 1 << 20
+	w, err := workloads.Load("../workloads/testdata/pytorch/mid_run.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := w.Trace
+	for _, c := range []struct {
+		spec   string
+		seeded bool
+		peak   int64
+		segs   []workloads.SegmentEvent
+	}{
+		{"torch-caching", true, 42 * mib, []workloads.SegmentEvent{{Free: true, Size: 20 * mib, Event: 3}, {Size: 12 * mib, Event: 5}}},
+		// One 20 MiB page for the large blocks (the 12 MiB one after the
+		// 4 MiB one), one 2 MiB page for the small ones.
+		{"torch-caching?alloc_conf=expandable_segments:True", false, 22 * mib, nil},
+		// 3 MiB + 4 MiB + 1 KiB, then 12 MiB at the end; the 600000 B
+		// block goes where the 3 MiB one was.
+		{"first-fit", false, 3*mib + 4*mib + 1024 + 12*mib, nil},
+	} {
+		for verify, res := range replayTimedAndVerified(t, c.spec, tr) {
+			if res.Seeded != c.seeded || res.PeakReserved != c.peak {
+				t.Errorf("%s (verify %v): seeded %v, peak reserved %d; want %v, %d", c.spec, verify, res.Seeded, res.PeakReserved, c.seeded, c.peak)
+			}
+			if c.segs != nil && fmt.Sprint(res.Segments) != fmt.Sprint(c.segs) {
+				t.Errorf("%s: segments %v, want %v", c.spec, res.Segments, c.segs)
+			}
+		}
+	}
+}
+
+// replayTimedAndVerified replays tr with spec twice, with timed replays
+// (verify false) and through a Verifier (true).
+func replayTimedAndVerified(t *testing.T, spec string, tr *workloads.Trace) map[bool]*ReplayResult {
+	t.Helper()
+	f, err := Lookup(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[bool]*ReplayResult{}
+	for _, verify := range []bool{false, true} {
+		res, err := Replay(context.Background(), f.New(), tr, ReplayOptions{Repeat: 2, New: f.New, Verify: verify})
+		if err != nil {
+			t.Fatalf("%s (verify %v): %v", spec, verify, err)
+		}
+		out[verify] = res
+	}
+	return out
 }
