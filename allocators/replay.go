@@ -112,8 +112,10 @@ type ReplayResult struct {
 	Seeded bool
 	// Segments are the segments the allocator reserved and gave back
 	// during the recorded replay, where it reports them (torch-caching),
-	// each with the index of the trace event that made it.
-	Segments []workloads.SegmentEvent
+	// each with the index of the trace event that made it;
+	// SegmentsLogged says the allocator reports them.
+	Segments       []workloads.SegmentEvent
+	SegmentsLogged bool
 }
 
 // replayOp is one allocator call: an Alloc of size bytes on stream whose
@@ -839,6 +841,7 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 	}
 	var ev int
 	if l, ok := a.(segmentLogger); ok {
+		res.SegmentsLogged = true
 		l.logSegments(func(free bool, size int64) {
 			res.Segments = append(res.Segments, workloads.SegmentEvent{Free: free, Size: size, Event: ev - 1})
 		})

@@ -207,15 +207,15 @@ type CacheBlock struct {
 // segment allocated (or an expandable segment's pages mapped), or, with
 // Free, given back (unmapped).
 type SegmentEvent struct {
-	Free bool
-	Size int64
+	Free bool  `json:"free"`
+	Size int64 `json:"size"`
 	// Event is the index in Trace.Events of the event that made it, or
 	// for a recorded one, of the first event after it (len(Events) at the
 	// end).
-	Event int
+	Event int `json:"event"`
 	// Entry is a recorded one's index in the recording (a snapshot's
 	// device trace).
-	Entry int
+	Entry int `json:"entry"`
 }
 
 // Recording is what a recorded trace says of the allocator's own memory.
