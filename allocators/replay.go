@@ -386,7 +386,12 @@ func (t *idTable) set(id int, slot int32) {
 // on; freeing a failed or zero-byte allocation is a no-op; a view shares
 // its storage until the last tensor sharing it is freed. Frees reach the
 // allocator when they complete, or as requests where it completes them
-// itself (streams.go). A malformed trace (unknown free, id reuse while
+// itself (streams.go). An EmptyCache event empties the allocator's cache
+// where its runtime can (CacheEmptier). A trace recorded mid-run
+// (workloads.Trace.Cache) starts from the recorded cache where the
+// allocator takes one (torch-caching): the trace's first allocations, the
+// cache's blocks, are seeded in place, every replay; other allocators
+// serve them as requests. A malformed trace (unknown free, id reuse while
 // live) is a workloads.InputError.
 func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOptions) (*ReplayResult, error) {
 	c, err := compileTrace(tr, opts.FreeDelay)

@@ -149,8 +149,8 @@ func (c *pyConv) rebuildCache() {
 			delete(at, e.addr)
 		}
 	}
-	if len(at) == 0 {
-		return
+	if len(at) == 0 && len(c.pre) == 0 {
+		return // an empty cache
 	}
 	segs := make([]pySeg, 0, len(at))
 	for _, s := range at {
@@ -202,8 +202,12 @@ func (c *pyConv) rebuildCache() {
 }
 
 // recording returns what the snapshot says of the allocator's segments,
-// with positions in the trace (pos, which trace sets).
+// with positions in the trace (pos, which trace sets); nil where it has
+// neither segments nor segment entries.
 func (c *pyConv) recording() *Recording {
+	if len(c.final) == 0 && len(c.segs) == 0 {
+		return nil
+	}
 	r := &Recording{Reserved: c.finalBytes, EmptyCaches: c.emptyCache}
 	for _, e := range c.segs {
 		if e.free {

@@ -81,7 +81,7 @@ func TestReadPyTorchCache(t *testing.T) {
 	cases := []struct {
 		file  string
 		cache []CacheSegment
-		rec   Recording
+		rec   *Recording
 	}{
 		{"mid_run.pickle", []CacheSegment{
 			// The freed block's size is its request rounded to 512 bytes:
@@ -89,25 +89,35 @@ func TestReadPyTorchCache(t *testing.T) {
 			{Size: 20 * mib, Blocks: []CacheBlock{{Offset: 0, Size: 3 * mib, ID: 0}, {Offset: 10 * mib, Size: 4 * mib, ID: 1}}},
 			{Size: 2 * mib, Small: true, Blocks: []CacheBlock{{Offset: 0, Size: 1024, ID: 2}}},
 			{Size: 20 * mib}, // freed by the empty_cache()
-		}, Recording{Reserved: 42 * mib, PeakReserved: 42 * mib, EmptyCaches: 1, Segments: []SegmentEvent{
+		}, &Recording{Reserved: 42 * mib, PeakReserved: 42 * mib, EmptyCaches: 1, Segments: []SegmentEvent{
 			{Free: true, Size: 20 * mib, Event: 3, Entry: 0}, {Size: 12 * mib, Event: 5, Entry: 3}}}},
-		{"empty_cache.pickle", nil, Recording{Reserved: 0, PeakReserved: 30 * mib, EmptyCaches: 2, Segments: []SegmentEvent{
+		{"empty_cache.pickle", nil, &Recording{Reserved: 0, PeakReserved: 30 * mib, EmptyCaches: 2, Segments: []SegmentEvent{
 			{Size: 20 * mib, Event: 0, Entry: 0}, {Free: true, Size: 20 * mib, Event: 2, Entry: 4},
 			{Size: 24 * mib, Event: 3, Entry: 5}, {Free: true, Size: 24 * mib, Event: 5, Entry: 9}, {Size: 30 * mib, Event: 6, Entry: 10},
 			{Free: true, Size: 30 * mib, Event: 8, Entry: 14}}}},
-		{"basic.pickle", nil, Recording{Reserved: 0, PeakReserved: 4 * mib, EmptyCaches: 1, Segments: []SegmentEvent{
+		{"basic.pickle", nil, &Recording{Reserved: 0, PeakReserved: 4 * mib, EmptyCaches: 1, Segments: []SegmentEvent{
 			{Size: 2 * mib, Event: 2, Entry: 0}, {Size: 2 * mib, Event: 7, Entry: 10}, {Free: true, Size: 2 * mib, Event: 7, Entry: 11}}}},
+		// No segments and no segment entries: nothing to calibrate against.
+		{"settings.pickle", nil, nil},
+		{"cache_unbuilt.pickle", nil, &Recording{Reserved: 0, PeakReserved: 2 * mib, Segments: []SegmentEvent{{Size: 2 * mib, Event: 2, Entry: 0}}}},
 	}
 	for _, c := range cases {
 		w, err := Load("testdata/pytorch/" + c.file)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var want []string
+		if c.file == "cache_unbuilt.pickle" {
+			want = []string{"the cache the recording started from is not rebuilt (the block at 0x7f0000002000 allocated before it lies in no segment): the replay starts from an empty cache"}
+		}
+		if got := w.Trace.Warnings; !slices.Equal(got, want) {
+			t.Errorf("%s: warnings %q, want %q", c.file, got, want)
+		}
 		if got := fmt.Sprintf("%+v", w.Trace.Cache); got != fmt.Sprintf("%+v", c.cache) {
 			t.Errorf("%s: cache\n%s\nwant\n%+v", c.file, got, c.cache)
 		}
-		if got := fmt.Sprintf("%+v", w.Trace.Recording); got != fmt.Sprintf("%+v", &c.rec) {
-			t.Errorf("%s: recording\n%s\nwant\n%+v", c.file, got, &c.rec)
+		if got := fmt.Sprintf("%+v", w.Trace.Recording); got != fmt.Sprintf("%+v", c.rec) {
+			t.Errorf("%s: recording\n%s\nwant\n%+v", c.file, got, c.rec)
 		}
 	}
 }

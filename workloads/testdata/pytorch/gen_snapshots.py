@@ -236,6 +236,12 @@ def main():
     write("host_only.pickle", {"segments": [], "device_traces": [[], []],
                                "allocator_settings": {}})
     write("empty_cache.pickle", empty_cache())
+    # Without expandable segments' entries, basic's cache is rebuilt: the
+    # block freed before any alloc lies in the segment the trace allocates.
+    bad = basic()
+    bad["device_traces"][0] = [e for e in bad["device_traces"][0]
+                               if e["action"] not in ("segment_map", "segment_unmap")]
+    write("cache_unbuilt.pickle", bad)
     write("mid_run.pickle", mid_run())
     write("not_dict.pickle", [1, 2, 3])
     write("no_keys.pickle", {"blocks": []})
