@@ -97,3 +97,32 @@ func replayTimedAndVerified(t *testing.T, spec string, tr *workloads.Trace) map[
 	}
 	return out
 }
+
+// TestReplayRecordedCacheStreams: seeding holds in a trace with streams
+// and sync points (the timed loop passes handles there too), and a cache
+// that memory_limit cannot hold is an error.
+func TestReplayRecordedCacheStreams(t *testing.T) {
+	const mib = 1 << 20
+	tr, err := workloads.ReadTrace(strings.NewReader("a,0,1000\na,1,3145728,1\nf,0,\ns,0\nf,1,1\ns,1\na,2,1000\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Block 0 sits at the end of a small segment; freed, it merges with
+	// the free space before it, and the next 1000 B go at the segment's
+	// start.
+	tr.Cache = []workloads.CacheSegment{{Size: 2 * mib, Small: true, Blocks: []workloads.CacheBlock{{Offset: 2*mib - 1024, Size: 1024, ID: 0}}}}
+	for verify, res := range replayTimedAndVerified(t, "torch-caching", tr) {
+		if !res.Seeded || res.PeakReserved != 22*mib || res.Allocs[0].Offset != 2*mib-1024 || res.Allocs[2].Offset != res.Allocs[0].Offset-(2*mib-1024) {
+			t.Errorf("verify %v: seeded %v, peak reserved %d, allocs %+v", verify, res.Seeded, res.PeakReserved, res.Allocs)
+		}
+	}
+	f, err := Lookup("torch-caching?memory_limit=1M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Replay(context.Background(), f.New(), tr, ReplayOptions{})
+	const want = "replay: torch-caching: recorded cache, segment 0: 2097152 bytes past memory_limit 1048576: out of memory"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
