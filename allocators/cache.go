@@ -96,8 +96,8 @@ func (a *torchCaching) seedCache(cache []workloads.CacheSegment) ([]seededBlock,
 			return fmt.Errorf("torch-caching: recorded cache, segment %d: "+format, append([]any{i}, args...)...)
 		}
 		switch {
-		case s.Size <= 0 || s.Size%tcMinBlockSize != 0:
-			return nil, false, fail("%d bytes: want a positive multiple of %d", s.Size, tcMinBlockSize)
+		case s.Size <= 0 || s.Size > maxRequest || s.Size%tcMinBlockSize != 0:
+			return nil, false, fail("%d bytes: want a positive multiple of %d, at most %d", s.Size, tcMinBlockSize, int64(maxRequest))
 		case s.Stream < 0 || s.Stream >= tcMaxStreams:
 			return nil, false, fail("stream %d: want 0 to %d", s.Stream, tcMaxStreams-1)
 		case a.limit > 0 && a.stats.st.Reserved+s.Size > a.limit:
@@ -122,7 +122,7 @@ func (a *torchCaching) seedCache(cache []workloads.CacheSegment) ([]seededBlock,
 		}
 		var pos int64
 		for j, b := range s.Blocks {
-			if b.Offset < pos || b.Size <= 0 || b.Offset+b.Size > s.Size || b.Offset%tcMinBlockSize != 0 || b.Size%tcMinBlockSize != 0 {
+			if b.Offset < pos || b.Size <= 0 || b.Size > s.Size || b.Offset > s.Size-b.Size || b.Offset%tcMinBlockSize != 0 || b.Size%tcMinBlockSize != 0 {
 				return nil, false, fail("block %d of %d bytes at %d: want blocks of multiples of %d bytes, in order, inside the segment", j, b.Size, b.Offset, tcMinBlockSize)
 			}
 			if b.Offset > pos {
