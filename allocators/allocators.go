@@ -86,8 +86,11 @@ func Names() []string { return registry.Names() }
 type Factory struct {
 	// Spec is the spec as given.
 	Spec string
-	info Info
-	sp   workloads.Spec
+	// Settings are the recorded allocator settings LookupFor added to
+	// Spec ("" for none).
+	Settings string
+	info     Info
+	sp       workloads.Spec
 }
 
 // New returns a fresh allocator.

@@ -106,6 +106,16 @@ type ReplayResult struct {
 	Peak Breakdown
 	// OOMsAt is where memory went at each failed request, in order.
 	OOMsAt []OOMBreakdown
+	// Seeded says the replay started from the trace's recorded cache
+	// (workloads.Trace.Cache): the allocator took it (cacheSeeder), and
+	// the trace's first allocations are its blocks.
+	Seeded bool
+	// Segments are the segments the allocator reserved and gave back
+	// during the recorded replay, where it reports them (torch-caching),
+	// each with the index of the trace event that made it;
+	// SegmentsLogged says the allocator reports them.
+	Segments       []workloads.SegmentEvent
+	SegmentsLogged bool
 }
 
 // replayOp is one allocator call: an Alloc of size bytes on stream whose
@@ -124,6 +134,8 @@ const (
 	opRequest = -2 // the free of slot is requested on stream
 	opRecord  = -3 // stream uses slot
 	opSync    = -4 // stream passes a sync point (slot -1)
+	// opEmptyCache empties the allocator's cache (slot -1; CacheEmptier).
+	opEmptyCache = -5
 )
 
 // compiled is a trace reduced to allocator calls: views, the frees that
@@ -250,7 +262,7 @@ func compileTrace(tr *workloads.Trace, delay int) (*compiled, error) {
 			}
 			use(req, ev.Stream)
 			evReq[i] = req
-		case workloads.Sync:
+		case workloads.Sync, workloads.EmptyCache:
 		default:
 			return nil, fail(i, "unknown event kind %d", ev.Kind)
 		}
@@ -308,6 +320,8 @@ func compileTrace(tr *workloads.Trace, delay int) (*compiled, error) {
 			}
 		case workloads.Sync:
 			emit(opSync, -1, ev.Stream, -1, i)
+		case workloads.EmptyCache:
+			emit(opEmptyCache, -1, 0, -1, i)
 		}
 		for ; k < len(done) && done[k].at == int32(i); k++ {
 			if r := done[k].req; slotOf[r] >= 0 {
@@ -372,7 +386,12 @@ func (t *idTable) set(id int, slot int32) {
 // on; freeing a failed or zero-byte allocation is a no-op; a view shares
 // its storage until the last tensor sharing it is freed. Frees reach the
 // allocator when they complete, or as requests where it completes them
-// itself (streams.go). A malformed trace (unknown free, id reuse while
+// itself (streams.go). An EmptyCache event empties the allocator's cache
+// where its runtime can (CacheEmptier). A trace recorded mid-run
+// (workloads.Trace.Cache) starts from the recorded cache where the
+// allocator takes one (torch-caching): the trace's first allocations, the
+// cache's blocks, are seeded in place, every replay; other allocators
+// serve them as requests. A malformed trace (unknown free, id reuse while
 // live) is a workloads.InputError.
 func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOptions) (*ReplayResult, error) {
 	c, err := compileTrace(tr, opts.FreeDelay)
@@ -389,9 +408,13 @@ func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOp
 		v = Verify(a)
 		rec = v
 	}
+	seed := planSeed(c, tr.Cache)
 	start := time.Now()
-	if err := record(ctx, rec, c, offs, res, opts.Timeline); err != nil {
+	if err := record(ctx, rec, c, offs, res, opts.Timeline, tr.Cache, seed); err != nil {
 		return nil, err
+	}
+	if !res.Seeded {
+		seed = nil
 	}
 	recorded := time.Since(start)
 	if v != nil {
@@ -417,11 +440,19 @@ func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOp
 			res.TimesNs = append(res.TimesNs, perEvent(recorded, res.Events))
 			break
 		}
+		if seed != nil {
+			if err := seed.seed(b, c, tr.Cache, offs); err != nil {
+				return nil, err
+			}
+		}
 		start := time.Now()
 		var ooms int
-		if c.streams || c.syncs {
-			ooms, err = runStreams(ctx, b, c, offs)
-		} else {
+		switch {
+		case c.streams || c.syncs:
+			ooms, err = runStreamsFrom(ctx, b, c, offs, seed.start())
+		case seed != nil:
+			ooms, err = runCalls(ctx, b, c.ops[seed.k:], seed.call, offs)
+		default:
 			ooms, err = run(ctx, b, c.ops, offs)
 		}
 		elapsed := time.Since(start)
@@ -469,8 +500,14 @@ type blockHandles interface {
 // allocator calls alone, with offsets kept in a flat slice indexed by
 // slot. It returns the number of OOMs.
 func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, error) {
+	return runCalls(ctx, a, ops, nil, offs)
+}
+
+// runCalls is run for the ops numbered by call among all ops (nil: in
+// order).
+func runCalls(ctx context.Context, a Allocator, ops []replayOp, call []int32, offs []int64) (int, error) {
 	if h, ok := a.(blockHandles); ok {
-		return runHandles(ctx, h, ops, nil, offs)
+		return runHandles(ctx, h, ops, call, offs)
 	}
 	ooms := 0
 	for i := range ops {
@@ -479,9 +516,11 @@ func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, e
 		}
 		op := &ops[i]
 		if op.size < 0 {
-			if off := offs[op.slot]; off >= 0 {
+			if op.size == opEmptyCache {
+				emptyCache(a)
+			} else if off := offs[op.slot]; off >= 0 {
 				if err := a.Free(off); err != nil {
-					return 0, callError(nil, i, err)
+					return 0, callError(call, i, err)
 				}
 			}
 			continue
@@ -489,7 +528,7 @@ func run(ctx context.Context, a Allocator, ops []replayOp, offs []int64) (int, e
 		blk, err := a.Alloc(op.size)
 		if err != nil {
 			if !errors.Is(err, ErrOOM) {
-				return 0, callError(nil, i, err)
+				return 0, callError(call, i, err)
 			}
 			offs[op.slot] = -1
 			ooms++
@@ -548,6 +587,8 @@ func (sc *streamCalls) call(op *replayOp, off int64) (Block, error) {
 		if sc.d != nil {
 			sc.d.Sync(int(op.stream))
 		}
+	case opEmptyCache:
+		emptyCache(sc.a)
 	}
 	return Block{}, nil
 }
@@ -557,8 +598,15 @@ func (sc *streamCalls) call(op *replayOp, off int64) (Block, error) {
 // itself skips the completed frees, one that does not the requests,
 // records and syncs; the calls are those streamCalls makes.
 func runStreams(ctx context.Context, a Allocator, c *compiled, offs []int64) (int, error) {
+	return runStreamsFrom(ctx, a, c, offs, 0)
+}
+
+// runStreamsFrom is runStreams from op k on, the ops before it being the
+// allocations a seeded cache made (seedPlan).
+func runStreamsFrom(ctx context.Context, a Allocator, c *compiled, offs []int64, k int) (int, error) {
 	sc := newStreamCalls(a, c)
 	if b := c.bareOpsFor(sc); b != nil {
+		b = &bareOps{ops: b.ops[k:], call: b.call[k:]}
 		if h, ok := a.(blockHandles); ok {
 			return runHandles(ctx, h, b.ops, b.call, offs)
 		}
@@ -570,7 +618,7 @@ func runStreams(ctx context.Context, a Allocator, c *compiled, offs []int64) (in
 	// A Verifier around an allocator that does not complete frees takes
 	// every op.
 	ooms := 0
-	for i := range c.ops {
+	for i := k; i < len(c.ops); i++ {
 		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
@@ -603,7 +651,7 @@ func runStreams(ctx context.Context, a Allocator, c *compiled, offs []int64) (in
 func (c *compiled) bareOpsFor(sc streamCalls) *bareOps {
 	switch {
 	case sc.d == nil:
-		return c.bareFor(bareFrees, func(size int64) bool { return size >= 0 || size == opFree })
+		return c.bareFor(bareFrees, func(size int64) bool { return size >= 0 || size == opFree || size == opEmptyCache })
 	case sc.selfFree:
 		return c.bareFor(bareRequests, func(size int64) bool { return size != opFree })
 	}
@@ -620,7 +668,9 @@ func runFrees(ctx context.Context, sc streamCalls, b *bareOps, offs []int64) (in
 		}
 		op := &b.ops[i]
 		if op.size < 0 {
-			if off := offs[op.slot]; off >= 0 {
+			if op.size == opEmptyCache {
+				emptyCache(sc.a)
+			} else if off := offs[op.slot]; off >= 0 {
 				if err := sc.a.Free(off); err != nil {
 					return 0, callError(b.call, i, err)
 				}
@@ -674,6 +724,10 @@ func runRequests(ctx context.Context, d DeferredFreer, b *bareOps, offs []int64)
 			d.Sync(int(op.stream))
 			continue
 		}
+		if op.size == opEmptyCache {
+			emptyCache(d)
+			continue
+		}
 		off := offs[op.slot]
 		if off < 0 {
 			continue
@@ -718,6 +772,10 @@ func runHandles(ctx context.Context, a blockHandles, ops []replayOp, call []int3
 			a.Sync(int(op.stream))
 			continue
 		}
+		if op.size == opEmptyCache {
+			emptyCache(a)
+			continue
+		}
 		h := slots[op.slot]
 		if h < 0 {
 			continue
@@ -749,12 +807,12 @@ func callError(call []int32, i int, err error) error {
 }
 
 // opNames names the op kinds in errors.
-var opNames = map[int64]string{opFree: "free", opRequest: "free request", opRecord: "record stream", opSync: "sync"}
+var opNames = map[int64]string{opFree: "free", opRequest: "free request", opRecord: "record stream", opSync: "sync", opEmptyCache: "empty cache"}
 
 // record is the recorded replay: run plus the allocation records, the
 // peaks, BFC's metric over time and the optional timeline. Requested
 // bytes stay in use until their free completes, whoever completes it.
-func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *ReplayResult, timeline bool) error {
+func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *ReplayResult, timeline bool, cache []workloads.CacheSegment, seed *seedPlan) error {
 	var inUse, allocated int64
 	stride := max(1, len(c.ops)/1000)
 	if timeline {
@@ -763,17 +821,48 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 	for i := range offs {
 		offs[i] = -1
 	}
+	first := 0
+	if s, ok := a.(cacheSeeder); ok && seed != nil {
+		bs, ok, err := s.seedCache(cache)
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		if ok {
+			res.Seeded, first = true, seed.k
+			for j, b := range bs {
+				offs[seed.slots[j]] = b.Offset
+				rec := &c.allocs[seed.reqs[j]]
+				rec.Offset, rec.Chunk = b.Offset, b.Size
+				inUse += rec.Size
+				allocated += rec.Chunk
+			}
+			res.PeakInUse, res.PeakAllocated = inUse, allocated
+			ev := 0
+			if first > 0 {
+				ev = int(c.ev[first-1]) + 1
+			}
+			res.Peak = breakdown(a, a.Stats(), ev, inUse, allocated)
+		}
+	}
+	var ev int
+	if l, ok := a.(segmentLogger); ok {
+		res.SegmentsLogged = true
+		l.logSegments(func(free bool, size int64) {
+			res.Segments = append(res.Segments, workloads.SegmentEvent{Free: free, Size: size, Event: ev - 1})
+		})
+		defer l.logSegments(nil)
+	}
 	sc := newStreamCalls(a, c)
 	if !c.streams && !c.syncs {
 		sc.sa = nil // stream 0 only: Alloc, as the timed loop calls it
 	}
-	for i := range c.ops {
+	for i := first; i < len(c.ops); i++ {
 		if i&(ctxEvery-1) == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		op := &c.ops[i]
-		ev := int(c.ev[i]) + 1
-		if op.size == opSync {
+		ev = int(c.ev[i]) + 1
+		if op.size == opSync || op.size == opEmptyCache {
 			sc.call(op, -1)
 		} else {
 			rec := &c.allocs[c.req[i]]
@@ -830,6 +919,89 @@ func record(ctx context.Context, a Allocator, c *compiled, offs []int64, res *Re
 	res.Fragmentation = math.NaN()
 	if res.PeakInUse > 0 {
 		res.Fragmentation = float64(res.PeakReserved) / float64(res.PeakInUse)
+	}
+	return nil
+}
+
+// seedPlan says how a replay starts from a trace's recorded cache: the
+// first k ops allocate its blocks (slots and reqs give each block's slot
+// and allocation request, in the cache's order), and an allocator that
+// takes the cache is seeded with it in their place; call numbers the ops
+// after them.
+type seedPlan struct {
+	k           int
+	slots, reqs []int32
+	call        []int32
+}
+
+// planSeed returns the plan for cache, or nil where there is none or the
+// trace's first ops are not the allocations of its blocks (one each, of
+// more than 0 bytes).
+func planSeed(c *compiled, cache []workloads.CacheSegment) *seedPlan {
+	if len(cache) == 0 {
+		return nil
+	}
+	byID := map[int]int{}
+	for _, s := range cache {
+		for _, b := range s.Blocks {
+			byID[b.ID] = len(byID)
+		}
+	}
+	n := len(byID)
+	if n > len(c.ops) {
+		return nil
+	}
+	p := &seedPlan{k: n, slots: make([]int32, n), reqs: make([]int32, n), call: make([]int32, len(c.ops)-n)}
+	seen := make([]bool, n)
+	for i := 0; i < n; i++ {
+		if c.ops[i].size < 0 {
+			return nil
+		}
+		j, ok := byID[c.allocs[c.req[i]].ID]
+		if !ok || seen[j] {
+			return nil
+		}
+		seen[j] = true
+		p.slots[j], p.reqs[j] = c.ops[i].slot, c.req[i]
+	}
+	for i := range p.call {
+		p.call[i] = int32(n + i)
+	}
+	return p
+}
+
+// start returns the first op a seeded replay runs (0 for none).
+func (p *seedPlan) start() int {
+	if p == nil {
+		return 0
+	}
+	return p.k
+}
+
+// seed seeds a for a timed replay, putting each block's offset, or handle
+// where the timed loop passes handles, in its slot.
+func (p *seedPlan) seed(a Allocator, c *compiled, cache []workloads.CacheSegment, offs []int64) error {
+	s, ok := a.(cacheSeeder)
+	var bs []seededBlock
+	var err error
+	if ok {
+		bs, ok, err = s.seedCache(cache)
+	}
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	if !ok {
+		return errors.New("replay: a timed replay's allocator does not take the recorded cache the recorded replay took")
+	}
+	_, handles := a.(blockHandles)
+	if handles && (c.streams || c.syncs) {
+		handles = c.bareOpsFor(newStreamCalls(a, c)) != nil
+	}
+	for j, b := range bs {
+		offs[p.slots[j]] = b.Offset
+		if handles {
+			offs[p.slots[j]] = int64(b.h)
+		}
 	}
 	return nil
 }

@@ -128,6 +128,9 @@ type torchCaching struct {
 	reserved [2]int64 // bytes reserved per pool kind
 	used     [2]int64 // chunk bytes handed out per pool kind
 	stats    statTracker
+	// onSegment, when set, hears of every segment reserved (pages mapped)
+	// and given back (unmapped), for calibration (segmentLogger).
+	onSegment func(free bool, size int64)
 }
 
 // PyTorch's constants, named as in CUDACachingAllocator.cpp.
@@ -1005,11 +1008,17 @@ func (a *torchCaching) newSegment(p *tcPool, size, seg int64) int32 {
 func (a *torchCaching) reserve(kind int, n int64) {
 	a.stats.reserve(n)
 	a.reserved[kind] += n
+	if a.onSegment != nil {
+		a.onSegment(false, n)
+	}
 }
 
 func (a *torchCaching) unreserve(kind int, n int64) {
 	a.stats.st.Reserved -= n
 	a.reserved[kind] -= n
+	if a.onSegment != nil {
+		a.onSegment(true, n)
+	}
 }
 
 // expandBlock finds the lowest place in p's expandable segments where free

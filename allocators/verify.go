@@ -127,6 +127,12 @@ func (v *Verifier) alloc(size int64, stream int32, on bool) (Block, error) {
 	if err != nil {
 		return b, err
 	}
+	return v.admit(b, size, stream)
+}
+
+// admit checks block b, allocated for size bytes on stream, against the
+// live ones and stamps it.
+func (v *Verifier) admit(b Block, size int64, stream int32) (Block, error) {
 	id := v.next + 1
 	end := b.Offset + b.Size
 	switch {

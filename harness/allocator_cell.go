@@ -20,16 +20,17 @@ func trace(w *workloads.Workload) *workloads.Trace {
 	return w.Trace
 }
 
-// runAllocator replays the workload's trace. A first replay gives the
+// runAllocator replays the workload's trace, under its recorded allocator
+// settings where allocators.LookupFor applies them, as replay does. A first replay gives the
 // statistics and the time of one replay; then enough timed replays to fill
 // Samples samples of BenchTime each, as testing.B would, each sample the
 // mean ns per trace event over its replays.
 func runAllocator(ctx context.Context, c Cell, w *workloads.Workload, rec *results.Record) error {
-	f, err := allocators.Lookup(c.Subject)
+	tr := trace(w)
+	f, err := allocators.LookupFor(c.Subject, tr)
 	if err != nil {
 		return err
 	}
-	tr := trace(w)
 	first, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: 1, New: f.New})
 	if err != nil {
 		return err
@@ -88,7 +89,7 @@ func drawTimelines(ctx context.Context, dir, name string, gs []*results.Group, s
 	}
 	var panels []plot.TimelinePanel
 	for _, g := range gs {
-		f, err := allocators.Lookup(g.Subject)
+		f, err := allocators.LookupFor(g.Subject, trace(w))
 		if err != nil {
 			return nil, err
 		}

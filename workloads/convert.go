@@ -188,7 +188,7 @@ func traceProblem(t *Trace, lines []int32, delay int) (*Problem, []int32, error)
 				return nil, nil, err
 			}
 			use(tensors[k].buf, e.Stream)
-		case Sync:
+		case Sync, EmptyCache:
 		default:
 			return nil, nil, fail(i, "unknown event kind %d", e.Kind)
 		}

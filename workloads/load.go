@@ -185,7 +185,7 @@ func sniff(data []byte, name string) (string, error) {
 		return "", &InputError{File: name, Msg: "empty file: want " + formatsWanted}
 	}
 	f := s.split(l)
-	if len(f[0]) == 1 && (f[0][0] == 'a' || f[0][0] == 'f' || f[0][0] == 'v') {
+	if len(f[0]) == 1 && (f[0][0] == 'a' || f[0][0] == 'f' || f[0][0] == 'v' || f[0][0] == 'e') {
 		return FormatTrace, nil
 	}
 	for _, c := range f {

@@ -37,10 +37,18 @@ import (
 //   - An alloc with no matching free lives to the end of the trace.
 //   - oom is a request the allocator failed: nothing was allocated, so it
 //     is no event; Trace.OOMs counts them.
-//   - segment_alloc, segment_free, segment_map, segment_unmap and snapshot
-//     are the allocator's own calls, annotate a user's marker: not
-//     requests, skipped. An entry with any other action is skipped too,
-//     counted in Trace.Warnings (newer PyTorch may add actions).
+//   - segment_alloc, segment_free, segment_map and segment_unmap are the
+//     allocator's own calls: not requests, but what it held, kept in
+//     Trace.Recording for calibration. A run of segment_free (or
+//     segment_unmap) entries is an EmptyCache event, an empty_cache()
+//     call, unless an oom entry follows it: then it is the refused
+//     request's own release before its retry (pyConv.endRelease).
+//   - A recording that starts mid-run has segments and blocks from before
+//     its first entry: Trace.Cache, rebuilt from the snapshot's segments
+//     by undoing the trace's segment entries (pyCache says how).
+//   - snapshot is the allocator's own call, annotate a user's marker:
+//     skipped. An entry with any other action is skipped too, counted in
+//     Trace.Warnings (newer PyTorch may add actions).
 //
 // Streams (DESIGN §11): each entry's "stream" (a CUDA stream handle)
 // becomes the event's stream, numbered 0, 1, ... in order of appearance
@@ -178,14 +186,26 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 				return nil, err
 			}
 		}
+		if c.release > 0 {
+			c.endRelease(false) // an empty_cache() ends the recording
+		}
 	}
 	if segs != nil {
 		if err := c.segments(segs, dev); err != nil {
 			return nil, err
 		}
+		if traces != nil {
+			c.rebuildCache()
+		}
 	}
 	tr = c.trace()
 	tr.OOMs = c.ooms
+	if segs != nil && traces != nil {
+		tr.Cache, tr.Recording = c.cache, c.recording()
+	}
+	if c.cacheWarning != "" {
+		tr.Warnings = append(tr.Warnings, c.cacheWarning)
+	}
 	for _, u := range c.unknown.order {
 		n, entries := c.unknown.count[u], "entries"
 		if n == 1 {
@@ -313,7 +333,8 @@ type pyConv struct {
 	dev      int
 	streamed bool
 	ooms     int
-	unknown  struct { // entries with actions membench does not know
+	pyCache
+	unknown struct { // entries with actions membench does not know
 		order []string
 		count map[string]int
 		first map[string]string
@@ -335,8 +356,13 @@ func (s *pyStreams) stream(d *types.Dict) int32 {
 	if !ok {
 		return 0
 	}
-	h, ok := pyInt(v)
-	if !ok || h == 0 {
+	h, _ := pyInt(v)
+	return s.number(h)
+}
+
+// number returns the stream of handle h.
+func (s *pyStreams) number(h int64) int32 {
+	if h == 0 {
 		return 0
 	}
 	if st, ok := s.handles[h]; ok {
@@ -377,6 +403,8 @@ func (c *pyConv) fail(where, format string, args ...any) error {
 
 // entry converts one trace entry.
 func (c *pyConv) entry(where string, v any) error {
+	k := c.entries
+	c.entries++
 	d, ok := v.(*types.Dict)
 	if !ok {
 		return c.fail(where, "want a dict, got %s", pyType(v))
@@ -392,13 +420,12 @@ func (c *pyConv) entry(where string, v any) error {
 	at := where
 	where += fmt.Sprintf(" (%s)", Clip(action))
 	field := func(key string) (int64, error) { return c.intKey(d, key, where) }
+	if c.release > 0 && action != "segment_free" && action != "segment_unmap" {
+		c.endRelease(action == "oom")
+	}
 	switch action {
 	case "alloc":
-		addr, err := field("addr")
-		if err != nil {
-			return err
-		}
-		size, err := field("size")
+		addr, size, err := c.addrSize(d, where)
 		if err != nil {
 			return err
 		}
@@ -424,7 +451,7 @@ func (c *pyConv) entry(where string, v any) error {
 			}
 			id := c.newID()
 			st := c.stream(d)
-			c.pre = append(c.pre, Event{Kind: Alloc, ID: id, Size: size, Stream: st})
+			c.addPre(Event{Kind: Alloc, ID: id, Size: size, Stream: st}, addr, 0)
 			c.events = append(c.events, Event{Kind: Free, ID: id, Stream: st})
 			if action == "free_requested" {
 				c.live[addr] = pyLive{id: id, requested: true, where: where, stream: st, freeAt: len(c.events) - 1}
@@ -449,8 +476,24 @@ func (c *pyConv) entry(where string, v any) error {
 	case "oom":
 		// A request the allocator could not serve: nothing was allocated.
 		c.ooms++
-	case "segment_alloc", "segment_free", "segment_map", "segment_unmap", "snapshot", "annotate":
-		// The allocator's own calls, and user markers: not requests.
+	case "segment_alloc", "segment_free", "segment_map", "segment_unmap":
+		// The allocator's own calls: not requests, but what it held.
+		addr, size, err := c.addrSize(d, where)
+		if err != nil {
+			return err
+		}
+		free := action == "segment_free" || action == "segment_unmap"
+		h, _ := dictGet(d, "stream")
+		handle, _ := pyInt(h)
+		c.segs = append(c.segs, pySeg{free: free, addr: addr, size: size, stream: handle, event: len(c.events), entry: k})
+		if free {
+			c.release++
+		}
+		if action == "segment_map" || action == "segment_unmap" {
+			c.expandable = true
+		}
+	case "snapshot", "annotate":
+		// User markers: not requests.
 	default:
 		u := &c.unknown
 		if u.count == nil {
@@ -493,6 +536,9 @@ func (c *pyConv) segments(segs *types.List, dev int) error {
 		if !ok {
 			return c.fail(where, `field "blocks": want a list, got %s`, pyType(bv))
 		}
+		if err := c.finalSegment(seg, segAddr, blocks, where); err != nil {
+			return err
+		}
 		addr := segAddr
 		for j, bv := range *blocks {
 			bwhere := fmt.Sprintf("%s.blocks[%d]", where, j)
@@ -531,12 +577,13 @@ func (c *pyConv) segments(segs *types.List, dev int) error {
 							return err
 						}
 					}
-					c.pre = append(c.pre, Event{Kind: Alloc, ID: c.newID(), Size: req})
+					c.addPre(Event{Kind: Alloc, ID: c.newID(), Size: req}, addr, size)
 				}
 			}
 			addr += size
 		}
 	}
+	c.history113 = len(hist.blocks) > 0
 	c.pre = append(c.pre, hist.events(c)...)
 	return nil
 }
@@ -607,6 +654,15 @@ func (h *pyHistory) events(c *pyConv) []Event {
 	return evs
 }
 
+// addrSize returns an entry's addr and size fields.
+func (c *pyConv) addrSize(d *types.Dict, where string) (addr, size int64, err error) {
+	if addr, err = c.intKey(d, "addr", where); err != nil {
+		return 0, 0, err
+	}
+	size, err = c.intKey(d, "size", where)
+	return addr, size, err
+}
+
 func (c *pyConv) intKey(d *types.Dict, key, where string) (int64, error) {
 	v, ok := dictGet(d, key)
 	if !ok {
@@ -632,13 +688,17 @@ func (c *pyConv) trace() *Trace {
 	renum := make([]int, c.nextID)
 	next := 0
 	t := &Trace{Name: c.name, Events: make([]Event, 0, len(c.pre)+len(c.events))}
+	c.pos = make([]int, len(c.events)+1)
 	for k, evs := range [][]Event{c.pre, c.events} {
 		for i, e := range evs {
+			if k == 1 {
+				c.pos[i] = len(t.Events)
+			}
 			if e.Kind == Alloc {
 				renum[e.ID] = next
 				next++
 			}
-			if e.Kind == Sync {
+			if e.Kind == Sync || e.Kind == EmptyCache {
 				t.Events = append(t.Events, e)
 				continue
 			}
@@ -650,6 +710,13 @@ func (c *pyConv) trace() *Trace {
 			if e.Kind == Free && c.recordAt != nil {
 				t.Events = append(t.Events, Event{Kind: Sync, Stream: e.Stream})
 			}
+		}
+	}
+	c.pos[len(c.events)] = len(t.Events)
+	for i := range c.cache {
+		for j := range c.cache[i].Blocks {
+			b := &c.cache[i].Blocks[j]
+			b.ID = renum[b.ID]
 		}
 	}
 	return t

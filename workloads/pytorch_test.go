@@ -17,8 +17,9 @@ import (
 func TestReadPyTorch(t *testing.T) {
 	// From gen_snapshots.py: the tensor freed at BASE+8192 (id 0) and the
 	// block live at BASE+4096 (id 1) predate the recording; the oom request
-	// is no allocation; id 4 is never freed.
-	const basic = "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\nf,3,\n"
+	// is no allocation; id 4 is never freed; the segment_unmap that no
+	// segment_alloc, segment_map or oom follows is an empty_cache().
+	const basic = "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\ne\nf,3,\n"
 	cases := []struct {
 		file, want string
 		ooms       int
@@ -30,6 +31,13 @@ func TestReadPyTorch(t *testing.T) {
 		// first, then the histories in rounds: the first block's older
 		// 512 B; its live 1000 B with the other block's 2000 B.
 		{"v113.pickle", "a,0,768\na,1,512\nf,1,\na,2,1000\na,3,2000\nf,3,\n", 0},
+		// The first segment_free is an empty_cache() (e); the second, a
+		// release before a successful retry, reads as one too; the third,
+		// which an oom follows, is the failed request's own release.
+		{"empty_cache.pickle", "a,0,3145728\nf,0,\ne\na,1,25165824\nf,1,\ne\na,2,31457280\nf,2,\n", 1},
+		// Recorded mid-run: the block freed first (id 0) and the blocks
+		// live throughout (ids 1, 2) are allocated at the start.
+		{"mid_run.pickle", "a,0,3145628\na,1,4194304\na,2,1000\ne\nf,0,\na,3,12582912\na,4,600000\n", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -60,8 +68,57 @@ func TestReadPyTorch(t *testing.T) {
 	if lb, want := w.Problem.LoadBound(), int64(2048+1000+500+3000); lb != want {
 		t.Fatalf("LB_load %d, want %d", lb, want)
 	}
-	if w.Problem.Buffers[1].Last != 7 || w.Problem.Buffers[4].Last != 7 {
+	if w.Problem.Buffers[1].Last != 8 || w.Problem.Buffers[4].Last != 8 {
 		t.Fatalf("allocations never freed must live to the last event: %+v", w.Problem.Buffers)
+	}
+}
+
+// TestReadPyTorchCache: the cache a recording started from, rebuilt from
+// the snapshot's segments by undoing the trace's segment entries, and
+// what the recording says of its segments.
+func TestReadPyTorchCache(t *testing.T) {
+	const mib = 1 << 20
+	cases := []struct {
+		file  string
+		cache []CacheSegment
+		rec   *Recording
+	}{
+		{"mid_run.pickle", []CacheSegment{
+			// The freed block's size is its request rounded to 512 bytes:
+			// more than 1 MiB is left before the next block.
+			{Size: 20 * mib, Blocks: []CacheBlock{{Offset: 0, Size: 3 * mib, ID: 0}, {Offset: 10 * mib, Size: 4 * mib, ID: 1}}},
+			{Size: 2 * mib, Small: true, Blocks: []CacheBlock{{Offset: 0, Size: 1024, ID: 2}}},
+			{Size: 20 * mib}, // freed by the empty_cache()
+		}, &Recording{Reserved: 42 * mib, PeakReserved: 42 * mib, EmptyCaches: 1, Segments: []SegmentEvent{
+			{Free: true, Size: 20 * mib, Event: 3, Entry: 0}, {Size: 12 * mib, Event: 5, Entry: 3}}}},
+		{"empty_cache.pickle", nil, &Recording{Reserved: 0, PeakReserved: 30 * mib, EmptyCaches: 2, Segments: []SegmentEvent{
+			{Size: 20 * mib, Event: 0, Entry: 0}, {Free: true, Size: 20 * mib, Event: 2, Entry: 4},
+			{Size: 24 * mib, Event: 3, Entry: 5}, {Free: true, Size: 24 * mib, Event: 5, Entry: 9}, {Size: 30 * mib, Event: 6, Entry: 10},
+			{Free: true, Size: 30 * mib, Event: 8, Entry: 14}}}},
+		{"basic.pickle", nil, &Recording{Reserved: 0, PeakReserved: 4 * mib, EmptyCaches: 1, Segments: []SegmentEvent{
+			{Size: 2 * mib, Event: 2, Entry: 0}, {Size: 2 * mib, Event: 7, Entry: 10}, {Free: true, Size: 2 * mib, Event: 7, Entry: 11}}}},
+		// No segments and no segment entries: nothing to calibrate against.
+		{"settings.pickle", nil, nil},
+		{"cache_unbuilt.pickle", nil, &Recording{Reserved: 0, PeakReserved: 2 * mib, Segments: []SegmentEvent{{Size: 2 * mib, Event: 2, Entry: 0}}}},
+	}
+	for _, c := range cases {
+		w, err := Load("testdata/pytorch/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		if c.file == "cache_unbuilt.pickle" {
+			want = []string{"the cache the recording started from is not rebuilt (the block at 0x7f0000002000 allocated before it lies in no segment): the replay starts from an empty cache"}
+		}
+		if got := w.Trace.Warnings; !slices.Equal(got, want) {
+			t.Errorf("%s: warnings %q, want %q", c.file, got, want)
+		}
+		if got := fmt.Sprintf("%+v", w.Trace.Cache); got != fmt.Sprintf("%+v", c.cache) {
+			t.Errorf("%s: cache\n%s\nwant\n%+v", c.file, got, c.cache)
+		}
+		if got := fmt.Sprintf("%+v", w.Trace.Recording); got != fmt.Sprintf("%+v", c.rec) {
+			t.Errorf("%s: recording\n%s\nwant\n%+v", c.file, got, c.rec)
+		}
 	}
 }
 
@@ -173,7 +230,7 @@ func TestReadPyTorchDevice(t *testing.T) {
 	const dir = "testdata/pytorch/"
 	for _, c := range []struct{ spec, want string }{
 		{"two_devices.pickle?device=1", "a,0,64\n"},
-		{"two_devices.pickle?device=cuda:0", "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\nf,3,\n"},
+		{"two_devices.pickle?device=cuda:0", "a,0,2048\na,1,1000\na,2,500\na,3,3000\nf,0,\nf,2,\na,4,400\ne\nf,3,\n"},
 		{"v113_two_devices.pickle?device=1", "a,0,2097152\n"},
 	} {
 		w, err := Load(dir + c.spec)
@@ -208,7 +265,7 @@ func TestReadPyTorchUnknownAction(t *testing.T) {
 	}
 	// The teleported alloc at BASE+512 is missing: its free makes it a
 	// tensor allocated before the recording (id 1).
-	const trace = "a,0,2048\na,1,3000\na,2,1000\na,3,500\nf,0,\nf,3,\na,4,400\nf,1,\n"
+	const trace = "a,0,2048\na,1,3000\na,2,1000\na,3,500\nf,0,\nf,3,\na,4,400\ne\nf,1,\n"
 	if got := traceText(t, w.Trace); got != trace || w.Trace.OOMs != 1 {
 		t.Errorf("got\n%s\n%d OOMs, want\n%s\n1 OOM", got, w.Trace.OOMs, trace)
 	}

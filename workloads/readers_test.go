@@ -189,8 +189,8 @@ func TestReadTraceErrors(t *testing.T) {
 	runReadCases(t, "t.csv", []readCase{
 		{"ok", "# c\na,1,10\nv,2,1\nf,1,\nf,2\na,3,0\n", ""},
 		{"ok empty", "", ""},
-		{"unknown event", "a,1,10\nx,1,2\n", `t.csv:2: unknown event "x": want a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream) or s,STREAM (sync)`},
-		{"header", "kind,id,size\n", `t.csv:1: unknown event "kind": want a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream) or s,STREAM (sync)`},
+		{"unknown event", "a,1,10\nx,1,2\n", `t.csv:2: unknown event "x": want a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream), s,STREAM (sync) or e (empty cache)`},
+		{"header", "kind,id,size\n", `t.csv:1: unknown event "kind": want a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream), s,STREAM (sync) or e (empty cache)`},
 		{"alloc columns", "a,1\n", `t.csv:1: want a,ID,BYTES or a,ID,BYTES,STREAM, got "a,1"`},
 		{"free columns", "a,1,2\nf,1,2,3\n", `t.csv:2: want f,ID, or f,ID,STREAM, got "f,1,2,3"`},
 		{"record columns", "a,1,2\nr,1\n", `t.csv:2: want r,ID,STREAM, got "r,1"`},
@@ -356,5 +356,25 @@ func TestJSONError(t *testing.T) {
 		if got := JSONError("f.json", []byte(tc.in), err); got.Error() != tc.want {
 			t.Errorf("%q: %v\n want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestTraceEmptyCache: `e` lines are EmptyCache events, written back as
+// read; a field after it is an error naming the line.
+func TestTraceEmptyCache(t *testing.T) {
+	const text = "a,0,10\nf,0,\ne\na,1,20\n"
+	tr, err := ReadTrace(strings.NewReader(text), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Events[2] != (Event{Kind: EmptyCache}) {
+		t.Fatalf("event 2 is %+v, want EmptyCache", tr.Events[2])
+	}
+	if got := traceText(t, tr); got != text {
+		t.Fatalf("written back as\n%s", got)
+	}
+	_, err = ReadTrace(strings.NewReader("a,0,10\ne,0\n"), "t.csv")
+	if want := `t.csv:2: want e (empty cache), got "e,0"`; err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
 	}
 }

@@ -12,8 +12,9 @@ import (
 // ReadTrace reads a trace file: one event per line, `a,ID,BYTES[,STREAM]`
 // allocates, `f,ID,[STREAM]` frees (the trailing comma is optional),
 // `v,ID,OF` makes ID a view of OF's storage, `r,ID,STREAM` records that
-// STREAM used ID and `s,STREAM` is a sync point of STREAM (DESIGN §11;
-// stream 0 where none is named). Blank lines and lines starting with '#'
+// STREAM used ID, `s,STREAM` is a sync point of STREAM (DESIGN §11;
+// stream 0 where none is named) and `e` empties the allocator's cache
+// (EmptyCache). Blank lines and lines starting with '#'
 // are skipped; no header is needed. Ids and streams are non-negative
 // integers and each id names one tensor: an id is allocated (or viewed)
 // once, freed at most once, and freeing, viewing or recording an id the
@@ -30,7 +31,7 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 }
 
 // traceForms names the event lines, for errors.
-const traceForms = "a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream) or s,STREAM (sync)"
+const traceForms = "a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream), s,STREAM (sync) or e (empty cache)"
 
 // parseTrace reads a trace and also returns its problem, which checking
 // the trace computes anyway.
@@ -109,6 +110,11 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 			}
 			e.Kind = Sync
 			stream(1)
+		case "e":
+			if len(f) != 1 {
+				return nil, nil, fail(fmt.Sprintf("want e (empty cache), got %s", Echo(l)))
+			}
+			e.Kind = EmptyCache
 		default:
 			return nil, nil, fail(fmt.Sprintf("unknown event %s: want %s", Echo(f[0]), traceForms))
 		}
@@ -131,6 +137,10 @@ func WriteTrace(w io.Writer, t *Trace) error {
 	var buf []byte
 	for _, e := range t.Events {
 		buf = append(buf[:0], e.Kind.String()...)
+		if e.Kind == EmptyCache {
+			bw.Write(append(buf, '\n'))
+			continue
+		}
 		buf = append(buf, ',')
 		if e.Kind == Sync {
 			buf = strconv.AppendInt(buf, int64(e.Stream), 10)

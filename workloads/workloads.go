@@ -13,7 +13,7 @@
 //     half-open [lower, upper); legacy buffer,start,end,size with inclusive
 //     end. One alignment per problem; gaps and offset columns are refused.
 //   - Trace (ReadTrace): a,ID,BYTES[,STREAM] / f,ID,[STREAM] / v,ID,OF /
-//     r,ID,STREAM / s,STREAM lines, # comments (streams: DESIGN §11,
+//     r,ID,STREAM / s,STREAM / e lines, # comments (streams: DESIGN §11,
 //     Trace.FreeCompletions).
 //   - PyTorch snapshots (ReadPyTorch): the pickle of
 //     torch.cuda.memory._dump_snapshot(), converted to a trace.
@@ -143,6 +143,11 @@ const (
 	// Sync is a sync point of Stream: everything it queued so far has
 	// finished. It has no ID.
 	Sync
+	// EmptyCache asks the allocator to give the memory it caches but has
+	// not handed out back to the device (PyTorch's
+	// torch.cuda.empty_cache()). It has no ID or stream; allocators
+	// without such a call ignore it.
+	EmptyCache
 )
 
 // String returns the event letter used in trace files.
@@ -158,6 +163,8 @@ func (k EventKind) String() string {
 		return "r"
 	case Sync:
 		return "s"
+	case EmptyCache:
+		return "e"
 	}
 	return "?"
 }
@@ -191,4 +198,59 @@ type Trace struct {
 	// Warnings says what the reader skipped, one message each, without the
 	// file name (a PyTorch snapshot's entries with unknown actions).
 	Warnings []string
+	// Cache is the allocator's cache when the trace begins, where the
+	// recording started mid-run (a PyTorch snapshot whose allocator held
+	// segments before its first entry); nil for an empty cache. Each of
+	// its allocated blocks is allocated by one of the trace's first
+	// events, in the order of Cache. The trace text format does not keep
+	// it.
+	Cache []CacheSegment
+	// Recording is what the recording says of the allocator's own device
+	// memory, to calibrate a replay against; nil where it says nothing.
+	Recording *Recording
+}
+
+// CacheSegment is a segment an allocator holds: Size bytes reserved for
+// Stream's small pool (PyTorch's 2 MiB segments for requests up to
+// 1 MiB) or large pool, holding Blocks; the rest of it is free.
+type CacheSegment struct {
+	Size   int64
+	Stream int32
+	Small  bool
+	// Blocks are the allocated blocks, by offset.
+	Blocks []CacheBlock
+}
+
+// CacheBlock is an allocated block of a CacheSegment: Size bytes from
+// Offset (from the segment's start), holding tensor ID.
+type CacheBlock struct {
+	Offset, Size int64
+	ID           int
+}
+
+// SegmentEvent is one change of the device memory an allocator holds: a
+// segment allocated (or an expandable segment's pages mapped), or, with
+// Free, given back (unmapped).
+type SegmentEvent struct {
+	Free bool  `json:"free"`
+	Size int64 `json:"size"`
+	// Event is the index in Trace.Events of the event that made it, or
+	// for a recorded one, of the first event after it (len(Events) at the
+	// end).
+	Event int `json:"event"`
+	// Entry is a recorded one's index in the recording (a snapshot's
+	// device trace).
+	Entry int `json:"entry"`
+}
+
+// Recording is what a recorded trace says of the allocator's own memory.
+type Recording struct {
+	// Reserved is the bytes reserved when the trace begins (the segments
+	// of Cache); PeakReserved the most at once over the trace.
+	Reserved, PeakReserved int64
+	// Segments are the allocator's segment allocations and frees, in order.
+	Segments []SegmentEvent
+	// EmptyCaches counts the EmptyCache events the recording's segment
+	// frees became.
+	EmptyCaches int
 }

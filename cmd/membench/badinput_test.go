@@ -65,7 +65,7 @@ func TestBadInputCorpus(t *testing.T) {
 		"mm-alignment.csv": `3: alignment 128 differs from 64 on line 2: membench supports one alignment per problem`,
 		// Traces.
 		"trace-free.csv":     `3: free of id 2, which was never allocated`,
-		"trace-event.csv":    `2: unknown event "x": want a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream) or s,STREAM (sync)`,
+		"trace-event.csv":    `2: unknown event "x": want a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream), s,STREAM (sync) or e (empty cache)`,
 		"trace-negative.csv": `1: bytes: -64 is negative`,
 		"trace-view.csv":     `2: want v,ID,OF, got "v,2"`,
 		// membench JSON.

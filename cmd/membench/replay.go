@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +43,9 @@ type replayJSON struct {
 	OOMBreakdowns []allocators.OOMBreakdown `json:"oom_breakdowns,omitempty"`
 	// Verify is what --verify checked (left out without it).
 	Verify *verifyJSON `json:"verify,omitempty"`
+	// Calibration compares the replay with a PyTorch snapshot's own
+	// record of its segments (left out for other workloads).
+	Calibration *allocators.Calibration `json:"calibration,omitempty"`
 }
 
 type verifyJSON struct {
@@ -88,8 +91,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	case fs.NArg() != 1:
 		return badUsage("replay: want exactly one WORKLOAD, got %d", fs.NArg())
 	}
-	f, err := allocators.Lookup(*spec)
-	if err != nil {
+	if _, err := allocators.Lookup(*spec); err != nil {
 		return err
 	}
 	w, err := e.load(fs.Arg(0))
@@ -100,22 +102,22 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if tr == nil {
 		tr = w.Problem.ToTrace()
 	}
-	eff, err := effectiveSpec(*spec, tr, *deviceMem)
+	eff, err := effectiveSpec(*spec, *deviceMem)
 	if err != nil {
 		return err
 	}
 	if w.Format == workloads.FormatPyTorch {
 		eff.recordedOOMs = &tr.OOMs
 	}
-	if eff.spec != *spec {
-		if f, err = allocators.Lookup(eff.spec); err != nil {
-			if eff.settings != "" {
-				return fmt.Errorf("replay: %s recorded allocator_settings %s that %s cannot take (override them with alloc_conf=): %w",
-					fs.Arg(0), workloads.Echo(eff.settings), *spec, err)
-			}
-			return err
+	f, err := allocators.LookupFor(eff.spec, tr)
+	if err != nil {
+		var ie *workloads.InputError
+		if errors.As(err, &ie) {
+			return fmt.Errorf("replay: %w", err)
 		}
+		return err
 	}
+	eff.settings = f.Settings
 	var res *allocators.ReplayResult
 	err = withTimeout(ctx, *timeout, func(ctx context.Context) (err error) {
 		res, err = allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Repeat: *repeat, Verify: *verify, New: f.New, Timeline: *plot != "", FreeDelay: *freeDelay})
@@ -129,10 +131,11 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	cal := allocators.Calibrate(tr, res)
 	if *format == "json" {
-		return writeReplayJSON(e, *spec, eff, res)
+		return writeReplayJSON(e, *spec, eff, res, cal)
 	}
-	return writeReplayText(e, *spec, fs.Arg(0), eff, res)
+	return writeReplayText(e, *spec, fs.Arg(0), eff, res, cal)
 }
 
 // replaySpec is the allocator spec a replay runs: the one given, with the
@@ -148,54 +151,34 @@ type replaySpec struct {
 	recordedOOMs *int
 }
 
-// tcOptions are the torch-caching parameters that set what a snapshot's
-// allocator_settings would.
-var tcOptions = []string{"alloc_conf", "max_split_size", "roundup_power2_divisions", "garbage_collection_threshold"}
-
-// effectiveSpec applies a PyTorch snapshot's recorded allocator settings
-// to a torch-caching spec that sets none of its options, and
-// --device-memory as the allocator's memory_limit.
-func effectiveSpec(spec string, tr *workloads.Trace, deviceMem string) (replaySpec, error) {
+// effectiveSpec adds --device-memory to spec as the allocator's
+// memory_limit; the trace's recorded settings are allocators.LookupFor's.
+func effectiveSpec(spec string, deviceMem string) (replaySpec, error) {
 	r := replaySpec{spec: spec}
 	sp, err := workloads.ParseSpec(spec)
 	if err != nil {
 		return r, err
-	}
-	has := func(keys ...string) bool {
-		for _, p := range sp.Params {
-			if slices.Contains(keys, p.Key) {
-				return true
-			}
-		}
-		return false
-	}
-	add := func(key, value string) {
-		sep := "?"
-		if strings.Contains(r.spec, "?") {
-			sep = "&"
-		}
-		r.spec += sep + key + "=" + url.QueryEscape(value)
-	}
-	if s := tr.AllocatorSettings; s != "" && sp.Name == "torch-caching" && !has(tcOptions...) {
-		r.settings = s
-		add("alloc_conf", s)
 	}
 	if deviceMem != "" {
 		n, err := workloads.ParseBytes(deviceMem)
 		if err != nil || n == 0 {
 			return r, badUsage("replay: --device-memory=%s: want a positive byte size, e.g. 16G", workloads.Echo(deviceMem))
 		}
-		if has("memory_limit") {
+		if slices.ContainsFunc(sp.Params, func(p workloads.Param) bool { return p.Key == "memory_limit" }) {
 			return r, badUsage("replay: --device-memory and memory_limit in --allocator %s both set the capacity: give one", spec)
 		}
 		r.device = n
-		add("memory_limit", strconv.FormatInt(n, 10))
+		sep := "?"
+		if strings.Contains(r.spec, "?") {
+			sep = "&"
+		}
+		r.spec += sep + "memory_limit=" + strconv.FormatInt(n, 10)
 	}
 	return r, nil
 }
 
-func writeReplayJSON(e *env, spec string, eff replaySpec, res *allocators.ReplayResult) error {
-	out := replayJSON{Allocator: spec, Allocs: make([][4]int64, len(res.Allocs)), OOMs: res.OOMs,
+func writeReplayJSON(e *env, spec string, eff replaySpec, res *allocators.ReplayResult, cal *allocators.Calibration) error {
+	out := replayJSON{Allocator: spec, Allocs: make([][4]int64, len(res.Allocs)), OOMs: res.OOMs, Calibration: cal,
 		AllocatorSettings: eff.settings, DeviceMemory: eff.device, RecordedOOMs: eff.recordedOOMs, Peak: &res.Peak, OOMBreakdowns: res.OOMsAt,
 		Stats: replayStats{
 			PeakInUse: res.PeakInUse, PeakAllocated: res.PeakAllocated, PeakReserved: res.PeakReserved,
@@ -214,7 +197,7 @@ func writeReplayJSON(e *env, spec string, eff replaySpec, res *allocators.Replay
 	return enc.Encode(out)
 }
 
-func writeReplayText(e *env, spec, workload string, eff replaySpec, res *allocators.ReplayResult) error {
+func writeReplayText(e *env, spec, workload string, eff replaySpec, res *allocators.ReplayResult, cal *allocators.Calibration) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	frag := "undefined (nothing free)"
 	if f := res.BFCFragmentation; !math.IsNaN(f) {
@@ -257,6 +240,7 @@ func writeReplayText(e *env, spec, workload string, eff replaySpec, res *allocat
 		o := &res.OOMsAt[0]
 		rows = append(rows, [2]string{"first OOM", fmt.Sprintf("at event %d, request of %d B on stream %d: %s", o.Event, o.Size, o.Stream, o.Breakdown.String())})
 	}
+	rows = append(rows, calibrationRows(cal)...)
 	if v := res.Verified; v != nil {
 		rows = append(rows, [2]string{"verify", fmt.Sprintf("%d allocations checked for size and overlap, %d frees, %d guard stamps intact, 0 violations",
 			v.Allocs, v.Frees, v.Stamps)})
@@ -283,4 +267,60 @@ func bytesExact(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	return fmt.Sprintf("%d B = %s", n, humanBytes(n))
+}
+
+// calibrationRows are the rows of the calibration block: the recording's
+// figures beside the replay's, and where their segments part.
+func calibrationRows(c *allocators.Calibration) [][2]string {
+	if c == nil {
+		return nil
+	}
+	peak := fmt.Sprintf("%s recorded, %s replayed", bytesExact(c.RecordedPeakReserved), bytesExact(c.PeakReserved))
+	if c.RecordedPeakReserved > 0 {
+		peak += fmt.Sprintf(" (%+.2f%%)", 100*(float64(c.PeakReserved)/float64(c.RecordedPeakReserved)-1))
+	}
+	start := "an empty cache"
+	if c.RecordedStartReserved > 0 {
+		start = fmt.Sprintf("%s reserved", bytesExact(c.RecordedStartReserved))
+		if c.FromRecordedCache {
+			start += ", replayed from that cache"
+		} else {
+			start += "; the replay starts from an empty cache (the allocator takes no recorded cache)"
+		}
+	}
+	calls := "calls"
+	if c.RecordedEmptyCaches == 1 {
+		calls = "call"
+	}
+	segs := fmt.Sprintf("%d allocs, %d frees recorded (%d empty_cache() %s)", c.RecordedSegmentAllocs, c.RecordedSegmentFrees, c.RecordedEmptyCaches, calls)
+	verdict := "not compared: the allocator does not report its segments"
+	if c.SegmentAllocs != nil {
+		segs += fmt.Sprintf("; %d allocs, %d frees replayed", *c.SegmentAllocs, *c.SegmentFrees)
+		verdict = "segment allocs and frees as recorded (kind, size, order)"
+		if d := c.Departure; d != nil {
+			verdict = fmt.Sprintf("departs at segment event %d: recorded %s, replayed %s", d.Index, segmentText(d.Recorded, true), segmentText(d.Replayed, false))
+		}
+	}
+	return [][2]string{
+		{"calibration", "peak reserved " + peak},
+		{"", "at the start: " + start},
+		{"", "segments: " + segs},
+		{"", verdict},
+	}
+}
+
+// segmentText words a segment event, recorded (with its trace entry) or
+// replayed.
+func segmentText(e *workloads.SegmentEvent, recorded bool) string {
+	if e == nil {
+		return "none"
+	}
+	kind := "alloc"
+	if e.Free {
+		kind = "free"
+	}
+	if recorded {
+		return fmt.Sprintf("segment %s of %d B (trace entry %d, before event %d)", kind, e.Size, e.Entry, e.Event)
+	}
+	return fmt.Sprintf("segment %s of %d B at event %d", kind, e.Size, e.Event)
 }

@@ -107,7 +107,7 @@ func TestReplayDeviceMemoryErrors(t *testing.T) {
 // bad input naming the snapshot, and alloc_conf overrides them.
 func TestReplaySnapshotBadSettings(t *testing.T) {
 	const bad = "../../workloads/testdata/pytorch/settings_bad.pickle"
-	expect(t, 2, []string{"membench: replay: " + bad + ` recorded allocator_settings "expandable_segments:yes" that torch-caching cannot take ` +
+	expect(t, 2, []string{"membench: replay: " + bad + `: recorded allocator_settings "expandable_segments:yes" that torch-caching cannot take ` +
 		`(override them with alloc_conf=): torch-caching: alloc_conf="expandable_segments:yes": Expected a single True/False argument for expandable_segments`},
 		"replay", "--allocator", "torch-caching", bad)
 	expect(t, 0, nil, "replay", "--allocator", "torch-caching?alloc_conf=expandable_segments:True", "--repeat", "1", bad)

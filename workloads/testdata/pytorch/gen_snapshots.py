@@ -112,6 +112,77 @@ def settings():
                 "expandable_segments": True, "roundup_power2_divisions": {"1": 0}}}
 
 
+def empty_cache():
+    """Starts with an empty cache; calls empty_cache() (the first
+    segment_free); the second segment_free is the allocator's release
+    before it retries cudaMalloc, which succeeds (a segment_alloc follows);
+    the third, before a retry that fails (an oom entry follows)."""
+    mib = 1 << 20
+    s1, s2, s3 = BASE, BASE + 64 * mib, BASE + 128 * mib
+    trace = [
+        entry("segment_alloc", s1, 20 * mib),
+        entry("alloc", s1, 3 * mib),
+        entry("free_requested", s1, 3 * mib),
+        entry("free_completed", s1, 3 * mib),
+        entry("segment_free", s1, 20 * mib),  # torch.cuda.empty_cache()
+        entry("segment_alloc", s2, 24 * mib),
+        entry("alloc", s2, 24 * mib),
+        entry("free_requested", s2, 24 * mib),
+        entry("free_completed", s2, 24 * mib),
+        entry("segment_free", s2, 24 * mib),  # released to retry
+        entry("segment_alloc", s3, 30 * mib),
+        entry("alloc", s3, 30 * mib),
+        entry("free_requested", s3, 30 * mib),
+        entry("free_completed", s3, 30 * mib),
+        entry("segment_free", s3, 30 * mib),  # released to retry, in vain
+        entry("oom", size=40 * mib, device_free=0),
+    ]
+    return {"segments": [], "device_traces": [trace],
+            "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": ""}}
+
+
+def mid_run():
+    """Recorded mid-run: three segments predate the first entry. The first
+    holds a block freed in the trace (at 0) and one live throughout (at
+    10 MiB); the small one a live block; the third is free and goes at the
+    empty_cache() the trace starts with. The 12 MiB request then fits no
+    free block: a new segment."""
+    mib = 1 << 20
+    s1, s2, s3, s4 = BASE, BASE + 64 * mib, BASE + 128 * mib, BASE + 192 * mib
+    trace = [
+        entry("segment_free", s3, 20 * mib),  # torch.cuda.empty_cache()
+        entry("free_requested", s1, 3 * mib - 100),
+        entry("free_completed", s1, 3 * mib - 100),
+        entry("segment_alloc", s4, 12 * mib),
+        entry("alloc", s4, 12 * mib),
+        entry("alloc", s2 + 1024, 600000),
+    ]
+    segments = [
+        {"device": 0, "address": s1, "total_size": 20 * mib, "stream": 0,
+         "segment_type": "large", "is_expandable": False, "blocks": [
+             {"address": s1, "size": 10 * mib, "requested_size": 0,
+              "state": "inactive"},
+             {"address": s1 + 10 * mib, "size": 4 * mib,
+              "requested_size": 4 * mib, "state": "active_allocated"},
+             {"address": s1 + 14 * mib, "size": 6 * mib, "requested_size": 0,
+              "state": "inactive"}]},
+        {"device": 0, "address": s2, "total_size": 2 * mib, "stream": 0,
+         "segment_type": "small", "is_expandable": False, "blocks": [
+             {"address": s2, "size": 1024, "requested_size": 1000,
+              "state": "active_allocated"},
+             {"address": s2 + 1024, "size": 600064,
+              "requested_size": 600000, "state": "active_allocated"},
+             {"address": s2 + 601088, "size": 2 * mib - 601088,
+              "requested_size": 0, "state": "inactive"}]},
+        {"device": 0, "address": s4, "total_size": 12 * mib, "stream": 0,
+         "segment_type": "large", "is_expandable": False, "blocks": [
+             {"address": s4, "size": 12 * mib, "requested_size": 12 * mib,
+              "state": "active_allocated"}]},
+    ]
+    return {"segments": segments, "device_traces": [trace],
+            "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": ""}}
+
+
 def v113():
     """PyTorch 1.13: torch.cuda.memory._snapshot() is the list of segments;
     blocks carry no address but a history of the allocations made in them
@@ -164,6 +235,14 @@ def main():
     write("v113_two_devices.pickle", two)
     write("host_only.pickle", {"segments": [], "device_traces": [[], []],
                                "allocator_settings": {}})
+    write("empty_cache.pickle", empty_cache())
+    # Without expandable segments' entries, basic's cache is rebuilt: the
+    # block freed before any alloc lies in the segment the trace allocates.
+    bad = basic()
+    bad["device_traces"][0] = [e for e in bad["device_traces"][0]
+                               if e["action"] not in ("segment_map", "segment_unmap")]
+    write("cache_unbuilt.pickle", bad)
+    write("mid_run.pickle", mid_run())
     write("not_dict.pickle", [1, 2, 3])
     write("no_keys.pickle", {"blocks": []})
     bad = basic()
