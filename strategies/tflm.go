@@ -89,6 +89,11 @@ func (tflmLinear) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 	offsets := make([]int64, len(p.Buffers))
 	var next int64
 	for i, b := range p.Buffers {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		offsets[i] = AlignUp(next, align)
 		next = offsets[i] + b.Size
 	}
