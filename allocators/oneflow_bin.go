@@ -16,11 +16,13 @@ import (
 //     (512 bytes by default, ep::kMaxAlignmentRequirement; a power of two
 //     of at most 512).
 //   - Bins. Free pieces sit in 20 bins, bin k holding the pieces of at
-//     least 512<<k bytes and less than twice that (the last bin, from
-//     256 MiB, everything larger), each ordered by (size, address). A
-//     request searches the bins from its own size's up and takes the
-//     first piece at least as large: this is the smallest free piece that
-//     fits, ties to the lowest address.
+//     least 512<<k bytes and less than twice that, except that bin 0 also
+//     holds the pieces under 512 bytes (there are some when the alignment
+//     is below 512) and the last bin, from 256 MiB, everything larger;
+//     each bin is ordered by (size, address). A request searches the bins
+//     from its own size's up and takes the first piece at least as large:
+//     this is the smallest free piece that fits, ties to the lowest
+//     address.
 //   - Splitting. The piece is split, its front handed out and the rest
 //     returned to the bins as a free piece, when it is at least twice the
 //     rounded size or the rest is at least 128 MiB (kPieceSplitThreshold).
@@ -31,10 +33,14 @@ import (
 //   - Merging. A freed piece merges with its free neighbours in the same
 //     block (the next, then the previous) before it returns to the bins.
 //   - Shrink. Blocks that are wholly free go back to the device. OneFlow
-//     calls it only from empty_cache (VirtualMachine::ShrinkAllMem), never
-//     on a failed allocation, so here it runs only with shrink_on_oom=true:
-//     on a refused block, every stream's allocator shrinks and the block
-//     is asked for once more.
+//     shrinks every stream's allocator (VirtualMachine::ShrinkAllMem) only
+//     when asked to: from empty_cache, from NNGraph::InitRuntime before a
+//     graph's runtime starts, and after a tensor's offload or load; never
+//     on a failed allocation. None of those is in a replay, so here it
+//     runs only with shrink_on_oom=true, membench's own option: on a
+//     refused block, every stream's allocator shrinks and the block is
+//     asked for once more. A request over 2^52 bytes (maxRequest) is
+//     refused as a block no device holds: it shrinks too, and fails.
 //   - Streams. Each stream has its own bins and blocks; a piece is reused
 //     only by its own stream. A free reaches the allocator when OneFlow's
 //     release instruction would run: once every stream that used the
@@ -95,7 +101,8 @@ func init() {
 		Params: []workloads.ParamDoc{
 			memoryLimitDoc,
 			{Name: "alignment", Default: "512", Doc: "request rounding and offset alignment (a power of two, at most 512)"},
-			{Name: "shrink_on_oom", Default: "false", Doc: "on a refused block, give every wholly free block back and retry once (OneFlow shrinks only on empty_cache)"},
+			{Name: "shrink_on_oom", Default: "false", Doc: "on a refused block, give every wholly free block back and retry once (not OneFlow's rule: it shrinks only when asked, " +
+				"from empty_cache, nn.Graph runtime start and tensor offload/load)"},
 		},
 		New: newOneflowBin,
 	})
@@ -234,6 +241,12 @@ func (a *oneflowBin) AllocOn(size int64, stream int) (Block, error) {
 		return Block{}, badSize("oneflow-bin", size)
 	}
 	if size > maxRequest {
+		// No device holds the block such a request needs: it is refused,
+		// and with shrink_on_oom the refusal shrinks as any other does
+		// (the retry is refused too).
+		if a.shrinkOnOOM {
+			a.shrink()
+		}
 		return Block{}, a.stats.oom("oneflow-bin", size)
 	}
 	s := a.stream(stream)

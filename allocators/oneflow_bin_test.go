@@ -64,6 +64,21 @@ func TestOneflowBinRules(t *testing.T) {
 		{"shrink keeps used blocks", "oneflow-bin?memory_limit=21M&shrink_on_oom=true", []scStep{
 			scAlloc(512*scKiB, 0, 512*scKiB), scOOM(3 * scMiB),
 		}, Stats{InUse: 512 * scKiB, PeakInUse: 512 * scKiB, Reserved: 2 * scMiB, PeakReserved: 2 * scMiB, LargestFreeChunk: 1536 * scKiB, NumAllocs: 1, OOMs: 1}},
+		// A request too large for any device is refused; with
+		// shrink_on_oom the refusal gives the free block back first.
+		{"huge request, no shrink", "oneflow-bin?memory_limit=21M", []scStep{
+			scAlloc(512*scKiB, 0, 512*scKiB), scFree(0), scOOM(1<<52 + 1),
+		}, Stats{PeakInUse: 512 * scKiB, Reserved: 2 * scMiB, PeakReserved: 2 * scMiB, LargestFreeChunk: 2 * scMiB, NumAllocs: 1, OOMs: 1}},
+		{"huge request shrinks on OOM", "oneflow-bin?memory_limit=21M&shrink_on_oom=true", []scStep{
+			scAlloc(512*scKiB, 0, 512*scKiB), scFree(0), scOOM(1<<52 + 1),
+		}, Stats{PeakInUse: 512 * scKiB, PeakReserved: 2 * scMiB, NumAllocs: 1, OOMs: 1}},
+		// With alignment 64, bin 0 holds pieces under 512 bytes, by size
+		// then address: 64 bytes take the free 64-byte piece at 192, not
+		// the 128-byte one at 0.
+		{"bin 0 below 512 bytes", "oneflow-bin?alignment=64", []scStep{
+			scAlloc(100, 0, 128), scAlloc(64, 128, 64), scAlloc(64, 192, 64), scAlloc(64, 256, 64),
+			scFree(0), scFree(2), scAlloc(64, 192, 64), scAlloc(64, 0, 64),
+		}, Stats{InUse: 256, PeakInUse: 320, Reserved: 2 * scMiB, PeakReserved: 2 * scMiB, LargestFreeChunk: 2*scMiB - 320, NumAllocs: 6}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := scBuild(t, c.spec)

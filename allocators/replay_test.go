@@ -12,7 +12,9 @@ import (
 
 	"github.com/montanaflynn/stats"
 
+	"membench/internal/ctxcount"
 	"membench/workloads"
+	"membench/workloads/synthetic"
 )
 
 func mustBFC(t testing.TB, o BFCOptions) *BFC {
@@ -222,6 +224,26 @@ func TestReplayCancelled(t *testing.T) {
 	tr := readTraceFile(t, "testdata/bfc/smoke.csv")
 	if _, err := Replay(ctx, mustBFC(t, BFCOptions{MemoryLimit: 1 << 30}), tr, ReplayOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestReplayStops: a replay cancelled on entry, during the recorded
+// pass, halfway or at its last look returns context.Canceled within a few
+// more looks at its context, for every allocator; counted, not timed.
+func TestReplayStops(t *testing.T) {
+	tr := synthetic.RandomDAG(synthetic.DefaultDAG(20_000, 1)).ToTrace()
+	for _, name := range []string{"first-fit", "bfc", "torch-caching", "oneflow-bin"} {
+		a, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = ctxcount.Stops(func(ctx *ctxcount.Context) error {
+			_, err := Replay(ctx, a.New(), tr, ReplayOptions{Repeat: 3, New: a.New})
+			return err
+		}, 256, 4)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 

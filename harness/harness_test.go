@@ -192,13 +192,10 @@ func TestFailuresAreRecorded(t *testing.T) {
 	c.MemoryLimit.Bytes = 256 << 20
 	c.Repeats = 1
 	c.Workloads = entries("synthetic/chain?n=12")
-	start := time.Now()
+	// test-sleep never returns: the sweep ends only if its cell is killed.
 	out, err := Run(context.Background(), Options{Config: c, Out: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "4 of 5 cells failed") {
 		t.Fatalf("err = %v, want 4 of 5 cells failed", err)
-	}
-	if el := time.Since(start); el > 15*time.Second {
-		t.Errorf("sweep took %v; the sleeping cell should be killed after ~1.5s", el)
 	}
 	want := map[string]string{"naive": "ok", "test-sleep": "timeout", "test-panic": "error", "test-overlap": "invalid", "test-hog": "oom"}
 	for _, r := range out.Records {
@@ -229,20 +226,12 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "results.jsonl")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		recs, _, _ := results.ReadFile(path)
-		if len(recs) >= 4 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("sweep wrote no records in 60s")
-		}
-		time.Sleep(20 * time.Millisecond)
+	exited := waitLater(cmd)
+	if !pollUntil(exited, func() bool { recs, _, _ := results.ReadFile(path); return len(recs) >= 4 }) {
+		t.Fatal("the sweep ended before it had written 4 records")
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	<-exited
 	// Power loss mid-write: a torn last line.
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"workload":"synthetic/chain?n=12","subject":"na`)
@@ -427,4 +416,28 @@ func TestSummaryGolden(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("summary.md (time tables aside) differs from %s; run with -update to accept:\n%s", golden, got)
 	}
+}
+
+// waitLater waits for the started cmd in the background; the channel
+// closes when it has exited.
+func waitLater(cmd *exec.Cmd) <-chan struct{} {
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	return exited
+}
+
+// pollUntil polls cond every 10 ms until it holds (true) or exited closes
+// first (false): no deadline, so a loaded machine only makes it slower.
+func pollUntil(exited <-chan struct{}, cond func() bool) bool {
+	for !cond() {
+		select {
+		case <-exited:
+			return cond()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return true
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"membench/workloads"
 	"membench/workloads/synthetic"
@@ -306,31 +305,10 @@ func TestGreedyBySizePlanLayout(t *testing.T) {
 
 func TestGreedyBySizeCancel(t *testing.T) {
 	bufs := synthetic.RandomDAG(synthetic.DefaultDAG(100_000, 1)).Buffers
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, _, err := greedyBySizeObjects(ctx, bufs); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled before: err = %v, want context.Canceled", err)
-	}
-	ctx, cancel = context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
+	checkStops(t, func(ctx context.Context) error {
 		_, _, err := greedyBySizeObjects(ctx, bufs)
-		done <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
-	cancel()
-	start := time.Now()
-	select {
-	case err := <-done:
-		if err != nil && !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want context.Canceled", err)
-		}
-		if waited := time.Since(start); waited > 100*time.Millisecond {
-			t.Errorf("returned %v after cancel, want <= 100ms", waited)
-		}
-	case <-time.After(time.Second):
-		t.Fatal("no return 1s after cancel")
-	}
+		return err
+	})
 }
 
 func TestPositionalMaximumsFast(t *testing.T) {

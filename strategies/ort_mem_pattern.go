@@ -21,11 +21,11 @@ func init() {
 // ortMemPattern is ONNX Runtime's MemPatternPlanner
 // (onnxruntime/core/framework/mem_pattern_planner.h), the planner behind
 // its memory patterns (enable_mem_pattern): it records one run's
-// allocations and frees and places each allocation online. We follow the
-// revision with the program-counter variant and best_offset_found
-// (microsoft/onnxruntime; the search index stores it without a commit
-// hash), whose TraceAllocation(ml_value_idx, size) rules are these; the
-// older f52b9c48a96869e490f668d40390900a47056c55 lacked the top-gap rule.
+// allocations and frees and places each allocation online. The rules of
+// its TraceAllocation(ml_value_idx, size) followed here are those of
+// microsoft/onnxruntime commit 9b010963 (PR 5676), which added the
+// program-counter variant and best_offset_found; earlier revisions lacked
+// the top-gap rule.
 //
 // The rules, in our words:
 //   - Allocations come in trace order (DESIGN §1: by first task, then

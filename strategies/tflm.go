@@ -157,6 +157,11 @@ func (tflmLinear) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 	offsets := make([]int64, len(rounded))
 	var next int64
 	for i, b := range rounded {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		offsets[i] = next
 		if next += b.Size; next < 0 {
 			return nil, fmt.Errorf("tflm-linear: the arena overflows 2^63 bytes at buffer %d", i)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	gojson "github.com/goccy/go-json"
@@ -73,6 +74,33 @@ func ReadChromeTrace(r io.Reader, name, device string) (*Trace, error) {
 	return t, err
 }
 
+// notEvents explains an item of the event array that is not an object (a
+// JSON value of kind value, as json.UnmarshalTypeError names it) at off.
+// A bare array of such items is not a Chrome trace at all, and not any
+// other format membench reads either.
+func notEvents(fail func(int64, string, ...any) error, off int64, value string, bare bool) error {
+	if bare {
+		return fail(off, "not a format membench reads: a JSON array holding %s, where a Chrome trace holds trace events (objects); want %s", jsonPlural(value), formatsWanted)
+	}
+	return fail(off, `"traceEvents": the array holds %s, want trace events (objects)`, jsonPlural(value))
+}
+
+// jsonPlural names many JSON values of the kind json.UnmarshalTypeError
+// calls value.
+func jsonPlural(value string) string {
+	switch kind, _, _ := strings.Cut(value, " "); kind {
+	case "number":
+		return "numbers"
+	case "string":
+		return "strings"
+	case "array":
+		return "arrays"
+	case "bool":
+		return "true or false values"
+	}
+	return value + " values"
+}
+
 // jsonDecoder is what the reader needs of a streaming JSON decoder; the
 // standard library's and goccy/go-json's both provide it.
 type jsonDecoder interface {
@@ -128,6 +156,7 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 	if err != nil {
 		return nil, nil, JSONError(name, data, err)
 	}
+	bare := tok == json.Delim('[')
 	if tok == json.Delim('{') {
 		found := false
 		for dec.More() {
@@ -167,17 +196,31 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 	}
 	var mem []memEvent
 	devices := map[string]int{}
+	items, named := 0, 0
 	for dec.More() {
 		off := dec.InputOffset()
 		var ev chromeEvent
 		if err := dec.Decode(&ev); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field == "" {
+				// The item itself is no object: no trace event at all.
+				return nil, nil, notEvents(fail, skipSpace(data, off), te.Value, bare)
+			}
 			return nil, nil, JSONError(name, data, err)
+		}
+		items++
+		if ev.Name != "" {
+			named++
 		}
 		if ev.Name != "[memory]" {
 			continue
 		}
 		off = skipSpace(data, off)
 		a := ev.Args
+		if a != nil && a.Bytes != nil && a.Addr == nil {
+			return nil, nil, fail(off, `[memory] event has "Bytes" but no "Addr": the profiler that wrote this trace did not record addresses, `+
+				`and membench needs them to tell which allocation each free releases; record the trace again with a torch.profiler that writes "Addr"`)
+		}
 		if a == nil || a.Bytes == nil || a.Addr == nil {
 			return nil, nil, fail(off, `[memory] event: want args "Addr" and "Bytes"`)
 		}
@@ -195,6 +238,9 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 		d := chromeDevice(dt, id)
 		devices[d]++
 		mem = append(mem, memEvent{ts, int32(lc.line(off)), *a.Bytes, *a.Addr, d})
+	}
+	if len(devices) == 0 && bare && items > 0 && named == 0 {
+		return nil, nil, fail(0, `not a format membench reads: a JSON array whose items are not trace events (none has a "name"); want %s`, formatsWanted)
 	}
 	if len(devices) == 0 {
 		return nil, nil, fail(0, "the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)")

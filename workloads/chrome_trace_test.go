@@ -65,6 +65,10 @@ func TestChromeTrace(t *testing.T) {
 	}
 }
 
+// noAddr is the end of the message for a trace without addresses.
+const noAddr = `the profiler that wrote this trace did not record addresses, and membench needs them to tell which allocation each free releases; ` +
+	`record the trace again with a torch.profiler that writes "Addr"`
+
 func TestChromeTraceErrors(t *testing.T) {
 	cases := []struct {
 		name, data, device, want string
@@ -73,7 +77,16 @@ func TestChromeTraceErrors(t *testing.T) {
 		{"absent device", kinetoTrace, "cuda:1", `k.json: no memory events on device "cuda:1" (the trace has cpu, cuda:0)`},
 		{"no memory", `{"traceEvents": [{"name": "aten::add", "ts": 1}]}`, "", "k.json:1: the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)"},
 		{"no events key", `{"other": 1}`, "", `k.json:1: not a Chrome trace: the object has no "traceEvents"`},
-		{"missing addr", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": 8}}]}", "", `k.json:2: [memory] event: want args "Addr" and "Bytes"`},
+		{"no addresses", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": 8}}]}", "", `k.json:2: [memory] event has "Bytes" but no "Addr": ` + noAddr},
+		{"no addresses, bare", "[{\"name\": \"aten::add\", \"ts\": 0},\n\n{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": -8, \"Device Type\": 1}}]", "", `k.json:3: [memory] event has "Bytes" but no "Addr": ` + noAddr},
+		{"missing bytes", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Addr\": 8}}]}", "", `k.json:2: [memory] event: want args "Addr" and "Bytes"`},
+		{"missing args", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1}]}", "", `k.json:2: [memory] event: want args "Addr" and "Bytes"`},
+		{"array of numbers", "[1, 2]", "", "k.json:1: not a format membench reads: a JSON array holding numbers, where a Chrome trace holds trace events (objects); want " + formatsWanted},
+		{"array of arrays", "[\n[1, 2],\n[3]]", "", "k.json:2: not a format membench reads: a JSON array holding arrays, where a Chrome trace holds trace events (objects); want " + formatsWanted},
+		{"array with a string", "[{\"name\": \"aten::add\", \"ts\": 0},\n\"x\"]", "", "k.json:2: not a format membench reads: a JSON array holding strings, where a Chrome trace holds trace events (objects); want " + formatsWanted},
+		{"array of other objects", "[{\"size\": 4, \"first\": 0, \"last\": 1}]", "", `k.json:1: not a format membench reads: a JSON array whose items are not trace events (none has a "name"); want ` + formatsWanted},
+		{"events not objects", "{\"traceEvents\": [\ntrue]}", "", `k.json:2: "traceEvents": the array holds true or false values, want trace events (objects)`},
+		{"empty array", "[]", "", "k.json:1: the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)"},
 		{"bytes type", "{\"traceEvents\": [\n\n{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": \"8\", \"Addr\": 1}}]}", "", `k.json:3: field "args.Bytes": want an integer, got a string`},
 		{"truncated", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1, \"ar", "", "k.json:2: unexpected end of JSON"},
 		{"syntax", "{\"traceEvents\": [\n{\"name\": \"[memory]\", \"ts\": 1,, }]}", "", "k.json:2: invalid JSON: invalid character ',' looking for beginning of object key string"},

@@ -201,7 +201,8 @@ func sniff(data []byte, name string) (string, error) {
 }
 
 const formatsWanted = "a TFLite header " + tfliteHeader + ", a MiniMalloc header " + mmWant +
-	", trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object or a PyTorch snapshot pickle"
+	", trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with \"traceEvents\" or an array of trace events)," +
+	" a PyTorch snapshot pickle or a .tflite model"
 
 // validNames lists the names a user may have meant: all of them when they
 // are few, else those of the family the name asks for, else the families.

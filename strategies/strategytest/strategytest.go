@@ -6,7 +6,9 @@
 // hand-made corpus and on random problems, returns the same plan every time
 // for the same problem, leaves the problem unchanged, never goes below the
 // lower bounds, returns plans of the kind it is registered as, and honours
-// context cancellation within CancelLatency.
+// context cancellation: cancelled before or during planning, it returns
+// context.Canceled within MaxLooksAfter further looks at its context. The
+// checks count looks (calls to Err and Done), not milliseconds.
 package strategytest
 
 import (
@@ -19,19 +21,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"membench/internal/ctxcount"
 	"membench/strategies"
 	"membench/workloads"
 	"membench/workloads/synthetic"
 )
-
-// CancelLatency is how soon after its context is cancelled Plan must return
-// (ten times as long under the race detector).
-const CancelLatency = 100 * time.Millisecond
-
-// cancelLimit is CancelLatency for this build.
-const cancelLimit = CancelLatency * raceSlowdown
 
 // CancelN is the size of the problem the cancellation check plans.
 const CancelN = 100_000
@@ -268,106 +263,58 @@ func bigProblem() *workloads.Problem {
 	return cancelProblem
 }
 
-// checkCancelled requires Plan to fail at once with an already cancelled
-// context.
+// MaxLooksAfter is how many more times Plan may look at its context (call
+// Err or Done) after the look that found it cancelled: a planner that
+// stops returns at once, give or take a check on its way out, while one
+// that carries on looks again at every step of its loop.
+const MaxLooksAfter = 4
+
+// LookCap bounds the uncancelled run of the cancel-during check: a
+// planner still planning at its LookCap-th look is cancelled there, so a
+// slow planner costs the check no more than that much work.
+const LookCap = 256
+
+// checkCancelled requires Plan, given a context already cancelled, to
+// return context.Canceled as soon as it looks at it.
 func checkCancelled(s strategies.Strategy, _ strategies.Kind) []error {
 	p := synthetic.RandomDAG(synthetic.DefaultDAG(1000, 2))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	start := time.Now()
+	ctx := ctxcount.New(1)
 	_, err := safePlan(ctx, s, p)
-	took := time.Since(start)
 	switch {
 	case !errors.Is(err, context.Canceled):
 		return []error{fmt.Errorf("%s on %s with a cancelled context: got error %v, want context.Canceled", s.Name(), Describe(p), err)}
-	case took > cancelLimit:
-		return []error{fmt.Errorf("%s on %s with a cancelled context: returned after %v, want <= %v", s.Name(), Describe(p), took, cancelLimit)}
+	case ctx.After() > MaxLooksAfter:
+		return []error{fmt.Errorf("%s on %s with a cancelled context: looked at it %d more times after finding it cancelled, want at most %d",
+			s.Name(), Describe(p), ctx.After(), MaxLooksAfter)}
 	}
 	return nil
 }
 
-// CancelAttempts is how many times the cancel-during check may try: a
-// strategy passes if any attempt returns in time, so a loaded machine does
-// not fail it, while one that ignores its context fails every attempt.
-const CancelAttempts = 3
-
-// checkCancelDuring cancels the context 10 ms into planning a CancelN
-// problem and requires Plan to return within cancelLimit of that. A plan
-// finished before the cancellation must be valid; a late one must come
-// with ctx's error. A strategy whose runtime plans fewer buffers may
-// refuse the problem at once (ErrTooManyBuffers).
+// checkCancelDuring checks with ctxcount.Stops that Plan stops on a
+// CancelN problem when its context is cancelled on entry, at its second
+// look (the first during planning), halfway and at its last look (up to
+// LookCap), each time returning context.Canceled within MaxLooksAfter
+// further looks. The check counts what Plan did after the cancellation,
+// not how long it took, so a loaded machine neither fails a planner that
+// stops nor passes one that does not. An uncancelled Plan must return a
+// valid plan. A strategy whose runtime plans fewer buffers may refuse the
+// problem before looking at its context (ErrTooManyBuffers).
 func checkCancelDuring(s strategies.Strategy, _ strategies.Kind) []error {
 	p := bigProblem()
-	var best time.Duration
-	for range CancelAttempts {
-		late, err := cancelDuring(s, p)
-		if err != nil {
-			return []error{fmt.Errorf("%s on %s, cancelled 10ms in: %w", s.Name(), Describe(p), err)}
-		}
-		if late <= cancelLimit {
-			return nil
-		}
-		if best == 0 || late < best {
-			best = late
-		}
+	if _, err := safePlan(ctxcount.New(1), s, p); errors.Is(err, strategies.ErrTooManyBuffers) {
+		return nil // the runtime's own limit, answered at once
 	}
-	return []error{fmt.Errorf("%s on %s, cancelled 10ms in: Plan returned %v after the cancellation at best in %d attempts, want <= %v",
-		s.Name(), Describe(p), best.Round(time.Millisecond), CancelAttempts, cancelLimit)}
-}
-
-// giveUp is how long cancelDuring waits for a late Plan, to report how
-// late it was.
-const giveUp = 5*cancelLimit + time.Second
-
-// cancelDuring runs one attempt of checkCancelDuring and returns how long
-// after the cancellation Plan returned (0 if it finished before).
-func cancelDuring(s strategies.Strategy, p *workloads.Problem) (time.Duration, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	type result struct {
-		plan *strategies.Plan
-		err  error
-		at   time.Time
-	}
-	done := make(chan result, 1)
-	var mu sync.Mutex
-	var cancelAt time.Time
-	go func() {
+	err := ctxcount.Stops(func(ctx *ctxcount.Context) error {
 		plan, err := safePlan(ctx, s, p)
-		done <- result{plan, err, time.Now()}
-	}()
-	timer := time.AfterFunc(10*time.Millisecond, func() {
-		mu.Lock()
-		cancelAt = time.Now()
-		mu.Unlock()
-		cancel()
-	})
-	defer timer.Stop()
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(10*time.Millisecond + giveUp):
-		return 0, fmt.Errorf("Plan had not returned %v after the cancellation", giveUp)
+		if err == nil && !ctx.Cancelled() {
+			err = strategies.Validate(p, plan)
+		}
+		return err
+	}, LookCap, MaxLooksAfter)
+	if err != nil {
+		return []error{fmt.Errorf("%s on %s: %w", s.Name(), Describe(p), err)}
 	}
-	mu.Lock()
-	at := cancelAt
-	mu.Unlock()
-	var late time.Duration
-	if !at.IsZero() && r.at.After(at) {
-		late = r.at.Sub(at)
-	}
-	switch {
-	case r.err == nil:
-		// Finished before the cancellation, or as it came: the plan counts.
-		return late, strategies.Validate(p, r.plan)
-	case late == 0 && errors.Is(r.err, strategies.ErrTooManyBuffers):
-		return 0, nil // the runtime's own limit, answered at once
-	case late == 0:
-		return 0, fmt.Errorf("Plan: %w", r.err)
-	case !errors.Is(r.err, context.Canceled):
-		return late, fmt.Errorf("got error %v, want context.Canceled", r.err)
-	}
-	return late, nil
+	return nil
 }
 
 func checkCorpus(s strategies.Strategy, kind strategies.Kind) []error {

@@ -1,6 +1,7 @@
 package strategytest_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -22,6 +23,10 @@ type fake struct {
 	overlap      bool          // every offset 0
 	shuffle      bool          // lays buffers out in a random order
 	ignoreCtx    bool          // never looks at ctx
+	entryOnly    bool          // looks at ctx on entry only
+	dropCancel   bool          // looks at ctx during planning but ignores what it says
+	lateStop     bool          // notes a cancellation but returns it only at the end
+	dropLate     bool          // ignores what ctx says in the second half of its loop
 	stall        time.Duration // works this long on n >= 1000 before looking at ctx again
 	oversize     int64         // objects this much larger than their tensors
 	mutate       bool          // sorts the caller's buffers
@@ -62,24 +67,41 @@ func (f *fake) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if f.ignoreAlign {
 		align = 1
 	}
+	// look checks ctx every 1024 buffers and reports whether to stop.
+	var cancelled error
+	look := func(k int) error {
+		if f.ignoreCtx || f.entryOnly || k%1024 != 0 {
+			return nil
+		}
+		err := ctx.Err()
+		switch {
+		case f.dropCancel, f.dropLate && k >= len(bufs)/2:
+			return nil
+		case f.lateStop:
+			cancelled = cmp.Or(cancelled, err)
+			return nil
+		}
+		return err
+	}
 	plan := &strategies.Plan{}
 	if f.objects {
 		plan.ObjectIDs = make([]int, len(bufs))
 		plan.ObjectSizes = make([]int64, len(bufs))
 		for k, i := range order {
+			if err := look(k); err != nil {
+				return nil, err
+			}
 			plan.ObjectIDs[i] = k
 			plan.ObjectSizes[k] = bufs[i].Size + f.oversize
 		}
 		strategies.ObjectsToOffsets(plan, bufs, align)
-		return plan, nil
+		return plan, cancelled
 	}
 	plan.Offsets = make([]int64, len(bufs))
 	var next int64
 	for k, i := range order {
-		if !f.ignoreCtx && k%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		if err := look(k); err != nil {
+			return nil, err
 		}
 		next = strategies.AlignUp(next, align)
 		if !f.overlap {
@@ -88,6 +110,9 @@ func (f *fake) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 		next += bufs[i].Size
 	}
 	plan.Footprint = strategies.Footprint(bufs, plan.Offsets)
+	if cancelled != nil {
+		return nil, cancelled
+	}
 	return plan, nil
 }
 
@@ -125,11 +150,19 @@ func TestSuiteCatchesBroken(t *testing.T) {
 			[]string{`corpus: fake on problem "adjacent-lifetimes" (5 buffers: {16,0,1} {8,1,2} {64,2,3} {32,3,4} {8,4,5}): invalid plan: buffers 0 and 1 overlap: [0,16) and [0,8) both live at task 1`}},
 		{"nondeterministic", &fake{shuffle: true}, strategies.Offsets,
 			[]string{`corpus: fake on problem "equal-sizes"`, "not deterministic: planning twice gave {footprint"}},
-		{"ignores ctx", &fake{ignoreCtx: true, stall: 3 * strategytest.CancelLimit}, strategies.Offsets,
-			[]string{"cancelled: fake on problem", "with a cancelled context: got error <nil>, want context.Canceled",
-				`cancel-during: fake on problem "synthetic/random-dag?n=100000&seed=1`, "after the cancellation at best in 3 attempts, want <= " + strategytest.CancelLimit.String()}},
-		{"slow to notice cancellation", &fake{stall: 3 * strategytest.CancelLimit}, strategies.Offsets,
-			[]string{"cancel-during:", "after the cancellation at best in 3 attempts, want <= " + strategytest.CancelLimit.String()}},
+		{"ignores ctx", &fake{ignoreCtx: true}, strategies.Offsets,
+			[]string{`cancelled: fake on problem "synthetic/random-dag?n=1000&seed=2&min=1024&max=67108864&k=0&outputs=1" (1000 buffers) with a cancelled context: got error <nil>, want context.Canceled`,
+				`cancel-during: fake on problem "synthetic/random-dag?n=100000&seed=1&min=1024&max=67108864&k=0&outputs=1" (100000 buffers): looked at its context 0 times in all, so a cancellation during the work is never seen`}},
+		{"looks on entry only", &fake{entryOnly: true}, strategies.Offsets,
+			[]string{"cancel-during: fake on problem \"synthetic/random-dag?n=100000&seed=1&min=1024&max=67108864&k=0&outputs=1\" (100000 buffers): looked at its context once in all"}},
+		{"drops the cancellation", &fake{dropCancel: true}, strategies.Offsets,
+			[]string{"cancel-during: fake on problem \"synthetic/random-dag?n=100000&seed=1&min=1024&max=67108864&k=0&outputs=1\" (100000 buffers): cancelled at look 2 of 99: got error <nil>, looking at its context 97 times more, want context.Canceled"}},
+		{"objects, drops the cancellation", &fake{objects: true, dropCancel: true}, strategies.Objects,
+			[]string{"cancelled at look 2 of 99: got error <nil>, looking at its context 97 times more, want context.Canceled"}},
+		{"drops the cancellation late", &fake{dropLate: true}, strategies.Offsets,
+			[]string{`cancel-during: fake on problem "synthetic/random-dag?n=100000&seed=1&min=1024&max=67108864&k=0&outputs=1" (100000 buffers): cancelled at look 99 of 99: got error <nil>, looking at its context 0 times more, want context.Canceled`}},
+		{"stops only at the end", &fake{lateStop: true}, strategies.Offsets,
+			[]string{"cancel-during: fake on problem \"synthetic/random-dag?n=100000&seed=1&min=1024&max=67108864&k=0&outputs=1\" (100000 buffers): cancelled at look 2 of 99: looked at its context 97 times more before returning, want at most 4 times"}},
 		{"objects from an offset strategy", &fake{objects: true}, strategies.Offsets,
 			[]string{"offset strategy returned object ids or sizes"}},
 		{"offsets from an object strategy", &fake{}, strategies.Objects,

@@ -1,5 +1,0 @@
-//go:build !race
-
-package strategytest
-
-const raceSlowdown = 1
