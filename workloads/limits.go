@@ -71,6 +71,7 @@ func gunzip(data []byte, name string, limit int64) ([]byte, error) {
 	// most 1032 times, which bounds a corrupt one.
 	hint := int64(binary.LittleEndian.Uint32(data[max(len(data)-4, 0):]))
 	out := make([]byte, 0, min(hint, limit, 1032*int64(len(data)))+1)
+	defer func() { readStats.bytes.Add(int64(len(out))) }()
 	br := bytes.NewReader(data)
 	zr, err := gzip.NewReader(br)
 	for member := 0; ; member++ {

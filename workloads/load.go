@@ -157,8 +157,9 @@ func decode(data []byte, name string, opts url.Values, limit int64) (*Workload, 
 		if data, err = gunzip(data, name, limit); err != nil {
 			return nil, err
 		}
+	} else {
+		readStats.bytes.Add(int64(len(data)))
 	}
-	readStats.bytes.Add(int64(len(data)))
 	data = bytes.TrimPrefix(data, []byte(BOM))
 	format, err := sniff(data, name)
 	if err != nil {
