@@ -443,7 +443,7 @@ func (b *pyBudget) spend(n int) bool {
 }
 
 func (b *pyBudget) fail(name, where string) error {
-	return &InputError{File: name, Msg: fmt.Sprintf("%s: the snapshot names the same lists or dicts over and over through the pickle memo: reading it takes more than %d steps, %d per byte of the file", where, b.limit, pyStepsPerByte)}
+	return &InputError{File: name, Msg: fmt.Sprintf("%s: the snapshot names the same lists or dicts over and over through the pickle memo: reading it would take more than %d steps, the limit for a file of its size", where, b.limit)}
 }
 
 // maxPickleDepth is the deepest nesting of lists, dicts, tuples and

@@ -106,7 +106,7 @@ const fbReadsPerByte = 4
 func (f *flatbuf) spend(at, n int, what string) bool {
 	f.read += int64(n)
 	if f.err == nil && f.read > fbReadsPerByte*int64(len(f.data))+1<<16 {
-		f.fail(at, "%s: the model's tables point at the same vectors over and over: reading it takes more than %d elements, %d per byte of the file", what, fbReadsPerByte*int64(len(f.data))+1<<16, fbReadsPerByte)
+		f.fail(at, "%s: the model's tables point at the same vectors over and over: reading it would take more than %d vector elements, the limit for a file of its size", what, fbReadsPerByte*int64(len(f.data))+1<<16)
 	}
 	return f.err == nil
 }
