@@ -1,0 +1,78 @@
+package workloads
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"membench/internal/hostile"
+)
+
+// hostileSeeds returns the committed hostile inputs (internal/hostile)
+// whose names start with prefix, as fuzz seeds.
+func hostileSeeds(prefix string) [][]byte {
+	var seeds [][]byte
+	for _, f := range hostile.Files() {
+		if f.Committed && strings.HasPrefix(f.Name, prefix) {
+			seeds = append(seeds, f.Data())
+		}
+	}
+	return seeds
+}
+
+// TestHostileWork bounds what the readers did on each hostile input by
+// what they were given, not by time: a gzip file expands to at most the
+// limit, and the entries decoded (snapshot conversion steps, FlatBuffer
+// vector elements, trace events) stay within the per-byte budgets of the
+// bytes read. Before the bounds, the shared history cost entries^2
+// steps, the shared TFLite inputs operators^2 elements, and the bomb
+// expanded whole. cmd/membench's TestHostileCorpus checks each message.
+func TestHostileWork(t *testing.T) {
+	const limit = 1 << 20
+	// budget is the most entries a reader may decode from n bytes: the
+	// snapshot converter's budget, the largest, plus one dict past it.
+	budget := func(n int64) int64 { return (pyStepsPerByte+1)*n + pyStepsFree }
+	for _, f := range hostile.Files() {
+		data := f.Data()
+		readStats.bytes.Store(0)
+		readStats.entries.Store(0)
+		_, err := decode(data, f.Name, nil, limit)
+		read, entries := readStats.bytes.Load(), readStats.entries.Load()
+		var ie *InputError
+		switch {
+		case f.Name == "tflite-shared-inputs.tflite":
+			// Valid: its one vector is read once, not once per operator.
+			if err != nil || entries > read/4 {
+				t.Errorf("%s: %d entries from %d bytes, want at most %d: %v", f.Name, entries, read, read/4, err)
+			}
+			continue
+		case !errors.As(err, &ie):
+			t.Errorf("%s: error %v, want an *InputError", f.Name, err)
+		}
+		if max := max(int64(len(data)), limit+1); read > max {
+			t.Errorf("%s: read %d bytes, want at most %d", f.Name, read, max)
+		}
+		if entries > budget(read) {
+			t.Errorf("%s: %d entries decoded from %d bytes, want at most %d", f.Name, entries, read, budget(read))
+		}
+		// Refused by the scan, before decoding anything.
+		if strings.HasPrefix(f.Name, "pickle-") && !strings.Contains(f.Name, "shared") && entries != 0 {
+			t.Errorf("%s: %d entries decoded, want 0", f.Name, entries)
+		}
+	}
+}
+
+// FuzzLoadBytes reads any file as Load does, gzip-compressed or not.
+func FuzzLoadBytes(f *testing.F) {
+	for _, s := range hostileSeeds("gzip-") {
+		f.Add(s)
+	}
+	f.Add(hostile.Gzip([]byte("a,1,64\nf,1,\n")))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := decode(data, "f", nil, 1<<24)
+		mustInputError(t, err)
+		if err == nil {
+			checkValid(t, w.Problem)
+		}
+	})
+}
