@@ -76,3 +76,25 @@ func FuzzLoadBytes(f *testing.F) {
 		}
 	})
 }
+
+// TestChromeRangeBothDecoders: goccy/go-json wrapped 2^64 to 0 where
+// encoding/json failed; both now give the reader's own range error.
+func TestChromeRangeBothDecoders(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{`"Addr": 18446744073709551616, "Bytes": 64`, `x.json:2: field "args.Addr": 18446744073709551616 overflows (max 18446744073709551615)`},
+		{`"Addr": -1, "Bytes": 64`, `x.json:2: field "args.Addr": -1 is below the least allowed, 0`},
+		{`"Addr": 1, "Bytes": -9223372036854775808`, `x.json:2: field "args.Bytes": -9223372036854775808 is below the least allowed, -9223372036854775807`},
+		{`"Addr": 1, "Bytes": 64, "Device Type": 9223372036854775808`, `x.json:2: field "args.Device Type": 9223372036854775808 overflows (max 2147483647)`},
+		{`"Addr": 1, "Bytes": 64, "Device Id": -2`, `x.json:2: field "args.Device Id": -2 is below the least allowed, -1`},
+		{`"Addr": 1, "Bytes": 1.5`, `x.json:2: field "args.Bytes": want an integer, got the number 1.5`},
+		{`"Addr": 1, "Bytes": true`, `x.json:2: field "args.Bytes": want an integer, got true or false`},
+	} {
+		data := hostile.ChromeTrace(tc.args)
+		for name, dec := range map[string]func([]byte) jsonDecoder{"goccy": newFastDecoder, "std": newStdDecoder} {
+			_, _, err := parseChromeWith(dec, data, "x.json", "")
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("%s, %s decoder: %v\n  want %s", tc.args, name, err, tc.want)
+			}
+		}
+	}
+}

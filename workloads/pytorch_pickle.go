@@ -436,8 +436,11 @@ const (
 type pyBudget struct{ steps, limit int64 }
 
 // spend counts reading a dict or list of n items, and reports whether the
-// steps are within the limit.
+// steps are within the limit (a nil budget has none).
 func (b *pyBudget) spend(n int) bool {
+	if b == nil {
+		return true
+	}
 	b.steps += 1 + int64(n)
 	return b.steps <= b.limit
 }
