@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -68,6 +69,7 @@ func FuzzLoadBytes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add(hostile.Gzip([]byte("a,1,64\nf,1,\n")))
+	f.Add([]byte("\x1f\x8b"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := decode(data, "f", nil, 1<<24)
 		mustInputError(t, err)
@@ -95,6 +97,38 @@ func TestChromeRangeBothDecoders(t *testing.T) {
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("%s, %s decoder: %v\n  want %s", tc.args, name, err, tc.want)
 			}
+		}
+	}
+}
+
+// TestPickleNumbersByLength: integers are refused by their length, before
+// conversion, only when no 64-bit value has that length; text arguments
+// must be the numbers their opcodes take.
+func TestPickleNumbersByLength(t *testing.T) {
+	padded := hostile.Long4Size(9) // 0x11 x8 then 0x01: past 64 bits
+	padded[len(padded)-6] = 0      // now 0x11 x8 then 0x00 (before "ueeu."): sign extension only
+	const past = "x: not a memory snapshot: byte 86 holds an integer of %s, past the 64 bits of every number a snapshot holds"
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"LONG4 of 9 bytes", hostile.Long4Size(9), fmt.Sprintf(past, "9 bytes (LONG4)")},
+		{"LONG4 padded to 9 bytes", padded, ""},
+		{"INT 2^63", hostile.TextInt("9223372036854775808"), fmt.Sprintf(past, "19 digits (INT)")},
+		{"INT with leading zeros", hostile.TextInt("000000000000000000000064"), ""},
+		{"INT -", hostile.TextInt("-"), `x: not a valid pickle: INT at byte 86: want a decimal integer, got "-"`},
+		{"LONG of 21 digits", hostile.TextLong(21), fmt.Sprintf(past, "21 digits (LONG)")},
+		{"GET abc", []byte("(g abc\n."), `x: not a valid pickle: GET at byte 1: want a memo index (a decimal number), got " abc"`},
+		{"FLOAT x", []byte("(Fx\n."), `x: not a valid pickle: FLOAT at byte 1: want a decimal number, got "x"`},
+	} {
+		_, err := parsePyTorch(tc.data, "x", "")
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %q\n  want %q", tc.name, got, tc.want)
 		}
 	}
 }

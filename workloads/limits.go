@@ -69,7 +69,10 @@ func gunzip(data []byte, name string, limit int64) ([]byte, error) {
 	// The trailer's ISIZE is the size of the last member modulo 2^32: the
 	// whole size for a file of one member under 4 GiB. Deflate expands at
 	// most 1032 times, which bounds a corrupt one.
-	hint := int64(binary.LittleEndian.Uint32(data[max(len(data)-4, 0):]))
+	var hint int64
+	if len(data) >= 4 {
+		hint = int64(binary.LittleEndian.Uint32(data[len(data)-4:]))
+	}
 	out := make([]byte, 0, min(hint, limit, 1032*int64(len(data)))+1)
 	defer func() { readStats.bytes.Add(int64(len(out))) }()
 	br := bytes.NewReader(data)

@@ -507,7 +507,7 @@ func scanPickle(data []byte) string {
 			if int32(l) < 0 || uint64(l) > uint64(rest-4) {
 				return bad("bad length at byte %d", at)
 			}
-			if op == 0x8b && l > 8 {
+			if op == 0x8b && l > 8 && !fits64(data[i+4:i+4+int(l)]) {
 				return fmt.Sprintf("not a memory snapshot: byte %d holds an integer of %d bytes (LONG4), past the 64 bits of every number a snapshot holds", at, l)
 			}
 			n = 4 + int(l)
@@ -583,10 +583,29 @@ func textArg(op byte, arg []byte, at int) string {
 	if len(digits) == 0 || len(arg)-len(digits) > 1 || bytes.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
 		return fmt.Sprintf("not a valid pickle: %s at byte %d: want a decimal integer, got %s", what, at, Echo(arg))
 	}
-	if _, err := strconv.ParseInt(string(arg[:min(len(arg), 21)]), 10, 64); len(digits) > 20 || err != nil {
+	// Past 19 significant digits no integer fits in 64 bits: refused
+	// before any conversion.
+	sig := bytes.TrimLeft(digits, "0")
+	if _, err := strconv.ParseInt(string(arg[:len(arg)-len(digits)])+string(sig[:min(len(sig), 20)]), 10, 64); len(sig) > 19 || err != nil && len(sig) > 0 {
 		return fmt.Sprintf("not a memory snapshot: byte %d holds an integer of %d digits (%s), past the 64 bits of every number a snapshot holds", at, len(digits), what)
 	}
 	return ""
+}
+
+// fits64 reports whether a little-endian two's complement integer of more
+// than 8 bytes has a value of 64 bits: its upper bytes only extend the
+// sign.
+func fits64(b []byte) bool {
+	ext := byte(0)
+	if b[7]&0x80 != 0 {
+		ext = 0xff
+	}
+	for _, c := range b[8:] {
+		if c != ext {
+			return false
+		}
+	}
+	return true
 }
 
 // pickleDepth follows how deep the values on a pickle's stack and in its
