@@ -71,7 +71,7 @@ func FuzzLoadBytes(f *testing.F) {
 	f.Add(hostile.Gzip([]byte("a,1,64\nf,1,\n")))
 	f.Add([]byte("\x1f\x8b"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		w, err := decode(data, "f", nil, 1<<24)
+		w, err := decode(data, "f", nil, 1<<20)
 		mustInputError(t, err)
 		if err == nil {
 			checkValid(t, w.Problem)
