@@ -9,6 +9,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,15 +27,77 @@ func isChromeTrace(data []byte) bool {
 }
 
 // chromeEvent holds the fields of a trace event that the reader uses.
+// Numbers stay raw, so that both decoders check their range alike (one
+// would wrap 2^64 to 0 where the other fails).
 type chromeEvent struct {
 	Name string          `json:"name"`
 	Ts   json.RawMessage `json:"ts"`
 	Args *struct {
-		Bytes      *int64  `json:"Bytes"`
-		Addr       *uint64 `json:"Addr"`
-		DeviceType *int    `json:"Device Type"`
-		DeviceID   *int    `json:"Device Id"`
+		Bytes      chromeNum `json:"Bytes"`
+		Addr       chromeNum `json:"Addr"`
+		DeviceType chromeNum `json:"Device Type"`
+		DeviceID   chromeNum `json:"Device Id"`
 	} `json:"args"`
+}
+
+// chromeNum is a raw JSON value; nil when absent or null.
+type chromeNum []byte
+
+func (n *chromeNum) UnmarshalJSON(b []byte) error {
+	if string(b) != "null" {
+		*n = append((*n)[:0], b...)
+	}
+	return nil
+}
+
+// chromeArg reads the integer arg field in [lo, hi], or says what is wrong.
+func chromeArg(field string, raw chromeNum, lo, hi int64) (int64, string) {
+	col := fmt.Sprintf("field %q", "args."+field)
+	if len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+		if bytes.ContainsAny(raw, ".eE") {
+			return 0, fmt.Sprintf("%s: want an integer, got the number %s", col, Clip(raw))
+		}
+		v, err := strconv.ParseInt(string(raw), 10, 64)
+		switch {
+		case err != nil && raw[0] == '-', err == nil && v < lo:
+			return 0, fmt.Sprintf("%s: %s is below the least allowed, %d", col, Clip(raw), lo)
+		case err != nil, v > hi:
+			return 0, fmt.Sprintf("%s: %s overflows (max %d)", col, Clip(raw), hi)
+		}
+		return v, ""
+	}
+	return 0, fmt.Sprintf("%s: want an integer, got %s", col, jsonGot(jsonValueKind(raw)))
+}
+
+// chromeAddr reads args.Addr, an address of 64 bits.
+func chromeAddr(raw chromeNum) (uint64, string) {
+	if len(raw) > 0 && raw[0] >= '0' && raw[0] <= '9' && !bytes.ContainsAny(raw, ".eE") {
+		v, err := strconv.ParseUint(string(raw), 10, 64)
+		if err != nil {
+			return 0, fmt.Sprintf("field %q: %s overflows (max %d)", "args.Addr", Clip(raw), uint64(math.MaxUint64))
+		}
+		return v, ""
+	}
+	_, msg := chromeArg("Addr", raw, 0, 0)
+	return 0, msg
+}
+
+// jsonValueKind names the kind of a raw JSON value as UnmarshalTypeError
+// does: "string", "object", "array", "bool" or "number".
+func jsonValueKind(raw []byte) string {
+	switch {
+	case len(raw) == 0:
+		return "nothing"
+	case raw[0] == '"':
+		return "string"
+	case raw[0] == '{':
+		return "object"
+	case raw[0] == '[':
+		return "array"
+	case raw[0] == 't' || raw[0] == 'f':
+		return "bool"
+	}
+	return "number"
 }
 
 // chromeDeviceTypes names Kineto's device types (c10::DeviceType values).
@@ -197,7 +260,10 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 	var mem []memEvent
 	devices := map[string]int{}
 	items, named := 0, 0
+	events := int64(0)
+	defer func() { readStats.entries.Add(events) }()
 	for dec.More() {
+		events++
 		off := dec.InputOffset()
 		var ev chromeEvent
 		if err := dec.Decode(&ev); err != nil {
@@ -228,16 +294,35 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 		if err != nil {
 			return nil, nil, fail(off, `[memory] event: "ts": want a number, got %s`, Echo(ev.Ts))
 		}
-		dt, id := 0, -1
+		var field, msg string // the first bad field, and what is wrong
+		check := func(f, m string) {
+			if msg == "" && m != "" {
+				field, msg = f, m
+			}
+		}
+		nbytes, m := chromeArg("Bytes", a.Bytes, -math.MaxInt64, math.MaxInt64)
+		check("Bytes", m)
+		addr, m := chromeAddr(a.Addr)
+		check("Addr", m)
+		dt, id := int64(0), int64(-1)
 		if a.DeviceType != nil {
-			dt = *a.DeviceType
+			dt, m = chromeArg("Device Type", a.DeviceType, 0, math.MaxInt32)
+			check("Device Type", m)
 		}
 		if a.DeviceID != nil {
-			id = *a.DeviceID
+			id, m = chromeArg("Device Id", a.DeviceID, -1, math.MaxInt32)
+			check("Device Id", m)
 		}
-		d := chromeDevice(dt, id)
+		if msg != "" {
+			// Point at the field, as encoding/json's errors do.
+			if k := bytes.Index(data[off:dec.InputOffset()], []byte(strconv.Quote(field))); k >= 0 {
+				off += int64(k)
+			}
+			return nil, nil, fail(off, "%s", msg)
+		}
+		d := chromeDevice(int(dt), int(id))
 		devices[d]++
-		mem = append(mem, memEvent{ts, int32(lc.line(off)), *a.Bytes, *a.Addr, d})
+		mem = append(mem, memEvent{ts, int32(lc.line(off)), nbytes, addr, d})
 	}
 	if len(devices) == 0 && bare && items > 0 && named == 0 {
 		return nil, nil, fail(0, `not a format membench reads: a JSON array whose items are not trace events (none has a "name"); want %s`, formatsWanted)

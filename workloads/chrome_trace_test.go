@@ -146,6 +146,9 @@ func BenchmarkChromeTrace(b *testing.B) {
 func FuzzChromeTrace(f *testing.F) {
 	f.Add([]byte(kinetoTrace), "cpu")
 	f.Add(chromeTraceOf(70), "")
+	for _, s := range hostileSeeds("chrome-") {
+		f.Add(s, "")
+	}
 	f.Fuzz(func(t *testing.T, data []byte, device string) {
 		_, p, err := parseChromeTrace(data, "fuzz.json", device)
 		if err != nil {

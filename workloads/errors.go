@@ -100,7 +100,7 @@ func JSONError(name string, data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return &InputError{File: name, Line: LineAt(data, se.Offset), Msg: "invalid JSON: " + strings.TrimPrefix(se.Error(), "json: ")}
+		return &InputError{File: name, Line: LineAt(data, se.Offset), Msg: jsonSyntax(se)}
 	case errors.As(err, &te):
 		field := te.Field
 		if field == "" {
@@ -113,6 +113,19 @@ func JSONError(name string, data []byte, err error) error {
 		return &InputError{File: name, Line: LineAt(data, int64(len(data))), Msg: "unexpected end of JSON"}
 	}
 	return &InputError{File: name, Msg: strings.TrimPrefix(err.Error(), "json: ")}
+}
+
+// maxJSONDepth is how deep encoding/json lets arrays and objects nest
+// (its scanner's limit); goccy/go-json stops there too, and the Chrome
+// trace reader then decodes again with encoding/json.
+const maxJSONDepth = 10000
+
+// jsonSyntax words a JSON syntax error.
+func jsonSyntax(se *json.SyntaxError) string {
+	if strings.HasSuffix(se.Error(), "exceeded max depth") {
+		return fmt.Sprintf("invalid JSON: arrays and objects nest deeper than %d levels", maxJSONDepth)
+	}
+	return "invalid JSON: " + strings.TrimPrefix(se.Error(), "json: ")
 }
 
 // jsonKind names the JSON value that decodes into Go type t.

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"membench/internal/hostile"
 )
 
 // addSeeds adds every file matching the globs to the corpus.
@@ -126,6 +128,9 @@ func FuzzReadTrace(f *testing.F) {
 
 func FuzzReadJSON(f *testing.F) {
 	addSeeds(f, "testdata/load/*.json")
+	for _, s := range hostileSeeds("json-") {
+		f.Add(s)
+	}
 	f.Add([]byte(`{"name": "x", "alignment": 64, "buffers": [{"id": 3, "label": "b", "size": 1, "first": 0, "last": 2}, {"size": 2, "first": 1, "last": 1}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ReadJSON(bytes.NewReader(data), "f")
@@ -146,6 +151,12 @@ func FuzzReadJSON(f *testing.F) {
 
 func FuzzReadPyTorch(f *testing.F) {
 	addSeeds(f, "testdata/pytorch/*.pickle")
+	for _, s := range hostileSeeds("pickle-") {
+		f.Add(s)
+	}
+	f.Add(hostile.DeepFrames(2000))
+	f.Add(hostile.TextInt("99999999999999999999"))
+	f.Add(hostile.Long4Size(8))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := ReadPyTorch(bytes.NewReader(data), "f")
 		mustInputError(t, err)

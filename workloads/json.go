@@ -71,7 +71,7 @@ func parseJSON(data []byte, name string) (*Problem, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return fail(se.Offset, "invalid JSON: %s", strings.TrimPrefix(se.Error(), "json: "))
+			return fail(se.Offset, "%s", jsonSyntax(se))
 		case errors.As(err, &te):
 			field := what
 			if te.Field != "" {

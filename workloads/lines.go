@@ -138,11 +138,8 @@ func intField(col string, b []byte, max int64) (int64, string) {
 	return v, ""
 }
 
-// readAll reads r whole, turning a read failure into an InputError.
+// readAll reads r whole, up to DefaultMaxInput bytes, turning a read
+// failure into an InputError.
 func readAll(r io.Reader, name string) ([]byte, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, &InputError{File: name, Msg: "read: " + err.Error()}
-	}
-	return data, nil
+	return readLimited(r, name, DefaultMaxInput)
 }

@@ -2,11 +2,10 @@ package workloads
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"slices"
@@ -51,13 +50,31 @@ const (
 // `trace.json?device=cuda:0` picks the device of a Chrome trace,
 // `snap.pickle?device=1` that of a PyTorch snapshot. The spec
 // keeps them, so a sweep's records say which device was read.
-func Load(spec string) (*Workload, error) {
+func Load(spec string) (*Workload, error) { return LoadWith(spec, LoadOptions{}) }
+
+// DefaultMaxInput is the most bytes a workload file may hold, or expand
+// to when it is gzip-compressed, unless LoadOptions.MaxInput or the file
+// option max-input says otherwise: a 10 MB file that expands to 10 GB is
+// refused instead of exhausting memory.
+const DefaultMaxInput = 4 << 30
+
+// LoadOptions tune LoadWith.
+type LoadOptions struct {
+	// MaxInput caps the bytes a file may hold or expand to; 0 means
+	// DefaultMaxInput. A file's own option `?max-input=SIZE` wins.
+	MaxInput int64
+}
+
+// LoadWith is Load with options. A file may also take the option
+// max-input=SIZE (K/M/G/T suffixes), as in `trace.gz?max-input=16G`,
+// which a sweep's config can give.
+func LoadWith(spec string, o LoadOptions) (*Workload, error) {
 	st, err := os.Stat(spec)
 	switch {
 	case err == nil && st.IsDir():
 		return nil, Usagef("workload %q is a directory, not a file", spec)
 	case err == nil:
-		return LoadFile(spec)
+		return loadFile(spec, nil, o)
 	}
 	if path, query, ok := strings.Cut(spec, "?"); ok {
 		if st, err := os.Stat(path); err == nil && !st.IsDir() {
@@ -65,7 +82,7 @@ func Load(spec string) (*Workload, error) {
 			if err != nil {
 				return nil, Usagef("workload %q: options after '?': %v", spec, err)
 			}
-			w, err := loadFile(path, opts)
+			w, err := loadFile(path, opts, o)
 			if err == nil {
 				w.Spec = spec
 				w.Problem.Name = spec
@@ -83,13 +100,24 @@ func Load(spec string) (*Workload, error) {
 // 0x80) is a PyTorch snapshot, '{' starts membench JSON, a CSV header names
 // TFLite records or a MiniMalloc problem, and a/f/v lines are a trace. The
 // problem's Name is the path.
-func LoadFile(path string) (*Workload, error) { return loadFile(path, nil) }
+func LoadFile(path string) (*Workload, error) { return loadFile(path, nil, LoadOptions{}) }
 
-// fileOptions are the options each format takes after a file's '?'.
+// fileOptions are the options each format takes after a file's '?', besides
+// max-input, which every file takes.
 var fileOptions = map[string][]string{FormatChrome: {"device"}, FormatPyTorch: {"device"}}
 
-func loadFile(path string, opts url.Values) (*Workload, error) {
-	data, err := os.ReadFile(path)
+func loadFile(path string, opts url.Values, o LoadOptions) (*Workload, error) {
+	if v, ok := opts["max-input"]; ok {
+		n, err := ParseBytes(v[len(v)-1])
+		if err != nil || n < 1 {
+			return nil, Usagef("%s: max-input=%s: want a positive byte size such as 64M or 16G", path, Echo(v[len(v)-1]))
+		}
+		o.MaxInput = n
+		opts = maps.Clone(opts)
+		delete(opts, "max-input")
+	}
+	limit := o.maxInput()
+	f, err := os.Open(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -97,27 +125,40 @@ func loadFile(path string, opts url.Values) (*Workload, error) {
 		}
 		return nil, &InputError{File: path, Msg: "cannot read: " + err.Error()}
 	}
-	return decode(data, path, opts)
+	defer f.Close()
+	data, err := readLimited(f, path, limit)
+	if err != nil {
+		return nil, err
+	}
+	return decode(data, path, opts, limit)
+}
+
+func (o LoadOptions) maxInput() int64 {
+	if o.MaxInput > 0 {
+		return o.MaxInput
+	}
+	return DefaultMaxInput
 }
 
 // LoadBytes reads a workload held in memory (an embedded file, say) exactly
 // as LoadFile reads one on disk; name labels errors and gives the capacity
 // of a MiniMalloc instance named NAME.CAPACITY.csv.
-func LoadBytes(data []byte, name string) (*Workload, error) { return decode(data, name, nil) }
+func LoadBytes(data []byte, name string) (*Workload, error) {
+	return decode(data, name, nil, DefaultMaxInput)
+}
 
 // decode reads data in whatever format it is in; name labels errors.
 //
-// A gzip-compressed file is decompressed first, whatever its format, and a
-// UTF-8 byte-order mark is dropped.
-func decode(data []byte, name string, opts url.Values) (*Workload, error) {
+// A gzip-compressed file is decompressed first, whatever its format, to at
+// most limit bytes, and a UTF-8 byte-order mark is dropped.
+func decode(data []byte, name string, opts url.Values, limit int64) (*Workload, error) {
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err == nil {
-			data, err = io.ReadAll(zr)
+		var err error
+		if data, err = gunzip(data, name, limit); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, &InputError{File: name, Msg: "gzip: " + err.Error()}
-		}
+	} else {
+		readStats.bytes.Add(int64(len(data)))
 	}
 	data = bytes.TrimPrefix(data, []byte(BOM))
 	format, err := sniff(data, name)

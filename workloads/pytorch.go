@@ -2,7 +2,6 @@ package workloads
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -100,9 +99,11 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
 	}
 	if msg := scanPickle(data); msg != "" {
-		return nil, fail("not a valid pickle: %s", msg)
+		return nil, fail("%s", msg)
 	}
-	dec := snapshotDecoder{data: data, name: name}
+	budget := &pyBudget{limit: pyStepsPerByte*int64(len(data)) + pyStepsFree}
+	defer func() { readStats.entries.Add(budget.steps) }()
+	dec := snapshotDecoder{data: data, name: name, budget: budget}
 	obj, err := any(nil), errNotSubset
 	if stream {
 		obj, err = dec.decode()
@@ -162,12 +163,12 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 		}
 		return len(*l)
 	}
-	dev, err := pyDevice(traces, segs, entries, device, name)
+	dev, err := pyDevice(traces, segs, entries, device, name, budget)
 	if err != nil {
 		return nil, err
 	}
 
-	c := &pyConv{name: name, live: map[int64]pyLive{}, dev: dev}
+	c := &pyConv{name: name, live: map[int64]pyLive{}, dev: dev, budget: budget}
 	if traces != nil && dev < len(*traces) {
 		l := (*traces)[dev].(*types.List)
 		if s := dec.streams[l]; s != nil {
@@ -225,7 +226,7 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 // with trace entries, else the only device of the segments' blocks. A
 // snapshot with no device memory, or with several devices and none
 // chosen, is an error listing them.
-func pyDevice(traces, segs *types.List, entries func(*types.List) int, device, name string) (int, error) {
+func pyDevice(traces, segs *types.List, entries func(*types.List) int, device, name string, budget *pyBudget) (int, error) {
 	var withEvents []int
 	if traces != nil {
 		for d, v := range *traces {
@@ -236,10 +237,13 @@ func pyDevice(traces, segs *types.List, entries func(*types.List) int, device, n
 	}
 	withBlocks := map[int]bool{}
 	if segs != nil {
-		for _, sv := range *segs {
+		for i, sv := range *segs {
 			seg, ok := sv.(*types.Dict)
 			if !ok {
 				continue // segments() words the error
+			}
+			if !budget.spend(len(*seg)) {
+				return 0, budget.fail(name, fmt.Sprintf("segments[%d]", i))
 			}
 			d := int64(0)
 			if dv, ok := dictGet(seg, "device"); ok {
@@ -332,6 +336,7 @@ type pyConv struct {
 	// while decoding, before dev was known (positions use streamDevice).
 	dev      int
 	streamed bool
+	budget   *pyBudget
 	ooms     int
 	pyCache
 	unknown struct { // entries with actions membench does not know
@@ -408,6 +413,9 @@ func (c *pyConv) entry(where string, v any) error {
 	d, ok := v.(*types.Dict)
 	if !ok {
 		return c.fail(where, "want a dict, got %s", pyType(v))
+	}
+	if !c.budget.spend(len(*d)) {
+		return c.budget.fail(c.name, where)
 	}
 	actV, ok := dictGet(d, "action")
 	if !ok {
@@ -519,6 +527,9 @@ func (c *pyConv) segments(segs *types.List, dev int) error {
 		if !ok {
 			return c.fail(where, "want a dict, got %s", pyType(sv))
 		}
+		if !c.budget.spend(len(*seg)) {
+			return c.budget.fail(c.name, where)
+		}
 		if dv, ok := dictGet(seg, "device"); ok {
 			if d, ok := pyInt(dv); !ok || d != int64(dev) {
 				continue
@@ -545,6 +556,9 @@ func (c *pyConv) segments(segs *types.List, dev int) error {
 			b, ok := bv.(*types.Dict)
 			if !ok {
 				return c.fail(bwhere, "want a dict, got %s", pyType(bv))
+			}
+			if !c.budget.spend(len(*b)) {
+				return c.budget.fail(c.name, bwhere)
 			}
 			size, err := c.intKey(b, "size", bwhere)
 			if err != nil {
@@ -601,6 +615,9 @@ func (c *pyConv) history(v any, where string) ([]int64, error) {
 		h, ok := hv.(*types.Dict)
 		if !ok {
 			return nil, c.fail(hwhere, "want a dict, got %s", pyType(hv))
+		}
+		if !c.budget.spend(len(*h)) {
+			return nil, c.budget.fail(c.name, hwhere)
 		}
 		n, err := c.intKey(h, "real_size", hwhere)
 		if err != nil {
@@ -827,76 +844,4 @@ func pyType(v any) string {
 		}
 	}
 	return "Python object"
-}
-
-// scanPickle walks the opcodes of a pickle and checks that every argument
-// fits in the data, so that a corrupt length can never make the decoder
-// allocate gigabytes. It returns "" or what is wrong.
-func scanPickle(data []byte) string {
-	i := 0
-	for i < len(data) {
-		op := data[i]
-		i++
-		rest := len(data) - i
-		var n int // argument bytes
-		switch op {
-		case '.': // STOP
-			return ""
-		case '(', '0', '1', '2', 'N', 'Q', 'R', 'a', 'b', 'd', '}', 'e', 'l', ']', 'o', 's', 't', ')', 'u',
-			0x81, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x97, 0x98:
-		case 'K', 'h', 'q', 0x80, 0x82:
-			n = 1
-		case 'M', 0x83:
-			n = 2
-		case 'J', 'j', 'r', 0x84:
-			n = 4
-		case 'G', 0x95: // BINFLOAT; FRAME, whose content is more opcodes
-			n = 8
-			if op == 0x95 && rest >= 8 && binary.LittleEndian.Uint64(data[i:]) > uint64(rest-8) {
-				return fmt.Sprintf("frame at byte %d is longer than the file", i-1)
-			}
-		case 'U', 'C', 0x8c, 0x8a:
-			if rest < 1 {
-				return fmt.Sprintf("truncated at byte %d", i-1)
-			}
-			n = 1 + int(data[i])
-		case 'T', 'X', 'B', 0x8b:
-			if rest < 4 {
-				return fmt.Sprintf("truncated at byte %d", i-1)
-			}
-			l := binary.LittleEndian.Uint32(data[i:])
-			if int32(l) < 0 || uint64(l) > uint64(rest-4) {
-				return fmt.Sprintf("bad length at byte %d", i-1)
-			}
-			n = 4 + int(l)
-		case 0x8d, 0x8e, 0x96:
-			if rest < 8 {
-				return fmt.Sprintf("truncated at byte %d", i-1)
-			}
-			l := binary.LittleEndian.Uint64(data[i:])
-			if l > uint64(rest-8) {
-				return fmt.Sprintf("bad length at byte %d", i-1)
-			}
-			n = 8 + int(l)
-		case 'F', 'I', 'L', 'P', 'S', 'V', 'g', 'p', 'c', 'i':
-			lines := 1
-			if op == 'c' || op == 'i' {
-				lines = 2
-			}
-			for ; lines > 0; lines-- {
-				k := bytes.IndexByte(data[i+n:], '\n')
-				if k < 0 {
-					return fmt.Sprintf("unterminated argument at byte %d", i-1)
-				}
-				n += k + 1
-			}
-		default:
-			return fmt.Sprintf("unknown opcode 0x%02x at byte %d", op, i-1)
-		}
-		if n > rest {
-			return fmt.Sprintf("truncated at byte %d", i-1)
-		}
-		i += n
-	}
-	return "no STOP opcode at the end"
 }

@@ -1,10 +1,13 @@
 package workloads
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"unsafe"
 
 	"github.com/nlpodyssey/gopickle/types"
@@ -31,6 +34,7 @@ type snapshotDecoder struct {
 	swept   int // memo slots below it were swept by the last APPENDS
 	name    string
 	streams map[*types.List]*pyStream
+	budget  *pyBudget
 }
 
 // pyStream is a list of trace entries converted as they were decoded.
@@ -316,7 +320,7 @@ func (d *snapshotDecoder) append(l *types.List, v any) {
 			*l = append(*l, v)
 			return
 		}
-		s = &pyStream{c: &pyConv{name: d.name, live: map[int64]pyLive{}, streamed: true}}
+		s = &pyStream{c: &pyConv{name: d.name, live: map[int64]pyLive{}, streamed: true, budget: d.budget}}
 		if d.streams == nil {
 			d.streams = map[*types.List]*pyStream{}
 		}
@@ -383,19 +387,345 @@ func (m *pyMemo) get(k int) any    { return m.chunks[k/memoChunk][k%memoChunk] }
 func (m *pyMemo) set(k int, v any) { m.chunks[k/memoChunk][k%memoChunk] = v }
 
 // hollow empties the dicts and lists in v, which the memo may still hold.
+// It keeps its own stack: values built through the memo may nest deeper
+// than scanPickle can tell.
 func hollow(v any) {
-	switch v := v.(type) {
-	case *types.Dict:
-		old := *v
-		*v = nil // first, so that a cycle ends
-		for _, e := range old {
-			hollow(e.Value)
+	todo := []any{v}
+	for len(todo) > 0 {
+		v := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		switch v := v.(type) {
+		case *types.Dict:
+			old := *v
+			*v = nil // first, so that a cycle ends
+			for _, e := range old {
+				todo = appendContainer(todo, e.Value)
+			}
+		case *types.List:
+			old := *v
+			*v = nil
+			for _, e := range old {
+				todo = appendContainer(todo, e)
+			}
 		}
-	case *types.List:
-		old := *v
-		*v = nil
-		for _, e := range old {
-			hollow(e)
+	}
+}
+
+// appendContainer appends v to todo if it is a dict or a list.
+func appendContainer(todo []any, v any) []any {
+	switch v.(type) {
+	case *types.Dict, *types.List:
+		return append(todo, v)
+	}
+	return todo
+}
+
+// The converter may take pyStepsPerByte steps per byte of the pickle,
+// plus pyStepsFree: reading a dict costs one step per key. Every value
+// a pickle holds takes at least a byte, and the converter asks a dict
+// for a few keys, so a snapshot whose values are its own stays far below;
+// one whose lists and dicts are shared through the memo (a kilobyte that
+// names one history in every block) is refused instead of taking time
+// and memory quadratic in its size.
+const (
+	pyStepsPerByte = 8
+	pyStepsFree    = 1 << 16
+)
+
+// pyBudget counts the converter's steps.
+type pyBudget struct{ steps, limit int64 }
+
+// spend counts reading a dict or list of n items, and reports whether the
+// steps are within the limit (a nil budget has none).
+func (b *pyBudget) spend(n int) bool {
+	if b == nil {
+		return true
+	}
+	b.steps += 1 + int64(n)
+	return b.steps <= b.limit
+}
+
+func (b *pyBudget) fail(name, where string) error {
+	return &InputError{File: name, Msg: fmt.Sprintf("%s: the snapshot names the same lists or dicts over and over through the pickle memo: reading it would take more than %d steps, the limit for a file of its size", where, b.limit)}
+}
+
+// maxPickleDepth is the deepest nesting of lists, dicts, tuples and
+// objects that a pickle may have. Python's own pickler gives up at about
+// this depth (its recursion limit), and a memory snapshot nests a few
+// levels deep.
+const maxPickleDepth = 1000
+
+// scanPickle walks the opcodes of a pickle and checks that every argument
+// fits in the data, so that a corrupt length can never make the decoder
+// allocate gigabytes; that text arguments are the numbers they must be;
+// that no integer is written past 64 bits (a LONG4, or text of more than
+// 20 digits, whose conversion alone would cost time quadratic in its
+// length); and that containers nest at most maxPickleDepth deep. It
+// returns "" or what is wrong, in words.
+//
+// Depth is followed through the stack and the memo as the values are
+// built, so that neither decoder is handed a pickle nested 10^7 deep. A
+// container changed after it was put in another (through the memo) may
+// end up deeper than the scan knows: the decoders themselves never
+// recurse into values.
+func scanPickle(data []byte) string {
+	bad := func(format string, args ...any) string { return "not a valid pickle: " + fmt.Sprintf(format, args...) }
+	var sc pickleDepth
+	i := 0
+	for i < len(data) {
+		at := i
+		op := data[i]
+		i++
+		rest := len(data) - i
+		var n int // argument bytes
+		switch op {
+		case '.': // STOP
+			return ""
+		case '(', '0', '1', '2', 'N', 'Q', 'R', 'a', 'b', 'd', '}', 'e', 'l', ']', 'o', 's', 't', ')', 'u',
+			0x81, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x97, 0x98:
+		case 'K', 'h', 'q', 0x80, 0x82:
+			n = 1
+		case 'M', 0x83:
+			n = 2
+		case 'J', 'j', 'r', 0x84:
+			n = 4
+		case 'G', 0x95: // BINFLOAT; FRAME, whose content is more opcodes
+			n = 8
+			if op == 0x95 && rest >= 8 && binary.LittleEndian.Uint64(data[i:]) > uint64(rest-8) {
+				return bad("frame at byte %d is longer than the file", at)
+			}
+		case 'U', 'C', 0x8c, 0x8a:
+			if rest < 1 {
+				return bad("truncated at byte %d", at)
+			}
+			n = 1 + int(data[i])
+		case 'T', 'X', 'B', 0x8b:
+			if rest < 4 {
+				return bad("truncated at byte %d", at)
+			}
+			l := binary.LittleEndian.Uint32(data[i:])
+			if int32(l) < 0 || uint64(l) > uint64(rest-4) {
+				return bad("bad length at byte %d", at)
+			}
+			if op == 0x8b && l > 8 && !fits64(data[i+4:i+4+int(l)]) {
+				return fmt.Sprintf("not a memory snapshot: byte %d holds an integer of %d bytes (LONG4), past the 64 bits of every number a snapshot holds", at, l)
+			}
+			n = 4 + int(l)
+		case 0x8d, 0x8e, 0x96:
+			if rest < 8 {
+				return bad("truncated at byte %d", at)
+			}
+			l := binary.LittleEndian.Uint64(data[i:])
+			if l > uint64(rest-8) {
+				return bad("bad length at byte %d", at)
+			}
+			n = 8 + int(l)
+		case 'F', 'I', 'L', 'P', 'S', 'V', 'g', 'p', 'c', 'i':
+			lines := 1
+			if op == 'c' || op == 'i' {
+				lines = 2
+			}
+			for ; lines > 0; lines-- {
+				k := bytes.IndexByte(data[i+n:], '\n')
+				if k < 0 {
+					return bad("unterminated argument at byte %d", at)
+				}
+				n += k + 1
+			}
+			if msg := textArg(op, data[i:i+n-1], at); msg != "" {
+				return msg
+			}
+		default:
+			return bad("unknown opcode 0x%02x at byte %d", op, at)
 		}
+		if n > rest {
+			return bad("truncated at byte %d", at)
+		}
+		if !sc.step(op, data[i:i+n]) {
+			return fmt.Sprintf("not a memory snapshot: containers nest deeper than %d levels at byte %d (a snapshot nests a few)", maxPickleDepth, at)
+		}
+		i += n
+	}
+	return bad("no STOP opcode at the end")
+}
+
+// textArg checks the argument of a text opcode: INT and LONG a decimal
+// integer of 64 bits at most, GET and PUT a memo index, FLOAT a number.
+func textArg(op byte, arg []byte, at int) string {
+	var what string
+	switch op {
+	case 'I':
+		if string(arg) == "00" || string(arg) == "01" { // False, True
+			return ""
+		}
+		what = "INT"
+	case 'L':
+		arg = bytes.TrimSuffix(arg, []byte("L"))
+		what = "LONG"
+	case 'g', 'p':
+		what = "GET"
+		if op == 'p' {
+			what = "PUT"
+		}
+		if len(arg) == 0 || len(arg) > 10 || bytes.IndexFunc(arg, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+			return fmt.Sprintf("not a valid pickle: %s at byte %d: want a memo index (a decimal number), got %s", what, at, Echo(arg))
+		}
+		return ""
+	case 'F':
+		if _, err := strconv.ParseFloat(string(bytes.TrimSpace(arg)), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+			return fmt.Sprintf("not a valid pickle: FLOAT at byte %d: want a decimal number, got %s", at, Echo(arg))
+		}
+		return ""
+	default:
+		return ""
+	}
+	digits := bytes.TrimLeft(arg, "+-")
+	if len(digits) == 0 || len(arg)-len(digits) > 1 || bytes.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return fmt.Sprintf("not a valid pickle: %s at byte %d: want a decimal integer, got %s", what, at, Echo(arg))
+	}
+	// Past 19 significant digits no integer fits in 64 bits: refused
+	// before any conversion.
+	sig := bytes.TrimLeft(digits, "0")
+	if _, err := strconv.ParseInt(string(arg[:len(arg)-len(digits)])+string(sig[:min(len(sig), 20)]), 10, 64); len(sig) > 19 || err != nil && len(sig) > 0 {
+		return fmt.Sprintf("not a memory snapshot: byte %d holds an integer of %d digits (%s), past the 64 bits of every number a snapshot holds", at, len(digits), what)
+	}
+	return ""
+}
+
+// fits64 reports whether a little-endian two's complement integer of more
+// than 8 bytes has a value of 64 bits: its upper bytes only extend the
+// sign.
+func fits64(b []byte) bool {
+	ext := byte(0)
+	if b[7]&0x80 != 0 {
+		ext = 0xff
+	}
+	for _, c := range b[8:] {
+		if c != ext {
+			return false
+		}
+	}
+	return true
+}
+
+// pickleDepth follows how deep the values on a pickle's stack and in its
+// memo nest: 0 for a scalar, 1 for an empty container, one more than its
+// deepest item for a container.
+type pickleDepth struct {
+	stack []uint16
+	marks []int
+	memo  []uint16
+	big   map[uint64]uint16 // memo indices far past the end of memo
+}
+
+// step applies op, with its argument arg, to the depths, and reports
+// whether they are within maxPickleDepth. A stack that runs short is left
+// to the decoders, which say so.
+func (p *pickleDepth) step(op byte, arg []byte) bool {
+	top := func() uint16 {
+		if len(p.stack) == 0 {
+			return 0
+		}
+		return p.stack[len(p.stack)-1]
+	}
+	pop := func(k int) uint16 { // pops k values, returns their deepest
+		var d uint16
+		for ; k > 0 && len(p.stack) > 0; k-- {
+			d = max(d, p.stack[len(p.stack)-1])
+			p.stack = p.stack[:len(p.stack)-1]
+		}
+		return d
+	}
+	popMark := func() uint16 {
+		if len(p.marks) == 0 {
+			return 0
+		}
+		m := min(p.marks[len(p.marks)-1], len(p.stack))
+		p.marks = p.marks[:len(p.marks)-1]
+		return pop(len(p.stack) - m)
+	}
+	// into puts values as deep as d into the container on top.
+	into := func(d uint16) {
+		if len(p.stack) > 0 {
+			p.stack[len(p.stack)-1] = max(p.stack[len(p.stack)-1], d+1)
+		}
+	}
+	push := func(d uint16) { p.stack = append(p.stack, d) }
+	switch op {
+	case '(':
+		p.marks = append(p.marks, len(p.stack))
+	case ']', '}', ')', 0x8f:
+		push(1)
+	case 'N', 0x88, 0x89, 'I', 'J', 'K', 'M', 'L', 0x8a, 0x8b, 'F', 'G', 'S', 'T', 'U', 'X', 'V',
+		0x8c, 0x8d, 'B', 'C', 0x8e, 0x96, 'P', 'c', 0x82, 0x83, 0x84, 0x97:
+		push(0)
+	case 'g', 'h', 'j':
+		push(p.getMemo(memoArg(op, arg)))
+	case 'p', 'q', 'r':
+		p.setMemo(memoArg(op, arg), top())
+	case 0x94: // MEMOIZE
+		p.setMemo(uint64(len(p.memo)), top())
+	case '0':
+		pop(1)
+	case '1':
+		popMark()
+	case '2':
+		push(top())
+	case 'a', 'b': // APPEND; BUILD sets the state of the object below
+		into(pop(1))
+	case 's':
+		into(pop(2))
+	case 'e', 'u', 0x90: // APPENDS, SETITEMS, ADDITEMS
+		into(popMark())
+	case 't', 'l', 'd', 0x91, 'o', 'i':
+		d := popMark()
+		push(d + 1)
+	case 0x85, 0x86, 0x87:
+		d := pop(int(op - 0x84))
+		push(d + 1)
+	case 'R', 0x81: // REDUCE, NEWOBJ: a callable and its arguments
+		d := pop(2)
+		push(d + 1)
+	case 0x92: // NEWOBJ_EX
+		d := pop(3)
+		push(d + 1)
+	case 0x93: // STACK_GLOBAL
+		pop(2)
+		push(0)
+	}
+	return len(p.stack) == 0 || top() <= maxPickleDepth
+}
+
+// memoArg reads the memo index of a GET or PUT.
+func memoArg(op byte, arg []byte) uint64 {
+	switch op {
+	case 'h', 'q':
+		return uint64(arg[0])
+	case 'j', 'r':
+		return uint64(binary.LittleEndian.Uint32(arg))
+	}
+	n, _ := strconv.ParseUint(string(bytes.TrimSuffix(arg, []byte("\n"))), 10, 64)
+	return n
+}
+
+func (p *pickleDepth) getMemo(k uint64) uint16 {
+	if k < uint64(len(p.memo)) {
+		return p.memo[k]
+	}
+	return p.big[k]
+}
+
+func (p *pickleDepth) setMemo(k uint64, d uint16) {
+	switch {
+	case k < uint64(len(p.memo)):
+		p.memo[k] = d
+	case k < uint64(len(p.memo))+memoChunk:
+		p.memo = append(p.memo, make([]uint16, k+1-uint64(len(p.memo)))...)
+		p.memo[k] = d
+	default:
+		if p.big == nil {
+			p.big = map[uint64]uint16{}
+		}
+		p.big[k] = d
 	}
 }

@@ -92,6 +92,25 @@ type flatbuf struct {
 	data []byte
 	name string
 	err  error
+	// read counts the vector elements read, which may not pass
+	// fbReadsPerByte per byte of the file: tables may share a vector, and
+	// a model of kilobytes whose tensors all point at one shape of
+	// thousands of dimensions would otherwise cost time quadratic in its
+	// size.
+	read int64
+}
+
+// fbReadsPerByte bounds flatbuf.read: a model whose vectors are its own
+// reads about a quarter of an element per byte.
+const fbReadsPerByte = 4
+
+// spend counts reading n elements at at.
+func (f *flatbuf) spend(at, n int, what string) bool {
+	f.read += int64(n)
+	if f.err == nil && f.read > fbReadsPerByte*int64(len(f.data))+1<<16 {
+		f.fail(at, "%s: the model's tables point at the same vectors over and over: reading it would take more than %d vector elements, the limit for a file of its size", what, fbReadsPerByte*int64(len(f.data))+1<<16)
+	}
+	return f.err == nil
 }
 
 func (f *flatbuf) fail(at int, format string, args ...any) {
@@ -190,6 +209,14 @@ func (f *flatbuf) table(vec, i int, what string) int {
 
 func (f *flatbuf) i32s(tab, id int, what string) []int32 {
 	start, n := f.vector(tab, id, 4, what)
+	return f.i32sAt(start, n, what)
+}
+
+// i32sAt reads the n int32s of a vector starting at start.
+func (f *flatbuf) i32sAt(start, n int, what string) []int32 {
+	if !f.spend(start, n, what) {
+		return nil
+	}
 	out := make([]int32, n)
 	for i := range out {
 		out[i] = int32(f.u32(start+4*i, what))
@@ -209,9 +236,11 @@ func (f *flatbuf) scalar(tab, id, size int, what string) uint64 {
 	return v
 }
 
-func (f *flatbuf) str(tab, id int, what string) string {
+// str reads a string, or its first max bytes.
+func (f *flatbuf) str(tab, id int, what string, max int) string {
 	start, n := f.vector(tab, id, 1, what)
-	if n == 0 {
+	n = min(n, max)
+	if n == 0 || !f.spend(start, n, what) {
 		return ""
 	}
 	return string(f.data[start : start+n])
@@ -219,6 +248,7 @@ func (f *flatbuf) str(tab, id int, what string) string {
 
 func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 	f := &flatbuf{data: data, name: name}
+	defer func() { readStats.entries.Add(f.read) }()
 	if !isTFLiteModel(data) {
 		return nil, &InputError{File: name, Msg: "not a TFLite model: want the file identifier TFL3 at byte 4"}
 	}
@@ -268,25 +298,47 @@ func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 			use(i, 0)
 		}
 	}
+	// Operators may share an index vector: each is read once, and its
+	// tensors are used from the first to the last operator naming it, so
+	// N operators naming one vector of N tensors cost N, not N^2.
+	type opVector struct {
+		list        []int32
+		first, last int
+	}
+	var vecs []opVector
+	vecAt := map[int]int{} // vector start -> index in vecs
 	for k := range nop {
 		op := f.table(ov, k, "Operator")
-		lists := [][]int32{
-			f.i32s(op, fbOperatorInputs, "Operator.inputs"),
-			f.i32s(op, fbOperatorOutputs, "Operator.outputs"),
-			f.i32s(op, fbOperatorIntermediates, "Operator.intermediates"),
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		for _, list := range lists {
+		for _, fl := range []struct {
+			id   int
+			what string
+		}{{fbOperatorInputs, "Operator.inputs"}, {fbOperatorOutputs, "Operator.outputs"}, {fbOperatorIntermediates, "Operator.intermediates"}} {
+			start, n := f.vector(op, fl.id, 4, fl.what)
+			if f.err != nil {
+				return nil, f.err
+			}
+			if v, ok := vecAt[start]; ok && n > 0 {
+				vecs[v].last = k
+				continue
+			}
+			list := f.i32sAt(start, n, fl.what)
+			if f.err != nil {
+				return nil, f.err
+			}
 			for _, t := range list {
-				i, err := checkIndex(t, fmt.Sprintf("operator %d", k))
-				if err != nil {
+				if _, err := checkIndex(t, fmt.Sprintf("operator %d", k)); err != nil {
 					return nil, err
 				}
-				if i >= 0 { // -1 is an omitted optional input
-					use(i, k)
-				}
+			}
+			vecAt[start] = len(vecs)
+			vecs = append(vecs, opVector{list, k, k})
+		}
+	}
+	for _, v := range vecs {
+		for _, t := range v.list {
+			if t >= 0 { // -1 is an omitted optional input
+				use(int(t), v.first)
+				use(int(t), v.last)
 			}
 		}
 	}
@@ -309,7 +361,7 @@ func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 		shape := f.i32s(tab, fbTensorShape, "Tensor.shape")
 		typ := f.scalar(tab, fbTensorType, 1, "Tensor.type")
 		buf := f.scalar(tab, fbTensorBuffer, 4, "Tensor.buffer")
-		label := f.str(tab, fbTensorName, "Tensor.name")
+		label := f.str(tab, fbTensorName, "Tensor.name", 61)
 		variable := f.scalar(tab, fbTensorVariable, 1, "Tensor.is_variable") != 0
 		if f.err != nil {
 			return nil, f.err

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	flatbuffers "github.com/google/flatbuffers/go"
+
+	"membench/internal/hostile"
 )
 
 // fbTensor and fbOp describe a model to build with the FlatBuffers
@@ -218,6 +220,8 @@ func TestReadTFLiteModelMalformed(t *testing.T) {
 
 func FuzzTFLiteModel(f *testing.F) {
 	f.Add(sampleModel().build())
+	f.Add(hostile.TFLiteSharedInputs(100))
+	f.Add(hostile.TFLiteSharedShape(100))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := parseTFLiteModel(data, "fuzz.tflite")
 		if err != nil {

@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "gen",
-		usage:   "WORKLOAD [--format tflite|minimalloc|trace|json] [--out FILE]",
+		usage:   "WORKLOAD [--format tflite|minimalloc|trace|json] [--out FILE] [--max-input SIZE]",
 		summary: "Export a workload (a name or a file) as TFLite records, MiniMalloc CSV, a trace or membench JSON.",
 		run:     runGen,
 	})
@@ -28,6 +28,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, c)
 	format := fs.String("format", workloads.FormatJSON, "output `FORMAT`: "+strings.Join(workloads.WriteFormats, ", "))
 	out := fs.String("out", "", "write to `FILE` (atomically: all or nothing) instead of stdout")
+	maxInput := maxInputFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,7 +38,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	if !slices.Contains(workloads.WriteFormats, *format) {
 		return badUsage("gen: unknown --format %q (valid: %s)", *format, strings.Join(workloads.WriteFormats, ", "))
 	}
-	w, err := e.load(fs.Arg(0))
+	w, err := e.loadMax(fs.Arg(0), *maxInput)
 	if err != nil {
 		return err
 	}

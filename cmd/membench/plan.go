@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "plan",
-		usage:   "--strategy SPEC [--align BYTES] [--repeat N] [--timeout DUR] [--format text|json|csv] [--plot FILE.png] WORKLOAD",
+		usage:   "--strategy SPEC [--align BYTES] [--repeat N] [--timeout DUR] [--max-input SIZE] [--format text|json|csv] [--plot FILE.png] WORKLOAD",
 		summary: "Plan one workload with one strategy, validate the plan and report it.",
 		run:     runPlan,
 	})
@@ -55,7 +55,8 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	repeat := fs.Int("repeat", 1, "time the planning call `N` times and report the median")
 	format := fs.String("format", "text", "output format: text, json or csv")
 	plotFile := fs.String("plot", "", "also draw the plan's layout to `FILE.png`")
-	timeout := fs.Duration("timeout", 0, "give up planning after `DUR` (0: no limit); an exec: planner is killed")
+	timeout := fs.Duration("timeout", 0, "give up loading and planning after `DUR` (0: no limit); an exec: planner is killed")
+	maxInput := maxInputFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -80,7 +81,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := e.load(fs.Arg(0))
+	ctx, cancel := deadline(ctx, *timeout)
+	defer cancel()
+	w, err := loadTimed(ctx, e, *timeout, "plan", fs.Arg(0), *maxInput)
 	if err != nil {
 		return err
 	}
@@ -189,6 +192,31 @@ const timeoutGrace = 3 * time.Second
 type timeoutError struct{ d time.Duration }
 
 func (e timeoutError) Error() string { return fmt.Sprintf("timed out after %s (--timeout)", e.d) }
+
+// deadline returns ctx ending after d (0: no limit): the --timeout that
+// covers loading the workload and the work on it, each run by withTimeout
+// under it.
+func deadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d == 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// loadTimed loads a workload under --timeout d and --max-input: a file
+// that takes longer to read than d is a timeout, as slow work is.
+func loadTimed(ctx context.Context, e *env, d time.Duration, cmd, spec, maxInput string) (*workloads.Workload, error) {
+	var w *workloads.Workload
+	err := withTimeout(ctx, d, func(context.Context) (err error) {
+		w, err = e.loadMax(spec, maxInput)
+		return err
+	})
+	var te timeoutError
+	if errors.As(err, &te) {
+		return nil, fmt.Errorf("%s: loading %s: %w", cmd, spec, err)
+	}
+	return w, err
+}
 
 // withTimeout runs work under a context that ends after d (0: no limit).
 // It returns once the context has ended and work has returned, or

@@ -18,7 +18,7 @@ import (
 func init() {
 	register(&command{
 		name:    "replay",
-		usage:   "--allocator SPEC [--repeat N] [--verify] [--free-delay N] [--device-memory SIZE] [--timeout DUR] [--format text|json] [--plot FILE.png] WORKLOAD",
+		usage:   "--allocator SPEC [--repeat N] [--verify] [--free-delay N] [--device-memory SIZE] [--timeout DUR] [--max-input SIZE] [--format text|json] [--plot FILE.png] WORKLOAD",
 		summary: "Replay a workload's alloc/free trace through one allocator and report its memory and speed.",
 		run:     runReplay,
 	})
@@ -71,7 +71,8 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	verify := fs.Bool("verify", false, "back the device with real memory and check every allocation's integrity")
 	format := fs.String("format", "text", "output format: text or json")
 	plot := fs.String("plot", "", "write the in-use vs reserved timeline to this PNG")
-	timeout := fs.Duration("timeout", 0, "give up the replays after `DUR` (0: no limit)")
+	timeout := fs.Duration("timeout", 0, "give up loading and replaying after `DUR` (0: no limit)")
+	maxInput := maxInputFlag(fs)
 	freeDelay := fs.Int("free-delay", 0, "in a trace without sync points, complete each free `N` events after it is requested")
 	deviceMem := fs.String("device-memory", "", "run under a device capacity of `SIZE` bytes (K/M/G suffixes; the allocator's memory_limit) and report the first OOM")
 	if err := parseFlags(fs, args); err != nil {
@@ -94,7 +95,9 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if _, err := allocators.Lookup(*spec); err != nil {
 		return err
 	}
-	w, err := e.load(fs.Arg(0))
+	ctx, cancel := deadline(ctx, *timeout)
+	defer cancel()
+	w, err := loadTimed(ctx, e, *timeout, "replay", fs.Arg(0), *maxInput)
 	if err != nil {
 		return err
 	}

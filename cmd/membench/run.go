@@ -37,10 +37,28 @@ type env struct {
 	stdout, stderr io.Writer
 }
 
-// load loads a workload and prints what its reader skipped to stderr, as
+// load is loadMax under the default --max-input.
+func (e *env) load(spec string) (*workloads.Workload, error) { return e.loadMax(spec, "") }
+
+// maxInputFlag adds --max-input, the most bytes a workload file may hold
+// or expand to, to a command that loads one.
+func maxInputFlag(fs *pflag.FlagSet) *string {
+	return fs.String("max-input", "", "refuse a workload file that holds, or expands to when gzip-compressed, more than `SIZE` bytes (K/M/G suffixes; default 4G)")
+}
+
+// loadMax loads a workload under a --max-input value ("": the default)
+// and prints what its reader skipped to stderr, as
 // "membench: warning: SPEC: ...".
-func (e *env) load(spec string) (*workloads.Workload, error) {
-	w, err := workloads.Load(spec)
+func (e *env) loadMax(spec, maxInput string) (*workloads.Workload, error) {
+	var o workloads.LoadOptions
+	if maxInput != "" {
+		n, err := workloads.ParseBytes(maxInput)
+		if err != nil || n < 1 {
+			return nil, badUsage("--max-input %s: want a positive byte size such as 64M or 16G", workloads.Echo(maxInput))
+		}
+		o.MaxInput = n
+	}
+	w, err := workloads.LoadWith(spec, o)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(&command{
 		name:    "validate",
-		usage:   "--plan FILE [--align BYTES] [--format text|json] WORKLOAD",
+		usage:   "--plan FILE [--align BYTES] [--format text|json] [--max-input SIZE] WORKLOAD",
 		summary: "Score an external solution: check it against the workload and report footprint and lower bounds.",
 		run:     runValidate,
 	})
@@ -25,6 +25,7 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	planFile := fs.String("plan", "", "the solution `FILE`: id,offset lines (CSV, ids as in the workload) or plan JSON as 'membench plan --format json' prints")
 	alignStr := fs.String("align", "", "offset alignment in `BYTES` (K/M/G suffixes) the plan must honour; overrides the workload's")
 	format := fs.String("format", "text", "output format: text or json")
+	maxInput := maxInputFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -34,7 +35,7 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return badUsage("validate: unknown --format %q (valid: text, json)", *format)
 	}
-	w, err := e.load(fs.Arg(0))
+	w, err := e.loadMax(fs.Arg(0), *maxInput)
 	if err != nil {
 		return err
 	}
