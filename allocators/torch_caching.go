@@ -379,6 +379,7 @@ func defaultTCConfig() tcConfig {
 
 func newTorchCaching(args *workloads.Args) (Allocator, error) {
 	a := &torchCaching{
+		byAddr: addrTable{grain: 8}, // blocks start at multiples of 512; 256 as BFC's
 		unused: bfcNone,
 		device: fitArena{free: freeList{policy: firstFit}},
 		limit:  args.Bytes("memory_limit", 0),
