@@ -11,14 +11,6 @@ import (
 // cudaMalloc guarantee.
 const DefaultAlignment = 256
 
-// Aligner is implemented by allocators that document the alignment of the
-// offsets they hand out. The conformance suite checks every offset against
-// it.
-type Aligner interface {
-	// Alignment returns the power of two every offset is a multiple of.
-	Alignment() int64
-}
-
 // AlignmentOf returns a's documented alignment, or DefaultAlignment.
 func AlignmentOf(a Allocator) int64 {
 	if al, ok := a.(Aligner); ok {
