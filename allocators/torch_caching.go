@@ -251,6 +251,22 @@ func (a *torchCaching) newBlock(off, size int64, prev, next int32, p *tcPool, s 
 	return h
 }
 
+// splitAt cuts block h (of pool p and expandable segment s) after its
+// first n bytes and returns the new block that holds the rest: indexed,
+// in no set.
+func (a *torchCaching) splitAt(h int32, n int64, p *tcPool, s *tcExpSeg) int32 {
+	b := &a.blocks[h]
+	rest := a.newBlock(b.addr+n, b.size-n, h, b.next, p, s)
+	b = &a.blocks[h] // newBlock may have moved the blocks
+	if b.next != bfcNone {
+		a.blocks[b.next].prev = rest
+	}
+	b.next = rest
+	b.size = n
+	a.index(rest)
+	return rest
+}
+
 // index enters block h under its offset; unindex takes it out. A block's
 // offset changes only while it is out. Both are no-ops until the address
 // table is built (indexAll).
@@ -503,16 +519,7 @@ func (a *torchCaching) allocHandle(orig int64, stream int) (int32, error) {
 		if a.conf.expandable {
 			s = a.aux[h].seg
 		}
-		b := &a.blocks[h]
-		rest := a.newBlock(b.addr+size, b.size-size, h, b.next, p, s)
-		b = &a.blocks[h] // newBlock may have moved the blocks
-		if b.next != bfcNone {
-			a.blocks[b.next].prev = rest
-		}
-		b.next = rest
-		b.size = size
-		a.index(rest)
-		a.insert(p, rest)
+		a.insert(p, a.splitAt(h, size, p, s))
 	}
 	b := &a.blocks[h]
 	b.inUse = true

@@ -91,17 +91,8 @@ func (a *torchCaching) mapBlock(h int32, size int64) int32 {
 	p := a.aux[h].pool
 	a.unlist(p, h)
 	a.aux[h].unmapped = false
-	if n := a.blocks[h].size; pages < n {
-		b := &a.blocks[h]
-		rest := a.newBlock(b.addr+pages, n-pages, h, b.next, p, s)
-		b = &a.blocks[h]
-		if b.next != bfcNone {
-			a.blocks[b.next].prev = rest
-		}
-		b.next = rest
-		b.size = pages
-		a.index(rest)
-		a.listUnmapped(p, rest)
+	if pages < a.blocks[h].size {
+		a.listUnmapped(p, a.splitAt(h, pages, p, s))
 	}
 	h = a.coalesce(p, h)
 	a.insert(p, h)
@@ -132,15 +123,8 @@ func (a *torchCaching) unmapFree(h int32) {
 		a.index(before)
 		a.insert(p, before)
 	}
-	if end := off + size; hi < end {
-		next := a.blocks[h].next
-		after := a.newBlock(hi, end-hi, h, next, p, s)
-		if next != bfcNone {
-			a.blocks[next].prev = after
-		}
-		a.blocks[h].next = after
-		a.index(after)
-		a.insert(p, after)
+	if hi < off+size {
+		a.insert(p, a.splitAt(h, hi-off, p, s))
 	}
 	a.blocks[h].addr, a.blocks[h].size = lo, hi-lo
 	a.aux[h].unmapped = true

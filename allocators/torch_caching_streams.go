@@ -7,11 +7,7 @@ package allocators
 // RecordStream implements DeferredFreer: the block at off is used by
 // stream (a no-op for its own stream).
 func (a *torchCaching) RecordStream(off int64, stream int) error {
-	h, err := a.live(off)
-	if err != nil {
-		return err
-	}
-	return a.recordStreamHandle(h, stream)
+	return a.atOffset(off, stream, (*torchCaching).recordStreamHandle)
 }
 
 // recordStreamHandle implements blockHandles: RecordStream by id.
@@ -44,11 +40,7 @@ func (a *torchCaching) recordStreamHandle(h int32, stream int) error {
 // RequestFree implements DeferredFreer: a block no other stream used is
 // cached at once; others wait for each of those streams' next sync.
 func (a *torchCaching) RequestFree(off int64, stream int) error {
-	h, err := a.live(off)
-	if err != nil {
-		return err
-	}
-	return a.requestFreeHandle(h, stream)
+	return a.atOffset(off, stream, (*torchCaching).requestFreeHandle)
 }
 
 // requestFreeHandle implements blockHandles: RequestFree by id.
@@ -96,4 +88,13 @@ func (a *torchCaching) Sync(stream int) {
 		}
 	}
 	a.pending[stream] = waiting[:0]
+}
+
+// atOffset calls f, a handle method, on the allocated block at off.
+func (a *torchCaching) atOffset(off int64, stream int, f func(a *torchCaching, h int32, stream int) error) error {
+	h, err := a.live(off)
+	if err != nil {
+		return err
+	}
+	return f(a, h, stream)
 }
