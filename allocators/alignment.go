@@ -11,14 +11,6 @@ import (
 // cudaMalloc guarantee.
 const DefaultAlignment = 256
 
-// Aligner is implemented by allocators that document the alignment of the
-// offsets they hand out. The conformance suite checks every offset against
-// it.
-type Aligner interface {
-	// Alignment returns the power of two every offset is a multiple of.
-	Alignment() int64
-}
-
 // AlignmentOf returns a's documented alignment, or DefaultAlignment.
 func AlignmentOf(a Allocator) int64 {
 	if al, ok := a.(Aligner); ok {
@@ -72,4 +64,38 @@ func badFree(name string, off int64) error {
 // badSize returns the error for a request of size <= 0.
 func badSize(name string, size int64) error {
 	return fmt.Errorf("%s: request of %d bytes: the size must be positive", name, size)
+}
+
+// registerLimited registers a baseline whose one parameter is
+// memory_limit; build makes one for a limit (0: unlimited).
+func registerLimited(name, doc string, build func(limit int64) Allocator) {
+	Register(Info{
+		Name:   name,
+		Doc:    doc,
+		Params: []workloads.ParamDoc{memoryLimitDoc},
+		New: func(args *workloads.Args) (Allocator, error) {
+			return build(args.Bytes("memory_limit", 0)), nil
+		},
+	})
+}
+
+// handOut records the chunk of n bytes at off in live (offset -> chunk
+// bytes), counts it and returns it.
+func (t *statTracker) handOut(live map[int64]int64, off, n int64) Block {
+	live[off] = n
+	t.allocated(n)
+	return Block{Offset: off, Size: n}
+}
+
+// takeBack takes the live chunk at off out of live, counts its free and
+// returns its bytes; an offset that is not live is allocator name's
+// ErrBadFree.
+func (t *statTracker) takeBack(live map[int64]int64, name string, off int64) (int64, error) {
+	n, ok := live[off]
+	if !ok {
+		return 0, badFree(name, off)
+	}
+	delete(live, off)
+	t.freed(n)
+	return n, nil
 }

@@ -54,6 +54,106 @@ type Allocator interface {
 	Stats() Stats
 }
 
+// The optional interfaces: an allocator implements those that fit it, and
+// Replay, the Verifier and the reports use what it implements.
+
+// Aligner is implemented by allocators that document the alignment of the
+// offsets they hand out. The conformance suite checks every offset against
+// it.
+type Aligner interface {
+	// Alignment returns the power of two every offset is a multiple of.
+	Alignment() int64
+}
+
+// Resetter is implemented by allocators that can return to their initial
+// state while keeping the memory their tables have grown. Replay resets
+// such an allocator between timed replays, so they run warm.
+type Resetter interface {
+	Reset()
+}
+
+// PoolReporter is implemented by allocators that hold their reserved memory
+// in several pools or bins (torch-caching's small and large pools, bfc's
+// bins, pool's size classes). Pools returns them in a fixed order; their
+// Reserved bytes add up to Stats().Reserved. Allocators without it count
+// as one pool.
+type PoolReporter interface {
+	Pools() []PoolBytes
+}
+
+// StreamAllocator is an Allocator that knows the stream of each request.
+// Replay calls AllocOn in place of Alloc; frees arrive through Free when
+// they complete.
+type StreamAllocator interface {
+	Allocator
+	// AllocOn requests size bytes (size > 0) on stream (>= 0), with
+	// Alloc's contract.
+	AllocOn(size int64, stream int) (Block, error)
+}
+
+// DeferredFreer is a StreamAllocator that completes free requests itself,
+// keeping stream safety (streams.go).
+type DeferredFreer interface {
+	StreamAllocator
+	// RecordStream notes that stream uses the live block at off (PyTorch's
+	// record_stream). An offset that is not a live block is an error
+	// wrapping ErrBadFree.
+	RecordStream(off int64, stream int) error
+	// RequestFree requests the free of the live block at off, made on
+	// stream. The block's bytes count as in use until the allocator
+	// completes the free. An offset that is not a live block is an error
+	// wrapping ErrBadFree.
+	RequestFree(off int64, stream int) error
+	// Sync says that stream has finished everything it queued before this
+	// point.
+	Sync(stream int)
+}
+
+// CacheEmptier is implemented by allocators whose runtime can give the
+// memory they cache back to the device on request (PyTorch's
+// torch.cuda.empty_cache(), OneFlow's flow.cuda.empty_cache()). Replay
+// calls it at a trace's EmptyCache events; allocators without it (their
+// runtimes have no such call) take those events as no-ops.
+type CacheEmptier interface {
+	// EmptyCache gives back what the allocator's runtime would.
+	EmptyCache()
+}
+
+// cacheSeeder is implemented by allocators that can start from the cache
+// a recording started from (workloads.Trace.Cache): its segments reserved,
+// their blocks allocated, the rest cached.
+type cacheSeeder interface {
+	// seedCache sets up cache in a fresh allocator and returns its
+	// allocated blocks in the cache's order (segment by segment), or
+	// false where the allocator's configuration cannot hold it.
+	seedCache(cache []workloads.CacheSegment) ([]seededBlock, bool, error)
+}
+
+// segmentLogger is implemented by allocators that can report each
+// segment they reserve and give back (torch-caching's cudaMalloc and
+// cudaFree calls, or its pages mapped and unmapped), for calibration.
+type segmentLogger interface {
+	// logSegments makes the allocator call f at each (nil: stop).
+	logSegments(f func(free bool, size int64))
+}
+
+// blockHandles is an optional fast path for the timed loops: an allocator
+// that names its blocks by handles hands one out for each allocation and
+// takes it back in place of the offset, so it need not look blocks up by
+// address. A handle is valid from its allocation until its free (or free
+// request); the calls are otherwise those of the offset-taking methods,
+// with their results and errors. Allocators need not implement it.
+type blockHandles interface {
+	DeferredFreer
+	// allocHandle is AllocOn, returning the block's handle.
+	allocHandle(size int64, stream int) (int32, error)
+	// freeHandle, requestFreeHandle and recordStreamHandle are Free,
+	// RequestFree and RecordStream of the block with handle h.
+	freeHandle(h int32) error
+	requestFreeHandle(h int32, stream int) error
+	recordStreamHandle(h int32, stream int) error
+}
+
 // Info describes a registered allocator.
 type Info struct {
 	Name   string

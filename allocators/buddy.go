@@ -2,8 +2,6 @@ package allocators
 
 import (
 	"math/bits"
-
-	"membench/workloads"
 )
 
 // buddy is a binary buddy system. Blocks are buddyMin (256) bytes times a
@@ -28,15 +26,9 @@ type buddy struct {
 const buddyMin = 256
 
 func init() {
-	Register(Info{
-		Name: "buddy",
-		Doc: "baseline: binary buddy system with blocks of 256 bytes times a power of two, " +
-			"lowest address first; the arena doubles up to memory_limit",
-		Params: []workloads.ParamDoc{memoryLimitDoc},
-		New: func(args *workloads.Args) (Allocator, error) {
-			return &buddy{limit: args.Bytes("memory_limit", 0), live: map[int64]uint8{}}, nil
-		},
-	})
+	registerLimited("buddy", "baseline: binary buddy system with blocks of 256 bytes times a power of two, "+
+		"lowest address first; the arena doubles up to memory_limit",
+		func(limit int64) Allocator { return &buddy{limit: limit, live: map[int64]uint8{}} })
 }
 
 // buddyOrder returns the order k of the block of buddyMin << k bytes that

@@ -1,7 +1,5 @@
 package allocators
 
-import "membench/workloads"
-
 // bump is the no-reuse baseline: each request takes the next bytes after
 // the previous one (sizes rounded up to 256), and Free only marks the chunk
 // dead. Its footprint is the sum of all chunks ever handed out, the worst
@@ -18,14 +16,8 @@ type bump struct {
 const bumpAlign = 256
 
 func init() {
-	Register(Info{
-		Name:   "bump",
-		Doc:    "baseline: a bump pointer that never reuses memory (Free only marks); sizes rounded up to 256 bytes",
-		Params: []workloads.ParamDoc{memoryLimitDoc},
-		New: func(args *workloads.Args) (Allocator, error) {
-			return &bump{limit: args.Bytes("memory_limit", 0), live: map[int64]int64{}}, nil
-		},
-	})
+	registerLimited("bump", "baseline: a bump pointer that never reuses memory (Free only marks); sizes rounded up to 256 bytes",
+		func(limit int64) Allocator { return &bump{limit: limit, live: map[int64]int64{}} })
 }
 
 func (b *bump) Alloc(size int64) (Block, error) {
@@ -42,19 +34,12 @@ func (b *bump) Alloc(size int64) (Block, error) {
 	off := b.next
 	b.next += n
 	b.stats.reserve(n)
-	b.live[off] = n
-	b.stats.allocated(n)
-	return Block{Offset: off, Size: n}, nil
+	return b.stats.handOut(b.live, off, n), nil
 }
 
 func (b *bump) Free(off int64) error {
-	n, ok := b.live[off]
-	if !ok {
-		return badFree("bump", off)
-	}
-	delete(b.live, off)
-	b.stats.freed(n)
-	return nil
+	_, err := b.stats.takeBack(b.live, "bump", off)
+	return err
 }
 
 func (b *bump) Stats() Stats { return b.stats.st }

@@ -6,16 +6,6 @@ import (
 	"membench/workloads"
 )
 
-// CacheEmptier is implemented by allocators whose runtime can give the
-// memory they cache back to the device on request (PyTorch's
-// torch.cuda.empty_cache(), OneFlow's flow.cuda.empty_cache()). Replay
-// calls it at a trace's EmptyCache events; allocators without it (their
-// runtimes have no such call) take those events as no-ops.
-type CacheEmptier interface {
-	// EmptyCache gives back what the allocator's runtime would.
-	EmptyCache()
-}
-
 // emptyCache empties a's cache where it can.
 func emptyCache(a Allocator) {
 	if e, ok := a.(CacheEmptier); ok {
@@ -40,16 +30,6 @@ func (a *torchCaching) EmptyCache() { a.releaseAll() }
 // (VirtualMachine::ShrinkAllMem): every stream's allocator gives its
 // wholly free blocks back (shrink).
 func (a *oneflowBin) EmptyCache() { a.shrink() }
-
-// cacheSeeder is implemented by allocators that can start from the cache
-// a recording started from (workloads.Trace.Cache): its segments reserved,
-// their blocks allocated, the rest cached.
-type cacheSeeder interface {
-	// seedCache sets up cache in a fresh allocator and returns its
-	// allocated blocks in the cache's order (segment by segment), or
-	// false where the allocator's configuration cannot hold it.
-	seedCache(cache []workloads.CacheSegment) ([]seededBlock, bool, error)
-}
 
 // seededBlock is a block seedCache allocated, with its handle
 // (blockHandles).
@@ -140,14 +120,6 @@ func (a *torchCaching) seedCache(cache []workloads.CacheSegment) ([]seededBlock,
 		}
 	}
 	return out, true, nil
-}
-
-// segmentLogger is implemented by allocators that can report each
-// segment they reserve and give back (torch-caching's cudaMalloc and
-// cudaFree calls, or its pages mapped and unmapped), for calibration.
-type segmentLogger interface {
-	// logSegments makes the allocator call f at each (nil: stop).
-	logSegments(f func(free bool, size int64))
 }
 
 func (a *torchCaching) logSegments(f func(free bool, size int64)) { a.onSegment = f }

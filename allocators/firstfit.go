@@ -1,15 +1,7 @@
 package allocators
 
-import "membench/workloads"
-
 func init() {
-	Register(Info{
-		Name: "first-fit",
-		Doc: "baseline: one arena growing at its end up to memory_limit, a coalescing free list, " +
-			"the lowest-addressed free range that fits; sizes rounded up to 256 bytes",
-		Params: []workloads.ParamDoc{memoryLimitDoc},
-		New: func(args *workloads.Args) (Allocator, error) {
-			return newFitAllocator("first-fit", firstFit, args)
-		},
-	})
+	registerLimited("first-fit", "baseline: one arena growing at its end up to memory_limit, a coalescing free list, "+
+		"the lowest-addressed free range that fits; sizes rounded up to 256 bytes",
+		func(limit int64) Allocator { return newFitAllocator("first-fit", firstFit, limit) })
 }

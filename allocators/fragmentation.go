@@ -29,15 +29,6 @@ type PoolBytes struct {
 	Allocated int64 `json:"allocated"`
 }
 
-// PoolReporter is implemented by allocators that hold their reserved memory
-// in several pools or bins (torch-caching's small and large pools, bfc's
-// bins, pool's size classes). Pools returns them in a fixed order; their
-// Reserved bytes add up to Stats().Reserved. Allocators without it count
-// as one pool.
-type PoolReporter interface {
-	Pools() []PoolBytes
-}
-
 // Breakdown is the state of memory after one allocator call.
 type Breakdown struct {
 	// Event is the trace event that made the call, counted from 1 as

@@ -1,7 +1,5 @@
 package allocators
 
-import "membench/workloads"
-
 // This file holds the ordered set and the coalescing free list shared by
 // first-fit, best-fit, buddy, torch-caching (its pools and its simulated
 // device) and the verifier.
@@ -376,13 +374,13 @@ type fitAllocator struct {
 // fitAlign is the baselines' rounding and alignment.
 const fitAlign = 256
 
-func newFitAllocator(name string, policy fitPolicy, args *workloads.Args) (*fitAllocator, error) {
+func newFitAllocator(name string, policy fitPolicy, limit int64) *fitAllocator {
 	return &fitAllocator{
 		name:  name,
 		arena: fitArena{free: freeList{policy: policy}},
-		limit: args.Bytes("memory_limit", 0),
+		limit: limit,
 		live:  map[int64]int64{},
-	}, nil
+	}
 }
 
 func (a *fitAllocator) Alloc(size int64) (Block, error) {
@@ -399,19 +397,15 @@ func (a *fitAllocator) Alloc(size int64) (Block, error) {
 	before := a.arena.end
 	off := a.arena.alloc(n)
 	a.stats.reserve(a.arena.end - before)
-	a.live[off] = n
-	a.stats.allocated(n)
-	return Block{Offset: off, Size: n}, nil
+	return a.stats.handOut(a.live, off, n), nil
 }
 
 func (a *fitAllocator) Free(off int64) error {
-	n, ok := a.live[off]
-	if !ok {
-		return badFree(a.name, off)
+	n, err := a.stats.takeBack(a.live, a.name, off)
+	if err != nil {
+		return err
 	}
-	delete(a.live, off)
 	a.arena.free.put(off, n)
-	a.stats.freed(n)
 	return nil
 }
 

@@ -61,7 +61,7 @@ type oneflowBin struct {
 	// one handed out), so that the streams' size classes index them.
 	pieces []bfcChunk
 	owner  []*obStream // by handle: the stream whose block holds the piece
-	byOff  offTable    // offset -> handle of every piece (ptr2piece_)
+	byOff  addrTable   // offset -> handle of every piece (ptr2piece_)
 	spare  int32       // recycled handles, linked by next; obNone for none
 	device fitArena
 	stats  statTracker
@@ -119,6 +119,7 @@ func newOneflowBin(args *workloads.Args) (Allocator, error) {
 	if a.align < 1 || a.align > obBinBase || a.align&(a.align-1) != 0 {
 		return nil, workloads.Usagef("oneflow-bin: alignment=%d: want a power of two from 1 to 512", a.align)
 	}
+	a.byOff.grain = uint8(bits.TrailingZeros64(uint64(a.align))) // pieces start at multiples of align
 	a.s0 = a.newStream(0)
 	return a, nil
 }
@@ -339,7 +340,7 @@ func (a *oneflowBin) newPiece(p bfcChunk, s *obStream) int32 {
 
 // recycle drops piece h from the offset table and keeps its handle.
 func (a *oneflowBin) recycle(h int32) {
-	a.byOff.del(a.pieces[h].addr)
+	a.byOff.del(a.pieces[h].addr, a.pieces)
 	a.pieces[h] = bfcChunk{next: a.spare, bin: bfcNone}
 	a.owner[h] = nil
 	a.spare = h
@@ -348,7 +349,7 @@ func (a *oneflowBin) recycle(h int32) {
 // Free returns the piece at off to its stream's bins, merged with its free
 // neighbours (the next, then the previous).
 func (a *oneflowBin) Free(off int64) error {
-	h, ok := a.byOff.get(off)
+	h, ok := a.byOff.get(off, a.pieces)
 	if !ok || a.pieces[h].bin != bfcNone {
 		return badFree("oneflow-bin", off)
 	}
@@ -390,100 +391,3 @@ func (a *oneflowBin) Stats() Stats {
 
 // Alignment implements Aligner.
 func (a *oneflowBin) Alignment() int64 { return a.align }
-
-// offTable maps offsets to piece handles: open addressing with linear
-// probing and backward-shift deletion, several times faster than a Go map
-// on the free path.
-type offTable struct {
-	slots []offSlot
-	n     int
-	shift uint8
-}
-
-type offSlot struct {
-	off int64
-	h   int32 // obNone marks an empty slot
-}
-
-func (t *offTable) home(off int64) int {
-	return int(uint64(off) * 0x9E3779B97F4A7C15 >> (t.shift & 63))
-}
-
-func (t *offTable) grow() {
-	old := t.slots
-	size := max(64, 2*len(old))
-	t.slots = make([]offSlot, size)
-	t.shift = uint8(64 - bits.TrailingZeros(uint(size)))
-	for i := range t.slots {
-		t.slots[i].h = obNone
-	}
-	for _, sl := range old {
-		if sl.h != obNone {
-			t.insert(sl)
-		}
-	}
-}
-
-func (t *offTable) insert(sl offSlot) {
-	mask := len(t.slots) - 1
-	i := t.home(sl.off)
-	for t.slots[i].h != obNone {
-		i = (i + 1) & mask
-	}
-	t.slots[i] = sl
-}
-
-func (t *offTable) clear() {
-	for i := range t.slots {
-		t.slots[i].h = obNone
-	}
-	t.n = 0
-}
-
-// put adds off, which must not be in the table.
-func (t *offTable) put(off int64, h int32) {
-	if 2*(t.n+1) > len(t.slots) {
-		t.grow()
-	}
-	t.insert(offSlot{off, h})
-	t.n++
-}
-
-// find returns the slot of off, or -1.
-func (t *offTable) find(off int64) int {
-	if len(t.slots) == 0 {
-		return -1
-	}
-	mask := len(t.slots) - 1
-	for i := t.home(off); ; i = (i + 1) & mask {
-		switch sl := &t.slots[i]; {
-		case sl.h == obNone:
-			return -1
-		case sl.off == off:
-			return i
-		}
-	}
-}
-
-func (t *offTable) get(off int64) (int32, bool) {
-	i := t.find(off)
-	if i < 0 {
-		return obNone, false
-	}
-	return t.slots[i].h, true
-}
-
-// del removes off, which must be in the table.
-func (t *offTable) del(off int64) {
-	i := t.find(off)
-	mask := len(t.slots) - 1
-	// Shift later entries of the probe run back into the hole.
-	for j := (i + 1) & mask; t.slots[j].h != obNone; j = (j + 1) & mask {
-		if k := t.home(t.slots[j].off); (j-k)&mask >= (j-i)&mask {
-			t.slots[i] = t.slots[j]
-			i = j
-		}
-	}
-	t.slots[i].h = obNone
-	t.n--
-}

@@ -3,8 +3,6 @@ package allocators
 import (
 	"fmt"
 	"math/bits"
-
-	"membench/workloads"
 )
 
 // pool is a simple caching pool. A request is rounded up to its size
@@ -27,15 +25,9 @@ type pool struct {
 const poolMinClass = 256
 
 func init() {
-	Register(Info{
-		Name: "pool",
-		Doc: "simple caching pool: sizes rounded up to a power of two (at least 256 bytes), " +
-			"one LIFO free list per size class, misses carved from a bump pointer; memory is never given back",
-		Params: []workloads.ParamDoc{memoryLimitDoc},
-		New: func(args *workloads.Args) (Allocator, error) {
-			return &pool{limit: args.Bytes("memory_limit", 0), live: map[int64]int64{}}, nil
-		},
-	})
+	registerLimited("pool", "simple caching pool: sizes rounded up to a power of two (at least 256 bytes), "+
+		"one LIFO free list per size class, misses carved from a bump pointer; memory is never given back",
+		func(limit int64) Allocator { return &pool{limit: limit, live: map[int64]int64{}} })
 }
 
 // poolClass returns the class (log2 of the chunk size) serving size.
@@ -65,20 +57,16 @@ func (p *pool) Alloc(size int64) (Block, error) {
 		p.carve[c] += n
 		p.stats.reserve(n)
 	}
-	p.live[off] = n
-	p.stats.allocated(n)
-	return Block{Offset: off, Size: n}, nil
+	return p.stats.handOut(p.live, off, n), nil
 }
 
 func (p *pool) Free(off int64) error {
-	n, ok := p.live[off]
-	if !ok {
-		return badFree("pool", off)
+	n, err := p.stats.takeBack(p.live, "pool", off)
+	if err != nil {
+		return err
 	}
-	delete(p.live, off)
 	c := bits.TrailingZeros64(uint64(n))
 	p.free[c] = append(p.free[c], off)
-	p.stats.freed(n)
 	return nil
 }
 

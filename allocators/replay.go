@@ -35,13 +35,6 @@ type ReplayOptions struct {
 	FreeDelay int
 }
 
-// Resetter is implemented by allocators that can return to their initial
-// state while keeping the memory their tables have grown. Replay resets
-// such an allocator between timed replays, so they run warm.
-type Resetter interface {
-	Reset()
-}
-
 // AllocRecord is the outcome of one allocation request of a trace.
 type AllocRecord struct {
 	// ID is the trace's tensor id.
@@ -478,23 +471,6 @@ func perEvent(d time.Duration, events int) float64 {
 
 // ctxEvery is how many calls run between context checks.
 const ctxEvery = 1 << 12
-
-// blockHandles is an optional fast path for the timed loops: an allocator
-// that names its blocks by handles hands one out for each allocation and
-// takes it back in place of the offset, so it need not look blocks up by
-// address. A handle is valid from its allocation until its free (or free
-// request); the calls are otherwise those of the offset-taking methods,
-// with their results and errors. Allocators need not implement it.
-type blockHandles interface {
-	DeferredFreer
-	// allocHandle is AllocOn, returning the block's handle.
-	allocHandle(size int64, stream int) (int32, error)
-	// freeHandle, requestFreeHandle and recordStreamHandle are Free,
-	// RequestFree and RecordStream of the block with handle h.
-	freeHandle(h int32) error
-	requestFreeHandle(h int32, stream int) error
-	recordStreamHandle(h int32, stream int) error
-}
 
 // run is the timed loop of a trace on stream 0 without sync points: the
 // allocator calls alone, with offsets kept in a flat slice indexed by

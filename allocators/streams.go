@@ -12,8 +12,9 @@ package allocators
 // points completes each free ReplayOptions.FreeDelay events after its
 // request (0: at once).
 //
-// Allocators see streams at three levels, each an optional interface, so
-// that allocators written for one stream keep working unchanged:
+// Allocators see streams at three levels, each an optional interface
+// (allocators.go), so that allocators written for one stream keep working
+// unchanged:
 //
 //   - A plain Allocator gets Alloc for every request, whatever its stream,
 //     and Free when the free completes. Deferred frees just hold memory
@@ -35,34 +36,6 @@ package allocators
 // caching allocator relies on), so a block nobody else used may be reused
 // by its own stream at once. Memory a free has completed for is safe for
 // every stream.
-
-// StreamAllocator is an Allocator that knows the stream of each request.
-// Replay calls AllocOn in place of Alloc; frees arrive through Free when
-// they complete.
-type StreamAllocator interface {
-	Allocator
-	// AllocOn requests size bytes (size > 0) on stream (>= 0), with
-	// Alloc's contract.
-	AllocOn(size int64, stream int) (Block, error)
-}
-
-// DeferredFreer is a StreamAllocator that completes free requests itself,
-// keeping stream safety (above).
-type DeferredFreer interface {
-	StreamAllocator
-	// RecordStream notes that stream uses the live block at off (PyTorch's
-	// record_stream). An offset that is not a live block is an error
-	// wrapping ErrBadFree.
-	RecordStream(off int64, stream int) error
-	// RequestFree requests the free of the live block at off, made on
-	// stream. The block's bytes count as in use until the allocator
-	// completes the free. An offset that is not a live block is an error
-	// wrapping ErrBadFree.
-	RequestFree(off int64, stream int) error
-	// Sync says that stream has finished everything it queued before this
-	// point.
-	Sync(stream int)
-}
 
 // streamLevel is how much of the stream interface an allocator has.
 type streamLevel uint8

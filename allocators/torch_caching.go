@@ -1,17 +1,18 @@
 package allocators
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
-	"slices"
-	"strconv"
-	"strings"
 
 	"membench/workloads"
 )
+
+// This file is torch-caching's core (DeviceCachingAllocator: pools, best
+// fit, splitting, coalescing, segments); beside it are its options
+// (torch_caching_options.go), expandable segments
+// (torch_caching_expandable.go), release and garbage collection
+// (torch_caching_release.go) and streams (torch_caching_streams.go).
 
 // torchCaching simulates PyTorch's CUDA caching allocator
 // (c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator, read at
@@ -175,9 +176,6 @@ type tcAux struct {
 	unmapped bool
 }
 
-// tcExpSeg is an expandable segment: its address range and page size.
-type tcExpSeg struct{ base, size, page int64 }
-
 // tcPool is the set of cached (free) blocks of one pool of one stream,
 // kept as BFC keeps its free chunks: exact size classes over a bitmap
 // (off with expandable segments, whose best fit walks the blocks in
@@ -231,22 +229,6 @@ func (a *torchCaching) remove(p *tcPool, h int32) {
 // cachedAt returns the block of the free set entry (bi, i).
 func (a *torchCaching) cachedAt(p *tcPool, bi, i int) int32 { return p.free.blocks[bi][i].h }
 
-// eachCached calls f on every cached block of p in (size, offset) order.
-func (a *torchCaching) eachCached(p *tcPool, f func(h int32)) {
-	var cached []int32
-	for h := range a.blocks {
-		if a.blocks[h].bin == tcCached && a.aux[h].pool == p {
-			cached = append(cached, int32(h))
-		}
-	}
-	slices.SortFunc(cached, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(a.blocks[x].size, a.blocks[y].size), cmp.Compare(a.blocks[x].addr, a.blocks[y].addr))
-	})
-	for _, h := range cached {
-		f(h)
-	}
-}
-
 // newBlock makes a block of pool p (and expandable segment s) at off,
 // reusing an id merged away where it can. It is in no set and no index;
 // the blocks may move.
@@ -267,6 +249,22 @@ func (a *torchCaching) newBlock(off, size int64, prev, next int32, p *tcPool, s 
 		a.since = append(a.since, 0)
 	}
 	return h
+}
+
+// splitAt cuts block h (of pool p and expandable segment s) after its
+// first n bytes and returns the new block that holds the rest: indexed,
+// in no set.
+func (a *torchCaching) splitAt(h int32, n int64, p *tcPool, s *tcExpSeg) int32 {
+	b := &a.blocks[h]
+	rest := a.newBlock(b.addr+n, b.size-n, h, b.next, p, s)
+	b = &a.blocks[h] // newBlock may have moved the blocks
+	if b.next != bfcNone {
+		a.blocks[b.next].prev = rest
+	}
+	b.next = rest
+	b.size = n
+	a.index(rest)
+	return rest
 }
 
 // index enters block h under its offset; unindex takes it out. A block's
@@ -360,25 +358,9 @@ func init() {
 	})
 }
 
-// tcConfig is the allocator's configuration, PyTorch's defaults when zero
-// values are filled by defaultTCConfig.
-type tcConfig struct {
-	maxSplit    int64 // math.MaxInt64: unlimited
-	divisions   [tcIntervals]int64
-	gcThreshold float64
-	expandable  bool
-}
-
-// tcIntervals is kRoundUpPowerOfTwoIntervals: the size ranges of
-// roundup_power2_divisions, powers of two from 1 MiB.
-const tcIntervals = 16
-
-func defaultTCConfig() tcConfig {
-	return tcConfig{maxSplit: math.MaxInt64}
-}
-
 func newTorchCaching(args *workloads.Args) (Allocator, error) {
 	a := &torchCaching{
+		byAddr: addrTable{grain: 8}, // blocks start at multiples of 512; 256 as BFC's
 		unused: bfcNone,
 		device: fitArena{free: freeList{policy: firstFit}},
 		limit:  args.Bytes("memory_limit", 0),
@@ -429,361 +411,6 @@ func (a *torchCaching) newPools(stream int) *tcPools {
 		sp.large.classes.init(classLimit, 9)
 	}
 	return sp
-}
-
-// parseAllocConf reads a PYTORCH_CUDA_ALLOC_CONF string as
-// CUDAAllocatorConfig::parseArgs (c10/cuda/CUDAAllocatorConfig.cpp) does at
-// 001074d2: tokens split at , : [ and ], spaces (and only spaces) dropped,
-// `key:value` pairs separated by commas, numbers read as C++'s stoi, stoul
-// and stod read them (leading whitespace skipped, the longest numeric prefix
-// taken, the rest of the token ignored). The errors quote PyTorch's
-// TORCH_CHECK messages; where PyTorch would instead throw a standard
-// exception (a value that is no number, or out of range) ours says what was
-// expected. Options that do not change where device memory goes
-// (backend:native, release_lock_on_cudamalloc, the pinned-memory options)
-// are checked as upstream checks them and ignored. Later PyTorch takes
-// keys 001074d2 rejects (max_non_split_rounding_mb,
-// pinned_use_background_threads and more) and reads some values
-// differently; see torchCaching.
-func parseAllocConf(s string) (tcConfig, error) {
-	c := defaultTCConfig()
-	var toks []string
-	var buf strings.Builder
-	for _, r := range s {
-		switch r {
-		case ',', ':', '[', ']':
-			if buf.Len() > 0 {
-				toks = append(toks, buf.String())
-				buf.Reset()
-			}
-			toks = append(toks, string(r))
-		case ' ':
-		default:
-			buf.WriteRune(r)
-		}
-	}
-	if buf.Len() > 0 {
-		toks = append(toks, buf.String())
-	}
-	p := confTokens(toks)
-	for i := 0; i < len(toks); i++ {
-		var err error
-		switch key := toks[i]; key {
-		case "max_split_size_mb":
-			var v string
-			if v, i, err = p.value(i, key); err == nil {
-				c.maxSplit, err = maxSplitMB(v)
-			}
-		case "garbage_collection_threshold":
-			var v string
-			if v, i, err = p.value(i, key); err == nil {
-				c.gcThreshold, err = gcThreshold(v)
-			}
-		case "roundup_power2_divisions":
-			i, err = p.divisions(i, &c.divisions)
-		case "backend":
-			if err = p.consume(i+1, ":"); err != nil {
-				break
-			}
-			if i += 2; i >= len(toks) {
-				err = errors.New("Error parsing backend value")
-			} else if toks[i] == "cudaMallocAsync" {
-				err = errors.New("backend:cudaMallocAsync is the CUDA driver's allocator, not simulated: use backend:native")
-			} else if toks[i] != "native" {
-				err = errors.New("Unknown allocator backend, options are native and cudaMallocAsync")
-			}
-		case "expandable_segments", "release_lock_on_cudamalloc", "release_lock_on_hipmalloc":
-			// Upstream reads the value without checking that one came.
-			if err = p.consume(i+1, ":"); err == nil {
-				i += 2
-				name := key
-				if key == "release_lock_on_hipmalloc" {
-					name = "release_lock_on_cudamalloc"
-				}
-				var b bool
-				if b, err = p.boolean(i, name); err == nil && key == "expandable_segments" {
-					c.expandable = b
-				}
-			}
-		case "pinned_use_cuda_host_register", "pinned_use_hip_host_register":
-			const name = "pinned_use_cuda_host_register"
-			if _, i, err = p.value(i, name); err == nil {
-				_, err = p.boolean(i, name)
-			}
-		case "pinned_num_register_threads":
-			var v string
-			if v, i, err = p.value(i, key); err == nil {
-				err = registerThreads(v)
-			}
-		default:
-			err = fmt.Errorf("Unrecognized CachingAllocator option: %s", key)
-		}
-		if err != nil {
-			return c, err
-		}
-		if i+1 < len(toks) {
-			if err := p.consume(i+1, ","); err != nil {
-				return c, err
-			}
-			i++
-		}
-	}
-	return c, nil
-}
-
-// confTokens are the tokens of a PYTORCH_CUDA_ALLOC_CONF string.
-type confTokens []string
-
-// consume checks that token i is c, as upstream's consumeToken does.
-func (p confTokens) consume(i int, c string) error {
-	if i < len(p) && p[i] == c {
-		return nil
-	}
-	return fmt.Errorf("Error parsing CachingAllocator settings, expected %s", c)
-}
-
-// value reads `key:VALUE` with key at i, returning the value and its index.
-func (p confTokens) value(i int, key string) (string, int, error) {
-	if err := p.consume(i+1, ":"); err != nil {
-		return "", i, err
-	}
-	if i += 2; i >= len(p) {
-		return "", i, fmt.Errorf("Error, expecting %s value", key)
-	}
-	return p[i], i, nil
-}
-
-// boolean reads token i, which must be True or False.
-func (p confTokens) boolean(i int, key string) (bool, error) {
-	if i < len(p) && (p[i] == "True" || p[i] == "False") {
-		return p[i] == "True", nil
-	}
-	return false, fmt.Errorf("Expected a single True/False argument for %s", key)
-}
-
-// maxSplitMB reads max_split_size_mb. Upstream stores stoi's int in a
-// size_t, so a negative value passes the check as a huge one and leaves
-// every block splittable: no limit.
-func maxSplitMB(v string) (int64, error) {
-	n, err := cStoi(v, "max_split_size_mb")
-	switch {
-	case err != nil:
-		return 0, err
-	case n < 0:
-		return math.MaxInt64, nil
-	case n <= tcLargeBuffer>>20:
-		return 0, fmt.Errorf("CachingAllocator option max_split_size_mb too small, must be > %d", tcLargeBuffer>>20)
-	}
-	return n << 20, nil
-}
-
-func gcThreshold(v string) (float64, error) {
-	t, err := cStod(v, "garbage_collection_threshold")
-	switch {
-	case err != nil:
-		return 0, err
-	case !(t > 0): // NaN too
-		return 0, errors.New("garbage_collect_threshold too small, set it 0.0~1.0")
-	case t >= 1:
-		return 0, errors.New("garbage_collect_threshold too big, set it 0.0~1.0")
-	}
-	return t, nil
-}
-
-// registerThreads checks pinned_num_register_threads: a power of two up to
-// pinned_max_register_threads (128).
-func registerThreads(v string) error {
-	n, err := cStoi(v, "pinned_num_register_threads")
-	switch {
-	case err != nil:
-		return err
-	case !isPow2(uint64(n)):
-		return errors.New("Number of register threads has to be power of 2")
-	case n > 128:
-		return errors.New("Number of register threads should be less than or equal to 128")
-	}
-	return nil
-}
-
-func isPow2(n uint64) bool { return n != 0 && n&(n-1) == 0 }
-
-// divisions reads `roundup_power2_divisions:N` (every range) or
-// `roundup_power2_divisions:[B:N,...,>:N]` with the key at toks[i], as
-// upstream's parseRoundUpPower2Divisions does at 001074d2: boundary B in
-// MiB, a power of two, sets its range and, for the first boundary, all
-// below it; `>` sets the last boundary's range (range 0 before any) and
-// every range after it; ranges between boundaries keep 0 (no power-of-two
-// rounding). Upstream neither asks for the closing bracket nor looks past
-// the end of the tokens before it reads the one after a value; ours
-// reports the missing comma there. It returns the index of the last token
-// read.
-func (p confTokens) divisions(i int, d *[tcIntervals]int64) (int, error) {
-	const key = "roundup_power2_divisions"
-	if err := p.consume(i+1, ":"); err != nil {
-		return i, err
-	}
-	if i += 2; i >= len(p) {
-		return i, fmt.Errorf("Error, expecting %s value", key)
-	}
-	if p[i] != "[" {
-		n, err := cStoi(p[i], key)
-		if err != nil {
-			return i, err
-		}
-		if !isPow2(uint64(n)) {
-			return i, errors.New("For roundups, the divisons has to be power of 2")
-		}
-		for k := range d {
-			d[k] = n
-		}
-		return i, nil
-	}
-	first, last := true, 0
-	for i++; i < len(p) && p[i] != "]"; i++ {
-		bound := p[i]
-		if err := p.consume(i+1, ":"); err != nil {
-			return i, err
-		}
-		if i += 2; i >= len(p) {
-			return i, fmt.Errorf("Error parsing %s value", key)
-		}
-		n, err := cStoi(p[i], key)
-		if err != nil {
-			return i, err
-		}
-		if n != 0 && !isPow2(uint64(n)) {
-			return i, errors.New("For roundups, the divisons has to be power of 2 or 0 to disable roundup")
-		}
-		if bound == ">" {
-			for k := last; k < tcIntervals; k++ {
-				d[k] = n
-			}
-		} else {
-			b, err := cStoul(bound, key)
-			if err != nil {
-				return i, err
-			}
-			if !isPow2(b) {
-				return i, errors.New("For roundups, the intervals have to be power of 2")
-			}
-			k := min(bits.Len64(b)-1, tcIntervals-1)
-			if first {
-				for j := 0; j < k; j++ {
-					d[j] = n
-				}
-				first = false
-			}
-			d[k], last = n, k
-		}
-		if i+1 >= len(p) || p[i+1] != "]" {
-			if err := p.consume(i+1, ","); err != nil {
-				return i, err
-			}
-			i++
-		}
-	}
-	return i, nil
-}
-
-// cNumber splits off what C's strtol family reads of s in base 10: leading
-// whitespace, an optional sign and the digits after it.
-func cNumber(s string) (neg bool, digits string) {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg, s = s[0] == '-', s[1:]
-	}
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	return neg, s[:n]
-}
-
-// cStoi reads v as std::stoi does: an int, or an error where stoi throws.
-func cStoi(v, key string) (int64, error) {
-	neg, digits := cNumber(v)
-	if digits == "" {
-		return 0, fmt.Errorf("%s: expected an integer, got %q", key, v)
-	}
-	n, err := strconv.ParseInt(digits, 10, 64)
-	if neg {
-		n = -n
-	}
-	if err != nil || n < math.MinInt32 || n > math.MaxInt32 {
-		return 0, fmt.Errorf("%s: %q is out of the range of an int", key, v)
-	}
-	return n, nil
-}
-
-// cStoul reads v as std::stoul does: a negative value wraps around.
-func cStoul(v, key string) (uint64, error) {
-	neg, digits := cNumber(v)
-	if digits == "" {
-		return 0, fmt.Errorf("%s: expected an integer, got %q", key, v)
-	}
-	n, err := strconv.ParseUint(digits, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %q is out of the range of an unsigned long", key, v)
-	}
-	if neg {
-		n = -n
-	}
-	return n, nil
-}
-
-// cStod reads v as std::stod does: the longest prefix that is a decimal
-// number, inf, infinity or nan (hexadecimal floats are not read); a value
-// too large or too small for a normal double is out of range.
-func cStod(v, key string) (float64, error) {
-	s := strings.TrimLeft(v, " \t\n\v\f\r")
-	n := 0
-	if n < len(s) && (s[n] == '+' || s[n] == '-') {
-		n++
-	}
-	lower := strings.ToLower(s[n:])
-	for _, w := range []string{"infinity", "inf", "nan"} {
-		if strings.HasPrefix(lower, w) {
-			f, _ := strconv.ParseFloat(s[:n+len(w)], 64)
-			return f, nil
-		}
-	}
-	digits, dot, nonzero := 0, false, false
-	for ; n < len(s); n++ {
-		if ch := s[n]; ch >= '0' && ch <= '9' {
-			digits++
-			nonzero = nonzero || ch != '0'
-		} else if ch == '.' && !dot {
-			dot = true
-		} else {
-			break
-		}
-	}
-	if digits == 0 {
-		return 0, fmt.Errorf("%s: expected a number, got %q", key, v)
-	}
-	if e := n; e < len(s) && (s[e] == 'e' || s[e] == 'E') {
-		e++
-		if e < len(s) && (s[e] == '+' || s[e] == '-') {
-			e++
-		}
-		if e < len(s) && s[e] >= '0' && s[e] <= '9' {
-			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
-				e++
-			}
-			n = e
-		}
-	}
-	f, err := strconv.ParseFloat(s[:n], 64)
-	if err != nil || nonzero && math.Abs(f) < 0x1p-1022 {
-		return 0, fmt.Errorf("%s: %q is out of the range of a double", key, v)
-	}
-	return f, nil
-}
-
-// divisionsFor is roundup_power2_divisions for a request of size bytes.
-func (c *tcConfig) divisionsFor(size int64) int64 {
-	k := bits.Len64(uint64(size)) - 1 - 20
-	return c.divisions[max(0, min(k, tcIntervals-1))]
 }
 
 // roundSize applies the 512-byte or power-of-two-division rounding. A
@@ -892,16 +519,7 @@ func (a *torchCaching) allocHandle(orig int64, stream int) (int32, error) {
 		if a.conf.expandable {
 			s = a.aux[h].seg
 		}
-		b := &a.blocks[h]
-		rest := a.newBlock(b.addr+size, b.size-size, h, b.next, p, s)
-		b = &a.blocks[h] // newBlock may have moved the blocks
-		if b.next != bfcNone {
-			a.blocks[b.next].prev = rest
-		}
-		b.next = rest
-		b.size = size
-		a.index(rest)
-		a.insert(p, rest)
+		a.insert(p, a.splitAt(h, size, p, s))
 	}
 	b := &a.blocks[h]
 	b.inUse = true
@@ -970,14 +588,6 @@ func (a *torchCaching) takeCached(p *tcPool, h int32, size int64) int32 {
 	return h
 }
 
-func (a *torchCaching) expandableSize(h int32) int64 {
-	b := &a.blocks[h]
-	if b.next != bfcNone && a.aux[b.next].unmapped {
-		return b.size + a.blocks[b.next].size
-	}
-	return b.size
-}
-
 // shouldSplit reports whether a block of n bytes of p taken for size
 // bytes is split.
 func (a *torchCaching) shouldSplit(p *tcPool, n, size int64) bool {
@@ -1019,100 +629,6 @@ func (a *torchCaching) unreserve(kind int, n int64) {
 	if a.onSegment != nil {
 		a.onSegment(true, n)
 	}
-}
-
-// expandBlock finds the lowest place in p's expandable segments where free
-// and unmapped blocks together hold size bytes (making a segment if none
-// has room), maps what it needs and returns the block, taken out of the
-// cache; bfcNone when the pages do not fit under memory_limit.
-func (a *torchCaching) expandBlock(p *tcPool, size int64) int32 {
-	c := a.findExpandable(p, size)
-	if a.aux[c].unmapped {
-		if c = a.mapBlock(c, min(a.blocks[c].size, size)); c == bfcNone {
-			return bfcNone
-		}
-	}
-	for a.blocks[c].size < size {
-		next := a.blocks[c].next
-		if c = a.mapBlock(next, min(size-a.blocks[c].size, a.blocks[next].size)); c == bfcNone {
-			return bfcNone
-		}
-	}
-	a.remove(p, c)
-	return c
-}
-
-func (a *torchCaching) findExpandable(p *tcPool, size int64) int32 {
-	room := func(h int32) bool {
-		var n int64
-		for ; n < size && h != bfcNone && a.free(h); h = a.blocks[h].next {
-			n += a.blocks[h].size
-		}
-		return n >= size
-	}
-	for n := p.unmapped.first(); n != nil; n = p.unmapped.ceil(n.key+1, 0) {
-		c := a.at(n.key)
-		if prev := a.blocks[c].prev; prev != bfcNone && a.free(prev) {
-			c = prev
-		}
-		if room(c) {
-			return c
-		}
-	}
-	page := int64(tcSmallBuffer)
-	if p.kind == tcLarge {
-		page = tcLargeBuffer
-	}
-	space := int64(tcAddressSpace)
-	if a.limit > 0 {
-		space = a.limit + a.limit/8
-	}
-	space = roundPow2(space, tcSmallBuffer)
-	space = (space + page - 1) / page * page
-	s := &tcExpSeg{base: a.device.alloc(space), size: space, page: page}
-	c := a.newBlock(s.base, space, bfcNone, bfcNone, p, s)
-	a.index(c)
-	a.listUnmapped(p, c)
-	return c
-}
-
-// listUnmapped marks block h of p unmapped and lists it in p's unmapped
-// ranges.
-func (a *torchCaching) listUnmapped(p *tcPool, h int32) {
-	a.aux[h].unmapped = true
-	a.blocks[h].bin = tcUnmapped
-	p.unmapped.insert(a.blocks[h].addr, 0, 0)
-}
-
-// mapBlock maps the pages covering the first size bytes of the unmapped
-// block h, which then merges with free neighbours and is cached; it
-// returns the cached block that holds them (bfcNone when the pages would
-// pass memory_limit).
-func (a *torchCaching) mapBlock(h int32, size int64) int32 {
-	s := a.aux[h].seg
-	pages := (size + s.page - 1) / s.page * s.page
-	if a.limit > 0 && a.stats.st.Reserved+pages > a.limit {
-		return bfcNone
-	}
-	p := a.aux[h].pool
-	a.unlist(p, h)
-	a.aux[h].unmapped = false
-	if n := a.blocks[h].size; pages < n {
-		b := &a.blocks[h]
-		rest := a.newBlock(b.addr+pages, n-pages, h, b.next, p, s)
-		b = &a.blocks[h]
-		if b.next != bfcNone {
-			a.blocks[b.next].prev = rest
-		}
-		b.next = rest
-		b.size = pages
-		a.index(rest)
-		a.listUnmapped(p, rest)
-	}
-	h = a.coalesce(p, h)
-	a.insert(p, h)
-	a.reserve(p.kind, pages)
-	return h
 }
 
 // coalesce merges block h of p (neither cached nor unmapped-listed) with
@@ -1163,168 +679,6 @@ func (a *torchCaching) absorb(h, n int32) {
 	}
 	b.size += nb.size
 	a.dropBlock(n)
-}
-
-// releaseSegment gives a cached whole cudaMalloc segment back to the device.
-func (a *torchCaching) releaseSegment(h int32) {
-	p := a.aux[h].pool
-	a.remove(p, h)
-	a.unindex(h)
-	a.device.free.put(a.blocks[h].addr, a.blocks[h].size)
-	a.unreserve(p.kind, a.blocks[h].size)
-	a.dropBlock(h)
-}
-
-// unmapFree unmaps the wholly free pages of the cached expandable block h,
-// and gives the segment's address space back when nothing of it is left
-// mapped.
-func (a *torchCaching) unmapFree(h int32) {
-	s, p := a.aux[h].seg, a.aux[h].pool
-	off, size := a.blocks[h].addr, a.blocks[h].size
-	lo := s.base + (off-s.base+s.page-1)/s.page*s.page
-	hi := s.base + (off+size-s.base)/s.page*s.page
-	if lo >= hi {
-		return
-	}
-	a.remove(p, h)
-	a.unindex(h) // before may take this offset
-	if lo > off {
-		prev := a.blocks[h].prev
-		before := a.newBlock(off, lo-off, prev, h, p, s)
-		if prev != bfcNone {
-			a.blocks[prev].next = before
-		}
-		a.blocks[h].prev = before
-		a.index(before)
-		a.insert(p, before)
-	}
-	if end := off + size; hi < end {
-		next := a.blocks[h].next
-		after := a.newBlock(hi, end-hi, h, next, p, s)
-		if next != bfcNone {
-			a.blocks[next].prev = after
-		}
-		a.blocks[h].next = after
-		a.index(after)
-		a.insert(p, after)
-	}
-	a.blocks[h].addr, a.blocks[h].size = lo, hi-lo
-	a.aux[h].unmapped = true
-	a.index(h)
-	a.unreserve(p.kind, hi-lo)
-	h = a.coalesce(p, h)
-	if !a.isSplit(h) {
-		a.unindex(h)
-		a.device.free.put(s.base, s.size)
-		a.dropBlock(h)
-		return
-	}
-	a.listUnmapped(p, h)
-}
-
-// releaseOversize gives back p's cached segments of max_split_size or
-// more: the smallest one that covers the request, or else the largest ones
-// until as many bytes as the request (at least max_split_size) are back.
-// It reports whether it freed enough. Oversize cached blocks are whole
-// segments, since oversize blocks are never split.
-func (a *torchCaching) releaseOversize(p *tcPool, size int64) bool {
-	if a.conf.maxSplit == math.MaxInt64 {
-		return false
-	}
-	want := max(size, a.conf.maxSplit)
-	if bi, i, ok := p.free.lowerBound(want); ok {
-		h := a.cachedAt(p, bi, i)
-		if a.isSplit(h) {
-			return false
-		}
-		a.releaseSegment(h)
-		return true
-	}
-	var released int64
-	for p.free.n > 0 && released < want && p.free.last().size >= a.conf.maxSplit {
-		h := p.free.last().h
-		if a.isSplit(h) {
-			break
-		}
-		released += a.blocks[h].size
-		a.releaseSegment(h)
-	}
-	return released >= want
-}
-
-// releaseAll gives back every cached whole segment of every pool, large
-// then small, stream by stream, and unmaps the free pages of expandable
-// segments.
-func (a *torchCaching) releaseAll() {
-	for kind := tcLarge; kind >= tcSmall; kind-- {
-		for _, sp := range a.pools {
-			if sp == nil {
-				continue
-			}
-			p := &sp.small
-			if kind == tcLarge {
-				p = &sp.large
-			}
-			var whole, exp []int32
-			a.eachCached(p, func(h int32) {
-				if a.aux[h].seg != nil {
-					exp = append(exp, h)
-				} else if !a.isSplit(h) {
-					whole = append(whole, h)
-				}
-			})
-			for _, h := range whole {
-				a.releaseSegment(h)
-			}
-			for _, h := range exp {
-				a.unmapFree(h)
-			}
-		}
-	}
-}
-
-// collectGarbage gives back old cached whole segments of the large pools
-// while the reserved bytes exceed the threshold.
-func (a *torchCaching) collectGarbage() {
-	threshold := int64(a.conf.gcThreshold * float64(a.limit))
-	if a.stats.st.Reserved <= threshold {
-		return
-	}
-	target := a.stats.st.Reserved - threshold
-	var candidates []int32
-	var totalAge float64
-	clock := a.lookups[tcLarge]
-	for _, sp := range a.pools {
-		if sp == nil {
-			continue
-		}
-		a.eachCached(&sp.large, func(h int32) {
-			if !a.isSplit(h) && a.aux[h].seg == nil {
-				candidates = append(candidates, h)
-				totalAge += float64(clock - a.since[h])
-			}
-		})
-	}
-	count := len(candidates)
-	var reclaimed int64
-	for freed := true; reclaimed < target && freed && count > 0; {
-		ageThreshold := totalAge / float64(count)
-		freed = false
-		kept := candidates[:0]
-		for _, h := range candidates {
-			age := float64(clock - a.since[h])
-			if age < ageThreshold {
-				kept = append(kept, h)
-				continue
-			}
-			freed = true
-			reclaimed += a.blocks[h].size
-			totalAge -= age
-			count--
-			a.releaseSegment(h)
-		}
-		candidates = kept
-	}
 }
 
 // live returns the allocated block at off.
@@ -1388,100 +742,6 @@ func (a *torchCaching) cache(h int32) {
 	a.stats.freed(n)
 	a.used[p.kind] -= n
 	a.insert(p, a.coalesce(p, h))
-}
-
-// RecordStream implements DeferredFreer: the block at off is used by
-// stream (a no-op for its own stream).
-func (a *torchCaching) RecordStream(off int64, stream int) error {
-	h, err := a.live(off)
-	if err != nil {
-		return err
-	}
-	return a.recordStreamHandle(h, stream)
-}
-
-// recordStreamHandle implements blockHandles: RecordStream by id.
-func (a *torchCaching) recordStreamHandle(h int32, stream int) error {
-	if err := a.handle(h); err != nil {
-		return err
-	}
-	x := &a.aux[h]
-	s := int32(stream)
-	switch {
-	case s == x.pool.stream:
-		return nil
-	case x.events == 0:
-		x.use0 = s
-	case x.use0 == s:
-		return nil
-	default:
-		uses := a.uses[h][:x.events-1]
-		for _, u := range uses {
-			if u == s {
-				return nil
-			}
-		}
-		a.uses[h] = append(uses, s)
-	}
-	x.events++
-	return nil
-}
-
-// RequestFree implements DeferredFreer: a block no other stream used is
-// cached at once; others wait for each of those streams' next sync.
-func (a *torchCaching) RequestFree(off int64, stream int) error {
-	h, err := a.live(off)
-	if err != nil {
-		return err
-	}
-	return a.requestFreeHandle(h, stream)
-}
-
-// requestFreeHandle implements blockHandles: RequestFree by id.
-func (a *torchCaching) requestFreeHandle(h int32, _ int) error {
-	if err := a.handle(h); err != nil {
-		return err
-	}
-	a.blocks[h].inUse = false
-	x := &a.aux[h]
-	if x.events == 0 {
-		a.cache(h)
-		return nil
-	}
-	// x.events stays: one per stream it now waits for.
-	a.wait(x.use0, h)
-	if x.events > 1 {
-		uses := a.uses[h][:x.events-1]
-		for _, s := range uses {
-			a.wait(s, h)
-		}
-		a.uses[h] = uses[:0]
-	}
-	return nil
-}
-
-// wait makes block h wait for stream s's next sync.
-func (a *torchCaching) wait(s, h int32) {
-	if int(s) >= len(a.pending) {
-		a.pending = append(a.pending, make([][]int32, int(s)+1-len(a.pending))...)
-	}
-	a.pending[s] = append(a.pending[s], h)
-}
-
-// Sync implements DeferredFreer: the events of stream's waiting frees
-// complete.
-func (a *torchCaching) Sync(stream int) {
-	if stream < 0 || stream >= len(a.pending) {
-		return
-	}
-	waiting := a.pending[stream]
-	for _, h := range waiting {
-		x := &a.aux[h]
-		if x.events--; x.events == 0 {
-			a.cache(h)
-		}
-	}
-	a.pending[stream] = waiting[:0]
 }
 
 func (a *torchCaching) Stats() Stats {
