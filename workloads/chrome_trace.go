@@ -387,8 +387,12 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 
 // skipSpace returns the offset of the first non-blank byte at or after off
 // (a decoder's offset sits before the separator and blanks).
-func skipSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+func skipSpace(data []byte, off int64) int64 { return skipSeparators(data, off, " \t\r\n,") }
+
+// skipSeparators returns the offset of the first byte at or after off
+// that is not one of seps.
+func skipSeparators(data []byte, off int64, seps string) int64 {
+	for off < int64(len(data)) && strings.IndexByte(seps, data[off]) >= 0 {
 		off++
 	}
 	return off
