@@ -288,8 +288,8 @@ func (jb *jsonBuffer) buffer(i int) (Buffer, string) {
 	if msg != "" {
 		return b, msg
 	}
-	if last < first {
-		return b, fmt.Sprintf("last %d is before first %d", last, first)
+	if msg := spanOrder("first", first, "last", last); msg != "" {
+		return b, msg
 	}
 	b.First, b.Last = int(first), int(last)
 	return b, ""
