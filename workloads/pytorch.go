@@ -94,12 +94,9 @@ func parsePyTorch(data []byte, name, device string) (*Trace, error) {
 
 // parsePyTorchWith reads a snapshot with snapshotDecoder where the pickle
 // is in its subset and stream is set, else with gopickle.
-func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace, err error) {
-	fail := func(format string, args ...any) error {
-		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
-	}
+func parsePyTorchWith(data []byte, name, device string, stream bool) (*Trace, error) {
 	if msg := scanPickle(data); msg != "" {
-		return nil, fail("%s", msg)
+		return nil, pyFail(name, "%s", msg)
 	}
 	budget := &pyBudget{limit: pyStepsPerByte*int64(len(data)) + pyStepsFree}
 	defer func() { readStats.entries.Add(budget.steps) }()
@@ -111,51 +108,12 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 	if err != nil {
 		dec.streams = nil
 		if obj, err = unpickle(data); err != nil {
-			return nil, fail("not a valid pickle: %v", err)
+			return nil, pyFail(name, "not a valid pickle: %v", err)
 		}
 	}
-	var segsV, tracesV any
-	var hasSegs, hasTraces bool
-	var top *types.Dict
-	switch o := obj.(type) {
-	case *types.Dict:
-		top = o
-		segsV, hasSegs = dictGet(top, "segments")
-		tracesV, hasTraces = dictGet(top, "device_traces")
-		if !hasSegs && !hasTraces {
-			return nil, fail(`not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`)
-		}
-	case *types.List:
-		// PyTorch 1.13's torch.cuda.memory._snapshot() is the list of
-		// segments alone.
-		for _, v := range *o {
-			if _, ok := v.(*types.Dict); !ok {
-				return nil, fail("not a PyTorch memory snapshot: the pickle holds a list of %s, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)", pyType(v))
-			}
-		}
-		segsV, hasSegs = o, true
-	default:
-		return nil, fail("not a PyTorch memory snapshot: the pickle holds %s, want a dict with segments and device_traces", aPyType(obj))
-	}
-
-	var traces *types.List
-	if hasTraces {
-		var ok bool
-		if traces, ok = tracesV.(*types.List); !ok {
-			return nil, fail("device_traces: want a list, got %s", pyType(tracesV))
-		}
-		for d, v := range *traces {
-			if _, ok := v.(*types.List); !ok {
-				return nil, fail("device_traces[%d]: want a list, got %s", d, pyType(v))
-			}
-		}
-	}
-	var segs *types.List
-	if hasSegs {
-		var ok bool
-		if segs, ok = segsV.(*types.List); !ok {
-			return nil, fail("segments: want a list, got %s", pyType(segsV))
-		}
+	s, err := pySnapshotParts(obj, name)
+	if err != nil {
+		return nil, err
 	}
 	entries := func(l *types.List) int {
 		if s := dec.streams[l]; s != nil {
@@ -163,21 +121,93 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 		}
 		return len(*l)
 	}
-	dev, err := pyDevice(traces, segs, entries, device, name, budget)
+	dev, err := pyDevice(s.traces, s.segs, entries, device, name, budget)
 	if err != nil {
 		return nil, err
 	}
+	c, err := s.convert(&dec, dev, name, budget)
+	if err != nil {
+		return nil, err
+	}
+	return s.trace(c, dev), nil
+}
 
+// unstream names device dev in the positions of streamed entries in s.
+func unstream(s string, dev int) string {
+	return strings.ReplaceAll(s, streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+}
+
+// pyFail returns an InputError about snapshot name.
+func pyFail(name, format string, args ...any) error {
+	return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
+}
+
+// pySnapshot holds the parts of a decoded snapshot that the reader uses.
+type pySnapshot struct {
+	top    *types.Dict // nil for PyTorch 1.13's list of segments
+	segs   *types.List // nil where absent
+	traces *types.List // nil where absent; a list of lists
+}
+
+// pySnapshotParts finds the segments and the device traces of the
+// decoded snapshot obj, and checks their types.
+func pySnapshotParts(obj any, name string) (pySnapshot, error) {
+	var s pySnapshot
+	var segsV, tracesV any
+	var hasSegs, hasTraces bool
+	switch o := obj.(type) {
+	case *types.Dict:
+		s.top = o
+		segsV, hasSegs = dictGet(o, "segments")
+		tracesV, hasTraces = dictGet(o, "device_traces")
+		if !hasSegs && !hasTraces {
+			return s, pyFail(name, `not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`)
+		}
+	case *types.List:
+		// PyTorch 1.13's torch.cuda.memory._snapshot() is the list of
+		// segments alone.
+		for _, v := range *o {
+			if _, ok := v.(*types.Dict); !ok {
+				return s, pyFail(name, "not a PyTorch memory snapshot: the pickle holds a list of %s, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)", pyType(v))
+			}
+		}
+		segsV, hasSegs = o, true
+	default:
+		return s, pyFail(name, "not a PyTorch memory snapshot: the pickle holds %s, want a dict with segments and device_traces", aPyType(obj))
+	}
+	if hasTraces {
+		var ok bool
+		if s.traces, ok = tracesV.(*types.List); !ok {
+			return s, pyFail(name, "device_traces: want a list, got %s", pyType(tracesV))
+		}
+		for d, v := range *s.traces {
+			if _, ok := v.(*types.List); !ok {
+				return s, pyFail(name, "device_traces[%d]: want a list, got %s", d, pyType(v))
+			}
+		}
+	}
+	if hasSegs {
+		var ok bool
+		if s.segs, ok = segsV.(*types.List); !ok {
+			return s, pyFail(name, "segments: want a list, got %s", pyType(segsV))
+		}
+	}
+	return s, nil
+}
+
+// convert converts the trace of device dev, taking over what dec
+// converted while decoding, then the segments.
+func (s *pySnapshot) convert(dec *snapshotDecoder, dev int, name string, budget *pyBudget) (*pyConv, error) {
 	c := &pyConv{name: name, live: map[int64]pyLive{}, dev: dev, budget: budget}
-	if traces != nil && dev < len(*traces) {
-		l := (*traces)[dev].(*types.List)
-		if s := dec.streams[l]; s != nil {
+	if s.traces != nil && dev < len(*s.traces) {
+		l := (*s.traces)[dev].(*types.List)
+		if st := dec.streams[l]; st != nil {
 			// Converted while decoding: now the device is known.
-			c, c.dev = s.c, dev
-			if err := s.err; err != nil {
+			c, c.dev = st.c, dev
+			if err := st.err; err != nil {
 				var ie *InputError
 				if errors.As(err, &ie) {
-					ie.Msg = strings.ReplaceAll(ie.Msg, streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+					ie.Msg = unstream(ie.Msg, dev)
 				}
 				return nil, err
 			}
@@ -191,17 +221,23 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 			c.endRelease(false) // an empty_cache() ends the recording
 		}
 	}
-	if segs != nil {
-		if err := c.segments(segs, dev); err != nil {
+	if s.segs != nil {
+		if err := c.segments(s.segs, dev); err != nil {
 			return nil, err
 		}
-		if traces != nil {
+		if s.traces != nil {
 			c.rebuildCache()
 		}
 	}
-	tr = c.trace()
+	return c, nil
+}
+
+// trace returns the trace c converted from device dev, with the cache,
+// the warnings and the allocator's settings.
+func (s *pySnapshot) trace(c *pyConv, dev int) *Trace {
+	tr := c.trace()
 	tr.OOMs = c.ooms
-	if segs != nil && traces != nil {
+	if s.segs != nil && s.traces != nil {
 		tr.Cache, tr.Recording = c.cache, c.recording()
 	}
 	if c.cacheWarning != "" {
@@ -212,13 +248,13 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 		if n == 1 {
 			entries = "entry"
 		}
-		first := strings.ReplaceAll(c.unknown.first[u], streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+		first := unstream(c.unknown.first[u], dev)
 		tr.Warnings = append(tr.Warnings, fmt.Sprintf("skipped %d trace %s with unknown action %s (first at %s)", n, entries, Echo(u), first))
 	}
-	if top != nil {
-		tr.AllocatorSettings = allocatorSettings(top)
+	if s.top != nil {
+		tr.AllocatorSettings = allocatorSettings(s.top)
 	}
-	return tr, nil
+	return tr
 }
 
 // pyDevice returns the device whose memory a snapshot's trace is read
