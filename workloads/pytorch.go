@@ -463,93 +463,117 @@ func (c *pyConv) entry(where string, v any) error {
 	}
 	at := where
 	where += fmt.Sprintf(" (%s)", Clip(action))
-	field := func(key string) (int64, error) { return c.intKey(d, key, where) }
 	if c.release > 0 && action != "segment_free" && action != "segment_unmap" {
 		c.endRelease(action == "oom")
 	}
 	switch action {
 	case "alloc":
-		addr, size, err := c.addrSize(d, where)
-		if err != nil {
-			return err
-		}
-		if l, ok := c.live[addr]; ok && !l.requested {
-			return c.fail(where, "address 0x%x is still allocated (since %s)", addr, l.where)
-		}
-		id := c.newID()
-		st := c.stream(d)
-		c.live[addr] = pyLive{id: id, where: where, stream: st}
-		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size, Stream: st})
+		return c.alloc(d, where)
 	case "free_requested", "free_completed":
-		addr, err := field("addr")
-		if err != nil {
-			return err
-		}
-		l, ok := c.live[addr]
-		switch {
-		case !ok:
-			// Allocated before recording began.
-			size, err := field("size")
-			if err != nil {
-				return err
-			}
-			id := c.newID()
-			st := c.stream(d)
-			c.addPre(Event{Kind: Alloc, ID: id, Size: size, Stream: st}, addr, 0)
-			c.events = append(c.events, Event{Kind: Free, ID: id, Stream: st})
-			if action == "free_requested" {
-				c.live[addr] = pyLive{id: id, requested: true, where: where, stream: st, freeAt: len(c.events) - 1}
-			}
-		case l.requested:
-			if action == "free_requested" {
-				return c.fail(where, "address 0x%x freed twice (first %s)", addr, l.where)
-			}
-			if l.freeAt != len(c.events)-1 {
-				// Other events came between: another stream held it.
-				c.events = append(c.events, Event{Kind: Sync, Stream: c.deferred(l.freeAt)})
-			}
-			delete(c.live, addr)
-		default:
-			c.events = append(c.events, Event{Kind: Free, ID: l.id, Stream: l.stream})
-			if action == "free_requested" {
-				c.live[addr] = pyLive{id: l.id, requested: true, where: where, stream: l.stream, freeAt: len(c.events) - 1}
-			} else {
-				delete(c.live, addr)
-			}
-		}
+		return c.free(d, action == "free_requested", where)
 	case "oom":
 		// A request the allocator could not serve: nothing was allocated.
 		c.ooms++
 	case "segment_alloc", "segment_free", "segment_map", "segment_unmap":
-		// The allocator's own calls: not requests, but what it held.
-		addr, size, err := c.addrSize(d, where)
-		if err != nil {
-			return err
-		}
-		free := action == "segment_free" || action == "segment_unmap"
-		h, _ := dictGet(d, "stream")
-		handle, _ := pyInt(h)
-		c.segs = append(c.segs, pySeg{free: free, addr: addr, size: size, stream: handle, event: len(c.events), entry: k})
-		if free {
-			c.release++
-		}
-		if action == "segment_map" || action == "segment_unmap" {
-			c.expandable = true
-		}
+		return c.segmentEntry(d, action, where, k)
 	case "snapshot", "annotate":
 		// User markers: not requests.
 	default:
-		u := &c.unknown
-		if u.count == nil {
-			u.count, u.first = map[string]int{}, map[string]string{}
-		}
-		if u.count[action] == 0 {
-			u.order = append(u.order, action)
-			u.first[action] = at
-		}
-		u.count[action]++
+		c.unknownAction(action, at)
 	}
 	return nil
+}
+
+// alloc converts an "alloc" entry.
+func (c *pyConv) alloc(d *types.Dict, where string) error {
+	addr, size, err := c.addrSize(d, where)
+	if err != nil {
+		return err
+	}
+	if l, ok := c.live[addr]; ok && !l.requested {
+		return c.fail(where, "address 0x%x is still allocated (since %s)", addr, l.where)
+	}
+	id := c.newID()
+	st := c.stream(d)
+	c.live[addr] = pyLive{id: id, where: where, stream: st}
+	c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size, Stream: st})
+	return nil
+}
+
+// free converts a "free_requested" (requested set) or "free_completed"
+// entry.
+func (c *pyConv) free(d *types.Dict, requested bool, where string) error {
+	addr, err := c.intKey(d, "addr", where)
+	if err != nil {
+		return err
+	}
+	l, ok := c.live[addr]
+	switch {
+	case !ok:
+		// Allocated before recording began.
+		size, err := c.intKey(d, "size", where)
+		if err != nil {
+			return err
+		}
+		id := c.newID()
+		st := c.stream(d)
+		c.addPre(Event{Kind: Alloc, ID: id, Size: size, Stream: st}, addr, 0)
+		c.events = append(c.events, Event{Kind: Free, ID: id, Stream: st})
+		if requested {
+			c.live[addr] = pyLive{id: id, requested: true, where: where, stream: st, freeAt: len(c.events) - 1}
+		}
+	case l.requested:
+		if requested {
+			return c.fail(where, "address 0x%x freed twice (first %s)", addr, l.where)
+		}
+		if l.freeAt != len(c.events)-1 {
+			// Other events came between: another stream held it.
+			c.events = append(c.events, Event{Kind: Sync, Stream: c.deferred(l.freeAt)})
+		}
+		delete(c.live, addr)
+	default:
+		c.events = append(c.events, Event{Kind: Free, ID: l.id, Stream: l.stream})
+		if requested {
+			c.live[addr] = pyLive{id: l.id, requested: true, where: where, stream: l.stream, freeAt: len(c.events) - 1}
+		} else {
+			delete(c.live, addr)
+		}
+	}
+	return nil
+}
+
+// segmentEntry converts entry k, a segment action: the allocator's own calls,
+// not requests, but what it held.
+func (c *pyConv) segmentEntry(d *types.Dict, action, where string, k int) error {
+	addr, size, err := c.addrSize(d, where)
+	if err != nil {
+		return err
+	}
+	free := action == "segment_free" || action == "segment_unmap"
+	h, _ := dictGet(d, "stream")
+	handle, _ := pyInt(h)
+	c.segs = append(c.segs, pySeg{free: free, addr: addr, size: size, stream: handle, event: len(c.events), entry: k})
+	if free {
+		c.release++
+	}
+	if action == "segment_map" || action == "segment_unmap" {
+		c.expandable = true
+	}
+	return nil
+}
+
+// unknownAction counts an entry whose action membench does not know; at
+// names the entry.
+func (c *pyConv) unknownAction(action, at string) {
+	u := &c.unknown
+	if u.count == nil {
+		u.count, u.first = map[string]int{}, map[string]string{}
+	}
+	if u.count[action] == 0 {
+		u.order = append(u.order, action)
+		u.first[action] = at
+	}
+	u.count[action]++
 }
 
 // segments adds the blocks of device dev that are allocated at the snapshot
