@@ -59,57 +59,57 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 	return t, p, nil
 }
 
+// traceLines gives each event line's letter, its kind, how many fields
+// it may have and its form, for errors.
+var traceLines = [...]struct {
+	letter string
+	kind   EventKind
+	lo, hi int
+	want   string
+}{
+	{"a", Alloc, 3, 4, "a,ID,BYTES or a,ID,BYTES,STREAM"},
+	{"f", Free, 2, 3, "f,ID, or f,ID,STREAM"},
+	{"v", View, 3, 3, "v,ID,OF"},
+	{"r", Record, 3, 3, "r,ID,STREAM"},
+	{"s", Sync, 2, 2, "s,STREAM"},
+	{"e", EmptyCache, 1, 1, "e (empty cache)"},
+}
+
 // traceEvent parses the fields f of event line l, or says what is wrong.
 func traceEvent(f [][]byte, l []byte) (Event, string) {
-	r := eventFields{f: f}
-	form := func(want string) string { return fmt.Sprintf("want %s, got %s", want, Echo(l)) }
-	switch string(f[0]) {
-	case "a":
-		if len(f) != 3 && len(f) != 4 {
-			return r.e, form("a,ID,BYTES or a,ID,BYTES,STREAM")
-		}
-		r.e.Kind = Alloc
+	k := 0
+	for k < len(traceLines) && traceLines[k].letter != string(f[0]) {
+		k++
+	}
+	if k == len(traceLines) {
+		return Event{}, fmt.Sprintf("unknown event %s: want %s", Echo(f[0]), traceForms)
+	}
+	form := &traceLines[k]
+	if len(f) < form.lo || len(f) > form.hi {
+		return Event{}, fmt.Sprintf("want %s, got %s", form.want, Echo(l))
+	}
+	kind := form.kind
+	r := eventFields{f: f, e: Event{Kind: kind}}
+	switch kind {
+	case Alloc:
 		r.id(1)
 		r.e.Size = r.int(2, "bytes", 1<<63-1)
 		if len(f) == 4 {
 			r.stream(3)
 		}
-	case "f":
-		if len(f) != 2 && len(f) != 3 {
-			return r.e, form("f,ID, or f,ID,STREAM")
-		}
-		r.e.Kind = Free
+	case Free:
 		r.id(1)
 		if len(f) == 3 && len(f[2]) > 0 {
 			r.stream(2)
 		}
-	case "v":
-		if len(f) != 3 {
-			return r.e, form("v,ID,OF")
-		}
-		r.e.Kind = View
+	case View:
 		r.id(1)
 		r.e.Of = int(r.int(2, "of", 1<<63-1))
-	case "r":
-		if len(f) != 3 {
-			return r.e, form("r,ID,STREAM")
-		}
-		r.e.Kind = Record
+	case Record:
 		r.id(1)
 		r.stream(2)
-	case "s":
-		if len(f) != 2 {
-			return r.e, form("s,STREAM")
-		}
-		r.e.Kind = Sync
+	case Sync:
 		r.stream(1)
-	case "e":
-		if len(f) != 1 {
-			return r.e, form("e (empty cache)")
-		}
-		r.e.Kind = EmptyCache
-	default:
-		return r.e, fmt.Sprintf("unknown event %s: want %s", Echo(f[0]), traceForms)
 	}
 	return r.e, r.msg
 }
