@@ -446,12 +446,9 @@ func (c *pyConv) fail(where, format string, args ...any) error {
 func (c *pyConv) entry(where string, v any) error {
 	k := c.entries
 	c.entries++
-	d, ok := v.(*types.Dict)
-	if !ok {
-		return c.fail(where, "want a dict, got %s", pyType(v))
-	}
-	if !c.budget.spend(len(*d)) {
-		return c.budget.fail(c.name, where)
+	d, err := c.dict(v, where)
+	if err != nil {
+		return err
 	}
 	actV, ok := dictGet(d, "action")
 	if !ok {
@@ -582,84 +579,88 @@ func (c *pyConv) unknownAction(action, at string) {
 func (c *pyConv) segments(segs *types.List, dev int) error {
 	var hist pyHistory
 	for i, sv := range *segs {
-		where := fmt.Sprintf("segments[%d]", i)
-		seg, ok := sv.(*types.Dict)
-		if !ok {
-			return c.fail(where, "want a dict, got %s", pyType(sv))
-		}
-		if !c.budget.spend(len(*seg)) {
-			return c.budget.fail(c.name, where)
-		}
-		if dv, ok := dictGet(seg, "device"); ok {
-			if d, ok := pyInt(dv); !ok || d != int64(dev) {
-				continue
-			}
-		}
-		segAddr, err := c.intKey(seg, "address", where)
-		if err != nil {
+		if err := c.segment(sv, fmt.Sprintf("segments[%d]", i), dev, &hist); err != nil {
 			return err
-		}
-		bv, ok := dictGet(seg, "blocks")
-		if !ok {
-			continue
-		}
-		blocks, ok := bv.(*types.List)
-		if !ok {
-			return c.fail(where, `field "blocks": want a list, got %s`, pyType(bv))
-		}
-		if err := c.finalSegment(seg, segAddr, blocks, where); err != nil {
-			return err
-		}
-		addr := segAddr
-		for j, bv := range *blocks {
-			bwhere := fmt.Sprintf("%s.blocks[%d]", where, j)
-			b, ok := bv.(*types.Dict)
-			if !ok {
-				return c.fail(bwhere, "want a dict, got %s", pyType(bv))
-			}
-			if !c.budget.spend(len(*b)) {
-				return c.budget.fail(c.name, bwhere)
-			}
-			size, err := c.intKey(b, "size", bwhere)
-			if err != nil {
-				return err
-			}
-			// Older snapshots give no block address: blocks tile the segment.
-			if _, ok := dictGet(b, "address"); ok {
-				if addr, err = c.intKey(b, "address", bwhere); err != nil {
-					return err
-				}
-			}
-			st, _ := dictGet(b, "state")
-			allocated := st == "active_allocated"
-			if hv, ok := dictGet(b, "history"); ok {
-				sizes, err := c.history(hv, bwhere)
-				if err != nil {
-					return err
-				}
-				if len(sizes) > 0 {
-					hist.add(sizes, allocated)
-					addr += size
-					continue
-				}
-			}
-			if allocated {
-				if _, seen := c.live[addr]; !seen {
-					req := size
-					if _, ok := dictGet(b, "requested_size"); ok {
-						if req, err = c.intKey(b, "requested_size", bwhere); err != nil {
-							return err
-						}
-					}
-					c.addPre(Event{Kind: Alloc, ID: c.newID(), Size: req}, addr, size)
-				}
-			}
-			addr += size
 		}
 	}
 	c.history113 = len(hist.blocks) > 0
 	c.pre = append(c.pre, hist.events(c)...)
 	return nil
+}
+
+// segment reads segment sv, which where names, if it is on device dev.
+func (c *pyConv) segment(sv any, where string, dev int, hist *pyHistory) error {
+	seg, err := c.dict(sv, where)
+	if err != nil {
+		return err
+	}
+	if dv, ok := dictGet(seg, "device"); ok {
+		if d, ok := pyInt(dv); !ok || d != int64(dev) {
+			return nil
+		}
+	}
+	addr, err := c.intKey(seg, "address", where)
+	if err != nil {
+		return err
+	}
+	bv, ok := dictGet(seg, "blocks")
+	if !ok {
+		return nil
+	}
+	blocks, ok := bv.(*types.List)
+	if !ok {
+		return c.fail(where, `field "blocks": want a list, got %s`, pyType(bv))
+	}
+	if err := c.finalSegment(seg, addr, blocks, where); err != nil {
+		return err
+	}
+	for j, bv := range *blocks {
+		if addr, err = c.block(bv, fmt.Sprintf("%s.blocks[%d]", where, j), addr, hist); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// block reads block bv, which where names and which starts at addr unless
+// it gives its own address, and returns where the next block starts. An
+// allocated block the trace never allocated is allocated before it; one
+// with a PyTorch 1.13 history goes to hist instead.
+func (c *pyConv) block(bv any, where string, addr int64, hist *pyHistory) (int64, error) {
+	b, err := c.dict(bv, where)
+	if err != nil {
+		return 0, err
+	}
+	size, err := c.intKey(b, "size", where)
+	if err != nil {
+		return 0, err
+	}
+	// Older snapshots give no block address: blocks tile the segment.
+	if addr, err = c.optIntKey(b, "address", where, addr); err != nil {
+		return 0, err
+	}
+	st, _ := dictGet(b, "state")
+	allocated := st == "active_allocated"
+	if hv, ok := dictGet(b, "history"); ok {
+		sizes, err := c.history(hv, where)
+		if err != nil {
+			return 0, err
+		}
+		if len(sizes) > 0 {
+			hist.add(sizes, allocated)
+			return addr + size, nil
+		}
+	}
+	if allocated {
+		if _, seen := c.live[addr]; !seen {
+			req, err := c.optIntKey(b, "requested_size", where, size)
+			if err != nil {
+				return 0, err
+			}
+			c.addPre(Event{Kind: Alloc, ID: c.newID(), Size: req}, addr, size)
+		}
+	}
+	return addr + size, nil
 }
 
 // history returns the real_size of each entry of a PyTorch 1.13 block
@@ -672,12 +673,9 @@ func (c *pyConv) history(v any, where string) ([]int64, error) {
 	sizes := make([]int64, len(*l))
 	for k, hv := range *l {
 		hwhere := fmt.Sprintf("%s.history[%d]", where, k)
-		h, ok := hv.(*types.Dict)
-		if !ok {
-			return nil, c.fail(hwhere, "want a dict, got %s", pyType(hv))
-		}
-		if !c.budget.spend(len(*h)) {
-			return nil, c.budget.fail(c.name, hwhere)
+		h, err := c.dict(hv, hwhere)
+		if err != nil {
+			return nil, err
 		}
 		n, err := c.intKey(h, "real_size", hwhere)
 		if err != nil {
@@ -738,6 +736,27 @@ func (c *pyConv) addrSize(d *types.Dict, where string) (addr, size int64, err er
 	}
 	size, err = c.intKey(d, "size", where)
 	return addr, size, err
+}
+
+// dict returns v as a dict, and counts reading its keys against the
+// budget; where names v.
+func (c *pyConv) dict(v any, where string) (*types.Dict, error) {
+	d, ok := v.(*types.Dict)
+	if !ok {
+		return nil, c.fail(where, "want a dict, got %s", pyType(v))
+	}
+	if !c.budget.spend(len(*d)) {
+		return nil, c.budget.fail(c.name, where)
+	}
+	return d, nil
+}
+
+// optIntKey is intKey for a key that may be absent: then it returns def.
+func (c *pyConv) optIntKey(d *types.Dict, key, where string, def int64) (int64, error) {
+	if _, ok := dictGet(d, key); !ok {
+		return def, nil
+	}
+	return c.intKey(d, key, where)
 }
 
 func (c *pyConv) intKey(d *types.Dict, key, where string) (int64, error) {
