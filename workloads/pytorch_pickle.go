@@ -509,84 +509,95 @@ const maxPickleDepth = 1000
 // end up deeper than the scan knows: the decoders themselves never
 // recurse into values.
 func scanPickle(data []byte) string {
-	bad := func(format string, args ...any) string { return "not a valid pickle: " + fmt.Sprintf(format, args...) }
 	var sc pickleDepth
 	i := 0
 	for i < len(data) {
 		at := i
 		op := data[i]
 		i++
-		rest := len(data) - i
-		var n int // argument bytes
-		switch op {
-		case '.': // STOP
+		if op == '.' { // STOP
 			return ""
-		case '(', '0', '1', '2', 'N', 'Q', 'R', 'a', 'b', 'd', '}', 'e', 'l', ']', 'o', 's', 't', ')', 'u',
-			0x81, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x97, 0x98:
-		case 'K', 'h', 'q', 0x80, 0x82:
-			n = 1
-		case 'M', 0x83:
-			n = 2
-		case 'J', 'j', 'r', 0x84:
-			n = 4
-		case 'G', 0x95: // BINFLOAT; FRAME, whose content is more opcodes
-			n = 8
-			if op == 0x95 && rest >= 8 && binary.LittleEndian.Uint64(data[i:]) > uint64(rest-8) {
-				return bad("frame at byte %d is longer than the file", at)
-			}
-		case 'U', 'C', 0x8c, 0x8a:
-			if rest < 1 {
-				return bad("truncated at byte %d", at)
-			}
-			n = 1 + int(data[i])
-		case 'T', 'X', 'B', 0x8b:
-			if rest < 4 {
-				return bad("truncated at byte %d", at)
-			}
-			l := binary.LittleEndian.Uint32(data[i:])
-			if int32(l) < 0 || uint64(l) > uint64(rest-4) {
-				return bad("bad length at byte %d", at)
-			}
-			if op == 0x8b && l > 8 && !fits64(data[i+4:i+4+int(l)]) {
-				return fmt.Sprintf("not a memory snapshot: byte %d holds an integer of %d bytes (LONG4), past the 64 bits of every number a snapshot holds", at, l)
-			}
-			n = 4 + int(l)
-		case 0x8d, 0x8e, 0x96:
-			if rest < 8 {
-				return bad("truncated at byte %d", at)
-			}
-			l := binary.LittleEndian.Uint64(data[i:])
-			if l > uint64(rest-8) {
-				return bad("bad length at byte %d", at)
-			}
-			n = 8 + int(l)
-		case 'F', 'I', 'L', 'P', 'S', 'V', 'g', 'p', 'c', 'i':
-			lines := 1
-			if op == 'c' || op == 'i' {
-				lines = 2
-			}
-			for ; lines > 0; lines-- {
-				k := bytes.IndexByte(data[i+n:], '\n')
-				if k < 0 {
-					return bad("unterminated argument at byte %d", at)
-				}
-				n += k + 1
-			}
-			if msg := textArg(op, data[i:i+n-1], at); msg != "" {
-				return msg
-			}
-		default:
-			return bad("unknown opcode 0x%02x at byte %d", op, at)
 		}
-		if n > rest {
-			return bad("truncated at byte %d", at)
+		n, msg := pickleArg(op, data[i:], at)
+		if msg != "" {
+			return msg
+		}
+		if n > len(data)-i {
+			return badPickle("truncated at byte %d", at)
 		}
 		if !sc.step(op, data[i:i+n]) {
 			return fmt.Sprintf("not a memory snapshot: containers nest deeper than %d levels at byte %d (a snapshot nests a few)", maxPickleDepth, at)
 		}
 		i += n
 	}
-	return bad("no STOP opcode at the end")
+	return badPickle("no STOP opcode at the end")
+}
+
+// badPickle words what is wrong with a pickle that is not valid.
+func badPickle(format string, args ...any) string {
+	return "not a valid pickle: " + fmt.Sprintf(format, args...)
+}
+
+// pickleArg returns how many bytes of rest, what follows opcode op at
+// byte at, are its argument, or what is wrong with it. The length may be
+// past the end of rest; the caller checks.
+func pickleArg(op byte, rest []byte, at int) (n int, msg string) {
+	switch op {
+	case '(', '0', '1', '2', 'N', 'Q', 'R', 'a', 'b', 'd', '}', 'e', 'l', ']', 'o', 's', 't', ')', 'u',
+		0x81, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x97, 0x98:
+		return 0, ""
+	case 'K', 'h', 'q', 0x80, 0x82:
+		return 1, ""
+	case 'M', 0x83:
+		return 2, ""
+	case 'J', 'j', 'r', 0x84:
+		return 4, ""
+	case 'G', 0x95: // BINFLOAT; FRAME, whose content is more opcodes
+		if op == 0x95 && len(rest) >= 8 && binary.LittleEndian.Uint64(rest) > uint64(len(rest)-8) {
+			return 0, badPickle("frame at byte %d is longer than the file", at)
+		}
+		return 8, ""
+	case 'U', 'C', 0x8c, 0x8a:
+		if len(rest) < 1 {
+			return 0, badPickle("truncated at byte %d", at)
+		}
+		return 1 + int(rest[0]), ""
+	case 'T', 'X', 'B', 0x8b:
+		if len(rest) < 4 {
+			return 0, badPickle("truncated at byte %d", at)
+		}
+		l := binary.LittleEndian.Uint32(rest)
+		if int32(l) < 0 || uint64(l) > uint64(len(rest)-4) {
+			return 0, badPickle("bad length at byte %d", at)
+		}
+		if op == 0x8b && l > 8 && !fits64(rest[4:4+int(l)]) {
+			return 0, fmt.Sprintf("not a memory snapshot: byte %d holds an integer of %d bytes (LONG4), past the 64 bits of every number a snapshot holds", at, l)
+		}
+		return 4 + int(l), ""
+	case 0x8d, 0x8e, 0x96:
+		if len(rest) < 8 {
+			return 0, badPickle("truncated at byte %d", at)
+		}
+		l := binary.LittleEndian.Uint64(rest)
+		if l > uint64(len(rest)-8) {
+			return 0, badPickle("bad length at byte %d", at)
+		}
+		return 8 + int(l), ""
+	case 'F', 'I', 'L', 'P', 'S', 'V', 'g', 'p', 'c', 'i':
+		lines := 1
+		if op == 'c' || op == 'i' {
+			lines = 2
+		}
+		for ; lines > 0; lines-- {
+			k := bytes.IndexByte(rest[n:], '\n')
+			if k < 0 {
+				return 0, badPickle("unterminated argument at byte %d", at)
+			}
+			n += k + 1
+		}
+		return n, textArg(op, rest[:n-1], at)
+	}
+	return 0, badPickle("unknown opcode 0x%02x at byte %d", op, at)
 }
 
 // textArg checks the argument of a text opcode: INT and LONG a decimal
@@ -608,12 +619,12 @@ func textArg(op byte, arg []byte, at int) string {
 			what = "PUT"
 		}
 		if len(arg) == 0 || len(arg) > 10 || bytes.IndexFunc(arg, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-			return fmt.Sprintf("not a valid pickle: %s at byte %d: want a memo index (a decimal number), got %s", what, at, Echo(arg))
+			return badPickle("%s at byte %d: want a memo index (a decimal number), got %s", what, at, Echo(arg))
 		}
 		return ""
 	case 'F':
 		if _, err := strconv.ParseFloat(string(bytes.TrimSpace(arg)), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
-			return fmt.Sprintf("not a valid pickle: FLOAT at byte %d: want a decimal number, got %s", at, Echo(arg))
+			return badPickle("FLOAT at byte %d: want a decimal number, got %s", at, Echo(arg))
 		}
 		return ""
 	default:
@@ -621,7 +632,7 @@ func textArg(op byte, arg []byte, at int) string {
 	}
 	digits := bytes.TrimLeft(arg, "+-")
 	if len(digits) == 0 || len(arg)-len(digits) > 1 || bytes.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-		return fmt.Sprintf("not a valid pickle: %s at byte %d: want a decimal integer, got %s", what, at, Echo(arg))
+		return badPickle("%s at byte %d: want a decimal integer, got %s", what, at, Echo(arg))
 	}
 	// Past 19 significant digits no integer fits in 64 bits: refused
 	// before any conversion.
