@@ -47,11 +47,7 @@ const mmWant = "id,lower,upper,size[,alignment] or buffer,start,end,size"
 // differ are refused; membench does not plan per-buffer alignments). The
 // gaps and offset columns are refused with an error naming the column.
 func ReadMiniMalloc(r io.Reader, name string) (*Problem, error) {
-	data, err := readAll(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return parseMiniMalloc(data, name)
+	return readParsed(r, name, parseMiniMalloc)
 }
 
 func parseMiniMalloc(data []byte, name string) (*Problem, error) {

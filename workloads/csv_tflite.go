@@ -16,11 +16,7 @@ const tfliteHeader = "size,first_task,last_task"
 // gets ID i. Blank lines and lines starting with '#' are skipped. name is
 // used in error messages and as the problem's Name.
 func ReadTFLite(r io.Reader, name string) (*Problem, error) {
-	data, err := readAll(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return parseTFLite(data, name)
+	return readParsed(r, name, parseTFLite)
 }
 
 func parseTFLite(data []byte, name string) (*Problem, error) {

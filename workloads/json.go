@@ -39,11 +39,7 @@ const jsonBufferFields = "id, label, size, first, last"
 // versions, model, command, date) are informational: the problem is named
 // after the file.
 func ReadJSON(r io.Reader, name string) (*Problem, error) {
-	data, err := readAll(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return parseJSON(data, name)
+	return readParsed(r, name, parseJSON)
 }
 
 func parseJSON(data []byte, name string) (*Problem, error) {

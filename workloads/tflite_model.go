@@ -41,11 +41,7 @@ func isTFLiteModel(data []byte) bool {
 // from schema.fbs's field numbers, every offset checked: a malformed file is
 // an *InputError naming the byte and the table being read, never a panic.
 func ReadTFLiteModel(r io.Reader, name string) (*Problem, error) {
-	data, err := readAll(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return parseTFLiteModel(data, name)
+	return readParsed(r, name, parseTFLiteModel)
 }
 
 // Field numbers of schema.fbs (tensorflow/compiler/mlir/lite/schema/
