@@ -206,7 +206,7 @@ func parseChromeTrace(data []byte, name, device string) (*Trace, *Problem, error
 }
 
 func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, device string) (*Trace, *Problem, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.TrimPrefix(data, []byte(BOM))
 	r := &chromeReader{data: data, name: name, lc: lineCounter{data: data}, dec: newDecoder(data)}
 	if err := r.openEvents(); err != nil {
 		return nil, nil, err
