@@ -206,73 +206,108 @@ func parseChromeTrace(data []byte, name, device string) (*Trace, *Problem, error
 }
 
 func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, device string) (*Trace, *Problem, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	lc := lineCounter{data: data}
-	fail := func(off int64, format string, args ...any) error {
-		return &InputError{File: name, Line: lc.line(off), Msg: fmt.Sprintf(format, args...)}
+	data = bytes.TrimPrefix(data, []byte(BOM))
+	r := &chromeReader{data: data, name: name, lc: lineCounter{data: data}, dec: newDecoder(data)}
+	if err := r.openEvents(); err != nil {
+		return nil, nil, err
 	}
-	failLine := func(line int32, format string, args ...any) error {
-		return &InputError{File: name, Line: int(line), Msg: fmt.Sprintf(format, args...)}
+	mem, devices, err := r.readEvents()
+	if err != nil {
+		return nil, nil, err
 	}
-	dec := newDecoder(data)
+	if device, err = r.chooseDevice(devices, device); err != nil {
+		return nil, nil, err
+	}
+	t, lines, err := r.trace(mem, device)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, _, err := traceProblem(t, lines, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, p, nil
+}
+
+// chromeReader is the state of parseChromeWith.
+type chromeReader struct {
+	data []byte
+	name string
+	lc   lineCounter
+	dec  jsonDecoder
+	bare bool // the file is a bare array of events
+}
+
+// chromeMem is a [memory] event.
+type chromeMem struct {
+	ts     float64
+	line   int32
+	bytes  int64
+	addr   uint64
+	device string
+}
+
+func (r *chromeReader) fail(off int64, format string, args ...any) error {
+	return &InputError{File: r.name, Line: r.lc.line(off), Msg: fmt.Sprintf(format, args...)}
+}
+
+// openEvents reads up to the first event: into the bare array, or into
+// the "traceEvents" array of the top-level object.
+func (r *chromeReader) openEvents() error {
+	dec := r.dec
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, nil, JSONError(name, data, err)
+		return JSONError(r.name, r.data, err)
 	}
-	bare := tok == json.Delim('[')
-	if tok == json.Delim('{') {
-		found := false
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return nil, nil, JSONError(name, data, err)
-			}
-			if k == "traceEvents" {
-				found = true
-				off := dec.InputOffset()
-				if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-					if err != nil {
-						return nil, nil, JSONError(name, data, err)
-					}
-					return nil, nil, fail(off, `"traceEvents": want an array of events`)
+	r.bare = tok == json.Delim('[')
+	if r.bare {
+		return nil
+	}
+	if tok != json.Delim('{') {
+		return r.fail(0, "not a Chrome trace: want a JSON object with \"traceEvents\" or an array of events")
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return JSONError(r.name, r.data, err)
+		}
+		if k == "traceEvents" {
+			off := dec.InputOffset()
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				if err != nil {
+					return JSONError(r.name, r.data, err)
 				}
-				break
+				return r.fail(off, `"traceEvents": want an array of events`)
 			}
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, nil, JSONError(name, data, err)
-			}
+			return nil
 		}
-		if !found {
-			return nil, nil, fail(0, `not a Chrome trace: the object has no "traceEvents"`)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return JSONError(r.name, r.data, err)
 		}
-	} else if tok != json.Delim('[') {
-		return nil, nil, fail(0, "not a Chrome trace: want a JSON object with \"traceEvents\" or an array of events")
 	}
+	return r.fail(0, `not a Chrome trace: the object has no "traceEvents"`)
+}
 
-	type memEvent struct {
-		ts     float64
-		line   int32
-		bytes  int64
-		addr   uint64
-		device string
-	}
-	var mem []memEvent
+// readEvents reads the array of events, and returns the [memory] ones and
+// how many each device has.
+func (r *chromeReader) readEvents() ([]chromeMem, map[string]int, error) {
+	var mem []chromeMem
 	devices := map[string]int{}
 	items, named := 0, 0
 	events := int64(0)
 	defer func() { readStats.entries.Add(events) }()
-	for dec.More() {
+	for r.dec.More() {
 		events++
-		off := dec.InputOffset()
+		off := r.dec.InputOffset()
 		var ev chromeEvent
-		if err := dec.Decode(&ev); err != nil {
+		if err := r.dec.Decode(&ev); err != nil {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) && te.Field == "" {
 				// The item itself is no object: no trace event at all.
-				return nil, nil, notEvents(fail, skipSpace(data, off), te.Value, bare)
+				return nil, nil, notEvents(r.fail, skipSpace(r.data, off), te.Value, r.bare)
 			}
-			return nil, nil, JSONError(name, data, err)
+			return nil, nil, JSONError(r.name, r.data, err)
 		}
 		items++
 		if ev.Name != "" {
@@ -281,55 +316,69 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 		if ev.Name != "[memory]" {
 			continue
 		}
-		off = skipSpace(data, off)
-		a := ev.Args
-		if a != nil && a.Bytes != nil && a.Addr == nil {
-			return nil, nil, fail(off, `[memory] event has "Bytes" but no "Addr": the profiler that wrote this trace did not record addresses, `+
-				`and membench needs them to tell which allocation each free releases; record the trace again with a torch.profiler that writes "Addr"`)
-		}
-		if a == nil || a.Bytes == nil || a.Addr == nil {
-			return nil, nil, fail(off, `[memory] event: want args "Addr" and "Bytes"`)
-		}
-		ts, err := strconv.ParseFloat(strings.Trim(string(ev.Ts), `"`), 64)
+		m, err := r.memoryEvent(&ev, skipSpace(r.data, off))
 		if err != nil {
-			return nil, nil, fail(off, `[memory] event: "ts": want a number, got %s`, Echo(ev.Ts))
+			return nil, nil, err
 		}
-		var field, msg string // the first bad field, and what is wrong
-		check := func(f, m string) {
-			if msg == "" && m != "" {
-				field, msg = f, m
-			}
-		}
-		nbytes, m := chromeArg("Bytes", a.Bytes, -math.MaxInt64, math.MaxInt64)
-		check("Bytes", m)
-		addr, m := chromeAddr(a.Addr)
-		check("Addr", m)
-		dt, id := int64(0), int64(-1)
-		if a.DeviceType != nil {
-			dt, m = chromeArg("Device Type", a.DeviceType, 0, math.MaxInt32)
-			check("Device Type", m)
-		}
-		if a.DeviceID != nil {
-			id, m = chromeArg("Device Id", a.DeviceID, -1, math.MaxInt32)
-			check("Device Id", m)
-		}
-		if msg != "" {
-			// Point at the field, as encoding/json's errors do.
-			if k := bytes.Index(data[off:dec.InputOffset()], []byte(strconv.Quote(field))); k >= 0 {
-				off += int64(k)
-			}
-			return nil, nil, fail(off, "%s", msg)
-		}
-		d := chromeDevice(int(dt), int(id))
-		devices[d]++
-		mem = append(mem, memEvent{ts, int32(lc.line(off)), nbytes, addr, d})
+		devices[m.device]++
+		mem = append(mem, m)
 	}
-	if len(devices) == 0 && bare && items > 0 && named == 0 {
-		return nil, nil, fail(0, `not a format membench reads: a JSON array whose items are not trace events (none has a "name"); want %s`, formatsWanted)
+	if len(devices) == 0 && r.bare && items > 0 && named == 0 {
+		return nil, nil, r.fail(0, `not a format membench reads: a JSON array whose items are not trace events (none has a "name"); want %s`, formatsWanted)
 	}
 	if len(devices) == 0 {
-		return nil, nil, fail(0, "the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)")
+		return nil, nil, r.fail(0, "the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)")
 	}
+	return mem, devices, nil
+}
+
+// memoryEvent checks and converts the [memory] event ev, which starts at
+// offset off.
+func (r *chromeReader) memoryEvent(ev *chromeEvent, off int64) (chromeMem, error) {
+	a := ev.Args
+	if a != nil && a.Bytes != nil && a.Addr == nil {
+		return chromeMem{}, r.fail(off, `[memory] event has "Bytes" but no "Addr": the profiler that wrote this trace did not record addresses, `+
+			`and membench needs them to tell which allocation each free releases; record the trace again with a torch.profiler that writes "Addr"`)
+	}
+	if a == nil || a.Bytes == nil || a.Addr == nil {
+		return chromeMem{}, r.fail(off, `[memory] event: want args "Addr" and "Bytes"`)
+	}
+	ts, err := strconv.ParseFloat(strings.Trim(string(ev.Ts), `"`), 64)
+	if err != nil {
+		return chromeMem{}, r.fail(off, `[memory] event: "ts": want a number, got %s`, Echo(ev.Ts))
+	}
+	var field, msg string // the first bad field, and what is wrong
+	check := func(f, m string) {
+		if msg == "" && m != "" {
+			field, msg = f, m
+		}
+	}
+	nbytes, m := chromeArg("Bytes", a.Bytes, -math.MaxInt64, math.MaxInt64)
+	check("Bytes", m)
+	addr, m := chromeAddr(a.Addr)
+	check("Addr", m)
+	dt, id := int64(0), int64(-1)
+	if a.DeviceType != nil {
+		dt, m = chromeArg("Device Type", a.DeviceType, 0, math.MaxInt32)
+		check("Device Type", m)
+	}
+	if a.DeviceID != nil {
+		id, m = chromeArg("Device Id", a.DeviceID, -1, math.MaxInt32)
+		check("Device Id", m)
+	}
+	if msg != "" {
+		// Point at the field, as encoding/json's errors do.
+		if k := bytes.Index(r.data[off:r.dec.InputOffset()], []byte(strconv.Quote(field))); k >= 0 {
+			off += int64(k)
+		}
+		return chromeMem{}, r.fail(off, "%s", msg)
+	}
+	return chromeMem{ts, int32(r.lc.line(off)), nbytes, addr, chromeDevice(int(dt), int(id))}, nil
+}
+
+// chooseDevice returns the device to read: device, or else the only one
+// the trace has memory events for.
+func (r *chromeReader) chooseDevice(devices map[string]int, device string) (string, error) {
 	names := make([]string, 0, len(devices))
 	for d := range devices {
 		names = append(names, d)
@@ -337,15 +386,23 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 	slices.Sort(names)
 	switch {
 	case device == "" && len(devices) > 1:
-		return nil, nil, &InputError{File: name, Msg: fmt.Sprintf("memory events on %d devices (%s): choose one with ?device=NAME", len(devices), strings.Join(names, ", "))}
+		return "", &InputError{File: r.name, Msg: fmt.Sprintf("memory events on %d devices (%s): choose one with ?device=NAME", len(devices), strings.Join(names, ", "))}
 	case device == "":
-		device = names[0]
+		return names[0], nil
 	case devices[device] == 0:
-		return nil, nil, &InputError{File: name, Msg: fmt.Sprintf("no memory events on device %q (the trace has %s)", device, strings.Join(names, ", "))}
+		return "", &InputError{File: r.name, Msg: fmt.Sprintf("no memory events on device %q (the trace has %s)", device, strings.Join(names, ", "))}
 	}
-	slices.SortStableFunc(mem, func(a, b memEvent) int { return cmp.Compare(a.ts, b.ts) })
+	return device, nil
+}
 
-	t := &Trace{Name: name}
+// trace turns the memory events of device, in timestamp order (ties in
+// file order), into a trace, and returns the line of each of its events.
+func (r *chromeReader) trace(mem []chromeMem, device string) (*Trace, []int32, error) {
+	failLine := func(line int32, format string, args ...any) error {
+		return &InputError{File: r.name, Line: int(line), Msg: fmt.Sprintf(format, args...)}
+	}
+	slices.SortStableFunc(mem, func(a, b chromeMem) int { return cmp.Compare(a.ts, b.ts) })
+	t := &Trace{Name: r.name}
 	var pre []Event
 	var lines, preLines []int32
 	live := map[uint64]int{}
@@ -378,17 +435,17 @@ func parseChromeWith(newDecoder func([]byte) jsonDecoder, data []byte, name, dev
 		}
 	}
 	t.Events = append(pre, t.Events...)
-	p, _, err := traceProblem(t, append(preLines, lines...), 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, p, nil
+	return t, append(preLines, lines...), nil
 }
 
 // skipSpace returns the offset of the first non-blank byte at or after off
 // (a decoder's offset sits before the separator and blanks).
-func skipSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) && strings.IndexByte(" \t\r\n,", data[off]) >= 0 {
+func skipSpace(data []byte, off int64) int64 { return skipSeparators(data, off, " \t\r\n,") }
+
+// skipSeparators returns the offset of the first byte at or after off
+// that is not one of seps.
+func skipSeparators(data []byte, off int64, seps string) int64 {
+	for off < int64(len(data)) && strings.IndexByte(seps, data[off]) >= 0 {
 		off++
 	}
 	return off

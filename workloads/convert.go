@@ -95,121 +95,161 @@ func (t *Trace) FreeCompletions(delay int) ([]int32, error) {
 // traceProblem is ToProblem and FreeCompletions; lines, when given, holds
 // each event's line in the file so that errors point at it.
 func traceProblem(t *Trace, lines []int32, delay int) (*Problem, []int32, error) {
-	type tensor struct {
-		buf   int32 // index of the storage's buffer
-		def   int32 // event that allocated or viewed it
-		freed int32 // event that freed it, or -1
-	}
-	at := func(i int32) string {
-		if lines != nil {
-			return fmt.Sprintf("line %d", lines[i])
-		}
-		return fmt.Sprintf("event %d", i)
-	}
-	fail := func(i int, format string, args ...any) error {
-		msg := fmt.Sprintf(format, args...)
-		if lines != nil {
-			return &InputError{File: t.Name, Line: int(lines[i]), Msg: msg}
-		}
-		return &InputError{File: t.Name, Msg: fmt.Sprintf("event %d: %s", i, msg)}
-	}
 	sp, err := NewSyncPoints(t, delay)
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &Problem{Name: t.Name}
-	ids := newIDTable(len(t.Events))
-	var tensors []tensor
-	var refs []int32 // per buffer: tensors still holding it
+	c := &traceCheck{t: t, lines: lines, p: &Problem{Name: t.Name}, ids: newIDTable(len(t.Events))}
+	for i, e := range t.Events {
+		if err := c.event(i, e); err != nil {
+			return nil, nil, err
+		}
+	}
+	return c.p, c.completions(sp), nil
+}
+
+// traceCheck is the state of traceProblem: the problem so far, and the
+// tensors and storage buffers of the events read.
+type traceCheck struct {
+	t     *Trace
+	lines []int32 // each event's line, or nil
+	p     *Problem
+	ids   *idTable // id -> index in tensors
+
+	tensors []traceTensor
+	refs    []int32 // per buffer: tensors still holding it
 	// Per buffer, the streams other than its allocation's that used it;
 	// nil for the usual one-stream storage.
-	var users [][]int32
-	use := func(b int32, s int32) {
-		if s == t.Events[p.Buffers[b].First].Stream || slices.Contains(users[b], s) {
-			return
-		}
-		users[b] = append(users[b], s)
+	users    [][]int32
+	requests []int32 // buffers whose free was requested, in order
+}
+
+// traceTensor is a tensor of a trace: an allocation or a view.
+type traceTensor struct {
+	buf   int32 // index of the storage's buffer
+	def   int32 // event that allocated or viewed it
+	freed int32 // event that freed it, or -1
+}
+
+// at names event i for an error: by its line, else by its index.
+func (c *traceCheck) at(i int32) string {
+	if c.lines != nil {
+		return fmt.Sprintf("line %d", c.lines[i])
 	}
-	var requests []int32 // buffers whose free was requested, in order
-	// live returns the index of the live tensor id names at event i.
-	live := func(i int, what string, id int) (int32, error) {
-		k, ok := ids.get(id)
-		switch {
-		case !ok:
-			return 0, fail(i, "%s of id %d, which was never allocated", what, id)
-		case tensors[k].freed >= 0:
-			if what == "free" {
-				return 0, fail(i, "id %d is freed twice (first on %s)", id, at(tensors[k].freed))
-			}
-			return 0, fail(i, "%s of id %d, which was freed on %s", what, id, at(tensors[k].freed))
-		}
-		return k, nil
+	return fmt.Sprintf("event %d", i)
+}
+
+func (c *traceCheck) fail(i int, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if c.lines != nil {
+		return &InputError{File: c.t.Name, Line: int(c.lines[i]), Msg: msg}
 	}
-	for i, e := range t.Events {
-		switch e.Kind {
-		case Alloc, View:
-			if k, used := ids.get(e.ID); used {
-				return nil, nil, fail(i, "id %d is already used on %s; each id names one tensor", e.ID, at(tensors[k].def))
-			}
-			var buf int32
-			if e.Kind == Alloc {
-				if e.Size < 0 {
-					return nil, nil, fail(i, "alloc of id %d: negative size %d", e.ID, e.Size)
-				}
-				buf = int32(len(p.Buffers))
-				p.Buffers = append(p.Buffers, Buffer{ID: e.ID, Size: e.Size, First: i, Last: -1})
-				refs = append(refs, 1)
-				users = append(users, nil)
-			} else {
-				k, err := live(i, "view", e.Of)
-				if err != nil {
-					return nil, nil, err
-				}
-				buf = tensors[k].buf
-				refs[buf]++
-			}
-			ids.set(e.ID, int32(len(tensors)))
-			tensors = append(tensors, tensor{buf: buf, def: int32(i), freed: -1})
-		case Free:
-			k, err := live(i, "free", e.ID)
-			if err != nil {
-				return nil, nil, err
-			}
-			tensors[k].freed = int32(i)
-			b := tensors[k].buf
-			use(b, e.Stream)
-			if refs[b]--; refs[b] == 0 {
-				p.Buffers[b].Last = i
-				requests = append(requests, b)
-			}
-		case Record:
-			k, err := live(i, "record", e.ID)
-			if err != nil {
-				return nil, nil, err
-			}
-			use(tensors[k].buf, e.Stream)
-		case Sync, EmptyCache:
-		default:
-			return nil, nil, fail(i, "unknown event kind %d", e.Kind)
-		}
+	return &InputError{File: c.t.Name, Msg: fmt.Sprintf("event %d: %s", i, msg)}
+}
+
+// use records that stream s used buffer b.
+func (c *traceCheck) use(b int32, s int32) {
+	if s == c.t.Events[c.p.Buffers[b].First].Stream || slices.Contains(c.users[b], s) {
+		return
 	}
+	c.users[b] = append(c.users[b], s)
+}
+
+// live returns the index of the live tensor id names at event i.
+func (c *traceCheck) live(i int, what string, id int) (int32, error) {
+	k, ok := c.ids.get(id)
+	switch {
+	case !ok:
+		return 0, c.fail(i, "%s of id %d, which was never allocated", what, id)
+	case c.tensors[k].freed >= 0:
+		if what == "free" {
+			return 0, c.fail(i, "id %d is freed twice (first on %s)", id, c.at(c.tensors[k].freed))
+		}
+		return 0, c.fail(i, "%s of id %d, which was freed on %s", what, id, c.at(c.tensors[k].freed))
+	}
+	return k, nil
+}
+
+// event checks event i, e, and adds it to the problem.
+func (c *traceCheck) event(i int, e Event) error {
+	switch e.Kind {
+	case Alloc, View:
+		return c.define(i, e)
+	case Free:
+		k, err := c.live(i, "free", e.ID)
+		if err != nil {
+			return err
+		}
+		c.tensors[k].freed = int32(i)
+		b := c.tensors[k].buf
+		c.use(b, e.Stream)
+		if c.refs[b]--; c.refs[b] == 0 {
+			c.p.Buffers[b].Last = i
+			c.requests = append(c.requests, b)
+		}
+	case Record:
+		k, err := c.live(i, "record", e.ID)
+		if err != nil {
+			return err
+		}
+		c.use(c.tensors[k].buf, e.Stream)
+	case Sync, EmptyCache:
+	default:
+		return c.fail(i, "unknown event kind %d", e.Kind)
+	}
+	return nil
+}
+
+// define adds the tensor that event i, an alloc or a view, defines: an
+// alloc's has a buffer of its own, a view's shares its storage's.
+func (c *traceCheck) define(i int, e Event) error {
+	if k, used := c.ids.get(e.ID); used {
+		return c.fail(i, "id %d is already used on %s; each id names one tensor", e.ID, c.at(c.tensors[k].def))
+	}
+	var buf int32
+	if e.Kind == Alloc {
+		if e.Size < 0 {
+			return c.fail(i, "alloc of id %d: negative size %d", e.ID, e.Size)
+		}
+		buf = int32(len(c.p.Buffers))
+		c.p.Buffers = append(c.p.Buffers, Buffer{ID: e.ID, Size: e.Size, First: i, Last: -1})
+		c.refs = append(c.refs, 1)
+		c.users = append(c.users, nil)
+	} else {
+		k, err := c.live(i, "view", e.Of)
+		if err != nil {
+			return err
+		}
+		buf = c.tensors[k].buf
+		c.refs[buf]++
+	}
+	c.ids.set(e.ID, int32(len(c.tensors)))
+	c.tensors = append(c.tensors, traceTensor{buf: buf, def: int32(i), freed: -1})
+	return nil
+}
+
+// completions ends each buffer's lifetime where its free completes, and
+// returns, per event, the event at which the free it requests completes
+// (see FreeCompletions).
+func (c *traceCheck) completions(sp *SyncPoints) []int32 {
+	t, p := c.t, c.p
 	comp := make([]int32, len(t.Events))
 	for i := range comp {
 		comp[i] = NoFree
 	}
-	for _, b := range requests {
+	for _, b := range c.requests {
 		buf := &p.Buffers[b]
 		req := int32(buf.Last)
-		c := sp.Completion(req, t.Events[buf.First].Stream, users[b])
-		comp[req] = c
-		buf.Last = int(c) // NeverCompletes (< 0): to the end, below
+		cm := sp.Completion(req, t.Events[buf.First].Stream, c.users[b])
+		comp[req] = cm
+		buf.Last = int(cm) // NeverCompletes (< 0): to the end, below
 	}
 	for i := range p.Buffers {
 		if p.Buffers[i].Last < 0 {
 			p.Buffers[i].Last = len(t.Events) - 1
 		}
 	}
-	return p, comp, nil
+	return comp
 }
 
 // checkProblem rejects problems no reader would produce: negative sizes,

@@ -47,144 +47,193 @@ const mmWant = "id,lower,upper,size[,alignment] or buffer,start,end,size"
 // differ are refused; membench does not plan per-buffer alignments). The
 // gaps and offset columns are refused with an error naming the column.
 func ReadMiniMalloc(r io.Reader, name string) (*Problem, error) {
-	data, err := readAll(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return parseMiniMalloc(data, name)
+	return readParsed(r, name, parseMiniMalloc)
 }
 
 func parseMiniMalloc(data []byte, name string) (*Problem, error) {
-	s := newLineScanner(data)
-	fail := func(msg string) error { return &InputError{File: name, Line: s.line, Msg: msg} }
-	h, ok := s.next()
+	r := &mmReader{s: newLineScanner(data), name: name}
+	h, ok := r.s.next()
 	if !ok {
 		return nil, &InputError{File: name, Msg: "empty file: want header " + mmWant}
 	}
-	var col [mmRoles]int
-	for i := range col {
-		col[i] = -1
+	if err := r.header(h); err != nil {
+		return nil, err
 	}
-	hdr := s.split(h)
-	names := make([]string, len(hdr))
+	n := bytes.Count(data, []byte{'\n'})
+	r.p = &Problem{Name: name, Buffers: make([]Buffer, 0, n)}
+	r.lines = make([]int32, 0, n)
+	for {
+		l, ok := r.s.next()
+		if !ok {
+			break
+		}
+		if err := r.row(r.s.split(l), n); err != nil {
+			return nil, err
+		}
+	}
+	return r.finish()
+}
+
+// mmReader is the state of parseMiniMalloc: the header's columns, and the
+// problem and the line of every buffer read so far.
+type mmReader struct {
+	s    *lineScanner
+	name string
+
+	h                  []byte       // the header line
+	col                [mmRoles]int // column of each role, or -1
+	names              []string     // the header's column names
+	endCol             int          // the column of upper, or of end
+	inclusive          bool         // endCol is the legacy inclusive end
+	lowerName, endName string       // the names of the lower and end columns
+
+	p         *Problem
+	lines     []int32        // the line of every buffer
+	labels    []string       // the ids, once one is not a canonical integer
+	labelLine map[string]int // the line of every label
+	alignLine int            // the first line giving an alignment
+}
+
+func (r *mmReader) fail(msg string) error { return &InputError{File: r.name, Line: r.s.line, Msg: msg} }
+
+// header reads the column names of header line h.
+func (r *mmReader) header(h []byte) error {
+	r.h = h
+	for i := range r.col {
+		r.col[i] = -1
+	}
+	hdr := r.s.split(h)
+	r.names = make([]string, len(hdr))
 	for i, f := range hdr {
 		n := string(f)
-		names[i] = n
+		r.names[i] = n
 		role, ok := mmColumns[n]
 		switch {
 		case n == "gaps" || n == "offset":
-			return nil, fail(fmt.Sprintf("column %s is not supported (want %s)", Echo(n), mmWant))
+			return r.fail(fmt.Sprintf("column %s is not supported (want %s)", Echo(n), mmWant))
 		case !ok:
-			return nil, fail(fmt.Sprintf("unknown column %s in header %s: want %s", Echo(n), Echo(h), mmWant))
-		case col[role] >= 0:
-			return nil, fail(fmt.Sprintf("column %s repeats column %s", Echo(n), Echo(names[col[role]])))
+			return r.fail(fmt.Sprintf("unknown column %s in header %s: want %s", Echo(n), Echo(h), mmWant))
+		case r.col[role] >= 0:
+			return r.fail(fmt.Sprintf("column %s repeats column %s", Echo(n), Echo(r.names[r.col[role]])))
 		}
-		col[role] = i
+		r.col[role] = i
 	}
+	col := &r.col
 	if col[mmUpper] >= 0 && col[mmEnd] >= 0 {
-		return nil, fail(`header has both "upper" and "end"`)
+		return r.fail(`header has both "upper" and "end"`)
 	}
 	for _, need := range []struct {
 		role int
 		name string
 	}{{mmID, "id"}, {mmLower, "lower"}, {mmUpper, "upper"}, {mmSize, "size"}} {
 		if col[need.role] < 0 && !(need.role == mmUpper && col[mmEnd] >= 0) {
-			return nil, fail(fmt.Sprintf("header %s lacks column %q: want %s", Echo(h), need.name, mmWant))
+			return r.fail(fmt.Sprintf("header %s lacks column %q: want %s", Echo(h), need.name, mmWant))
 		}
 	}
-	endCol, inclusive := col[mmUpper], false
-	if endCol < 0 {
-		endCol, inclusive = col[mmEnd], true
+	r.endCol, r.inclusive = col[mmUpper], false
+	if r.endCol < 0 {
+		r.endCol, r.inclusive = col[mmEnd], true
 	}
-	lowerName, endName := names[col[mmLower]], names[endCol]
+	r.lowerName, r.endName = r.names[col[mmLower]], r.names[r.endCol]
+	return nil
+}
 
-	n := bytes.Count(data, []byte{'\n'})
-	p := &Problem{Name: name, Buffers: make([]Buffer, 0, n)}
-	lines := make([]int32, 0, n)
-	var labels []string
-	var labelLine map[string]int
-	alignLine := 0
-	for {
-		l, ok := s.next()
-		if !ok {
-			break
-		}
-		f := s.split(l)
-		if len(f) != len(hdr) {
-			return nil, fail(fmt.Sprintf("want %d columns (%s), got %d", len(hdr), h, len(f)))
-		}
-		size, msg := intField(names[col[mmSize]], f[col[mmSize]], 1<<63-1)
-		if msg != "" {
-			return nil, fail(msg)
-		}
-		lower, msg := intField(lowerName, f[col[mmLower]], MaxTask)
-		if msg != "" {
-			return nil, fail(msg)
-		}
-		end, msg := intField(endName, f[endCol], MaxTask)
-		if msg != "" {
-			return nil, fail(msg)
-		}
-		last := end
-		if inclusive {
-			if end < lower {
-				return nil, fail(fmt.Sprintf("%s %d is before %s %d", endName, end, lowerName, lower))
-			}
-		} else {
-			if end <= lower {
-				return nil, fail(fmt.Sprintf("%s %d must be greater than %s %d (the lifetime [%s, %s) is half-open)",
-					endName, end, lowerName, lower, lowerName, endName))
-			}
-			last = end - 1
-		}
-		if c := col[mmAlign]; c >= 0 {
-			a, isNum, overflow := parseInt(f[c])
-			switch {
-			case !isNum:
-				return nil, fail(fmt.Sprintf("alignment: want an integer, got %s", Echo(f[c])))
-			case overflow || a < 1:
-				return nil, fail(fmt.Sprintf("alignment: want a positive integer, got %s", Clip(f[c])))
-			case alignLine == 0:
-				p.Alignment, alignLine = a, s.line
-			case a != p.Alignment:
-				return nil, fail(fmt.Sprintf("alignment %d differs from %d on line %d: membench supports one alignment per problem",
-					a, p.Alignment, alignLine))
-			}
-		}
-		idText := f[col[mmID]]
-		if len(idText) == 0 {
-			return nil, fail(names[col[mmID]] + ": empty id")
-		}
-		id, isNum, overflow := parseInt(idText)
-		if labels == nil && (!isNum || overflow || !canonicalInt(idText, id)) {
-			// Switch to labels: earlier ids were canonical integers.
-			labels = make([]string, len(p.Buffers), n)
-			labelLine = make(map[string]int, n)
-			for i, b := range p.Buffers {
-				labels[i] = strconv.Itoa(b.ID)
-				labelLine[labels[i]] = int(lines[i])
-				p.Buffers[i].ID = i
-			}
-		}
-		if labels != nil {
-			t := string(idText)
-			if prev, dup := labelLine[t]; dup {
-				return nil, fail(fmt.Sprintf("%s %s repeats line %d", names[col[mmID]], Echo(t), prev))
-			}
-			labelLine[t] = s.line
-			labels = append(labels, t)
-			id = int64(len(p.Buffers))
-		}
-		p.Buffers = append(p.Buffers, Buffer{ID: int(id), Size: size, First: int(lower), Last: int(last)})
-		lines = append(lines, int32(s.line))
+// row reads the fields f of one buffer; n is the most buffers the file
+// can hold.
+func (r *mmReader) row(f [][]byte, n int) error {
+	if len(f) != len(r.names) {
+		return r.fail(fmt.Sprintf("want %d columns (%s), got %d", len(r.names), r.h, len(f)))
 	}
-	if labels != nil {
-		p.Labels = labels
+	size, lower, end, msg := sizeAndSpan(r.names[r.col[mmSize]], f[r.col[mmSize]], r.lowerName, f[r.col[mmLower]], r.endName, f[r.endCol])
+	if msg != "" {
+		return r.fail(msg)
+	}
+	last := end
+	if r.inclusive {
+		msg = spanOrder(r.lowerName, lower, r.endName, end)
+	} else {
+		if end <= lower {
+			msg = fmt.Sprintf("%s %d must be greater than %s %d (the lifetime [%s, %s) is half-open)",
+				r.endName, end, r.lowerName, lower, r.lowerName, r.endName)
+		}
+		last = end - 1
+	}
+	if msg != "" {
+		return r.fail(msg)
+	}
+	if c := r.col[mmAlign]; c >= 0 {
+		if err := r.alignment(f[c]); err != nil {
+			return err
+		}
+	}
+	id, err := r.id(f[r.col[mmID]], n)
+	if err != nil {
+		return err
+	}
+	r.p.Buffers = append(r.p.Buffers, Buffer{ID: int(id), Size: size, First: int(lower), Last: int(last)})
+	r.lines = append(r.lines, int32(r.s.line))
+	return nil
+}
+
+// alignment checks a row's alignment: the first sets the problem's, and
+// every other must be the same.
+func (r *mmReader) alignment(text []byte) error {
+	a, isNum, overflow := parseInt(text)
+	switch {
+	case !isNum:
+		return r.fail(fmt.Sprintf("alignment: want an integer, got %s", Echo(text)))
+	case overflow || a < 1:
+		return r.fail(fmt.Sprintf("alignment: want a positive integer, got %s", Clip(text)))
+	case r.alignLine == 0:
+		r.p.Alignment, r.alignLine = a, r.s.line
+	case a != r.p.Alignment:
+		return r.fail(fmt.Sprintf("alignment %d differs from %d on line %d: membench supports one alignment per problem",
+			a, r.p.Alignment, r.alignLine))
+	}
+	return nil
+}
+
+// id returns the Buffer.ID of a row whose id column holds text. While the
+// ids are canonical integers they are the IDs; from the first that is
+// not, every id becomes a label and buffers are numbered in file order.
+func (r *mmReader) id(text []byte, n int) (int64, error) {
+	idName := r.names[r.col[mmID]]
+	if len(text) == 0 {
+		return 0, r.fail(idName + ": empty id")
+	}
+	id, isNum, overflow := parseInt(text)
+	if r.labels == nil && (!isNum || overflow || !canonicalInt(text, id)) {
+		// Switch to labels: earlier ids were canonical integers.
+		r.labels = make([]string, len(r.p.Buffers), n)
+		r.labelLine = make(map[string]int, n)
+		for i, b := range r.p.Buffers {
+			r.labels[i] = strconv.Itoa(b.ID)
+			r.labelLine[r.labels[i]] = int(r.lines[i])
+			r.p.Buffers[i].ID = i
+		}
+	}
+	if r.labels == nil {
+		return id, nil
+	}
+	t := string(text)
+	if prev, dup := r.labelLine[t]; dup {
+		return 0, r.fail(fmt.Sprintf("%s %s repeats line %d", idName, Echo(t), prev))
+	}
+	r.labelLine[t] = r.s.line
+	r.labels = append(r.labels, t)
+	return int64(len(r.p.Buffers)), nil
+}
+
+// finish sets the labels, or refuses repeated integer ids.
+func (r *mmReader) finish() (*Problem, error) {
+	p := r.p
+	if r.labels != nil {
+		p.Labels = r.labels
 		return p, nil
 	}
 	if a, b := duplicateID(p.Buffers); a >= 0 {
-		return nil, &InputError{File: name, Line: int(lines[b]),
-			Msg: fmt.Sprintf("%s %q repeats line %d", names[col[mmID]], strconv.Itoa(p.Buffers[b].ID), lines[a])}
+		return nil, &InputError{File: r.name, Line: int(r.lines[b]),
+			Msg: fmt.Sprintf("%s %q repeats line %d", r.names[r.col[mmID]], strconv.Itoa(p.Buffers[b].ID), r.lines[a])}
 	}
 	return p, nil
 }

@@ -16,11 +16,7 @@ const tfliteHeader = "size,first_task,last_task"
 // gets ID i. Blank lines and lines starting with '#' are skipped. name is
 // used in error messages and as the problem's Name.
 func ReadTFLite(r io.Reader, name string) (*Problem, error) {
-	data, err := readAll(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return parseTFLite(data, name)
+	return readParsed(r, name, parseTFLite)
 }
 
 func parseTFLite(data []byte, name string) (*Problem, error) {
@@ -43,24 +39,39 @@ func parseTFLite(data []byte, name string) (*Problem, error) {
 		if len(f) != 3 {
 			return nil, fail(fmt.Sprintf("want 3 columns (%s), got %d", tfliteHeader, len(f)))
 		}
-		size, msg := intField("size", f[0], 1<<63-1)
+		size, first, last, msg := sizeAndSpan("size", f[0], "first_task", f[1], "last_task", f[2])
+		if msg == "" {
+			msg = spanOrder("first_task", first, "last_task", last)
+		}
 		if msg != "" {
 			return nil, fail(msg)
-		}
-		first, msg := intField("first_task", f[1], MaxTask)
-		if msg != "" {
-			return nil, fail(msg)
-		}
-		last, msg := intField("last_task", f[2], MaxTask)
-		if msg != "" {
-			return nil, fail(msg)
-		}
-		if last < first {
-			return nil, fail(fmt.Sprintf("last_task %d is before first_task %d", last, first))
 		}
 		p.Buffers = append(p.Buffers, Buffer{ID: len(p.Buffers), Size: size, First: int(first), Last: int(last)})
 	}
 	return p, nil
+}
+
+// sizeAndSpan parses a row's size and the two ends of its lifetime, each
+// column named for its messages: the size in [0, 2^63), the ends in [0,
+// MaxTask].
+func sizeAndSpan(sizeCol string, size []byte, firstCol string, first []byte, lastCol string, last []byte) (s, f, l int64, msg string) {
+	if s, msg = intField(sizeCol, size, 1<<63-1); msg != "" {
+		return
+	}
+	if f, msg = intField(firstCol, first, MaxTask); msg != "" {
+		return
+	}
+	l, msg = intField(lastCol, last, MaxTask)
+	return
+}
+
+// spanOrder says what is wrong with an inclusive lifetime [first, last]
+// whose last task comes before its first, or returns "".
+func spanOrder(firstCol string, first int64, lastCol string, last int64) string {
+	if last < first {
+		return fmt.Sprintf("%s %d is before %s %d", lastCol, last, firstCol, first)
+	}
+	return ""
 }
 
 // WriteTFLite writes p as TFLite usage records. The format has no ids,

@@ -39,190 +39,217 @@ const jsonBufferFields = "id, label, size, first, last"
 // versions, model, command, date) are informational: the problem is named
 // after the file.
 func ReadJSON(r io.Reader, name string) (*Problem, error) {
-	data, err := readAll(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return parseJSON(data, name)
+	return readParsed(r, name, parseJSON)
 }
 
 func parseJSON(data []byte, name string) (*Problem, error) {
 	data = bytes.TrimPrefix(data, []byte(BOM))
-	// Numbering every buffer's line stays linear: lc counts on from the
-	// last offset asked for.
-	lc := lineCounter{data: data}
-	lineAt := lc.line
-	// start skips separators so that an error points at the value itself.
-	start := func(off int64) int64 {
-		for off < int64(len(data)) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
-			off++
-		}
-		return off
-	}
-	fail := func(off int64, format string, args ...any) error {
-		return &InputError{File: name, Line: lineAt(off), Msg: fmt.Sprintf(format, args...)}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	// decodeErr explains a decoder error; what names the value being read.
-	decodeErr := func(err error, at int64, what string) error {
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return fail(se.Offset, "%s", jsonSyntax(se))
-		case errors.As(err, &te):
-			field := what
-			if te.Field != "" {
-				field = what + ": " + te.Field
-			}
-			return fail(at, "%s: want %s, got %s", field, jsonWant(te.Type.String()), jsonGot(te.Value))
-		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return fail(int64(len(data)), "unexpected end of JSON")
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-			if s, uerr := strconv.Unquote(field); uerr == nil {
-				field = Echo(s)
-			}
-			return fail(at, "%s: unknown field %s (valid: %s)", what, field, jsonBufferFields)
-		}
-		return fail(at, "%s: %v", what, err)
-	}
-	delim := func(want json.Delim, what string) error {
-		at := start(dec.InputOffset())
-		tok, err := dec.Token()
-		if err != nil {
-			return decodeErr(err, at, what)
-		}
-		if d, ok := tok.(json.Delim); !ok || d != want {
-			return fail(at, "%s: want %q, got %s", what, string(want), jsonTok(tok))
-		}
-		return nil
-	}
-	number := func(what string, at int64, max int64) (int64, error) {
-		var n json.RawMessage
-		if err := dec.Decode(&n); err != nil {
-			return 0, decodeErr(err, at, what)
-		}
-		v, msg := jsonInt(what, n, max)
-		if msg != "" {
-			return 0, fail(at, "%s", msg)
-		}
-		return v, nil
-	}
-
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &InputError{File: name, Msg: `empty file: want a JSON object {"buffers": [...]}`}
 	}
-	if err := delim('{', "top level"); err != nil {
+	r := newJSONReader(data, name)
+	if err := r.delim('{', "top level"); err != nil {
 		return nil, err
 	}
-	p := &Problem{Name: name}
-	// list reads the array of buffers of field key, handing each to add,
-	// which returns what is wrong with it ("" for nothing).
-	list := func(key, noun string, add func(jb *jsonBuffer, b Buffer, at int64) string) error {
-		if err := delim('[', key); err != nil {
-			return err
-		}
-		for i := 0; dec.More(); i++ {
-			what := fmt.Sprintf("%s %d", noun, i)
-			bat := start(dec.InputOffset())
-			var jb jsonBuffer
-			if err := dec.Decode(&jb); err != nil {
-				return decodeErr(err, bat, what)
-			}
-			b, msg := jb.buffer(i)
-			if msg == "" {
-				msg = add(&jb, b, bat)
-			}
-			if msg != "" {
-				return fail(bat, "%s: %s", what, msg)
-			}
-		}
-		return delim(']', key)
-	}
-	seen := map[string]bool{}
-	var labels []string
-	var lines []int
-	hasLabels := false
-	for dec.More() {
-		at := start(dec.InputOffset())
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, decodeErr(err, at, "top level")
-		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return nil, fail(at, "field %s given twice", Echo(key))
-		}
-		seen[key] = true
-		vat := start(dec.InputOffset())
-		switch key {
-		case "name":
-			var s string
-			if err := dec.Decode(&s); err != nil {
-				return nil, decodeErr(err, vat, "name")
-			}
-		case "provenance":
-			var m map[string]any
-			if err := dec.Decode(&m); err != nil {
-				return nil, decodeErr(err, vat, "provenance")
-			}
-		case "alignment":
-			if p.Alignment, err = number("alignment", vat, 1<<63-1); err != nil {
-				return nil, err
-			}
-		case "capacity":
-			if p.Capacity, err = number("capacity", vat, 1<<63-1); err != nil {
-				return nil, err
-			}
-		case "buffers":
-			err := list("buffers", "buffer", func(jb *jsonBuffer, b Buffer, bat int64) string {
-				p.Buffers = append(p.Buffers, b)
-				lines = append(lines, lineAt(bat))
-				if jb.Label != nil {
-					hasLabels = true
-					labels = append(labels, *jb.Label)
-				} else {
-					labels = append(labels, strconv.Itoa(b.ID))
-				}
-				return ""
-			})
-			if err != nil {
-				return nil, err
-			}
-		case "persistent":
-			// Tensors kept outside the planned arena (Problem.Persistent):
-			// buffers too, without labels.
-			err := list("persistent", "persistent buffer", func(jb *jsonBuffer, b Buffer, _ int64) string {
-				if jb.Label != nil {
-					return "persistent buffers take no label"
-				}
-				p.Persistent = append(p.Persistent, b)
-				return ""
-			})
-			if err != nil {
-				return nil, err
-			}
-		default:
-			return nil, fail(at, "unknown field %s (valid: %s)", Echo(key), jsonTopFields)
+	for r.dec.More() {
+		if err := r.field(); err != nil {
+			return nil, err
 		}
 	}
-	if err := delim('}', "top level"); err != nil {
+	return r.finish()
+}
+
+// jsonReader is the state of parseJSON: the decoder, and the problem and
+// the line of every buffer read so far.
+type jsonReader struct {
+	data []byte
+	name string
+	// lc numbers every buffer's line in linear time: it counts on from
+	// the last offset asked for.
+	lc  lineCounter
+	dec *json.Decoder
+
+	p         *Problem
+	seen      map[string]bool // top-level fields read
+	labels    []string
+	lines     []int
+	hasLabels bool
+}
+
+func newJSONReader(data []byte, name string) *jsonReader {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	return &jsonReader{data: data, name: name, lc: lineCounter{data: data}, dec: dec,
+		p: &Problem{Name: name}, seen: map[string]bool{}}
+}
+
+// start returns the decoder's offset past separators, so that an error
+// points at the value itself.
+func (r *jsonReader) start() int64 { return skipSeparators(r.data, r.dec.InputOffset(), " \t\r\n,:") }
+
+func (r *jsonReader) fail(off int64, format string, args ...any) error {
+	return &InputError{File: r.name, Line: r.lc.line(off), Msg: fmt.Sprintf(format, args...)}
+}
+
+// decodeErr explains a decoder error; what names the value being read.
+func (r *jsonReader) decodeErr(err error, at int64, what string) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return r.fail(se.Offset, "%s", jsonSyntax(se))
+	case errors.As(err, &te):
+		field := what
+		if te.Field != "" {
+			field = what + ": " + te.Field
+		}
+		return r.fail(at, "%s: want %s, got %s", field, jsonWant(te.Type.String()), jsonGot(te.Value))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return r.fail(int64(len(r.data)), "unexpected end of JSON")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if s, uerr := strconv.Unquote(field); uerr == nil {
+			field = Echo(s)
+		}
+		return r.fail(at, "%s: unknown field %s (valid: %s)", what, field, jsonBufferFields)
+	}
+	return r.fail(at, "%s: %v", what, err)
+}
+
+// delim reads the delimiter want.
+func (r *jsonReader) delim(want json.Delim, what string) error {
+	at := r.start()
+	tok, err := r.dec.Token()
+	if err != nil {
+		return r.decodeErr(err, at, what)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return r.fail(at, "%s: want %q, got %s", what, string(want), jsonTok(tok))
+	}
+	return nil
+}
+
+// number reads an integer in [0, max] at offset at.
+func (r *jsonReader) number(what string, at int64, max int64) (int64, error) {
+	var n json.RawMessage
+	if err := r.dec.Decode(&n); err != nil {
+		return 0, r.decodeErr(err, at, what)
+	}
+	v, msg := jsonInt(what, n, max)
+	if msg != "" {
+		return 0, r.fail(at, "%s", msg)
+	}
+	return v, nil
+}
+
+// value decodes the next value into v, which only checks its type.
+func (r *jsonReader) value(v any, at int64, what string) error {
+	if err := r.dec.Decode(v); err != nil {
+		return r.decodeErr(err, at, what)
+	}
+	return nil
+}
+
+// field reads one top-level field and its value.
+func (r *jsonReader) field() error {
+	at := r.start()
+	tok, err := r.dec.Token()
+	if err != nil {
+		return r.decodeErr(err, at, "top level")
+	}
+	key, _ := tok.(string)
+	if r.seen[key] {
+		return r.fail(at, "field %s given twice", Echo(key))
+	}
+	r.seen[key] = true
+	vat := r.start()
+	switch key {
+	case "name":
+		var s string
+		return r.value(&s, vat, "name")
+	case "provenance":
+		var m map[string]any
+		return r.value(&m, vat, "provenance")
+	case "alignment":
+		r.p.Alignment, err = r.number("alignment", vat, 1<<63-1)
+		return err
+	case "capacity":
+		r.p.Capacity, err = r.number("capacity", vat, 1<<63-1)
+		return err
+	case "buffers":
+		return r.list("buffers", "buffer", r.addBuffer)
+	case "persistent":
+		return r.list("persistent", "persistent buffer", r.addPersistent)
+	}
+	return r.fail(at, "unknown field %s (valid: %s)", Echo(key), jsonTopFields)
+}
+
+// list reads the array of buffers of field key, handing each to add,
+// which returns what is wrong with it ("" for nothing).
+func (r *jsonReader) list(key, noun string, add func(jb *jsonBuffer, b Buffer, at int64) string) error {
+	if err := r.delim('[', key); err != nil {
+		return err
+	}
+	for i := 0; r.dec.More(); i++ {
+		what := fmt.Sprintf("%s %d", noun, i)
+		bat := r.start()
+		var jb jsonBuffer
+		if err := r.dec.Decode(&jb); err != nil {
+			return r.decodeErr(err, bat, what)
+		}
+		b, msg := jb.buffer(i)
+		if msg == "" {
+			msg = add(&jb, b, bat)
+		}
+		if msg != "" {
+			return r.fail(bat, "%s: %s", what, msg)
+		}
+	}
+	return r.delim(']', key)
+}
+
+// addBuffer adds an element of "buffers", read at offset at.
+func (r *jsonReader) addBuffer(jb *jsonBuffer, b Buffer, at int64) string {
+	r.p.Buffers = append(r.p.Buffers, b)
+	r.lines = append(r.lines, r.lc.line(at))
+	if jb.Label != nil {
+		r.hasLabels = true
+		r.labels = append(r.labels, *jb.Label)
+	} else {
+		r.labels = append(r.labels, strconv.Itoa(b.ID))
+	}
+	return ""
+}
+
+// addPersistent adds an element of "persistent": the tensors kept
+// outside the planned arena (Problem.Persistent), buffers too, without
+// labels.
+func (r *jsonReader) addPersistent(jb *jsonBuffer, b Buffer, _ int64) string {
+	if jb.Label != nil {
+		return "persistent buffers take no label"
+	}
+	r.p.Persistent = append(r.p.Persistent, b)
+	return ""
+}
+
+// finish reads the end of the object and checks the problem as a whole.
+func (r *jsonReader) finish() (*Problem, error) {
+	if err := r.delim('}', "top level"); err != nil {
 		return nil, err
 	}
-	if at := start(dec.InputOffset()); at < int64(len(data)) {
-		return nil, fail(at, "unexpected data after the JSON object")
+	if at := r.start(); at < int64(len(r.data)) {
+		return nil, r.fail(at, "unexpected data after the JSON object")
 	}
-	if !seen["buffers"] {
-		return nil, &InputError{File: name, Msg: `missing field "buffers"`}
+	if !r.seen["buffers"] {
+		return nil, &InputError{File: r.name, Msg: `missing field "buffers"`}
 	}
-	if hasLabels {
-		p.Labels = labels
+	p := r.p
+	if r.hasLabels {
+		p.Labels = r.labels
 	}
 	if i, j := duplicateID(p.Buffers); i >= 0 {
-		return nil, &InputError{File: name, Line: lines[j], Msg: fmt.Sprintf("buffer %d: id %d repeats buffer %d on line %d", j, p.Buffers[j].ID, i, lines[i])}
+		return nil, &InputError{File: r.name, Line: r.lines[j], Msg: fmt.Sprintf("buffer %d: id %d repeats buffer %d on line %d", j, p.Buffers[j].ID, i, r.lines[i])}
 	}
 	return p, nil
 }
@@ -257,8 +284,8 @@ func (jb *jsonBuffer) buffer(i int) (Buffer, string) {
 	if msg != "" {
 		return b, msg
 	}
-	if last < first {
-		return b, fmt.Sprintf("last %d is before first %d", last, first)
+	if msg := spanOrder("first", first, "last", last); msg != "" {
+		return b, msg
 	}
 	b.First, b.Last = int(first), int(last)
 	return b, ""

@@ -143,3 +143,14 @@ func intField(col string, b []byte, max int64) (int64, string) {
 func readAll(r io.Reader, name string) ([]byte, error) {
 	return readLimited(r, name, DefaultMaxInput)
 }
+
+// readParsed reads r whole, as readAll does, and parses what it read with
+// parse.
+func readParsed[T any](r io.Reader, name string, parse func(data []byte, name string) (T, error)) (T, error) {
+	data, err := readAll(r, name)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	return parse(data, name)
+}

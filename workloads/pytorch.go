@@ -94,12 +94,9 @@ func parsePyTorch(data []byte, name, device string) (*Trace, error) {
 
 // parsePyTorchWith reads a snapshot with snapshotDecoder where the pickle
 // is in its subset and stream is set, else with gopickle.
-func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace, err error) {
-	fail := func(format string, args ...any) error {
-		return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
-	}
+func parsePyTorchWith(data []byte, name, device string, stream bool) (*Trace, error) {
 	if msg := scanPickle(data); msg != "" {
-		return nil, fail("%s", msg)
+		return nil, pyFail(name, "%s", msg)
 	}
 	budget := &pyBudget{limit: pyStepsPerByte*int64(len(data)) + pyStepsFree}
 	defer func() { readStats.entries.Add(budget.steps) }()
@@ -111,51 +108,12 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 	if err != nil {
 		dec.streams = nil
 		if obj, err = unpickle(data); err != nil {
-			return nil, fail("not a valid pickle: %v", err)
+			return nil, pyFail(name, "not a valid pickle: %v", err)
 		}
 	}
-	var segsV, tracesV any
-	var hasSegs, hasTraces bool
-	var top *types.Dict
-	switch o := obj.(type) {
-	case *types.Dict:
-		top = o
-		segsV, hasSegs = dictGet(top, "segments")
-		tracesV, hasTraces = dictGet(top, "device_traces")
-		if !hasSegs && !hasTraces {
-			return nil, fail(`not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`)
-		}
-	case *types.List:
-		// PyTorch 1.13's torch.cuda.memory._snapshot() is the list of
-		// segments alone.
-		for _, v := range *o {
-			if _, ok := v.(*types.Dict); !ok {
-				return nil, fail("not a PyTorch memory snapshot: the pickle holds a list of %s, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)", pyType(v))
-			}
-		}
-		segsV, hasSegs = o, true
-	default:
-		return nil, fail("not a PyTorch memory snapshot: the pickle holds %s, want a dict with segments and device_traces", aPyType(obj))
-	}
-
-	var traces *types.List
-	if hasTraces {
-		var ok bool
-		if traces, ok = tracesV.(*types.List); !ok {
-			return nil, fail("device_traces: want a list, got %s", pyType(tracesV))
-		}
-		for d, v := range *traces {
-			if _, ok := v.(*types.List); !ok {
-				return nil, fail("device_traces[%d]: want a list, got %s", d, pyType(v))
-			}
-		}
-	}
-	var segs *types.List
-	if hasSegs {
-		var ok bool
-		if segs, ok = segsV.(*types.List); !ok {
-			return nil, fail("segments: want a list, got %s", pyType(segsV))
-		}
+	s, err := pySnapshotParts(obj, name)
+	if err != nil {
+		return nil, err
 	}
 	entries := func(l *types.List) int {
 		if s := dec.streams[l]; s != nil {
@@ -163,21 +121,93 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 		}
 		return len(*l)
 	}
-	dev, err := pyDevice(traces, segs, entries, device, name, budget)
+	dev, err := pyDevice(s.traces, s.segs, entries, device, name, budget)
 	if err != nil {
 		return nil, err
 	}
+	c, err := s.convert(&dec, dev, name, budget)
+	if err != nil {
+		return nil, err
+	}
+	return s.trace(c, dev), nil
+}
 
+// unstream names device dev in the positions of streamed entries in s.
+func unstream(s string, dev int) string {
+	return strings.ReplaceAll(s, streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+}
+
+// pyFail returns an InputError about snapshot name.
+func pyFail(name, format string, args ...any) error {
+	return &InputError{File: name, Msg: fmt.Sprintf(format, args...)}
+}
+
+// pySnapshot holds the parts of a decoded snapshot that the reader uses.
+type pySnapshot struct {
+	top    *types.Dict // nil for PyTorch 1.13's list of segments
+	segs   *types.List // nil where absent
+	traces *types.List // nil where absent; a list of lists
+}
+
+// pySnapshotParts finds the segments and the device traces of the
+// decoded snapshot obj, and checks their types.
+func pySnapshotParts(obj any, name string) (pySnapshot, error) {
+	var s pySnapshot
+	var segsV, tracesV any
+	var hasSegs, hasTraces bool
+	switch o := obj.(type) {
+	case *types.Dict:
+		s.top = o
+		segsV, hasSegs = dictGet(o, "segments")
+		tracesV, hasTraces = dictGet(o, "device_traces")
+		if !hasSegs && !hasTraces {
+			return s, pyFail(name, `not a PyTorch memory snapshot: the dict has neither "segments" nor "device_traces"`)
+		}
+	case *types.List:
+		// PyTorch 1.13's torch.cuda.memory._snapshot() is the list of
+		// segments alone.
+		for _, v := range *o {
+			if _, ok := v.(*types.Dict); !ok {
+				return s, pyFail(name, "not a PyTorch memory snapshot: the pickle holds a list of %s, want a dict with segments and device_traces (or PyTorch 1.13's list of segment dicts)", pyType(v))
+			}
+		}
+		segsV, hasSegs = o, true
+	default:
+		return s, pyFail(name, "not a PyTorch memory snapshot: the pickle holds %s, want a dict with segments and device_traces", aPyType(obj))
+	}
+	if hasTraces {
+		var ok bool
+		if s.traces, ok = tracesV.(*types.List); !ok {
+			return s, pyFail(name, "device_traces: want a list, got %s", pyType(tracesV))
+		}
+		for d, v := range *s.traces {
+			if _, ok := v.(*types.List); !ok {
+				return s, pyFail(name, "device_traces[%d]: want a list, got %s", d, pyType(v))
+			}
+		}
+	}
+	if hasSegs {
+		var ok bool
+		if s.segs, ok = segsV.(*types.List); !ok {
+			return s, pyFail(name, "segments: want a list, got %s", pyType(segsV))
+		}
+	}
+	return s, nil
+}
+
+// convert converts the trace of device dev, taking over what dec
+// converted while decoding, then the segments.
+func (s *pySnapshot) convert(dec *snapshotDecoder, dev int, name string, budget *pyBudget) (*pyConv, error) {
 	c := &pyConv{name: name, live: map[int64]pyLive{}, dev: dev, budget: budget}
-	if traces != nil && dev < len(*traces) {
-		l := (*traces)[dev].(*types.List)
-		if s := dec.streams[l]; s != nil {
+	if s.traces != nil && dev < len(*s.traces) {
+		l := (*s.traces)[dev].(*types.List)
+		if st := dec.streams[l]; st != nil {
 			// Converted while decoding: now the device is known.
-			c, c.dev = s.c, dev
-			if err := s.err; err != nil {
+			c, c.dev = st.c, dev
+			if err := st.err; err != nil {
 				var ie *InputError
 				if errors.As(err, &ie) {
-					ie.Msg = strings.ReplaceAll(ie.Msg, streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+					ie.Msg = unstream(ie.Msg, dev)
 				}
 				return nil, err
 			}
@@ -191,17 +221,23 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 			c.endRelease(false) // an empty_cache() ends the recording
 		}
 	}
-	if segs != nil {
-		if err := c.segments(segs, dev); err != nil {
+	if s.segs != nil {
+		if err := c.segments(s.segs, dev); err != nil {
 			return nil, err
 		}
-		if traces != nil {
+		if s.traces != nil {
 			c.rebuildCache()
 		}
 	}
-	tr = c.trace()
+	return c, nil
+}
+
+// trace returns the trace c converted from device dev, with the cache,
+// the warnings and the allocator's settings.
+func (s *pySnapshot) trace(c *pyConv, dev int) *Trace {
+	tr := c.trace()
 	tr.OOMs = c.ooms
-	if segs != nil && traces != nil {
+	if s.segs != nil && s.traces != nil {
 		tr.Cache, tr.Recording = c.cache, c.recording()
 	}
 	if c.cacheWarning != "" {
@@ -212,13 +248,13 @@ func parsePyTorchWith(data []byte, name, device string, stream bool) (tr *Trace,
 		if n == 1 {
 			entries = "entry"
 		}
-		first := strings.ReplaceAll(c.unknown.first[u], streamDevice, fmt.Sprintf("device_traces[%d]", dev))
+		first := unstream(c.unknown.first[u], dev)
 		tr.Warnings = append(tr.Warnings, fmt.Sprintf("skipped %d trace %s with unknown action %s (first at %s)", n, entries, Echo(u), first))
 	}
-	if top != nil {
-		tr.AllocatorSettings = allocatorSettings(top)
+	if s.top != nil {
+		tr.AllocatorSettings = allocatorSettings(s.top)
 	}
-	return tr, nil
+	return tr
 }
 
 // pyDevice returns the device whose memory a snapshot's trace is read
@@ -410,12 +446,9 @@ func (c *pyConv) fail(where, format string, args ...any) error {
 func (c *pyConv) entry(where string, v any) error {
 	k := c.entries
 	c.entries++
-	d, ok := v.(*types.Dict)
-	if !ok {
-		return c.fail(where, "want a dict, got %s", pyType(v))
-	}
-	if !c.budget.spend(len(*d)) {
-		return c.budget.fail(c.name, where)
+	d, err := c.dict(v, where)
+	if err != nil {
+		return err
 	}
 	actV, ok := dictGet(d, "action")
 	if !ok {
@@ -427,93 +460,117 @@ func (c *pyConv) entry(where string, v any) error {
 	}
 	at := where
 	where += fmt.Sprintf(" (%s)", Clip(action))
-	field := func(key string) (int64, error) { return c.intKey(d, key, where) }
 	if c.release > 0 && action != "segment_free" && action != "segment_unmap" {
 		c.endRelease(action == "oom")
 	}
 	switch action {
 	case "alloc":
-		addr, size, err := c.addrSize(d, where)
-		if err != nil {
-			return err
-		}
-		if l, ok := c.live[addr]; ok && !l.requested {
-			return c.fail(where, "address 0x%x is still allocated (since %s)", addr, l.where)
-		}
-		id := c.newID()
-		st := c.stream(d)
-		c.live[addr] = pyLive{id: id, where: where, stream: st}
-		c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size, Stream: st})
+		return c.alloc(d, where)
 	case "free_requested", "free_completed":
-		addr, err := field("addr")
-		if err != nil {
-			return err
-		}
-		l, ok := c.live[addr]
-		switch {
-		case !ok:
-			// Allocated before recording began.
-			size, err := field("size")
-			if err != nil {
-				return err
-			}
-			id := c.newID()
-			st := c.stream(d)
-			c.addPre(Event{Kind: Alloc, ID: id, Size: size, Stream: st}, addr, 0)
-			c.events = append(c.events, Event{Kind: Free, ID: id, Stream: st})
-			if action == "free_requested" {
-				c.live[addr] = pyLive{id: id, requested: true, where: where, stream: st, freeAt: len(c.events) - 1}
-			}
-		case l.requested:
-			if action == "free_requested" {
-				return c.fail(where, "address 0x%x freed twice (first %s)", addr, l.where)
-			}
-			if l.freeAt != len(c.events)-1 {
-				// Other events came between: another stream held it.
-				c.events = append(c.events, Event{Kind: Sync, Stream: c.deferred(l.freeAt)})
-			}
-			delete(c.live, addr)
-		default:
-			c.events = append(c.events, Event{Kind: Free, ID: l.id, Stream: l.stream})
-			if action == "free_requested" {
-				c.live[addr] = pyLive{id: l.id, requested: true, where: where, stream: l.stream, freeAt: len(c.events) - 1}
-			} else {
-				delete(c.live, addr)
-			}
-		}
+		return c.free(d, action == "free_requested", where)
 	case "oom":
 		// A request the allocator could not serve: nothing was allocated.
 		c.ooms++
 	case "segment_alloc", "segment_free", "segment_map", "segment_unmap":
-		// The allocator's own calls: not requests, but what it held.
-		addr, size, err := c.addrSize(d, where)
-		if err != nil {
-			return err
-		}
-		free := action == "segment_free" || action == "segment_unmap"
-		h, _ := dictGet(d, "stream")
-		handle, _ := pyInt(h)
-		c.segs = append(c.segs, pySeg{free: free, addr: addr, size: size, stream: handle, event: len(c.events), entry: k})
-		if free {
-			c.release++
-		}
-		if action == "segment_map" || action == "segment_unmap" {
-			c.expandable = true
-		}
+		return c.segmentEntry(d, action, where, k)
 	case "snapshot", "annotate":
 		// User markers: not requests.
 	default:
-		u := &c.unknown
-		if u.count == nil {
-			u.count, u.first = map[string]int{}, map[string]string{}
-		}
-		if u.count[action] == 0 {
-			u.order = append(u.order, action)
-			u.first[action] = at
-		}
-		u.count[action]++
+		c.unknownAction(action, at)
 	}
 	return nil
+}
+
+// alloc converts an "alloc" entry.
+func (c *pyConv) alloc(d *types.Dict, where string) error {
+	addr, size, err := c.addrSize(d, where)
+	if err != nil {
+		return err
+	}
+	if l, ok := c.live[addr]; ok && !l.requested {
+		return c.fail(where, "address 0x%x is still allocated (since %s)", addr, l.where)
+	}
+	id := c.newID()
+	st := c.stream(d)
+	c.live[addr] = pyLive{id: id, where: where, stream: st}
+	c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size, Stream: st})
+	return nil
+}
+
+// free converts a "free_requested" (requested set) or "free_completed"
+// entry.
+func (c *pyConv) free(d *types.Dict, requested bool, where string) error {
+	addr, err := c.intKey(d, "addr", where)
+	if err != nil {
+		return err
+	}
+	l, ok := c.live[addr]
+	switch {
+	case !ok:
+		// Allocated before recording began.
+		size, err := c.intKey(d, "size", where)
+		if err != nil {
+			return err
+		}
+		id := c.newID()
+		st := c.stream(d)
+		c.addPre(Event{Kind: Alloc, ID: id, Size: size, Stream: st}, addr, 0)
+		c.events = append(c.events, Event{Kind: Free, ID: id, Stream: st})
+		if requested {
+			c.live[addr] = pyLive{id: id, requested: true, where: where, stream: st, freeAt: len(c.events) - 1}
+		}
+	case l.requested:
+		if requested {
+			return c.fail(where, "address 0x%x freed twice (first %s)", addr, l.where)
+		}
+		if l.freeAt != len(c.events)-1 {
+			// Other events came between: another stream held it.
+			c.events = append(c.events, Event{Kind: Sync, Stream: c.deferred(l.freeAt)})
+		}
+		delete(c.live, addr)
+	default:
+		c.events = append(c.events, Event{Kind: Free, ID: l.id, Stream: l.stream})
+		if requested {
+			c.live[addr] = pyLive{id: l.id, requested: true, where: where, stream: l.stream, freeAt: len(c.events) - 1}
+		} else {
+			delete(c.live, addr)
+		}
+	}
+	return nil
+}
+
+// segmentEntry converts entry k, a segment action: the allocator's own calls,
+// not requests, but what it held.
+func (c *pyConv) segmentEntry(d *types.Dict, action, where string, k int) error {
+	addr, size, err := c.addrSize(d, where)
+	if err != nil {
+		return err
+	}
+	free := action == "segment_free" || action == "segment_unmap"
+	h, _ := dictGet(d, "stream")
+	handle, _ := pyInt(h)
+	c.segs = append(c.segs, pySeg{free: free, addr: addr, size: size, stream: handle, event: len(c.events), entry: k})
+	if free {
+		c.release++
+	}
+	if action == "segment_map" || action == "segment_unmap" {
+		c.expandable = true
+	}
+	return nil
+}
+
+// unknownAction counts an entry whose action membench does not know; at
+// names the entry.
+func (c *pyConv) unknownAction(action, at string) {
+	u := &c.unknown
+	if u.count == nil {
+		u.count, u.first = map[string]int{}, map[string]string{}
+	}
+	if u.count[action] == 0 {
+		u.order = append(u.order, action)
+		u.first[action] = at
+	}
+	u.count[action]++
 }
 
 // segments adds the blocks of device dev that are allocated at the snapshot
@@ -522,84 +579,88 @@ func (c *pyConv) entry(where string, v any) error {
 func (c *pyConv) segments(segs *types.List, dev int) error {
 	var hist pyHistory
 	for i, sv := range *segs {
-		where := fmt.Sprintf("segments[%d]", i)
-		seg, ok := sv.(*types.Dict)
-		if !ok {
-			return c.fail(where, "want a dict, got %s", pyType(sv))
-		}
-		if !c.budget.spend(len(*seg)) {
-			return c.budget.fail(c.name, where)
-		}
-		if dv, ok := dictGet(seg, "device"); ok {
-			if d, ok := pyInt(dv); !ok || d != int64(dev) {
-				continue
-			}
-		}
-		segAddr, err := c.intKey(seg, "address", where)
-		if err != nil {
+		if err := c.segment(sv, fmt.Sprintf("segments[%d]", i), dev, &hist); err != nil {
 			return err
-		}
-		bv, ok := dictGet(seg, "blocks")
-		if !ok {
-			continue
-		}
-		blocks, ok := bv.(*types.List)
-		if !ok {
-			return c.fail(where, `field "blocks": want a list, got %s`, pyType(bv))
-		}
-		if err := c.finalSegment(seg, segAddr, blocks, where); err != nil {
-			return err
-		}
-		addr := segAddr
-		for j, bv := range *blocks {
-			bwhere := fmt.Sprintf("%s.blocks[%d]", where, j)
-			b, ok := bv.(*types.Dict)
-			if !ok {
-				return c.fail(bwhere, "want a dict, got %s", pyType(bv))
-			}
-			if !c.budget.spend(len(*b)) {
-				return c.budget.fail(c.name, bwhere)
-			}
-			size, err := c.intKey(b, "size", bwhere)
-			if err != nil {
-				return err
-			}
-			// Older snapshots give no block address: blocks tile the segment.
-			if _, ok := dictGet(b, "address"); ok {
-				if addr, err = c.intKey(b, "address", bwhere); err != nil {
-					return err
-				}
-			}
-			st, _ := dictGet(b, "state")
-			allocated := st == "active_allocated"
-			if hv, ok := dictGet(b, "history"); ok {
-				sizes, err := c.history(hv, bwhere)
-				if err != nil {
-					return err
-				}
-				if len(sizes) > 0 {
-					hist.add(sizes, allocated)
-					addr += size
-					continue
-				}
-			}
-			if allocated {
-				if _, seen := c.live[addr]; !seen {
-					req := size
-					if _, ok := dictGet(b, "requested_size"); ok {
-						if req, err = c.intKey(b, "requested_size", bwhere); err != nil {
-							return err
-						}
-					}
-					c.addPre(Event{Kind: Alloc, ID: c.newID(), Size: req}, addr, size)
-				}
-			}
-			addr += size
 		}
 	}
 	c.history113 = len(hist.blocks) > 0
 	c.pre = append(c.pre, hist.events(c)...)
 	return nil
+}
+
+// segment reads segment sv, which where names, if it is on device dev.
+func (c *pyConv) segment(sv any, where string, dev int, hist *pyHistory) error {
+	seg, err := c.dict(sv, where)
+	if err != nil {
+		return err
+	}
+	if dv, ok := dictGet(seg, "device"); ok {
+		if d, ok := pyInt(dv); !ok || d != int64(dev) {
+			return nil
+		}
+	}
+	addr, err := c.intKey(seg, "address", where)
+	if err != nil {
+		return err
+	}
+	bv, ok := dictGet(seg, "blocks")
+	if !ok {
+		return nil
+	}
+	blocks, ok := bv.(*types.List)
+	if !ok {
+		return c.fail(where, `field "blocks": want a list, got %s`, pyType(bv))
+	}
+	if err := c.finalSegment(seg, addr, blocks, where); err != nil {
+		return err
+	}
+	for j, bv := range *blocks {
+		if addr, err = c.block(bv, fmt.Sprintf("%s.blocks[%d]", where, j), addr, hist); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// block reads block bv, which where names and which starts at addr unless
+// it gives its own address, and returns where the next block starts. An
+// allocated block the trace never allocated is allocated before it; one
+// with a PyTorch 1.13 history goes to hist instead.
+func (c *pyConv) block(bv any, where string, addr int64, hist *pyHistory) (int64, error) {
+	b, err := c.dict(bv, where)
+	if err != nil {
+		return 0, err
+	}
+	size, err := c.intKey(b, "size", where)
+	if err != nil {
+		return 0, err
+	}
+	// Older snapshots give no block address: blocks tile the segment.
+	if addr, err = c.optIntKey(b, "address", where, addr); err != nil {
+		return 0, err
+	}
+	st, _ := dictGet(b, "state")
+	allocated := st == "active_allocated"
+	if hv, ok := dictGet(b, "history"); ok {
+		sizes, err := c.history(hv, where)
+		if err != nil {
+			return 0, err
+		}
+		if len(sizes) > 0 {
+			hist.add(sizes, allocated)
+			return addr + size, nil
+		}
+	}
+	if allocated {
+		if _, seen := c.live[addr]; !seen {
+			req, err := c.optIntKey(b, "requested_size", where, size)
+			if err != nil {
+				return 0, err
+			}
+			c.addPre(Event{Kind: Alloc, ID: c.newID(), Size: req}, addr, size)
+		}
+	}
+	return addr + size, nil
 }
 
 // history returns the real_size of each entry of a PyTorch 1.13 block
@@ -612,12 +673,9 @@ func (c *pyConv) history(v any, where string) ([]int64, error) {
 	sizes := make([]int64, len(*l))
 	for k, hv := range *l {
 		hwhere := fmt.Sprintf("%s.history[%d]", where, k)
-		h, ok := hv.(*types.Dict)
-		if !ok {
-			return nil, c.fail(hwhere, "want a dict, got %s", pyType(hv))
-		}
-		if !c.budget.spend(len(*h)) {
-			return nil, c.budget.fail(c.name, hwhere)
+		h, err := c.dict(hv, hwhere)
+		if err != nil {
+			return nil, err
 		}
 		n, err := c.intKey(h, "real_size", hwhere)
 		if err != nil {
@@ -678,6 +736,27 @@ func (c *pyConv) addrSize(d *types.Dict, where string) (addr, size int64, err er
 	}
 	size, err = c.intKey(d, "size", where)
 	return addr, size, err
+}
+
+// dict returns v as a dict, and counts reading its keys against the
+// budget; where names v.
+func (c *pyConv) dict(v any, where string) (*types.Dict, error) {
+	d, ok := v.(*types.Dict)
+	if !ok {
+		return nil, c.fail(where, "want a dict, got %s", pyType(v))
+	}
+	if !c.budget.spend(len(*d)) {
+		return nil, c.budget.fail(c.name, where)
+	}
+	return d, nil
+}
+
+// optIntKey is intKey for a key that may be absent: then it returns def.
+func (c *pyConv) optIntKey(d *types.Dict, key, where string, def int64) (int64, error) {
+	if _, ok := dictGet(d, key); !ok {
+		return def, nil
+	}
+	return c.intKey(d, key, where)
 }
 
 func (c *pyConv) intKey(d *types.Dict, key, where string) (int64, error) {

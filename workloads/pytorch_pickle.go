@@ -50,195 +50,235 @@ const streamDevice = "device_traces[\x00]"
 
 // decode returns the pickled object, or errNotSubset.
 func (d *snapshotDecoder) decode() (any, error) {
-	data := d.data
-	for d.i < len(data) {
-		op := data[d.i]
+	for d.i < len(d.data) {
+		op := d.data[d.i]
 		d.i++
-		switch op {
-		case 0x80: // PROTO
-			if d.i >= len(data) || data[d.i] < 2 {
-				return nil, errNotSubset
-			}
-			d.i++
-		case 0x95: // FRAME: its content is more opcodes
-			if _, ok := d.take(8); !ok {
-				return nil, errNotSubset
-			}
-		case '.': // STOP
+		if op == '.' { // STOP
 			if len(d.stack) != 1 || len(d.marks) != 0 {
 				return nil, errNotSubset
 			}
 			return d.stack[0], nil
-		case '}':
-			d.push(types.NewDict())
-		case ']':
-			d.push(types.NewList())
-		case ')':
-			d.push(types.NewTupleFromSlice(nil))
-		case '(': // MARK
-			d.marks = append(d.marks, len(d.stack))
-		case 'N':
-			d.push(nil)
-		case 0x88:
-			d.push(true)
-		case 0x89:
-			d.push(false)
-		case 'K':
-			b, ok := d.take(1)
-			if !ok {
-				return nil, errNotSubset
-			}
-			d.push(int(b[0]))
-		case 'M':
-			b, ok := d.take(2)
-			if !ok {
-				return nil, errNotSubset
-			}
-			d.push(int(binary.LittleEndian.Uint16(b)))
-		case 'J':
-			b, ok := d.take(4)
-			if !ok {
-				return nil, errNotSubset
-			}
-			d.push(int(int32(binary.LittleEndian.Uint32(b))))
-		case 0x8a, 0x8b: // LONG1, LONG4: two's complement, little-endian
-			width := 1
-			if op == 0x8b {
-				width = 4
-			}
-			n, ok := d.index(width == 4)
-			if !ok || n < 0 {
-				return nil, errNotSubset
-			}
-			b, ok := d.take(n)
-			if !ok {
-				return nil, errNotSubset
-			}
-			d.push(pyLong(b))
-		case 'G':
-			b, ok := d.take(8)
-			if !ok {
-				return nil, errNotSubset
-			}
-			d.push(math.Float64frombits(binary.BigEndian.Uint64(b)))
-		case 0x8c, 'X', 0x8d: // SHORT_BINUNICODE, BINUNICODE, BINUNICODE8
-			width := 1
-			switch op {
-			case 'X':
-				width = 4
-			case 0x8d:
-				width = 8
-			}
-			b, ok := d.take(width)
-			if !ok {
-				return nil, errNotSubset
-			}
-			var n uint64
-			for k := width - 1; k >= 0; k-- {
-				n = n<<8 | uint64(b[k])
-			}
-			if n > uint64(len(data)-d.i) {
-				return nil, errNotSubset
-			}
-			s, _ := d.take(int(n))
-			// The strings share the input's bytes, which the caller keeps
-			// unchanged while the snapshot is read; what outlives the
-			// read is copied (allocatorSettings).
-			d.push(unsafe.String(unsafe.SliceData(s), len(s)))
-		case 0x94: // MEMOIZE
-			if len(d.stack) == 0 {
-				return nil, errNotSubset
-			}
-			d.memo.add(d.stack[len(d.stack)-1])
-		case 'q', 'r': // BINPUT, LONG_BINPUT
-			k, ok := d.index(op == 'r')
-			if !ok || len(d.stack) == 0 {
-				return nil, errNotSubset
-			}
-			if k == d.memo.n {
-				d.memo.add(nil)
-			}
-			if k > d.memo.n {
-				return nil, errNotSubset // Python numbers its memo densely
-			}
-			d.memo.set(k, d.stack[len(d.stack)-1])
-		case 'h', 'j': // BINGET, LONG_BINGET
-			k, ok := d.index(op == 'j')
-			if !ok || k >= d.memo.n {
-				return nil, errNotSubset
-			}
-			d.push(d.memo.get(k))
-		case '0': // POP
-			if len(d.stack) == 0 || len(d.marks) > 0 && d.marks[len(d.marks)-1] == len(d.stack) {
-				return nil, errNotSubset
-			}
-			d.stack = d.stack[:len(d.stack)-1]
-		case '2': // DUP
-			if len(d.stack) == 0 {
-				return nil, errNotSubset
-			}
-			d.push(d.stack[len(d.stack)-1])
-		case 'a', 'e': // APPEND, APPENDS
-			from := len(d.stack) - 1
-			if op == 'e' {
-				var ok bool
-				if from, ok = d.popMark(); !ok {
-					return nil, errNotSubset
-				}
-			}
-			if from < 1 {
-				return nil, errNotSubset
-			}
-			l, ok := d.stack[from-1].(*types.List)
-			if !ok {
-				return nil, errNotSubset
-			}
-			for _, v := range d.stack[from:] {
-				d.append(l, v)
-			}
-			if d.streams[l] != nil && len(d.stack) > from {
-				d.sweep(d.stack[from])
-			}
-			clear(d.stack[from:])
-			d.stack = d.stack[:from]
-		case 's', 'u': // SETITEM, SETITEMS
-			from := len(d.stack) - 2
-			if op == 'u' {
-				var ok bool
-				if from, ok = d.popMark(); !ok {
-					return nil, errNotSubset
-				}
-			}
-			if from < 1 || (len(d.stack)-from)%2 != 0 {
-				return nil, errNotSubset
-			}
-			m, ok := d.stack[from-1].(*types.Dict)
-			if !ok {
-				return nil, errNotSubset
-			}
-			for k := from; k < len(d.stack); k += 2 {
-				m.Set(d.stack[k], d.stack[k+1])
-			}
-			clear(d.stack[from:])
-			d.stack = d.stack[:from]
-		case 0x85, 0x86, 0x87, 't': // TUPLE1-3, TUPLE
-			from := len(d.stack) - int(op-0x84)
-			if op == 't' {
-				var ok bool
-				if from, ok = d.popMark(); !ok {
-					return nil, errNotSubset
-				}
-			}
-			if from < 0 {
-				return nil, errNotSubset
-			}
-			t := types.NewTupleFromSlice(append([]any(nil), d.stack[from:]...))
-			d.stack = append(d.stack[:from], t)
-		default:
+		}
+		if !d.step(op) {
 			return nil, errNotSubset
 		}
 	}
 	return nil, errNotSubset
+}
+
+// step applies opcode op, and reports whether it is in the subset.
+func (d *snapshotDecoder) step(op byte) bool {
+	switch op {
+	case 0x80: // PROTO
+		b, ok := d.take(1)
+		return ok && b[0] >= 2
+	case 0x95: // FRAME: its content is more opcodes
+		_, ok := d.take(8)
+		return ok
+	case '}':
+		d.push(types.NewDict())
+	case ']':
+		d.push(types.NewList())
+	case ')':
+		d.push(types.NewTupleFromSlice(nil))
+	case '(': // MARK
+		d.marks = append(d.marks, len(d.stack))
+	case 'N':
+		d.push(nil)
+	case 0x88:
+		d.push(true)
+	case 0x89:
+		d.push(false)
+	case 'K', 'M', 'J', 0x8a, 0x8b, 'G':
+		return d.number(op)
+	case 0x8c, 'X', 0x8d:
+		return d.text(op)
+	case 0x94, 'q', 'r', 'h', 'j':
+		return d.memoOp(op)
+	case '0': // POP
+		if len(d.stack) == 0 || len(d.marks) > 0 && d.marks[len(d.marks)-1] == len(d.stack) {
+			return false
+		}
+		d.stack = d.stack[:len(d.stack)-1]
+	case '2': // DUP
+		if len(d.stack) == 0 {
+			return false
+		}
+		d.push(d.stack[len(d.stack)-1])
+	case 'a', 'e':
+		return d.appendItems(op)
+	case 's', 'u':
+		return d.setItems(op)
+	case 0x85, 0x86, 0x87, 't':
+		return d.tuple(op)
+	default:
+		return false
+	}
+	return true
+}
+
+// number pushes the number of BININT1, BININT2, BININT, LONG1, LONG4 or
+// BINFLOAT.
+func (d *snapshotDecoder) number(op byte) bool {
+	switch op {
+	case 'K':
+		b, ok := d.take(1)
+		if ok {
+			d.push(int(b[0]))
+		}
+		return ok
+	case 'M':
+		b, ok := d.take(2)
+		if ok {
+			d.push(int(binary.LittleEndian.Uint16(b)))
+		}
+		return ok
+	case 'J':
+		b, ok := d.take(4)
+		if ok {
+			d.push(int(int32(binary.LittleEndian.Uint32(b))))
+		}
+		return ok
+	case 'G':
+		b, ok := d.take(8)
+		if ok {
+			d.push(math.Float64frombits(binary.BigEndian.Uint64(b)))
+		}
+		return ok
+	}
+	// LONG1, LONG4: two's complement, little-endian
+	n, ok := d.index(op == 0x8b)
+	if !ok || n < 0 {
+		return false
+	}
+	b, ok := d.take(n)
+	if ok {
+		d.push(pyLong(b))
+	}
+	return ok
+}
+
+// text pushes the string of SHORT_BINUNICODE, BINUNICODE or BINUNICODE8.
+func (d *snapshotDecoder) text(op byte) bool {
+	width := 1
+	switch op {
+	case 'X':
+		width = 4
+	case 0x8d:
+		width = 8
+	}
+	b, ok := d.take(width)
+	if !ok {
+		return false
+	}
+	var n uint64
+	for k := width - 1; k >= 0; k-- {
+		n = n<<8 | uint64(b[k])
+	}
+	if n > uint64(len(d.data)-d.i) {
+		return false
+	}
+	s, _ := d.take(int(n))
+	// The strings share the input's bytes, which the caller keeps
+	// unchanged while the snapshot is read; what outlives the read is
+	// copied (allocatorSettings).
+	d.push(unsafe.String(unsafe.SliceData(s), len(s)))
+	return true
+}
+
+// memoOp applies MEMOIZE, BINPUT, LONG_BINPUT, BINGET or LONG_BINGET.
+func (d *snapshotDecoder) memoOp(op byte) bool {
+	switch op {
+	case 0x94: // MEMOIZE
+		if len(d.stack) == 0 {
+			return false
+		}
+		d.memo.add(d.stack[len(d.stack)-1])
+	case 'q', 'r': // BINPUT, LONG_BINPUT
+		k, ok := d.index(op == 'r')
+		if !ok || len(d.stack) == 0 {
+			return false
+		}
+		if k == d.memo.n {
+			d.memo.add(nil)
+		}
+		if k > d.memo.n {
+			return false // Python numbers its memo densely
+		}
+		d.memo.set(k, d.stack[len(d.stack)-1])
+	default: // BINGET, LONG_BINGET
+		k, ok := d.index(op == 'j')
+		if !ok || k >= d.memo.n {
+			return false
+		}
+		d.push(d.memo.get(k))
+	}
+	return true
+}
+
+// items returns where the items of an opcode start on the stack: the last
+// n values, or all above the last mark where marked.
+func (d *snapshotDecoder) items(n int, marked bool) (int, bool) {
+	if marked {
+		return d.popMark()
+	}
+	return len(d.stack) - n, true
+}
+
+// cut drops the stack from from on.
+func (d *snapshotDecoder) cut(from int) {
+	clear(d.stack[from:])
+	d.stack = d.stack[:from]
+}
+
+// appendItems applies APPEND or APPENDS: the items go into the list below
+// them, or to its converter.
+func (d *snapshotDecoder) appendItems(op byte) bool {
+	from, ok := d.items(1, op == 'e')
+	if !ok || from < 1 {
+		return false
+	}
+	l, ok := d.stack[from-1].(*types.List)
+	if !ok {
+		return false
+	}
+	for _, v := range d.stack[from:] {
+		d.append(l, v)
+	}
+	if d.streams[l] != nil && len(d.stack) > from {
+		d.sweep(d.stack[from])
+	}
+	d.cut(from)
+	return true
+}
+
+// setItems applies SETITEM or SETITEMS: key and value pairs go into the
+// dict below them.
+func (d *snapshotDecoder) setItems(op byte) bool {
+	from, ok := d.items(2, op == 'u')
+	if !ok || from < 1 || (len(d.stack)-from)%2 != 0 {
+		return false
+	}
+	m, ok := d.stack[from-1].(*types.Dict)
+	if !ok {
+		return false
+	}
+	for k := from; k < len(d.stack); k += 2 {
+		m.Set(d.stack[k], d.stack[k+1])
+	}
+	d.cut(from)
+	return true
+}
+
+// tuple applies TUPLE1, TUPLE2, TUPLE3 or TUPLE.
+func (d *snapshotDecoder) tuple(op byte) bool {
+	from, ok := d.items(int(op-0x84), op == 't')
+	if !ok || from < 0 {
+		return false
+	}
+	t := types.NewTupleFromSlice(append([]any(nil), d.stack[from:]...))
+	d.stack = append(d.stack[:from], t)
+	return true
 }
 
 // pyLong decodes a pickled long: an int where it fits in 64 bits, else a
@@ -469,84 +509,95 @@ const maxPickleDepth = 1000
 // end up deeper than the scan knows: the decoders themselves never
 // recurse into values.
 func scanPickle(data []byte) string {
-	bad := func(format string, args ...any) string { return "not a valid pickle: " + fmt.Sprintf(format, args...) }
 	var sc pickleDepth
 	i := 0
 	for i < len(data) {
 		at := i
 		op := data[i]
 		i++
-		rest := len(data) - i
-		var n int // argument bytes
-		switch op {
-		case '.': // STOP
+		if op == '.' { // STOP
 			return ""
-		case '(', '0', '1', '2', 'N', 'Q', 'R', 'a', 'b', 'd', '}', 'e', 'l', ']', 'o', 's', 't', ')', 'u',
-			0x81, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x97, 0x98:
-		case 'K', 'h', 'q', 0x80, 0x82:
-			n = 1
-		case 'M', 0x83:
-			n = 2
-		case 'J', 'j', 'r', 0x84:
-			n = 4
-		case 'G', 0x95: // BINFLOAT; FRAME, whose content is more opcodes
-			n = 8
-			if op == 0x95 && rest >= 8 && binary.LittleEndian.Uint64(data[i:]) > uint64(rest-8) {
-				return bad("frame at byte %d is longer than the file", at)
-			}
-		case 'U', 'C', 0x8c, 0x8a:
-			if rest < 1 {
-				return bad("truncated at byte %d", at)
-			}
-			n = 1 + int(data[i])
-		case 'T', 'X', 'B', 0x8b:
-			if rest < 4 {
-				return bad("truncated at byte %d", at)
-			}
-			l := binary.LittleEndian.Uint32(data[i:])
-			if int32(l) < 0 || uint64(l) > uint64(rest-4) {
-				return bad("bad length at byte %d", at)
-			}
-			if op == 0x8b && l > 8 && !fits64(data[i+4:i+4+int(l)]) {
-				return fmt.Sprintf("not a memory snapshot: byte %d holds an integer of %d bytes (LONG4), past the 64 bits of every number a snapshot holds", at, l)
-			}
-			n = 4 + int(l)
-		case 0x8d, 0x8e, 0x96:
-			if rest < 8 {
-				return bad("truncated at byte %d", at)
-			}
-			l := binary.LittleEndian.Uint64(data[i:])
-			if l > uint64(rest-8) {
-				return bad("bad length at byte %d", at)
-			}
-			n = 8 + int(l)
-		case 'F', 'I', 'L', 'P', 'S', 'V', 'g', 'p', 'c', 'i':
-			lines := 1
-			if op == 'c' || op == 'i' {
-				lines = 2
-			}
-			for ; lines > 0; lines-- {
-				k := bytes.IndexByte(data[i+n:], '\n')
-				if k < 0 {
-					return bad("unterminated argument at byte %d", at)
-				}
-				n += k + 1
-			}
-			if msg := textArg(op, data[i:i+n-1], at); msg != "" {
-				return msg
-			}
-		default:
-			return bad("unknown opcode 0x%02x at byte %d", op, at)
 		}
-		if n > rest {
-			return bad("truncated at byte %d", at)
+		n, msg := pickleArg(op, data[i:], at)
+		if msg != "" {
+			return msg
+		}
+		if n > len(data)-i {
+			return badPickle("truncated at byte %d", at)
 		}
 		if !sc.step(op, data[i:i+n]) {
 			return fmt.Sprintf("not a memory snapshot: containers nest deeper than %d levels at byte %d (a snapshot nests a few)", maxPickleDepth, at)
 		}
 		i += n
 	}
-	return bad("no STOP opcode at the end")
+	return badPickle("no STOP opcode at the end")
+}
+
+// badPickle words what is wrong with a pickle that is not valid.
+func badPickle(format string, args ...any) string {
+	return "not a valid pickle: " + fmt.Sprintf(format, args...)
+}
+
+// pickleArg returns how many bytes of rest, what follows opcode op at
+// byte at, are its argument, or what is wrong with it. The length may be
+// past the end of rest; the caller checks.
+func pickleArg(op byte, rest []byte, at int) (n int, msg string) {
+	switch op {
+	case '(', '0', '1', '2', 'N', 'Q', 'R', 'a', 'b', 'd', '}', 'e', 'l', ']', 'o', 's', 't', ')', 'u',
+		0x81, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8f, 0x90, 0x91, 0x92, 0x93, 0x94, 0x97, 0x98:
+		return 0, ""
+	case 'K', 'h', 'q', 0x80, 0x82:
+		return 1, ""
+	case 'M', 0x83:
+		return 2, ""
+	case 'J', 'j', 'r', 0x84:
+		return 4, ""
+	case 'G', 0x95: // BINFLOAT; FRAME, whose content is more opcodes
+		if op == 0x95 && len(rest) >= 8 && binary.LittleEndian.Uint64(rest) > uint64(len(rest)-8) {
+			return 0, badPickle("frame at byte %d is longer than the file", at)
+		}
+		return 8, ""
+	case 'U', 'C', 0x8c, 0x8a:
+		if len(rest) < 1 {
+			return 0, badPickle("truncated at byte %d", at)
+		}
+		return 1 + int(rest[0]), ""
+	case 'T', 'X', 'B', 0x8b:
+		if len(rest) < 4 {
+			return 0, badPickle("truncated at byte %d", at)
+		}
+		l := binary.LittleEndian.Uint32(rest)
+		if int32(l) < 0 || uint64(l) > uint64(len(rest)-4) {
+			return 0, badPickle("bad length at byte %d", at)
+		}
+		if op == 0x8b && l > 8 && !fits64(rest[4:4+int(l)]) {
+			return 0, fmt.Sprintf("not a memory snapshot: byte %d holds an integer of %d bytes (LONG4), past the 64 bits of every number a snapshot holds", at, l)
+		}
+		return 4 + int(l), ""
+	case 0x8d, 0x8e, 0x96:
+		if len(rest) < 8 {
+			return 0, badPickle("truncated at byte %d", at)
+		}
+		l := binary.LittleEndian.Uint64(rest)
+		if l > uint64(len(rest)-8) {
+			return 0, badPickle("bad length at byte %d", at)
+		}
+		return 8 + int(l), ""
+	case 'F', 'I', 'L', 'P', 'S', 'V', 'g', 'p', 'c', 'i':
+		lines := 1
+		if op == 'c' || op == 'i' {
+			lines = 2
+		}
+		for ; lines > 0; lines-- {
+			k := bytes.IndexByte(rest[n:], '\n')
+			if k < 0 {
+				return 0, badPickle("unterminated argument at byte %d", at)
+			}
+			n += k + 1
+		}
+		return n, textArg(op, rest[:n-1], at)
+	}
+	return 0, badPickle("unknown opcode 0x%02x at byte %d", op, at)
 }
 
 // textArg checks the argument of a text opcode: INT and LONG a decimal
@@ -568,12 +619,12 @@ func textArg(op byte, arg []byte, at int) string {
 			what = "PUT"
 		}
 		if len(arg) == 0 || len(arg) > 10 || bytes.IndexFunc(arg, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-			return fmt.Sprintf("not a valid pickle: %s at byte %d: want a memo index (a decimal number), got %s", what, at, Echo(arg))
+			return badPickle("%s at byte %d: want a memo index (a decimal number), got %s", what, at, Echo(arg))
 		}
 		return ""
 	case 'F':
 		if _, err := strconv.ParseFloat(string(bytes.TrimSpace(arg)), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
-			return fmt.Sprintf("not a valid pickle: FLOAT at byte %d: want a decimal number, got %s", at, Echo(arg))
+			return badPickle("FLOAT at byte %d: want a decimal number, got %s", at, Echo(arg))
 		}
 		return ""
 	default:
@@ -581,7 +632,7 @@ func textArg(op byte, arg []byte, at int) string {
 	}
 	digits := bytes.TrimLeft(arg, "+-")
 	if len(digits) == 0 || len(arg)-len(digits) > 1 || bytes.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-		return fmt.Sprintf("not a valid pickle: %s at byte %d: want a decimal integer, got %s", what, at, Echo(arg))
+		return badPickle("%s at byte %d: want a decimal integer, got %s", what, at, Echo(arg))
 	}
 	// Past 19 significant digits no integer fits in 64 bits: refused
 	// before any conversion.

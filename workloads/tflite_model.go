@@ -41,11 +41,7 @@ func isTFLiteModel(data []byte) bool {
 // from schema.fbs's field numbers, every offset checked: a malformed file is
 // an *InputError naming the byte and the table being read, never a panic.
 func ReadTFLiteModel(r io.Reader, name string) (*Problem, error) {
-	data, err := readAll(r, name)
-	if err != nil {
-		return nil, err
-	}
-	return parseTFLiteModel(data, name)
+	return readParsed(r, name, parseTFLiteModel)
 }
 
 // Field numbers of schema.fbs (tensorflow/compiler/mlir/lite/schema/
@@ -252,63 +248,146 @@ func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 	if !isTFLiteModel(data) {
 		return nil, &InputError{File: name, Msg: "not a TFLite model: want the file identifier TFL3 at byte 4"}
 	}
+	r := &tfliteReader{f: f, name: name}
+	if err := r.open(); err != nil {
+		return nil, err
+	}
+	if err := r.lifetimes(); err != nil {
+		return nil, err
+	}
+	p := &Problem{Name: name, Format: FormatTFLiteModel}
+	for i := range r.ntensor {
+		b, kept, err := r.tensor(i)
+		switch {
+		case err != nil:
+			return nil, err
+		case kept == tensorInArena:
+			p.Buffers = append(p.Buffers, b)
+		case kept == tensorPersistent:
+			p.Persistent = append(p.Persistent, b)
+		}
+	}
+	return p, nil
+}
+
+// tfliteReader is the state of parseTFLiteModel: where the vectors of the
+// model and of its subgraph 0 lie, and each tensor's lifetime.
+type tfliteReader struct {
+	f    *flatbuf
+	name string
+
+	bufs, nbuf      int // Model.buffers: start, length
+	tv, ntensor     int // SubGraph.tensors
+	ov, nop         int // SubGraph.operators
+	inputs, outputs []int32
+	end             int // the last task
+
+	// first and last task per tensor, -1 while untouched.
+	first, last []int
+}
+
+// open finds the vectors of the model and of its subgraph 0.
+func (r *tfliteReader) open() error {
+	f := r.f
 	model := f.indirect(0, "root table offset")
 	subs, nsub := f.vector(model, fbModelSubgraphs, 4, "Model.subgraphs")
-	bufs, nbuf := f.vector(model, fbModelBuffers, 4, "Model.buffers")
+	r.bufs, r.nbuf = f.vector(model, fbModelBuffers, 4, "Model.buffers")
 	if f.err != nil {
-		return nil, f.err
+		return f.err
 	}
 	if nsub == 0 {
-		return nil, &InputError{File: name, Msg: "the model has no subgraph"}
+		return &InputError{File: r.name, Msg: "the model has no subgraph"}
 	}
 	sg := f.table(subs, 0, "SubGraph 0")
-	tv, ntensor := f.vector(sg, fbSubgraphTensors, 4, "SubGraph.tensors")
-	inputs := f.i32s(sg, fbSubgraphInputs, "SubGraph.inputs")
-	outputs := f.i32s(sg, fbSubgraphOutputs, "SubGraph.outputs")
-	ov, nop := f.vector(sg, fbSubgraphOperators, 4, "SubGraph.operators")
+	r.tv, r.ntensor = f.vector(sg, fbSubgraphTensors, 4, "SubGraph.tensors")
+	r.inputs = f.i32s(sg, fbSubgraphInputs, "SubGraph.inputs")
+	r.outputs = f.i32s(sg, fbSubgraphOutputs, "SubGraph.outputs")
+	r.ov, r.nop = f.vector(sg, fbSubgraphOperators, 4, "SubGraph.operators")
 	if f.err != nil {
-		return nil, f.err
+		return f.err
 	}
-	end := max(nop-1, 0)
+	r.end = max(r.nop-1, 0)
+	return nil
+}
 
-	// Lifetimes: first and last task per tensor, -1 while untouched.
-	first := make([]int, ntensor)
-	last := make([]int, ntensor)
-	for i := range first {
-		first[i], last[i] = -1, -1
+// checkIndex checks a tensor index that where names; -1 stands for none.
+func (r *tfliteReader) checkIndex(t int32, where string) (int, error) {
+	if t < -1 || int(t) >= r.ntensor {
+		return 0, &InputError{File: r.name, Msg: fmt.Sprintf("%s names tensor %d, but subgraph 0 has %d tensors", where, t, r.ntensor)}
 	}
-	checkIndex := func(t int32, where string) (int, error) {
-		if t < -1 || int(t) >= ntensor {
-			return 0, &InputError{File: name, Msg: fmt.Sprintf("%s names tensor %d, but subgraph 0 has %d tensors", where, t, ntensor)}
-		}
-		return int(t), nil
+	return int(t), nil
+}
+
+// use extends tensor t's lifetime to task.
+func (r *tfliteReader) use(t, task int) {
+	if r.first[t] < 0 || task < r.first[t] {
+		r.first[t] = task
 	}
-	use := func(t, task int) {
-		if first[t] < 0 || task < first[t] {
-			first[t] = task
-		}
-		last[t] = max(last[t], task)
+	r.last[t] = max(r.last[t], task)
+}
+
+// lifetimes sets the first and last task of every tensor: the inputs
+// live from task 0, the operators' tensors from the first to the last
+// operator naming them, the outputs to the last task.
+func (r *tfliteReader) lifetimes() error {
+	r.first = make([]int, r.ntensor)
+	r.last = make([]int, r.ntensor)
+	for i := range r.first {
+		r.first[i], r.last[i] = -1, -1
 	}
-	for _, t := range inputs {
-		i, err := checkIndex(t, "SubGraph.inputs")
+	for _, t := range r.inputs {
+		i, err := r.checkIndex(t, "SubGraph.inputs")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if i >= 0 {
-			use(i, 0)
+			r.use(i, 0)
 		}
 	}
-	// Operators may share an index vector: each is read once, and its
-	// tensors are used from the first to the last operator naming it, so
-	// N operators naming one vector of N tensors cost N, not N^2.
-	type opVector struct {
-		list        []int32
-		first, last int
+	vecs, err := r.operatorVectors()
+	if err != nil {
+		return err
 	}
+	for _, v := range vecs {
+		for _, t := range v.list {
+			if t >= 0 { // -1 is an omitted optional input
+				r.use(int(t), v.first)
+				r.use(int(t), v.last)
+			}
+		}
+	}
+	for _, t := range r.outputs {
+		i, err := r.checkIndex(t, "SubGraph.outputs")
+		if err != nil {
+			return err
+		}
+		if i >= 0 {
+			if r.first[i] < 0 {
+				r.first[i] = r.end
+			}
+			r.last[i] = r.end
+		}
+	}
+	return nil
+}
+
+// opVector is a vector of tensor indices and the first and last operator
+// naming it.
+type opVector struct {
+	list        []int32
+	first, last int
+}
+
+// operatorVectors reads the index vectors of the operators. Operators may
+// share an index vector: each is read once, and its tensors are used from
+// the first to the last operator naming it, so N operators naming one
+// vector of N tensors cost N, not N^2.
+func (r *tfliteReader) operatorVectors() ([]opVector, error) {
+	f := r.f
 	var vecs []opVector
 	vecAt := map[int]int{} // vector start -> index in vecs
-	for k := range nop {
-		op := f.table(ov, k, "Operator")
+	for k := range r.nop {
+		op := f.table(r.ov, k, "Operator")
 		for _, fl := range []struct {
 			id   int
 			what string
@@ -326,7 +405,7 @@ func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 				return nil, f.err
 			}
 			for _, t := range list {
-				if _, err := checkIndex(t, fmt.Sprintf("operator %d", k)); err != nil {
+				if _, err := r.checkIndex(t, fmt.Sprintf("operator %d", k)); err != nil {
 					return nil, err
 				}
 			}
@@ -334,91 +413,95 @@ func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 			vecs = append(vecs, opVector{list, k, k})
 		}
 	}
-	for _, v := range vecs {
-		for _, t := range v.list {
-			if t >= 0 { // -1 is an omitted optional input
-				use(int(t), v.first)
-				use(int(t), v.last)
-			}
-		}
-	}
-	for _, t := range outputs {
-		i, err := checkIndex(t, "SubGraph.outputs")
-		if err != nil {
-			return nil, err
-		}
-		if i >= 0 {
-			if first[i] < 0 {
-				first[i] = end
-			}
-			last[i] = end
-		}
-	}
+	return vecs, nil
+}
 
-	p := &Problem{Name: name, Format: FormatTFLiteModel}
-	for i := range ntensor {
-		tab := f.table(tv, i, "Tensor")
-		shape := f.i32s(tab, fbTensorShape, "Tensor.shape")
-		typ := f.scalar(tab, fbTensorType, 1, "Tensor.type")
-		buf := f.scalar(tab, fbTensorBuffer, 4, "Tensor.buffer")
-		label := f.str(tab, fbTensorName, "Tensor.name", 61)
-		variable := f.scalar(tab, fbTensorVariable, 1, "Tensor.is_variable") != 0
-		if f.err != nil {
-			return nil, f.err
-		}
-		if len(label) > 60 {
-			label = label[:60] + "…"
-		}
-		what := fmt.Sprintf("tensor %d (%q)", i, label)
-		if buf > 0 && !variable {
-			if buf >= uint64(nbuf) {
-				return nil, &InputError{File: name, Msg: fmt.Sprintf("%s names buffer %d, but the model has %d buffers", what, buf, nbuf)}
-			}
-			b := f.table(bufs, int(buf), "Buffer")
-			_, ndata := f.vector(b, fbBufferData, 1, "Buffer.data")
-			offset := f.scalar(b, fbBufferOffset, 8, "Buffer.offset")
-			if f.err != nil {
-				return nil, f.err
-			}
-			if ndata > 0 || offset > 1 {
-				continue // a constant: its data lives in the model, not the arena
-			}
-		}
-		if variable {
-			first[i], last[i] = 0, end
-		}
-		if first[i] < 0 {
-			continue
-		}
-		if int(int8(typ)) < 0 || int(typ) >= len(tfliteTypeBits) {
-			return nil, &InputError{File: name, Msg: fmt.Sprintf("%s has unknown type %d (want a TensorType of schema.fbs, 0 to %d)", what, int8(typ), len(tfliteTypeBits)-1)}
-		}
-		tt := tfliteTypeBits[typ]
-		if tt.bits == 0 {
-			continue // STRING, RESOURCE, VARIANT: dynamic, outside the arena
-		}
-		elems := uint64(1)
-		for _, d := range shape {
-			if d < 0 {
-				return nil, &InputError{File: name, Msg: fmt.Sprintf("%s has dimension %d in its shape %v: a dynamic shape has no size to plan", what, d, shape)}
-			}
-			hi, lo := bits.Mul64(elems, uint64(d))
-			if hi != 0 {
-				return nil, &InputError{File: name, Msg: fmt.Sprintf("%s: shape %v overflows 64 bits", what, shape)}
-			}
-			elems = lo
-		}
-		hi, lo := bits.Mul64(elems, uint64(tt.bits))
-		if hi != 0 || lo/8 > math.MaxInt64-1 {
-			return nil, &InputError{File: name, Msg: fmt.Sprintf("%s: %s %v overflows 64 bits", what, tt.name, shape)}
-		}
-		size := int64((lo + 7) / 8)
-		b := Buffer{ID: i, Size: size, First: first[i], Last: last[i]}
-		if variable {
-			p.Persistent = append(p.Persistent, b)
-			continue
-		}
-		p.Buffers = append(p.Buffers, b)
+// Where tensor reports a tensor goes.
+const (
+	tensorSkipped    = iota // not planned: a constant, unused, or dynamic
+	tensorInArena           // a buffer of the planned arena
+	tensorPersistent        // a variable, live throughout
+)
+
+// tensor reads tensor i and returns its buffer and where it goes.
+func (r *tfliteReader) tensor(i int) (Buffer, int, error) {
+	f := r.f
+	tab := f.table(r.tv, i, "Tensor")
+	shape := f.i32s(tab, fbTensorShape, "Tensor.shape")
+	typ := f.scalar(tab, fbTensorType, 1, "Tensor.type")
+	buf := f.scalar(tab, fbTensorBuffer, 4, "Tensor.buffer")
+	label := f.str(tab, fbTensorName, "Tensor.name", 61)
+	variable := f.scalar(tab, fbTensorVariable, 1, "Tensor.is_variable") != 0
+	if f.err != nil {
+		return Buffer{}, 0, f.err
 	}
-	return p, nil
+	if len(label) > 60 {
+		label = label[:60] + "…"
+	}
+	what := fmt.Sprintf("tensor %d (%q)", i, label)
+	if buf > 0 && !variable {
+		constant, err := r.constant(buf, what)
+		if err != nil || constant {
+			return Buffer{}, tensorSkipped, err
+		}
+	}
+	if variable {
+		r.first[i], r.last[i] = 0, r.end
+	}
+	if r.first[i] < 0 {
+		return Buffer{}, tensorSkipped, nil
+	}
+	size, dynamic, err := r.tensorSize(what, typ, shape)
+	if err != nil || dynamic {
+		return Buffer{}, tensorSkipped, err
+	}
+	b := Buffer{ID: i, Size: size, First: r.first[i], Last: r.last[i]}
+	if variable {
+		return b, tensorPersistent, nil
+	}
+	return b, tensorInArena, nil
+}
+
+// constant reports whether buffer buf, of the tensor that what names,
+// holds data: a constant's data lives in the model, not the arena.
+func (r *tfliteReader) constant(buf uint64, what string) (bool, error) {
+	if buf >= uint64(r.nbuf) {
+		return false, &InputError{File: r.name, Msg: fmt.Sprintf("%s names buffer %d, but the model has %d buffers", what, buf, r.nbuf)}
+	}
+	f := r.f
+	b := f.table(r.bufs, int(buf), "Buffer")
+	_, ndata := f.vector(b, fbBufferData, 1, "Buffer.data")
+	offset := f.scalar(b, fbBufferOffset, 8, "Buffer.offset")
+	if f.err != nil {
+		return false, f.err
+	}
+	return ndata > 0 || offset > 1, nil
+}
+
+// tensorSize returns the bytes of a tensor of type typ and shape, or
+// reports it dynamic (STRING, RESOURCE, VARIANT: outside the arena).
+func (r *tfliteReader) tensorSize(what string, typ uint64, shape []int32) (size int64, dynamic bool, err error) {
+	if int(int8(typ)) < 0 || int(typ) >= len(tfliteTypeBits) {
+		return 0, false, &InputError{File: r.name, Msg: fmt.Sprintf("%s has unknown type %d (want a TensorType of schema.fbs, 0 to %d)", what, int8(typ), len(tfliteTypeBits)-1)}
+	}
+	tt := tfliteTypeBits[typ]
+	if tt.bits == 0 {
+		return 0, true, nil
+	}
+	elems := uint64(1)
+	for _, d := range shape {
+		if d < 0 {
+			return 0, false, &InputError{File: r.name, Msg: fmt.Sprintf("%s has dimension %d in its shape %v: a dynamic shape has no size to plan", what, d, shape)}
+		}
+		hi, lo := bits.Mul64(elems, uint64(d))
+		if hi != 0 {
+			return 0, false, &InputError{File: r.name, Msg: fmt.Sprintf("%s: shape %v overflows 64 bits", what, shape)}
+		}
+		elems = lo
+	}
+	hi, lo := bits.Mul64(elems, uint64(tt.bits))
+	if hi != 0 || lo/8 > math.MaxInt64-1 {
+		return 0, false, &InputError{File: r.name, Msg: fmt.Sprintf("%s: %s %v overflows 64 bits", what, tt.name, shape)}
+	}
+	return int64((lo + 7) / 8), false, nil
 }

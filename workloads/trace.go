@@ -37,7 +37,6 @@ const traceForms = "a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (
 // the trace computes anyway.
 func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 	s := newLineScanner(data)
-	fail := func(msg string) error { return &InputError{File: name, Line: s.line, Msg: msg} }
 	n := bytes.Count(data, []byte{'\n'}) + 1
 	t := &Trace{Name: name, Events: make([]Event, 0, n)}
 	lines := make([]int32, 0, n)
@@ -46,80 +45,9 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 		if !ok {
 			break
 		}
-		f := s.split(l)
-		var e Event
-		var msg string
-		// id parses field i as the event's id, stream field i as its stream.
-		id := func(i int) {
-			if msg == "" {
-				var v int64
-				v, msg = intField("id", f[i], 1<<63-1)
-				e.ID = int(v)
-			}
-		}
-		stream := func(i int) {
-			if msg == "" {
-				var v int64
-				v, msg = intField("stream", f[i], math.MaxInt32)
-				e.Stream = int32(v)
-			}
-		}
-		switch string(f[0]) {
-		case "a":
-			if len(f) != 3 && len(f) != 4 {
-				return nil, nil, fail(fmt.Sprintf("want a,ID,BYTES or a,ID,BYTES,STREAM, got %s", Echo(l)))
-			}
-			e.Kind = Alloc
-			id(1)
-			if msg == "" {
-				e.Size, msg = intField("bytes", f[2], 1<<63-1)
-			}
-			if len(f) == 4 {
-				stream(3)
-			}
-		case "f":
-			if len(f) != 2 && len(f) != 3 {
-				return nil, nil, fail(fmt.Sprintf("want f,ID, or f,ID,STREAM, got %s", Echo(l)))
-			}
-			e.Kind = Free
-			id(1)
-			if len(f) == 3 && len(f[2]) > 0 {
-				stream(2)
-			}
-		case "v":
-			if len(f) != 3 {
-				return nil, nil, fail(fmt.Sprintf("want v,ID,OF, got %s", Echo(l)))
-			}
-			e.Kind = View
-			id(1)
-			if msg == "" {
-				var of int64
-				of, msg = intField("of", f[2], 1<<63-1)
-				e.Of = int(of)
-			}
-		case "r":
-			if len(f) != 3 {
-				return nil, nil, fail(fmt.Sprintf("want r,ID,STREAM, got %s", Echo(l)))
-			}
-			e.Kind = Record
-			id(1)
-			stream(2)
-		case "s":
-			if len(f) != 2 {
-				return nil, nil, fail(fmt.Sprintf("want s,STREAM, got %s", Echo(l)))
-			}
-			e.Kind = Sync
-			stream(1)
-		case "e":
-			if len(f) != 1 {
-				return nil, nil, fail(fmt.Sprintf("want e (empty cache), got %s", Echo(l)))
-			}
-			e.Kind = EmptyCache
-		default:
-			return nil, nil, fail(fmt.Sprintf("unknown event %s: want %s", Echo(f[0]), traceForms))
-		}
+		e, msg := traceEvent(s.split(l), l)
 		if msg != "" {
-			return nil, nil, fail(msg)
+			return nil, nil, &InputError{File: name, Line: s.line, Msg: msg}
 		}
 		t.Events = append(t.Events, e)
 		lines = append(lines, int32(s.line))
@@ -130,6 +58,85 @@ func parseTrace(data []byte, name string) (*Trace, *Problem, error) {
 	}
 	return t, p, nil
 }
+
+// traceLines gives each event line's letter, its kind, how many fields
+// it may have and its form, for errors.
+var traceLines = [...]struct {
+	letter string
+	kind   EventKind
+	lo, hi int
+	want   string
+}{
+	{"a", Alloc, 3, 4, "a,ID,BYTES or a,ID,BYTES,STREAM"},
+	{"f", Free, 2, 3, "f,ID, or f,ID,STREAM"},
+	{"v", View, 3, 3, "v,ID,OF"},
+	{"r", Record, 3, 3, "r,ID,STREAM"},
+	{"s", Sync, 2, 2, "s,STREAM"},
+	{"e", EmptyCache, 1, 1, "e (empty cache)"},
+}
+
+// traceEvent parses the fields f of event line l, or says what is wrong.
+func traceEvent(f [][]byte, l []byte) (Event, string) {
+	k := 0
+	for k < len(traceLines) && traceLines[k].letter != string(f[0]) {
+		k++
+	}
+	if k == len(traceLines) {
+		return Event{}, fmt.Sprintf("unknown event %s: want %s", Echo(f[0]), traceForms)
+	}
+	form := &traceLines[k]
+	if len(f) < form.lo || len(f) > form.hi {
+		return Event{}, fmt.Sprintf("want %s, got %s", form.want, Echo(l))
+	}
+	kind := form.kind
+	r := eventFields{f: f, e: Event{Kind: kind}}
+	switch kind {
+	case Alloc:
+		r.id(1)
+		r.e.Size = r.int(2, "bytes", 1<<63-1)
+		if len(f) == 4 {
+			r.stream(3)
+		}
+	case Free:
+		r.id(1)
+		if len(f) == 3 && len(f[2]) > 0 {
+			r.stream(2)
+		}
+	case View:
+		r.id(1)
+		r.e.Of = int(r.int(2, "of", 1<<63-1))
+	case Record:
+		r.id(1)
+		r.stream(2)
+	case Sync:
+		r.stream(1)
+	}
+	return r.e, r.msg
+}
+
+// eventFields parses the fields of one event line into e; msg keeps the
+// first error, after which the fields are no longer read.
+type eventFields struct {
+	f   [][]byte
+	e   Event
+	msg string
+}
+
+// int parses field i, named col, as an integer in [0, max].
+func (r *eventFields) int(i int, col string, max int64) int64 {
+	if r.msg != "" {
+		return 0
+	}
+	var v int64
+	v, r.msg = intField(col, r.f[i], max)
+	return v
+}
+
+// id parses field i as the event's id.
+func (r *eventFields) id(i int) { r.e.ID = int(r.int(i, "id", 1<<63-1)) }
+
+// stream parses field i as the event's stream.
+func (r *eventFields) stream(i int) { r.e.Stream = int32(r.int(i, "stream", math.MaxInt32)) }
 
 // WriteTrace writes t in the trace format ReadTrace reads.
 func WriteTrace(w io.Writer, t *Trace) error {
