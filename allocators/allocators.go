@@ -167,11 +167,15 @@ var (
 	registry = workloads.NewTable[Info]("allocators", regexp.MustCompile(`^[a-z0-9-]+$`))
 )
 
-// Register makes an allocator factory available by name. It panics on a
-// duplicate or invalid name.
+// Register makes an allocator factory available by name. Like
+// strategies.Register, it panics naming the allocator and the field when
+// New or Doc is missing, and on a duplicate or invalid name.
 func Register(info Info) {
-	if info.New == nil {
-		panic(fmt.Sprintf("allocators: %s registered without New", info.Name))
+	switch {
+	case info.New == nil:
+		panic(fmt.Sprintf("allocators: Register(%q): missing New", info.Name))
+	case info.Doc == "":
+		panic(fmt.Sprintf("allocators: Register(%q): missing Doc", info.Name))
 	}
 	registry.Add(info.Name, info)
 }

@@ -20,8 +20,29 @@ func TestRegisterPanics(t *testing.T) {
 					t.Errorf("Register(%q): panic = %v, want %q", tc.name, r, tc.want)
 				}
 			}()
-			allocators.Register(allocators.Info{Name: tc.name, New: newBump})
+			allocators.Register(allocators.Info{Name: tc.name, Doc: "test only", New: newBump})
 		}()
+	}
+	// Each required field, missing, gives a panic naming the allocator
+	// and the field (and registers nothing).
+	for _, tc := range []struct {
+		info allocators.Info
+		want string
+	}{
+		{allocators.Info{Name: "no-new", Doc: "test only"}, `allocators: Register("no-new"): missing New`},
+		{allocators.Info{Name: "no-doc", New: newBump}, `allocators: Register("no-doc"): missing Doc`},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != tc.want {
+					t.Errorf("Register(%+v): panic = %v, want %q", tc.info.Name, r, tc.want)
+				}
+			}()
+			allocators.Register(tc.info)
+		}()
+		if _, err := allocators.Lookup(tc.info.Name); err == nil {
+			t.Errorf("%s registered despite the panic", tc.info.Name)
+		}
 	}
 }
 

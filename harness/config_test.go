@@ -7,7 +7,6 @@ import (
 
 	"membench/strategies"
 	"membench/workloads"
-	_ "membench/workloads/zoo"
 )
 
 // TestParseConfigLines: every config error names the file and the line of

@@ -16,14 +16,10 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	_ "membench/plugins"
 	"membench/results"
 	"membench/strategies"
-	_ "membench/strategies/exact"
 	"membench/workloads"
-	_ "membench/workloads/minimalloc"
-	_ "membench/workloads/recorded"
-	_ "membench/workloads/synthetic"
-	_ "membench/workloads/tflitemodels"
 )
 
 // Misbehaving strategies, registered in this test binary only. Workers are
@@ -66,7 +62,7 @@ func (hog) Plan(context.Context, *workloads.Problem) (*strategies.Plan, error) {
 
 func init() {
 	for _, s := range []strategies.Strategy{sleeper{}, panicker{}, overlapper{}, hog{}} {
-		strategies.Register(strategies.Info{Name: s.Name(), Kind: strategies.Offsets, Doc: "test only",
+		strategies.Register(strategies.Info{Name: s.Name(), Runtime: "membench", Kind: strategies.Offsets, Doc: "test only",
 			New: strategies.Simple(func() strategies.Strategy { return s })})
 	}
 }

@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"membench/results"
-	// The best-known table: summary, results.txt and figures show
-	// footprint / best known beside footprint / LB_load.
-	_ "membench/results/best"
+	"membench/results/best"
 	"membench/results/plot"
 	"membench/strategies"
 	"membench/workloads"
@@ -26,9 +24,10 @@ var PlotKinds = plot.Kinds
 const layoutMaxN = 1000
 
 // drawPlots writes the figures of kind ("" for all) into dir from the
-// records, as PNG at page width.
+// records, as PNG at page width, comparing footprints with the shipped
+// best-known table.
 func drawPlots(ctx context.Context, dir string, recs []results.Record, kind string) ([]string, error) {
-	return drawPlotsWith(ctx, dir, recs, plot.Options{Kind: kind})
+	return drawPlotsWith(ctx, dir, recs, plot.Options{Kind: kind, Best: best.Known()})
 }
 
 // drawPlotsWith writes the figures o asks for into dir from the records.
@@ -48,7 +47,7 @@ func drawPlotsWith(ctx context.Context, dir string, recs []results.Record, o plo
 	if o.Kind != "" && o.Kind != "layout" && o.Kind != "timeline" {
 		return files, nil
 	}
-	groups := results.Aggregate(recs)
+	groups := results.Aggregate(recs, o.Best)
 	chosen := func(g *results.Group, kind string) bool {
 		return g.Kind == kind && g.OK > 0 && g.N > 0 &&
 			(o.Workload == "" || g.Workload == o.Workload) && (o.Subject == "" || g.Subject == o.Subject)
@@ -178,8 +177,9 @@ func drawLayout(ctx context.Context, dir, name, workload, subject string, o plot
 	return o.Write(fig, dir, name)
 }
 
-// Replot regenerates the plots of a sweep folder from its results. It
-// holds the folder's lock, and removes what an interrupted write left.
+// Replot regenerates the plots of a sweep folder from its results, with
+// o.Best as the best-known table. It holds the folder's lock, and removes
+// what an interrupted write left.
 func Replot(ctx context.Context, dir string, o plot.Options) ([]string, error) {
 	if st, err := os.Stat(dir); err == nil && st.IsDir() {
 		release, err := lockDir(dir)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"membench/results"
+	"membench/results/best"
 	"membench/workloads"
 )
 
@@ -242,7 +243,7 @@ func WriteReports(dir string, man *Manifest, recs []results.Record) ([]string, e
 	var files []string
 	txt := filepath.Join(dir, "results.txt")
 	var b strings.Builder
-	if err := results.WriteBenchfmt(&b, man.benchConfig(), recs); err != nil {
+	if err := results.WriteBenchfmt(&b, man.benchConfig(), recs, best.Known()); err != nil {
 		return nil, err
 	}
 	if err := results.WriteFileAtomic(txt, []byte(b.String())); err != nil {
@@ -251,7 +252,7 @@ func WriteReports(dir string, man *Manifest, recs []results.Record) ([]string, e
 	files = append(files, txt)
 	b.Reset()
 	md := filepath.Join(dir, "summary.md")
-	if err := results.WriteSummary(&b, "membench sweep: "+man.Config.Name, recs); err != nil {
+	if err := results.WriteSummary(&b, "membench sweep: "+man.Config.Name, recs, best.Known()); err != nil {
 		return nil, err
 	}
 	if err := results.WriteFileAtomic(md, []byte(b.String())); err != nil {

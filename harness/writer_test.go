@@ -52,7 +52,7 @@ func init() {
 		}},
 		{"test-fails-once", func() error { return errors.New("first call fails") }},
 	} {
-		strategies.Register(strategies.Info{Name: s.name, Kind: strategies.Offsets, Doc: "test only",
+		strategies.Register(strategies.Info{Name: s.name, Runtime: "membench", Kind: strategies.Offsets, Doc: "test only",
 			New: strategies.Simple(func() strategies.Strategy { return s })})
 	}
 }

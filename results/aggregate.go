@@ -32,8 +32,9 @@ type Group struct {
 }
 
 // Aggregate groups records by (workload, subject), in order of first
-// appearance of the workload and then of the subject.
-func Aggregate(recs []Record) []*Group {
+// appearance of the workload and then of the subject; table gives the best
+// known of each problem beyond the records' own (BestKnown).
+func Aggregate(recs []Record, table BestTable) []*Group {
 	type gk struct{ w, s string }
 	idx := map[gk]*Group{}
 	var order []*Group
@@ -75,7 +76,7 @@ func Aggregate(recs []Record) []*Group {
 			ratios[k] = append(ratios[k], r.Ratio)
 		}
 	}
-	best := BestKnown(recs)
+	best := BestKnown(recs, table)
 	hashes := map[string]string{}
 	for i := range recs {
 		hashes[recs[i].Workload] = recs[i].Hash

@@ -69,14 +69,15 @@ func Slug(s string) string {
 // since benchstat compares only results whose configuration lines agree.
 // Each result adds the key "workload", the workload spec as given, so that
 // benchstat shows one table per workload and
-// -filter 'workload:zoo/resnet-50' selects one.
-func WriteBenchfmt(w io.Writer, config map[string]string, recs []Record) error {
+// -filter 'workload:zoo/resnet-50' selects one. table gives the best known
+// of each problem beyond the records' own (BestKnown).
+func WriteBenchfmt(w io.Writer, config map[string]string, recs []Record, table BestTable) error {
 	bw := benchfmt.NewWriter(w)
 	var cfg []benchfmt.Config
 	for _, k := range sortedKeys(config) {
 		cfg = append(cfg, benchfmt.Config{Key: k, Value: []byte(config[k]), File: true})
 	}
-	best := BestKnown(recs)
+	best := BestKnown(recs, table)
 	for i := range recs {
 		r := &recs[i]
 		if r.Status != StatusOK {

@@ -26,7 +26,7 @@ func benchRecords() []Record {
 
 func TestBenchfmtGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteBenchfmt(&buf, map[string]string{"goos": "linux", "pkg": "membench"}, benchRecords()); err != nil {
+	if err := WriteBenchfmt(&buf, map[string]string{"goos": "linux", "pkg": "membench"}, benchRecords(), nil); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "results.txt")
@@ -47,7 +47,7 @@ func TestBenchfmtGolden(t *testing.T) {
 // specs as given.
 func TestBenchstatFilters(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteBenchfmt(&buf, map[string]string{"goos": "linux"}, benchRecords()); err != nil {
+	if err := WriteBenchfmt(&buf, map[string]string{"goos": "linux"}, benchRecords(), nil); err != nil {
 		t.Fatal(err)
 	}
 	type cell struct{ workload, subject string }
@@ -133,7 +133,7 @@ func TestBenchstatTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteBenchfmt(&buf, map[string]string{"goos": "linux", "pkg": "membench"}, fixedRecords()); err != nil {
+	if err := WriteBenchfmt(&buf, map[string]string{"goos": "linux", "pkg": "membench"}, fixedRecords(), nil); err != nil {
 		t.Fatal(err)
 	}
 	var tables []string

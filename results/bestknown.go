@@ -9,16 +9,17 @@ type Best struct {
 // Optimal reports that the best known footprint is proved optimal.
 func (b Best) Optimal() bool { return b.Footprint > 0 && b.Footprint == b.Bound }
 
-// BestTable gives the shipped best known of a problem by its content hash.
-// Package results/best sets it from its table; reports work without it,
+// BestTable is a table of best-known values by problem content hash, such
+// as the shipped one that package results/best gives (best.Known). Reports
+// take it as an argument; a nil table knows nothing, and reports then work
 // from the records alone.
-var BestTable func(hash string) (Best, bool)
+type BestTable map[string]Best
 
 // BestKnown returns, per content hash, the best known of every problem of
-// recs: the shipped table improved by the records themselves (the smallest
-// footprint of an ok strategy record, the largest proved bound or
-// LB_load), so that a sweep's own exact results count at once.
-func BestKnown(recs []Record) map[string]Best {
+// recs: table improved by the records themselves (the smallest footprint
+// of an ok strategy record, the largest proved bound or LB_load), so that
+// a sweep's own exact results count at once.
+func BestKnown(recs []Record, table BestTable) map[string]Best {
 	out := map[string]Best{}
 	for i := range recs {
 		r := &recs[i]
@@ -26,8 +27,8 @@ func BestKnown(recs []Record) map[string]Best {
 			continue
 		}
 		b, seen := out[r.Hash]
-		if !seen && BestTable != nil {
-			b, _ = BestTable(r.Hash)
+		if !seen {
+			b = table[r.Hash]
 		}
 		b.Bound = max(b.Bound, r.LBLoad)
 		if r.Status == StatusOK && r.Kind == KindStrategy {

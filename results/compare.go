@@ -69,12 +69,13 @@ func tie(base, cand int64) bool {
 
 // Compare compares two subjects over every workload both ran on. Time is
 // compared with a Mann-Whitney U-test, as benchstat does (alpha 0.05). A
-// strategy and an allocator do not compare: that is a usage error.
-func Compare(recs []Record, baseline, candidate string) (*Comparison, error) {
+// strategy and an allocator do not compare: that is a usage error. table
+// gives the best known of each problem beyond the records' own (BestKnown).
+func Compare(recs []Record, baseline, candidate string, table BestTable) (*Comparison, error) {
 	if err := CheckKinds(recs, baseline, candidate); err != nil {
 		return nil, err
 	}
-	groups := Aggregate(recs)
+	groups := Aggregate(recs, table)
 	by := map[[2]string]*Group{}
 	var workloads []string
 	seen := map[string]bool{}

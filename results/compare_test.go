@@ -25,7 +25,7 @@ func TestCompareTies(t *testing.T) {
 			{Workload: "w", Subject: "a", Kind: KindStrategy, Status: StatusOK, Footprint: tc.base},
 			{Workload: "w", Subject: "b", Kind: KindStrategy, Status: StatusOK, Footprint: tc.cand},
 		}
-		c, err := Compare(recs, "a", "b")
+		c, err := Compare(recs, "a", "b", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestCompareTies(t *testing.T) {
 // TestCompareRefusesMixedKinds: a strategy's footprint and an allocator's
 // measure different things.
 func TestCompareRefusesMixedKinds(t *testing.T) {
-	_, err := Compare(fixedRecords(), "naive", "bfc")
+	_, err := Compare(fixedRecords(), "naive", "bfc", nil)
 	const want = `compare: baseline "naive" is a strategy but candidate "bfc" is an allocator; compare strategies with strategies and allocators with allocators`
 	var ue *workloads.UsageError
 	if err == nil || err.Error() != want || !errors.As(err, &ue) {

@@ -187,7 +187,7 @@ func TestLatestRecordWins(t *testing.T) {
 func TestBenchfmtParsesBack(t *testing.T) {
 	var buf bytes.Buffer
 	recs := fixedRecords()
-	if err := WriteBenchfmt(&buf, map[string]string{"goos": "linux", "cpu": "test cpu"}, recs); err != nil {
+	if err := WriteBenchfmt(&buf, map[string]string{"goos": "linux", "cpu": "test cpu"}, recs, nil); err != nil {
 		t.Fatal(err)
 	}
 	r := benchfmt.NewReader(&buf, "results.txt")
@@ -242,7 +242,7 @@ func summaryRecords() []Record {
 // completed.
 func TestSummaryGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteSummary(&buf, "membench sweep: tiny", summaryRecords()); err != nil {
+	if err := WriteSummary(&buf, "membench sweep: tiny", summaryRecords(), nil); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "summary.md")
@@ -259,7 +259,7 @@ func TestSummaryGolden(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
-	c, err := Compare(fixedRecords(), "naive", "greedy-by-size")
+	c, err := Compare(fixedRecords(), "naive", "greedy-by-size", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,11 +282,11 @@ func TestCompare(t *testing.T) {
 	if !strings.Contains(out.String(), "2 wins, 0 ties, 0 losses") {
 		t.Errorf("verdict missing from:\n%s", out.String())
 	}
-	c, err = Compare(fixedRecords(), "greedy-by-size", "min-cost-flow")
+	c, err = Compare(fixedRecords(), "greedy-by-size", "min-cost-flow", nil)
 	if err == nil {
 		t.Errorf("compare against a subject that only failed: want an error, got %+v", c)
 	}
-	if _, err := Compare(fixedRecords(), "naive", "nope"); err == nil {
+	if _, err := Compare(fixedRecords(), "naive", "nope", nil); err == nil {
 		t.Error("compare with an absent candidate: want an error")
 	}
 }

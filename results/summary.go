@@ -77,9 +77,10 @@ var summaryTables = []summaryTable{
 // WriteSummary writes summary.md: for strategies and for allocators, a
 // table of footprint / LB_load with absolute sizes and a table of median
 // time per workload and subject, each closed by the geometric mean over the
-// workloads every subject completed.
-func WriteSummary(w io.Writer, title string, recs []Record) error {
-	groups := Aggregate(recs)
+// workloads every subject completed. table gives the best known of each
+// problem beyond the records' own (BestKnown).
+func WriteSummary(w io.Writer, title string, recs []Record, table BestTable) error {
+	groups := Aggregate(recs, table)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", title)
 	fmt.Fprintf(&b, "%d records, %d (workload, subject) pairs. Sizes are in MiB (2^20 bytes); "+

@@ -9,10 +9,11 @@ import (
 
 func init() {
 	Register(Info{
-		Name: "equality",
-		Kind: Objects,
-		Doc:  "TFLite EQUALITY: reuse the most recently released object of exactly the tensor's size, else a new object",
-		New:  Simple(func() Strategy { return equality{} }),
+		Name:    "equality",
+		Runtime: "tflite-gpu",
+		Kind:    Objects,
+		Doc:     "TFLite EQUALITY: reuse the most recently released object of exactly the tensor's size, else a new object",
+		New:     Simple(func() Strategy { return equality{} }),
 	})
 }
 

@@ -15,10 +15,11 @@ import (
 
 func init() {
 	strategies.Register(strategies.Info{
-		Name: "example-first-fit",
-		Kind: strategies.Offsets,
-		Doc:  "first fit in order of first use (the README's example)",
-		New:  strategies.Simple(func() strategies.Strategy { return firstFit{} }),
+		Name:    "example-first-fit",
+		Runtime: "membench",
+		Kind:    strategies.Offsets,
+		Doc:     "first fit in order of first use (the README's example)",
+		New:     strategies.Simple(func() strategies.Strategy { return firstFit{} }),
 	})
 }
 

@@ -9,8 +9,9 @@ import (
 
 func init() {
 	Register(Info{
-		Name: "greedy-best",
-		Kind: Objects,
+		Name:    "greedy-best",
+		Runtime: "tflite-gpu",
+		Kind:    Objects,
 		Doc: "TFLite's GREEDY_BEST: greedy-by-size, replaced by greedy-by-breadth only where " +
 			"breadth's total object size is strictly smaller",
 		New: Simple(func() Strategy { return greedyBest{} }),

@@ -12,8 +12,9 @@ import (
 
 func init() {
 	Register(Info{
-		Name: "greedy-by-breadth",
-		Kind: Objects,
+		Name:    "greedy-by-breadth",
+		Runtime: "tflite-gpu",
+		Kind:    Objects,
 		Doc: "TFLite's GreedyByBreadthAssignment: tasks by breadth descending, their tensors by size " +
 			"descending, each into the smallest free object that fits, else the largest free one (grown)",
 		New: Simple(func() Strategy { return greedyByBreadth{} }),

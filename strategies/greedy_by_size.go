@@ -27,8 +27,9 @@ import (
 
 func init() {
 	Register(Info{
-		Name: "greedy-by-size",
-		Kind: Objects,
+		Name:    "greedy-by-size",
+		Runtime: "tflite-gpu",
+		Kind:    Objects,
 		Doc: "TFLite GREEDY_BY_SIZE (GreedyBySizeDistPriorityAssignment): largest positional " +
 			"class first, each tensor joins the object holding its nearest time-disjoint tensor",
 		New: Simple(func() Strategy { return greedyBySize{} }),

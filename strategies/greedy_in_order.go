@@ -8,10 +8,11 @@ import (
 
 func init() {
 	Register(Info{
-		Name: "greedy-in-order",
-		Kind: Objects,
-		Doc:  "TFLite GREEDY_IN_ORDER: in order of first use, take the free object that wastes least (grow it if smaller)",
-		New:  Simple(func() Strategy { return greedyInOrder{} }),
+		Name:    "greedy-in-order",
+		Runtime: "tflite-gpu",
+		Kind:    Objects,
+		Doc:     "TFLite GREEDY_IN_ORDER: in order of first use, take the free object that wastes least (grow it if smaller)",
+		New:     Simple(func() Strategy { return greedyInOrder{} }),
 	})
 }
 

@@ -11,10 +11,11 @@ import (
 
 func init() {
 	Register(Info{
-		Name: "min-cost-flow",
-		Kind: Objects,
-		Doc:  "TFLite MINCOSTFLOW: min-cost matching of each tensor to a released predecessor or a new object (SPFA successive shortest paths; O(n^3)-ish, for small graphs)",
-		New:  Simple(func() Strategy { return minCostFlow{} }),
+		Name:    "min-cost-flow",
+		Runtime: "tflite-gpu",
+		Kind:    Objects,
+		Doc:     "TFLite MINCOSTFLOW: min-cost matching of each tensor to a released predecessor or a new object (SPFA successive shortest paths; O(n^3)-ish, for small graphs)",
+		New:     Simple(func() Strategy { return minCostFlow{} }),
 	})
 }
 

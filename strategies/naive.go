@@ -8,10 +8,11 @@ import (
 
 func init() {
 	Register(Info{
-		Name: "naive",
-		Kind: Objects,
-		Doc:  "TFLite NAIVE: every tensor gets its own object (no reuse); the worst case",
-		New:  Simple(func() Strategy { return naive{} }),
+		Name:    "naive",
+		Runtime: "tflite-gpu",
+		Kind:    Objects,
+		Doc:     "TFLite NAIVE: every tensor gets its own object (no reuse); the worst case",
+		New:     Simple(func() Strategy { return naive{} }),
 	})
 }
 

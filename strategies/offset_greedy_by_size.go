@@ -12,8 +12,9 @@ import (
 
 func init() {
 	Register(Info{
-		Name: "offset-greedy-by-size",
-		Kind: Offsets,
+		Name:    "offset-greedy-by-size",
+		Runtime: "tflite-gpu",
+		Kind:    Offsets,
 		Doc: "TFLite's GreedyBySizeAssignment: tensors by size descending, each into the " +
 			"smallest fitting gap among time-overlapping tensors (ties: lowest address), " +
 			"else above them; honours the problem's alignment",

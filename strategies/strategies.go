@@ -74,8 +74,7 @@ type Info struct {
 	// Runtime is the family the strategy belongs to (DESIGN §9): the
 	// runtime whose planner it follows ("xla", "tflite", "tflm",
 	// "onnxruntime", ...), "tflite-gpu" for TFLite's GPU-delegate planners,
-	// "membench" for membench's own. Register fills it in when empty:
-	// "tflite-gpu" for the GPU delegate's eight, "membench" otherwise.
+	// "membench" for membench's own. Every Register call states it.
 	Runtime string
 	Kind    Kind
 	Doc     string
@@ -93,26 +92,40 @@ var (
 	execHook func(spec string) (Strategy, error)
 )
 
-// Register makes a strategy available by name. It panics on a duplicate or
-// invalid name (names match [a-z0-9-]+), like database/sql drivers.
+// Register makes a strategy available by name. Like analysis.Validate for
+// an analyzer, it checks info and panics naming the strategy and the field
+// that is missing or invalid: New, Doc, Kind (objects, offsets or external)
+// and Runtime (lower case, [a-z0-9-]+) are required. It also panics on a
+// duplicate or invalid name (names match [a-z0-9-]+), like database/sql
+// drivers.
 func Register(info Info) {
-	if info.New == nil {
-		panic(fmt.Sprintf("strategies: %s registered without New", info.Name))
-	}
-	if info.Runtime == "" {
-		info.Runtime = "membench"
-		if gpuDelegate[info.Name] {
-			info.Runtime = "tflite-gpu"
-		}
+	if err := info.check(); err != nil {
+		panic(fmt.Sprintf("strategies: Register(%q): %v", info.Name, err))
 	}
 	registry.Add(info.Name, info)
 }
 
-// gpuDelegate names the TFLite GPU-delegate planners, which keep their
-// names without a runtime prefix (DESIGN §9).
-var gpuDelegate = map[string]bool{
-	"naive": true, "equality": true, "greedy-in-order": true, "greedy-by-breadth": true,
-	"greedy-by-size": true, "greedy-best": true, "min-cost-flow": true, "offset-greedy-by-size": true,
+// runtimeName is the form of Info.Runtime.
+var runtimeName = regexp.MustCompile(`^[a-z0-9-]+$`)
+
+// check reports the first required field of info that is missing or
+// invalid.
+func (info *Info) check() error {
+	switch {
+	case info.New == nil:
+		return errors.New("missing New")
+	case info.Doc == "":
+		return errors.New("missing Doc")
+	case info.Kind == "":
+		return fmt.Errorf("missing Kind (want %s, %s or %s)", Objects, Offsets, External)
+	case info.Kind != Objects && info.Kind != Offsets && info.Kind != External:
+		return fmt.Errorf("invalid Kind %q (want %s, %s or %s)", info.Kind, Objects, Offsets, External)
+	case info.Runtime == "":
+		return errors.New(`missing Runtime (the runtime whose planner it follows, "membench" for membench's own)`)
+	case !runtimeName.MatchString(info.Runtime):
+		return fmt.Errorf("invalid Runtime %q (want %s)", info.Runtime, runtimeName)
+	}
+	return nil
 }
 
 // RuntimeGroup is the registered strategies of one runtime.

@@ -45,7 +45,7 @@ func (overlapper) Plan(_ context.Context, p *workloads.Problem) (*strategies.Pla
 }
 
 func init() {
-	strategies.Register(strategies.Info{Name: "test-overlap", Kind: strategies.Offsets, Doc: "test only: everything at offset 0",
+	strategies.Register(strategies.Info{Name: "test-overlap", Runtime: "membench", Kind: strategies.Offsets, Doc: "test only: everything at offset 0",
 		New: strategies.Simple(func() strategies.Strategy { return overlapper{} })})
 }
 

@@ -8,6 +8,7 @@ import (
 	"membench/allocators"
 	"membench/harness"
 	"membench/results"
+	"membench/results/best"
 	"membench/strategies"
 )
 
@@ -54,7 +55,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	default:
 		return badUsage("compare: want at most one results DIR")
 	}
-	c, err := results.Compare(recs, *base, *cand)
+	c, err := results.Compare(recs, *base, *cand, best.Known())
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"membench/harness"
+	"membench/results/best"
 	"membench/results/plot"
 )
 
@@ -39,7 +40,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	if (*workload != "" || *subject != "") && *kind != "layout" && *kind != "timeline" {
 		return badUsage("plot: --workload and --subject choose a layout or timeline: add --kind layout or --kind timeline")
 	}
-	o := plot.Options{Kind: *kind, Workload: *workload, Subject: *subject}
+	o := plot.Options{Kind: *kind, Workload: *workload, Subject: *subject, Best: best.Known()}
 	var err error
 	if o.Formats, err = plot.ParseFormats(*formats); err != nil {
 		return badUsage("plot: --format: %v", err)

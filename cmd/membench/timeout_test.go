@@ -20,7 +20,7 @@ func (staller) Plan(context.Context, *workloads.Problem) (*strategies.Plan, erro
 }
 
 func init() {
-	strategies.Register(strategies.Info{Name: "test-stall", Kind: strategies.Offsets, Doc: "test only: ignores its context and never returns",
+	strategies.Register(strategies.Info{Name: "test-stall", Runtime: "membench", Kind: strategies.Offsets, Doc: "test only: ignores its context and never returns",
 		New: strategies.Simple(func() strategies.Strategy { return staller{} })})
 }
 

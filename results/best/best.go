@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"membench/results"
 )
@@ -161,15 +162,18 @@ func (t Table) Update(recs []results.Record, rev, date string) ([]Change, error)
 	return changes, nil
 }
 
-// Reports (summary.md, results.txt, the figures, compare) read the shipped
-// table through results.BestTable once this package is linked in.
-func init() {
-	t := Shipped()
-	results.BestTable = func(hash string) (results.Best, bool) {
-		e, ok := t[hash]
-		if !ok {
-			return results.Best{}, false
-		}
-		return results.Best{Footprint: e.Footprint, Bound: e.Bound}, true
+// Known returns t as reports take it (results.BestTable): the footprint
+// and bound of each problem by content hash.
+func (t Table) Known() results.BestTable {
+	out := make(results.BestTable, len(t))
+	for h, e := range t {
+		out[h] = results.Best{Footprint: e.Footprint, Bound: e.Bound}
 	}
+	return out
 }
+
+// Known returns the shipped table as reports take it: the harness and
+// compare pass it to summary.md, results.txt and the figures.
+func Known() results.BestTable { return shippedKnown() }
+
+var shippedKnown = sync.OnceValue(func() results.BestTable { return Shipped().Known() })

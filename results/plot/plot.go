@@ -82,6 +82,10 @@ type Options struct {
 	// planner they are (DESIGN §9), for the runtime figure; strategies
 	// missing from it are left out of that figure.
 	Runtimes map[string]string
+	// Best is the best-known table the footprint / best-known figures
+	// compare with, beyond the records' own (results.BestKnown); nil
+	// for none.
+	Best results.BestTable
 }
 
 // ParseFormats reads a comma-separated list of formats.
@@ -183,7 +187,7 @@ func family(spec string) string {
 // distribution-<family> for families with at least five instances. Layouts and timelines need plans and replays: the
 // harness draws them.
 func WriteAll(dir string, recs []results.Record, o Options) ([]string, error) {
-	groups := results.Aggregate(recs)
+	groups := results.Aggregate(recs, o.Best)
 	st := NewStyles(recs)
 	var files []string
 	for _, d := range []struct {

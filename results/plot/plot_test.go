@@ -297,7 +297,7 @@ func TestLegendBelow(t *testing.T) {
 	recs := append(sweepRecords(), results.Record{Workload: "zoo/unet", N: 50, Kind: results.KindStrategy, Status: results.StatusOK,
 		Subject:   "best-of?of=greedy-by-size,greedy-by-breadth,offset-greedy-by-size,min-cost-flow,greedy-in-order,equality",
 		Footprint: 1000, LBLoad: 900, Ratio: 1000.0 / 900})
-	groups := results.Aggregate(recs)
+	groups := results.Aggregate(recs, nil)
 	st := NewStyles(recs)
 	fp, err := footprintFigure(groups, results.KindStrategy, measures[0], st, nil)
 	if err != nil {
@@ -356,7 +356,7 @@ func TestScalingFigure(t *testing.T) {
 }
 
 func TestDistributionNotesFailures(t *testing.T) {
-	groups := results.Aggregate(sweepRecords())
+	groups := results.Aggregate(sweepRecords(), nil)
 	f, err := distributionFigure(groups, "synthetic/random-dag", NewStyles(sweepRecords()))
 	if err != nil {
 		t.Fatal(err)
@@ -497,9 +497,6 @@ func TestTimelineBands(t *testing.T) {
 // TestFootprintBestFigure draws footprint / best known for strategies only,
 // starring the workloads whose best known is proved optimal.
 func TestFootprintBestFigure(t *testing.T) {
-	old := results.BestTable
-	defer func() { results.BestTable = old }()
-	results.BestTable = nil
 	recs := []results.Record{
 		{Workload: "zoo/a", N: 4, Hash: "h1", Subject: "greedy", Kind: results.KindStrategy, Status: results.StatusOK, Footprint: 1250, LBLoad: 900, Ratio: 1250.0 / 900},
 		{Workload: "zoo/a", N: 4, Hash: "h1", Subject: "exact", Kind: results.KindStrategy, Status: results.StatusOK, Footprint: 1000, LBLoad: 900, Ratio: 1000.0 / 900, Bound: 1000, Optimal: true},

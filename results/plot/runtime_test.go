@@ -63,7 +63,7 @@ func TestBestPerRuntime(t *testing.T) {
 			[]string{"zoo/b tflite-gpu naive+0 2", "zoo/b xla xla-heap+0 1", "zoo/a tflm tflm-greedy+0 1", "zoo/a xla xla-heap-spatial+0 1.3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			best, winner := bestPerRuntime(results.Aggregate(tc.recs), runtimesOf, runtimeMeasure.value)
+			best, winner := bestPerRuntime(results.Aggregate(tc.recs, nil), runtimesOf, runtimeMeasure.value)
 			var got []string
 			for _, g := range best {
 				k := [2]string{g.Workload, g.Subject}

@@ -42,8 +42,9 @@ import (
 
 func init() {
 	strategies.Register(strategies.Info{
-		Name: "exact",
-		Kind: strategies.Offsets,
+		Name:    "exact",
+		Runtime: "membench",
+		Kind:    strategies.Offsets,
 		Doc: "Anytime exact offset planner: a MiniMalloc-style search over canonical solutions " +
 			"tightens the best heuristic plan and proves lower bounds; proved optimal when they meet",
 		Params: []workloads.ParamDoc{

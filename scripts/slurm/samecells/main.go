@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 
+	// Linked as in every binary, though samecells reads records only.
+	_ "membench/plugins"
 	"membench/results"
 )
 
