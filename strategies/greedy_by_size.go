@@ -115,7 +115,7 @@ type gbs struct {
 	// minLast is a segment tree (leaves at len(minLast)/2) of the last
 	// tasks of the unassigned records (assigned: MaxInt), so a new object
 	// finds the records ending before it without visiting the others.
-	minLast  []int
+	minLast []int
 	// queue holds the records of the current position; slot[r] is record
 	// r's slot in it, -1 for records not in it.
 	queue    gbsQueue
