@@ -352,3 +352,85 @@ func TestPositionalMaximumsFast(t *testing.T) {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
 	}
 }
+
+// gbsShapes are the inputs on which greedy-by-size used to be cubic or
+// worse, each a function of (n, rng): equal sizes with long lifetimes (a
+// staircase and random ones), heavy overlap, and few distinct tasks and
+// sizes (ties everywhere).
+var gbsShapes = []struct {
+	name string
+	gen  func(n int, rng *rand.Rand) []workloads.Buffer
+}{
+	{"equal-stair", func(n int, rng *rand.Rand) []workloads.Buffer {
+		bufs := make([]workloads.Buffer, n)
+		for i := range bufs {
+			bufs[i] = workloads.Buffer{ID: i, Size: 64, First: i, Last: i + n/2}
+		}
+		return bufs
+	}},
+	{"equal-long", gbsEqualLongLived},
+	{"heavy-overlap", func(n int, rng *rand.Rand) []workloads.Buffer {
+		bufs := make([]workloads.Buffer, n)
+		for i := range bufs {
+			f := rng.IntN(n/8 + 1)
+			bufs[i] = workloads.Buffer{ID: i, Size: 1 + rng.Int64N(4), First: f, Last: f + n - n/8 + rng.IntN(n/8+1)}
+		}
+		return bufs
+	}},
+	{"ties", func(n int, rng *rand.Rand) []workloads.Buffer {
+		tasks := 1 + rng.IntN(8)
+		bufs := make([]workloads.Buffer, n)
+		for i := range bufs {
+			f := rng.IntN(tasks)
+			bufs[i] = workloads.Buffer{ID: i, Size: 8 << rng.IntN(2), First: f, Last: f + rng.IntN(tasks)}
+		}
+		return bufs
+	}},
+	{"mixed", func(n int, rng *rand.Rand) []workloads.Buffer {
+		bufs := make([]workloads.Buffer, n)
+		for i := range bufs {
+			f := rng.IntN(n)
+			l := f + rng.IntN(3)
+			if rng.IntN(3) == 0 {
+				l = f + rng.IntN(2*n)
+			}
+			bufs[i] = workloads.Buffer{ID: i, Size: int64(1 + rng.IntN(3)), First: f, Last: l}
+		}
+		return bufs
+	}},
+}
+
+// gbsEqualLongLived returns n buffers of one size, each starting at a
+// random task below n and living n/4 to 3n/4 tasks: about n/2 live at
+// once, and every record keeps losing its nearest object.
+func gbsEqualLongLived(n int, rng *rand.Rand) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(n)
+		bufs[i] = workloads.Buffer{ID: i, Size: 64, First: f, Last: f + n/4 + rng.IntN(n/2+1)}
+	}
+	return bufs
+}
+
+func TestGreedyBySizeAdversarialMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 18))
+	for _, shape := range gbsShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			for trial := range 150 {
+				bufs := shape.gen(1+rng.IntN(120), rng)
+				if trial%2 == 1 {
+					rng.Shuffle(len(bufs), func(i, j int) { bufs[i], bufs[j] = bufs[j], bufs[i] })
+				}
+				wantIDs, wantSizes := gbsRefGreedyBySize(bufs)
+				ids, sizes, err := greedyBySizeObjects(context.Background(), bufs)
+				if err != nil {
+					t.Fatalf("trial %d: %v", trial, err)
+				}
+				if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
+					t.Fatalf("trial %d: got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
+						trial, ids, sizes, wantIDs, wantSizes, bufs)
+				}
+			}
+		})
+	}
+}
