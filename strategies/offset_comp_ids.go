@@ -10,15 +10,23 @@ package strategies
 //
 // Nodes spanning fewer than compIDLeaf ids are not kept: the ids at the
 // ends of a range that fall in them are read one by one from the placed
-// list, as before.
+// list, as before. A placed buffer is only noted in its nodes; a node
+// merges what it was given when a range first needs it, so that inputs
+// whose buffers overlap every placed one (which never ask) pay nothing
+// more than the notes.
 type compIDTree struct {
 	leaves int32 // a power of two >= the number of ids
 	// Node v (v >= 1, heap order, covering at least compIDLeaf ids) keeps
-	// its components in pool[node[v].ptr:][:node[v].len]; its room, up
-	// to node[v+1].ptr, is the number of ids it covers.
-	node []offsetNode
-	pool []offsetComp
+	// its components in pool[node[v].ptr:][:node[v].len] and the ids
+	// placed since in pend[node[v].ptr:][:node[v].pend]; its room, up to
+	// node[v+1].ptr, is the number of ids it covers, which bounds both.
+	node     []compIDNode
+	pool     []offsetComp
+	pend     []int32
+	add, out []offsetComp // sync's scratch
 }
+
+type compIDNode struct{ ptr, len, pend int32 }
 
 // compIDLeaf is the span, in ids, of the smallest nodes kept: below it,
 // reading the placed list beats merging one more run.
@@ -32,7 +40,7 @@ func newCompIDTree(n int32) *compIDTree {
 	// Nodes 1 .. leaves/compIDLeaf-1 ... with their children down to the
 	// level whose nodes span compIDLeaf ids: 2*leaves/compIDLeaf nodes.
 	top := 2 * leaves / compIDLeaf
-	t := &compIDTree{leaves: leaves, node: make([]offsetNode, top+1)}
+	t := &compIDTree{leaves: leaves, node: make([]compIDNode, top+1)}
 	var total int32
 	for v := int32(1); v < top; v++ {
 		t.node[v].ptr = total
@@ -49,16 +57,50 @@ func newCompIDTree(n int32) *compIDTree {
 	t.node[top].ptr = total
 	t.node[0].ptr = 0
 	t.pool = make([]offsetComp, total)
+	t.pend = make([]int32, total)
 	return t
 }
 
-// place merges c, the range of buffer id, into the nodes covering id.
-func (t *compIDTree) place(id int32, c offsetComp) {
+// place notes buffer id, just placed, in the nodes covering id.
+func (t *compIDTree) place(id int32) {
 	for v := (t.leaves + id) / compIDLeaf; v >= 1; v >>= 1 {
 		nd := &t.node[v]
-		// The capacity is the node's room, so this never reallocates.
-		nd.len = int32(len(mergeComp(t.pool[nd.ptr:nd.ptr+nd.len:t.node[v+1].ptr], c)))
+		t.pend[nd.ptr+nd.pend] = id
+		nd.pend++
 	}
+}
+
+// sync merges node v's pending buffers, whose ranges placed holds, into
+// its components: sorted, then merged with them in one pass, joining
+// ranges that overlap or touch (as mergeComp does).
+func (t *compIDTree) sync(v int32, placed []offsetComp) {
+	nd := &t.node[v]
+	add := t.add[:0]
+	for _, id := range t.pend[nd.ptr : nd.ptr+nd.pend] {
+		add = append(add, placed[id])
+	}
+	sortComps(add)
+	old := t.pool[nd.ptr : nd.ptr+nd.len]
+	out := t.out[:0]
+	i, j := 0, 0
+	for i < len(old) || j < len(add) {
+		var c offsetComp
+		if j == len(add) || i < len(old) && old[i].lo <= add[j].lo {
+			c = old[i]
+			i++
+		} else {
+			c = add[j]
+			j++
+		}
+		if k := len(out) - 1; k >= 0 && c.lo <= out[k].hi {
+			out[k].hi = max(out[k].hi, c.hi)
+		} else {
+			out = append(out, c)
+		}
+	}
+	nd.len = int32(copy(t.pool[nd.ptr:t.node[v+1].ptr], out))
+	nd.pend = 0
+	t.add, t.out = add, out
 }
 
 // gather appends the components of the placed buffers with ids in
@@ -77,12 +119,12 @@ func (t *compIDTree) gather(comps []offsetComp, runs []int32, placed []offsetCom
 	base := t.leaves / compIDLeaf
 	for l, r := blo+base, bhi+base; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
-			comps, runs = t.appendNode(comps, runs, l)
+			comps, runs = t.appendNode(comps, runs, placed, l)
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			comps, runs = t.appendNode(comps, runs, r)
+			comps, runs = t.appendNode(comps, runs, placed, r)
 		}
 	}
 	start := len(comps)
@@ -91,7 +133,10 @@ func (t *compIDTree) gather(comps []offsetComp, runs []int32, placed []offsetCom
 	return comps, runs, start
 }
 
-func (t *compIDTree) appendNode(comps []offsetComp, runs []int32, v int32) ([]offsetComp, []int32) {
+func (t *compIDTree) appendNode(comps []offsetComp, runs []int32, placed []offsetComp, v int32) ([]offsetComp, []int32) {
+	if t.node[v].pend > 0 {
+		t.sync(v, placed)
+	}
 	if nd := t.node[v]; nd.len > 0 {
 		runs = append(runs, int32(len(comps)))
 		comps = append(comps, t.pool[nd.ptr:nd.ptr+nd.len]...)

@@ -309,7 +309,7 @@ func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 	ix.placed[t.id] = c
 	ix.all.place(t.a, t.b, c)
 	if ix.byID != nil {
-		ix.byID.place(t.id, c)
+		ix.byID.place(t.id)
 	}
 	for l, r := t.a+ix.leaves, t.b+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {

@@ -368,41 +368,49 @@ func TestOffsetGreedyBySizeOverlapMatchesReference(t *testing.T) {
 // sorted.
 func TestCompIDTreeGather(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	for trial := range 200 {
+	covered := func(cs []offsetComp) []bool {
+		at := make([]bool, 2200)
+		for _, c := range cs {
+			for x := c.lo; x < c.hi; x++ {
+				at[x] = true
+			}
+		}
+		return at
+	}
+	for trial := range 100 {
 		n := 1 + rng.IntN(300)
 		tree := newCompIDTree(int32(n))
 		placed := make([]offsetComp, n)
 		for id := range placed {
 			placed[id].lo = -1
 		}
-		for _, id := range rng.Perm(n)[:rng.IntN(n+1)] {
-			lo := rng.Int64N(2000)
-			placed[id] = offsetComp{lo, lo + 1 + rng.Int64N(100)}
-			tree.place(int32(id), placed[id])
-		}
-		lo := int32(rng.IntN(n + 1))
-		hi := lo + int32(rng.IntN(n-int(lo)+1))
-		comps, runs, start := tree.gather(nil, nil, placed, lo, hi)
-		for k, r := range runs {
-			end := start
-			if k+1 < len(runs) {
-				end = int(runs[k+1])
+		// Rounds of placing some buffers, then gathering some ranges.
+		order := rng.Perm(n)
+		for len(order) > 0 {
+			k := 1 + rng.IntN(len(order))
+			for _, id := range order[:k] {
+				lo := rng.Int64N(2000)
+				placed[id] = offsetComp{lo, lo + 1 + rng.Int64N(100)}
+				tree.place(int32(id))
 			}
-			if !slices.IsSortedFunc(comps[r:end], func(a, b offsetComp) int { return cmp.Compare(a.lo, b.lo) }) {
-				t.Fatalf("trial %d: run %d not sorted: %v", trial, k, comps[r:end])
-			}
-		}
-		covered := func(cs []offsetComp) []bool {
-			at := make([]bool, 2200)
-			for _, c := range cs {
-				for x := c.lo; x < c.hi; x++ {
-					at[x] = true
+			order = order[k:]
+			for range 3 {
+				lo := int32(rng.IntN(n + 1))
+				hi := lo + int32(rng.IntN(n-int(lo)+1))
+				comps, runs, start := tree.gather(nil, nil, placed, lo, hi)
+				for k, r := range runs {
+					end := start
+					if k+1 < len(runs) {
+						end = int(runs[k+1])
+					}
+					if !slices.IsSortedFunc(comps[r:end], func(a, b offsetComp) int { return cmp.Compare(a.lo, b.lo) }) {
+						t.Fatalf("trial %d: run %d not sorted: %v", trial, k, comps[r:end])
+					}
+				}
+				if got, want := covered(comps), covered(appendPlaced(nil, placed[lo:hi])); !slices.Equal(got, want) {
+					t.Fatalf("trial %d: ids [%d, %d) of %d: gathered %v, placed %v", trial, lo, hi, n, comps, placed[lo:hi])
 				}
 			}
-			return at
-		}
-		if got, want := covered(comps), covered(appendPlaced(nil, placed[lo:hi])); !slices.Equal(got, want) {
-			t.Fatalf("trial %d: ids [%d, %d) of %d: gathered %v, placed %v", trial, lo, hi, n, comps, placed[lo:hi])
 		}
 	}
 }
