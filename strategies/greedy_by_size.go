@@ -206,12 +206,20 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 	}
 
 	for _, group := range gbsBuckets(pos) {
-		// TFLite's order after the distance: larger size, lower index.
-		recs := make([]int32, len(group))
-		for k, i := range group {
-			recs[k] = rank[i]
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
 		}
-		slices.SortStableFunc(recs, func(a, b int32) int { return cmp.Compare(g.size[b], g.size[a]) })
+		// TFLite's order after the distance: larger size, lower index
+		// (group is in index order, and the sort is stable).
+		keys := make([]keyed, len(group))
+		for k, i := range group {
+			keys[k] = keyed{-bufs[i].Size, rank[i]}
+		}
+		keys = radixSort(keys, make([]keyed, len(keys)))
+		recs := make([]int32, len(keys))
+		for k, x := range keys {
+			recs[k] = x.i
+		}
 		g.queue.reset(recs, g.bestDist)
 		for s, r := range recs {
 			g.slot[r] = int32(s)
