@@ -304,6 +304,18 @@ func ogbsLongLived(n int, maxSize int64, rng *rand.Rand) []workloads.Buffer {
 	return bufs
 }
 
+// ogbsOverlap returns n buffers starting at random tasks below n and
+// living up to n/10 tasks, with sizes uniform in [1, 2^20]: each overlaps
+// about a tenth of the others, far too few for the dense path.
+func ogbsOverlap(n int, rng *rand.Rand) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(n)
+		bufs[i] = workloads.Buffer{ID: i, Size: 1 + rng.Int64N(1<<20), First: f, Last: f + rng.IntN(n/10+1)}
+	}
+	return bufs
+}
+
 func TestOffsetGreedyBySizeOverlapMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 9))
 	shapes := []struct {
@@ -322,6 +334,7 @@ func TestOffsetGreedyBySizeOverlapMatchesReference(t *testing.T) {
 			}
 			return bufs
 		}},
+		{"tenth", func(n int) []workloads.Buffer { return ogbsOverlap(n, rng) }},
 		{"heavy overlap", func(n int) []workloads.Buffer {
 			bufs := make([]workloads.Buffer, n)
 			for i := range bufs {
