@@ -16,12 +16,18 @@ import (
 //
 //   - positions come from the positional maximums by binary search;
 //   - records are taken in position order, so only the records of the
-//     current position sit in a heap keyed (best_dist, -size, index);
+//     current position sit in a queue keyed (best_dist, -size, index), a
+//     tournament tree where most key changes climb no level (gbsQueue);
 //   - per-record distance vectors are not stored: an object keeps its
 //     tensors' intervals sorted, and dist(i, o) is found by binary search;
 //   - assigning b to object o can only change dist(i, o) for records lying
 //     inside o's gap around b, so only those are visited: records are
-//     numbered by first task, and a union-find skips assigned ones.
+//     numbered by first task, and a union-find skips assigned ones;
+//   - RecalcBestDist, which TFLite runs over every object each time a
+//     record's best object comes to intersect it (about n^2/8 times for
+//     equal-size long-lived tensors), asks two treaps of the objects'
+//     gaps instead (gbsGaps, greedy_by_size_gaps.go): O(log n), not
+//     O(objects), so such inputs cost O(n^2 log n), not O(n^3).
 //
 // The result is identical to TFLite's, ties included.
 
@@ -96,7 +102,6 @@ type gbs struct {
 	first []int // non-decreasing
 	last  []int
 	size  []int64
-	pos   []int32
 
 	bestDist []int64
 	bestObj  []int32
@@ -163,7 +168,6 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 		first:    make([]int, n),
 		last:     make([]int, n),
 		size:     make([]int64, n),
-		pos:      make([]int32, n),
 		bestDist: make([]int64, n),
 		bestObj:  make([]int32, n),
 		objOf:    make([]int32, n),
@@ -184,7 +188,7 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 	for r, i := range g.orig {
 		rank[i] = int32(r)
 		b := bufs[i]
-		g.first[r], g.last[r], g.size[r], g.pos[r] = b.First, b.Last, b.Size, pos[i]
+		g.first[r], g.last[r], g.size[r] = b.First, b.Last, b.Size
 		g.bestDist[r] = gbsNoDist
 		g.bestObj[r] = -1
 		g.objOf[r] = -1
