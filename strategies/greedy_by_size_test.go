@@ -147,16 +147,22 @@ func gbsRandomCase(rng *rand.Rand, trial int) []workloads.Buffer {
 func TestGreedyBySizeMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 11))
 	for trial := range 300 {
-		bufs := gbsRandomCase(rng, trial)
-		wantIDs, wantSizes := gbsRefGreedyBySize(bufs)
-		ids, sizes, err := greedyBySizeObjects(context.Background(), bufs)
-		if err != nil {
-			t.Fatalf("trial %d: %v", trial, err)
-		}
-		if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
-			t.Fatalf("trial %d: got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
-				trial, ids, sizes, wantIDs, wantSizes, bufs)
-		}
+		gbsCheckReference(t, trial, gbsRandomCase(rng, trial))
+	}
+}
+
+// gbsCheckReference fails t unless greedy-by-size and the reference give
+// bufs the same objects.
+func gbsCheckReference(t *testing.T, trial int, bufs []workloads.Buffer) {
+	t.Helper()
+	wantIDs, wantSizes := gbsRefGreedyBySize(bufs)
+	ids, sizes, err := greedyBySizeObjects(context.Background(), bufs)
+	if err != nil {
+		t.Fatalf("trial %d: %v", trial, err)
+	}
+	if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
+		t.Fatalf("trial %d: got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
+			trial, ids, sizes, wantIDs, wantSizes, bufs)
 	}
 }
 
@@ -370,21 +376,10 @@ var gbsShapes = []struct {
 	}},
 	{"equal-long", gbsEqualLongLived},
 	{"heavy-overlap", func(n int, rng *rand.Rand) []workloads.Buffer {
-		bufs := make([]workloads.Buffer, n)
-		for i := range bufs {
-			f := rng.IntN(n/8 + 1)
-			bufs[i] = workloads.Buffer{ID: i, Size: 1 + rng.Int64N(4), First: f, Last: f + n - n/8 + rng.IntN(n/8+1)}
-		}
-		return bufs
+		return heavyOverlapBuffers(n, rng, func() int64 { return 1 + rng.Int64N(4) })
 	}},
 	{"ties", func(n int, rng *rand.Rand) []workloads.Buffer {
-		tasks := 1 + rng.IntN(8)
-		bufs := make([]workloads.Buffer, n)
-		for i := range bufs {
-			f := rng.IntN(tasks)
-			bufs[i] = workloads.Buffer{ID: i, Size: 8 << rng.IntN(2), First: f, Last: f + rng.IntN(tasks)}
-		}
-		return bufs
+		return fewTaskBuffers(n, 1+rng.IntN(8), rng, func() int64 { return 8 << rng.IntN(2) })
 	}},
 	{"mixed", func(n int, rng *rand.Rand) []workloads.Buffer {
 		bufs := make([]workloads.Buffer, n)
@@ -398,6 +393,29 @@ var gbsShapes = []struct {
 		}
 		return bufs
 	}},
+}
+
+// heavyOverlapBuffers returns n buffers that start in the first eighth of
+// n tasks and end in the last eighth (almost all overlap each other),
+// sized by size.
+func heavyOverlapBuffers(n int, rng *rand.Rand, size func() int64) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(n/8 + 1)
+		bufs[i] = workloads.Buffer{ID: i, Size: size(), First: f, Last: f + n - n/8 + rng.IntN(n/8+1)}
+	}
+	return bufs
+}
+
+// fewTaskBuffers returns n buffers starting at one of tasks tasks and
+// living up to tasks more (ties everywhere), sized by size.
+func fewTaskBuffers(n, tasks int, rng *rand.Rand, size func() int64) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(tasks)
+		bufs[i] = workloads.Buffer{ID: i, Size: size(), First: f, Last: f + rng.IntN(tasks)}
+	}
+	return bufs
 }
 
 // gbsEqualLongLived returns n buffers of one size, each starting at a
@@ -421,15 +439,7 @@ func TestGreedyBySizeAdversarialMatchesReference(t *testing.T) {
 				if trial%2 == 1 {
 					rng.Shuffle(len(bufs), func(i, j int) { bufs[i], bufs[j] = bufs[j], bufs[i] })
 				}
-				wantIDs, wantSizes := gbsRefGreedyBySize(bufs)
-				ids, sizes, err := greedyBySizeObjects(context.Background(), bufs)
-				if err != nil {
-					t.Fatalf("trial %d: %v", trial, err)
-				}
-				if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
-					t.Fatalf("trial %d: got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
-						trial, ids, sizes, wantIDs, wantSizes, bufs)
-				}
+				gbsCheckReference(t, trial, bufs)
 			}
 		})
 	}

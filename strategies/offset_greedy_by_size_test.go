@@ -336,21 +336,10 @@ func TestOffsetGreedyBySizeOverlapMatchesReference(t *testing.T) {
 		}},
 		{"tenth", func(n int) []workloads.Buffer { return ogbsOverlap(n, rng) }},
 		{"heavy overlap", func(n int) []workloads.Buffer {
-			bufs := make([]workloads.Buffer, n)
-			for i := range bufs {
-				f := rng.IntN(n/8 + 1)
-				bufs[i] = workloads.Buffer{ID: i, Size: 1 + rng.Int64N(1000), First: f, Last: f + n - n/8 + rng.IntN(n/8+1)}
-			}
-			return bufs
+			return heavyOverlapBuffers(n, rng, func() int64 { return 1 + rng.Int64N(1000) })
 		}},
 		{"few tasks", func(n int) []workloads.Buffer {
-			tasks := 1 + rng.IntN(6)
-			bufs := make([]workloads.Buffer, n)
-			for i := range bufs {
-				f := rng.IntN(tasks)
-				bufs[i] = workloads.Buffer{ID: i, Size: 16 << rng.IntN(3), First: f, Last: f + rng.IntN(tasks)}
-			}
-			return bufs
+			return fewTaskBuffers(n, 1+rng.IntN(6), rng, func() int64 { return 16 << rng.IntN(3) })
 		}},
 	}
 	for _, shape := range shapes {
