@@ -111,8 +111,10 @@ type gbs struct {
 	objFirst [][]int
 	objLast  [][]int
 	objSize  []int64
-	// gaps finds a record's nearest object when its best one is lost.
-	gaps *gbsGaps
+	// gaps finds a record's nearest object when its best one is lost,
+	// once there are more than gapsFrom objects (nil until then).
+	gaps     *gbsGaps
+	gapsFrom int
 
 	// next skips assigned records (union-find with path halving,
 	// next[n] == n).
@@ -145,6 +147,12 @@ func (g *gbs) tick(cost int) bool {
 
 // greedyBySizeObjects returns TFLite's object_ids and object_sizes.
 func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, []int64, error) {
+	return greedyBySizeRun(ctx, bufs, gbsGapsFrom)
+}
+
+// greedyBySizeRun is greedyBySizeObjects keeping gbsGaps from gapsFrom
+// objects on (the tests try 0 and every count).
+func greedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, gapsFrom int) ([]int, []int64, error) {
 	if err := gbsCheckRecords(bufs); err != nil {
 		return nil, nil, err
 	}
@@ -164,6 +172,7 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 	}
 	g := &gbs{
 		ctx:      ctx,
+		gapsFrom: gapsFrom,
 		orig:     make([]int32, n),
 		first:    make([]int, n),
 		last:     make([]int, n),
@@ -173,7 +182,6 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 		objOf:    make([]int32, n),
 		next:     make([]int32, n+1),
 		slot:     make([]int32, n),
-		gaps:     newGBSGaps(n),
 	}
 	for i := range g.orig {
 		g.orig[i] = int32(i)
@@ -305,7 +313,24 @@ func (g *gbs) assign(b int32) {
 		g.objLast[o] = slices.Insert(ls, k, lb)
 	}
 	g.objOf[b] = o
-	g.gaps.insert(o, fb, lb, lo, hi)
+	if g.gaps != nil {
+		g.gaps.insert(o, fb, lb, lo, hi)
+	} else if len(g.objSize) > g.gapsFrom {
+		g.gaps = newGBSGaps(len(g.first))
+		for o := range g.objFirst {
+			fs, ls := g.objFirst[o], g.objLast[o]
+			for k := range fs {
+				lo, hi := -1, gbsNoTask
+				if k > 0 {
+					lo = ls[k-1]
+				}
+				if k+1 < len(fs) {
+					hi = fs[k+1]
+				}
+				g.gaps.add(int32(o), fs[k], ls[k], lo, hi)
+			}
+		}
+	}
 	g.next[b] = b + 1
 	v := len(g.minLast)/2 + int(b)
 	for g.minLast[v] = math.MaxInt; v > 1; v >>= 1 {
@@ -388,10 +413,40 @@ func (g *gbs) offer(i, o int32, d int64) {
 	}
 }
 
+// gbsGapsFrom is how many objects recalc scans one by one (distances by
+// binary search, stopping at distance 1) before greedy-by-size keeps
+// gbsGaps: few objects (most graphs) are cheaper to scan than to index.
+const gbsGapsFrom = 64
+
 // recalc is TFLite's RecalcBestDist: the lowest-id object at minimal
 // distance (with none, TFLite leaves best_object as it was).
 func (g *gbs) recalc(i int32) {
-	best, bo := g.gaps.best(g.first[i], g.last[i])
+	fi, li := g.first[i], g.last[i]
+	best, bo := int64(gbsNoDist), int32(-1)
+	if g.gaps != nil {
+		best, bo = g.gaps.best(fi, li)
+	} else {
+		for o := range g.objSize {
+			fs, ls := g.objFirst[o], g.objLast[o]
+			k, _ := slices.BinarySearch(ls, fi)
+			if k < len(fs) && fs[k] <= li {
+				continue // intersects
+			}
+			d := int64(gbsNoDist)
+			if k < len(fs) {
+				d = int64(fs[k] - li)
+			}
+			if k > 0 {
+				d = min(d, int64(fi-ls[k-1]))
+			}
+			if d < best {
+				best, bo = d, int32(o)
+				if d == 1 {
+					break // distances are >= 1: nothing later is strictly nearer
+				}
+			}
+		}
+	}
 	if best == gbsNoDist {
 		bo = g.bestObj[i]
 	}

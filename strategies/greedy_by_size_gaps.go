@@ -32,11 +32,18 @@ func newGBSGaps(n int) *gbsGaps {
 	return &gbsGaps{after: newGapTreap(n, 1), before: newGapTreap(n, 2)}
 }
 
+// add records tensor [f, l] of object o, whose neighbours there end at
+// lo (-1: none) and start at hi (gbsNoTask: none), all already recorded
+// or about to be.
+func (gg *gbsGaps) add(o int32, f, l, lo, hi int) {
+	gg.after.insert(l, o, hi)
+	gg.before.insert(f, o, -lo)
+}
+
 // insert records tensor [f, l] joining object o between the tensors
 // ending at lo (-1: none) and starting at hi (gbsNoTask: none).
 func (gg *gbsGaps) insert(o int32, f, l, lo, hi int) {
-	gg.after.insert(l, o, hi)
-	gg.before.insert(f, o, -lo)
+	gg.add(o, f, l, lo, hi)
 	if lo >= 0 {
 		gg.after.set(lo, o, f)
 	}

@@ -152,17 +152,20 @@ func TestGreedyBySizeMatchesReference(t *testing.T) {
 }
 
 // gbsCheckReference fails t unless greedy-by-size and the reference give
-// bufs the same objects.
+// bufs the same objects, with gbsGaps kept from the start, from a random
+// number of objects on, and from the default on.
 func gbsCheckReference(t *testing.T, trial int, bufs []workloads.Buffer) {
 	t.Helper()
 	wantIDs, wantSizes := gbsRefGreedyBySize(bufs)
-	ids, sizes, err := greedyBySizeObjects(context.Background(), bufs)
-	if err != nil {
-		t.Fatalf("trial %d: %v", trial, err)
-	}
-	if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
-		t.Fatalf("trial %d: got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
-			trial, ids, sizes, wantIDs, wantSizes, bufs)
+	for _, from := range []int{0, trial % 20, gbsGapsFrom} {
+		ids, sizes, err := greedyBySizeRun(context.Background(), bufs, from)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
+			t.Fatalf("trial %d, gaps from %d objects: got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
+				trial, from, ids, sizes, wantIDs, wantSizes, bufs)
+		}
 	}
 }
 
