@@ -47,18 +47,17 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 		if err != nil {
 			return nil, &workloads.InputError{File: filepath.Join(d, "manifest.json"), Msg: "not a sweep folder: " + err.Error()}
 		}
-		i, n := 0, 1
-		if m.Shard != "" {
-			si, sn, _ := strings.Cut(m.Shard, "/")
-			i, _ = strconv.Atoi(si)
-			n, _ = strconv.Atoi(sn)
+		i, n, err := shardOf(m)
+		if err != nil {
+			return nil, &workloads.InputError{File: filepath.Join(d, "manifest.json"), Msg: err.Error()}
 		}
 		if man == nil {
 			man, shards = m, n
 		} else if m.ConfigHash != man.ConfigHash {
 			return nil, workloads.Usagef("merge: %s ran another config (hash %s) than %s (hash %s)", d, m.ConfigHash, dirs[0], man.ConfigHash)
 		} else if n != shards {
-			return nil, workloads.Usagef("merge: %s is shard %s, but %s has %d shards", d, m.Shard, dirs[0], shards)
+			return nil, workloads.Usagef("merge: %s holds %s, but %s holds %s: merge the %d shards of one sharded sweep",
+				d, shardName(m.Shard), dirs[0], shardName(man.Shard), max(n, shards))
 		}
 		if prev, dup := seenShard[i]; dup {
 			return nil, workloads.Usagef("merge: %s and %s are both shard %d/%d", prev, d, i, n)
@@ -142,6 +141,28 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 		err = errors.New(strings.ReplaceAll(err.Error(), stage, out))
 	}
 	return o, err
+}
+
+// shardOf reads a manifest's shard label, "I/N" ("" is 0 of 1).
+func shardOf(m *Manifest) (i, n int, err error) {
+	if m.Shard == "" {
+		return 0, 1, nil
+	}
+	si, sn, _ := strings.Cut(m.Shard, "/")
+	i, err1 := strconv.Atoi(si)
+	n, err2 := strconv.Atoi(sn)
+	if err1 != nil || err2 != nil || n < 2 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("shard %s: want I/N with 0 <= I < N", workloads.Echo(m.Shard))
+	}
+	return i, n, nil
+}
+
+// shardName words a shard label for a message.
+func shardName(label string) string {
+	if label == "" {
+		return "an unsharded sweep"
+	}
+	return "shard " + label
 }
 
 // checkMergeOut refuses an out that is a file, or a non-empty folder

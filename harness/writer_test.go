@@ -279,16 +279,24 @@ func TestRerun(t *testing.T) {
 }
 
 // TestExpandMaxCells: a config of 10^12 repeats is refused before any
-// cell is listed.
+// cell is listed, naming the config file and the line of repeats.
 func TestExpandMaxCells(t *testing.T) {
 	c := tinyConfig(t, "naive", "greedy-by-size")
 	c.Repeats = 1_000_000_000_000
 	start := time.Now()
 	_, err := c.Expand()
 	want := "the sweep has 1000000000000 repeats of 6 cells, 6e+12 cells in all: more than the 1000000 a sweep may have; lower repeats, or split the sweep into several configs"
+	var ie *workloads.InputError
+	if !errors.As(err, &ie) || err.Error() != "tiny.toml:3: "+want {
+		t.Errorf("Expand: %v\nwant input error tiny.toml:3: %s", err, want)
+	}
+	// A config read back from a manifest has no file to name.
+	fromManifest := *c
+	fromManifest.src = nil
+	_, err = fromManifest.Expand()
 	var ue *workloads.UsageError
 	if !errors.As(err, &ue) || err.Error() != want {
-		t.Errorf("Expand: %v\nwant usage error %s", err, want)
+		t.Errorf("Expand of a manifest's config: %v\nwant usage error %s", err, want)
 	}
 	if el := time.Since(start); el > 10*time.Second {
 		t.Errorf("Expand took %v", el)
