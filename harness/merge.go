@@ -38,6 +38,7 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 		removeTemps(out, io.Discard)
 	}
 	var man *Manifest
+	var pl *Matrix
 	seenShard := map[int]string{}
 	shards := 0
 	var recs []results.Record
@@ -53,6 +54,9 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 		}
 		if man == nil {
 			man, shards = m, n
+			if pl, err = man.Config.Expand(); err != nil {
+				return nil, err
+			}
 		} else if m.ConfigHash != man.ConfigHash {
 			return nil, workloads.Usagef("merge: %s ran another config (hash %s) than %s (hash %s)", d, m.ConfigHash, dirs[0], man.ConfigHash)
 		} else if n != shards {
@@ -63,7 +67,9 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 			return nil, workloads.Usagef("merge: %s and %s are both shard %d/%d", prev, d, i, n)
 		}
 		seenShard[i] = d
-		rs, _, err := results.ReadFile(filepath.Join(d, "results.jsonl"))
+		// A record of another config is refused here, as a resumed
+		// sweep would drop it.
+		rs, _, err := results.ReadFileChecked(filepath.Join(d, "results.jsonl"), cellCheck(Shard(pl.Cells, i, n), m.Shard))
 		if err != nil {
 			return nil, err
 		}
@@ -91,10 +97,6 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 		return nil, workloads.Usagef("merge: shards %s are missing", strings.Join(missing, ", "))
 	}
 	// Order the records as the unsharded sweep would have written them.
-	pl, err := man.Config.Expand()
-	if err != nil {
-		return nil, err
-	}
 	pos := map[results.Key]int{}
 	for _, c := range pl.Cells {
 		pos[c.Key()] = c.Index

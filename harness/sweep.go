@@ -127,7 +127,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, err
 	}
 
-	store, done, err := results.Open(resPath)
+	store, done, err := results.OpenChecked(resPath, cellCheck(cells, shard))
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +136,11 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		fmt.Fprintf(warn, "membench: warning: %s\n", m)
 	}
 	for _, d := range store.Dropped {
+		if d.Refused {
+			fmt.Fprintf(warn, "membench: warning: %s:%d: %s; dropped (its text is kept in %s)\n",
+				resPath, d.Line, d.Reason, resPath+results.GarbledSuffix)
+			continue
+		}
 		fmt.Fprintf(warn, "membench: warning: %s:%d: not a result record (%s); dropped (its text is kept in %s), its cell runs again\n",
 			resPath, d.Line, d.Reason, resPath+results.GarbledSuffix)
 	}
@@ -171,6 +176,34 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return out, err
 	}
 	return finish(out, o.Out, man, recs)
+}
+
+// cellCheck returns a check that refuses a record of no cell of cells (a
+// workload, subject or repeat the config does not have, or, for shard, one
+// of another shard), or of a cell whose workload has other content now
+// than when it ran (its file changed): another config's records, which
+// must not enter the sweep's reports.
+func cellCheck(cells []Cell, shard string) func(*results.Record) error {
+	of := "the config"
+	if shard != "" {
+		of = "shard " + shard + " of the config"
+	}
+	byKey := make(map[results.Key]*Cell, len(cells))
+	for i := range cells {
+		byKey[cells[i].Key()] = &cells[i]
+	}
+	return func(r *results.Record) error {
+		c, ok := byKey[r.Key()]
+		switch {
+		case !ok:
+			return fmt.Errorf("a record of %s, which is no cell of %s", r.Key(), of)
+		case r.Kind != c.Kind:
+			return fmt.Errorf("a record of %s of kind %s, which %s runs as a %s", r.Key(), workloads.Echo(r.Kind), of, c.Kind)
+		case r.Hash != c.Info.Hash:
+			return fmt.Errorf("a record of %s on workload content %s, which is now %s", r.Key(), workloads.Echo(r.Hash), c.Info.Hash)
+		}
+		return nil
+	}
 }
 
 // killedPrefix starts the error of a cell whose worker a signal killed

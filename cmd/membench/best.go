@@ -111,8 +111,12 @@ func updateBest(e *env, t best.Table, path string, dirs []string) error {
 		}
 		rpath := filepath.Join(d, "results.jsonl")
 		recs, _, err := results.ReadFile(rpath)
+		var ie *workloads.InputError
+		if err != nil && !errors.As(err, &ie) {
+			err = &workloads.InputError{File: rpath, Msg: "not a sweep folder: " + err.Error()}
+		}
 		if err != nil {
-			return &workloads.InputError{File: rpath, Msg: err.Error()}
+			return err
 		}
 		changes, err := t.Update(recs, m.GitRevision, m.Start.UTC().Format(time.DateOnly))
 		if err != nil {
