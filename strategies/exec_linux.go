@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -42,6 +43,42 @@ func contain(cmd *exec.Cmd) (cleanup func()) {
 		killGroup(cmd)
 		killOrphans(token, cmd.Process.Pid)
 	}
+}
+
+// startMu makes one planner start at a time, as start changes a limit
+// of the whole process.
+var startMu sync.Mutex
+
+// start starts the planner under a lower process limit (RLIMIT_NPROC,
+// ulimit -u, a count of the user's processes and threads) than this
+// process's, by nprocReserve, so that a planner that forks until the
+// limit stops it leaves room for the threads this process and the other
+// membench processes of the sweep create: the Go runtime cannot live
+// without a thread it needs (it aborts, cgo or not), and the cleanup that
+// kills the planner's processes must run. The limit is lowered around the
+// fork, which the child inherits, and restored at once.
+func start(cmd *exec.Cmd) error {
+	startMu.Lock()
+	defer startMu.Unlock()
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NPROC, &lim) != nil || lim.Cur == unix.RLIM_INFINITY {
+		return cmd.Start()
+	}
+	lowered := lim
+	lowered.Cur -= nprocReserve(lim.Cur)
+	if unix.Setrlimit(unix.RLIMIT_NPROC, &lowered) != nil {
+		return cmd.Start()
+	}
+	defer unix.Setrlimit(unix.RLIMIT_NPROC, &lim)
+	return cmd.Start()
+}
+
+// nprocReserve is the part of a process limit of limit that a planner and
+// its descendants may not take: enough for each membench process's
+// threads (a few per CPU it runs on, and those blocked in system calls),
+// at most half the limit.
+func nprocReserve(limit uint64) uint64 {
+	return min(limit/2, uint64(64+2*runtime.GOMAXPROCS(0)))
 }
 
 // killOrphans kills and reaps the children of this process (orphans

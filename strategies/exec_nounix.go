@@ -12,3 +12,6 @@ func contain(cmd *exec.Cmd) (cleanup func()) {
 		}
 	}
 }
+
+// start starts the planner.
+func start(cmd *exec.Cmd) error { return cmd.Start() }

@@ -15,3 +15,6 @@ func contain(cmd *exec.Cmd) (cleanup func()) {
 	killGroupOnCancel(cmd)
 	return func() { killGroup(cmd) }
 }
+
+// start starts the planner.
+func start(cmd *exec.Cmd) error { return cmd.Start() }
