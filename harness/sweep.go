@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"membench/results"
@@ -207,20 +208,46 @@ func cellCheck(cells []Cell, shard string) func(*results.Record) error {
 }
 
 // killedPrefix starts the error of a cell whose worker a signal killed
-// that membench did not send.
-const killedPrefix = "worker killed by signal "
+// that membench did not send; noWorkerPrefix that of a cell for which no
+// worker could be started, for want of processes.
+const (
+	killedPrefix   = "worker killed by signal "
+	noWorkerPrefix = "no worker could be started (--resume runs the cell again): "
+)
+
+// workerStartRetries are the pauses before starting a worker again when
+// there was no process to start it in (ulimit -u): the processes of a
+// planner just killed take a moment to go.
+var workerStartRetries = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second}
+
+// startWorkerRetrying starts a worker, trying again after each of
+// workerStartRetries while the system has no process for it.
+func startWorkerRetrying(ctx context.Context, exe string, memLimit int64) (*worker, error) {
+	for try := 0; ; try++ {
+		w, err := startWorker(exe, memLimit)
+		if err == nil || !errors.Is(err, syscall.EAGAIN) || try == len(workerStartRetries) {
+			return w, err
+		}
+		select {
+		case <-time.After(workerStartRetries[try]):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
 
 // Rerun reports whether resuming a sweep runs a recorded cell again: never
 // when it is ok; always when its worker was killed by a signal membench
 // did not send (another process, or the kernel's OOM killer: the cell did
-// not fail by itself, status error, "worker killed by signal ..."); and
+// not fail by itself, status error, "worker killed by signal ...") or
+// could not be started for want of processes; and
 // every other failure (error, timeout, oom, invalid) only with
 // retryFailed, since those are the cell's own results.
 func Rerun(r results.Record, retryFailed bool) bool {
 	switch {
 	case r.Status == results.StatusOK:
 		return false
-	case r.Status == results.StatusError && strings.HasPrefix(r.Error, killedPrefix):
+	case r.Status == results.StatusError && (strings.HasPrefix(r.Error, killedPrefix) || strings.HasPrefix(r.Error, noWorkerPrefix)):
 		return true
 	}
 	return retryFailed
@@ -347,9 +374,15 @@ func runCells(ctx context.Context, o Options, cells []Cell, emit func(Cell, resu
 			for cell := range queue {
 				if w == nil {
 					var err error
-					if w, err = startWorker(o.Executable, o.Config.MemoryLimit.Bytes); err != nil {
-						errc <- err
-						return
+					if w, err = startWorkerRetrying(ctx, o.Executable, o.Config.MemoryLimit.Bytes); err != nil {
+						if !errors.Is(err, syscall.EAGAIN) || ctx.Err() != nil {
+							errc <- err
+							return
+						}
+						// No process to be had (ulimit -u): not the cell's
+						// own result; the next cell tries again.
+						recs <- ended{cell, failed(cell, results.StatusError, noWorkerPrefix+err.Error()), 0}
+						continue
 					}
 				}
 				start := time.Now()

@@ -338,6 +338,7 @@ func TestRerun(t *testing.T) {
 	}{
 		{results.StatusOK, "", false, false},
 		{results.StatusError, "worker killed by signal SIGKILL (not sent by membench...)", true, true},
+		{results.StatusError, noWorkerPrefix + "fork/exec membench: resource temporarily unavailable", true, true},
 		{results.StatusError, "panic: boom", false, true},
 		{results.StatusTimeout, "cell timed out after 1s", false, true},
 		{results.StatusOOM, "worker died: exit status 3\nmembench worker: out of memory", false, true},
