@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"membench/results"
+	"membench/strategies"
 	"membench/workloads"
 )
 
@@ -389,7 +390,10 @@ func runCells(ctx context.Context, o Options, cells []Cell, emit func(Cell, resu
 				rec, ok := w.run(ctx, cell)
 				took := time.Since(start)
 				if !ok {
-					w = nil // it was killed or died; start afresh
+					// It was killed or died, perhaps leaving its planner's
+					// processes; start afresh.
+					strategies.KillPlanners(w.cmd.Process.Pid)
+					w = nil
 				}
 				if ctx.Err() != nil {
 					errc <- ctx.Err()

@@ -93,8 +93,7 @@ func killOrphans(token string, pid int) {
 			if child == pid {
 				continue
 			}
-			env, err := os.ReadFile("/proc/" + strconv.Itoa(child) + "/environ")
-			if err != nil || !bytes.Contains(append([]byte{0}, env...), mark) {
+			if !carries(child, mark) {
 				continue
 			}
 			unix.Kill(child, unix.SIGKILL)
@@ -106,6 +105,36 @@ func killOrphans(token string, pid int) {
 			return
 		}
 	}
+}
+
+// KillPlanners kills what is left of the exec: planners that process pid
+// started, for its parent once it died without cleaning up after them (a
+// sweep worker killed by a signal): their processes carry pid in their
+// token, and those that left the planner's group or outlived its leader
+// are found by it. It looks again until none is left (a planner's script
+// may fork while its siblings are killed).
+func KillPlanners(pid int) {
+	mark := []byte("\x00" + execTokenEnv + "=" + strconv.Itoa(pid) + ".")
+	for range 100 {
+		found := false
+		procs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, f := range procs {
+			p, err := strconv.Atoi(filepath.Base(f))
+			if err == nil && carries(p, mark) && unix.Kill(p, unix.SIGKILL) == nil {
+				found = true
+			}
+		}
+		if !found {
+			return
+		}
+	}
+}
+
+// carries reports whether the environment of process pid holds mark, a
+// variable's text from its start ("\x00NAME=VALUE...").
+func carries(pid int, mark []byte) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	return err == nil && bytes.Contains(append([]byte{0}, env...), mark)
 }
 
 // children lists this process's child pids, from every thread's

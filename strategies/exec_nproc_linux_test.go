@@ -242,3 +242,35 @@ func tailOf(b []byte, n int) []byte {
 	}
 	return b
 }
+
+// TestKillPlanners: the processes left of the planners of a dead process
+// are told by its pid in their token, and only they are killed.
+func TestKillPlanners(t *testing.T) {
+	const dead = 999999999 // no process has this pid
+	start := func(token string) *exec.Cmd {
+		cmd := exec.Command("sleep", "600")
+		cmd.Env = append(os.Environ(), "MEMBENCH_EXEC_TOKEN="+token)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	left := start(strconv.Itoa(dead) + ".3")
+	other := start(strconv.Itoa(dead) + "1.3")
+	defer other.Process.Kill()
+	strategies.KillPlanners(dead)
+	done := make(chan error, 1)
+	go func() { done <- left.Wait() }()
+	select {
+	case err := <-done:
+		if ws, ok := left.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+			t.Errorf("the dead process's planner ended with %v, want SIGKILL", err)
+		}
+	case <-time.After(10 * time.Second):
+		left.Process.Kill()
+		t.Fatal("the dead process's planner outlived KillPlanners")
+	}
+	if alive := marked("MEMBENCH_EXEC_TOKEN=" + strconv.Itoa(dead) + "1.3"); len(alive) != 1 {
+		t.Errorf("another process's planner was killed")
+	}
+}
