@@ -17,7 +17,7 @@ func TestHostileConfig(t *testing.T) {
 		"name-nul.toml":    `:3: name "out\x00put" must be a plain folder name, without control characters`,
 		"name-long.toml":   `:3: name "` + strings.Repeat("n", 80) + `…" (300 bytes) must be a plain folder name of at most 200 bytes`,
 		"star-params.toml": `:4: strategy "*": params do not apply to every strategy; list the strategies to give params to apart`,
-		"cells.toml": `:2: the sweep has 1000 repeats of 1200 cells, 1.2e+06 cells in all: more than the 1000000 a sweep may have; ` +
+		"cells.toml": `: the sweep has 1000 repeats of 1200 cells, 1.2e+06 cells in all: more than the 1000000 a sweep may have; ` +
 			`lower repeats, or split the sweep into several configs`,
 	}
 	files, err := filepath.Glob(hostileConfigDir + "*.toml")
