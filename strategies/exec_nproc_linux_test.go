@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"membench/internal/proctest"
 	"membench/strategies"
 )
 
@@ -87,7 +88,7 @@ func TestExecUnderProcessLimit(t *testing.T) {
 	// Every process of the planner carries the bomb's variable.
 	var left []int
 	for range 50 {
-		if left = marked(nprocBombEnv + "=" + dir); len(left) == 0 {
+		if left = proctest.Marked(nprocBombEnv + "=" + dir); len(left) == 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -270,7 +271,7 @@ func TestKillPlanners(t *testing.T) {
 		left.Process.Kill()
 		t.Fatal("the dead process's planner outlived KillPlanners")
 	}
-	if alive := marked("MEMBENCH_EXEC_TOKEN=" + strconv.Itoa(dead) + "1.3"); len(alive) != 1 {
+	if alive := proctest.Marked("MEMBENCH_EXEC_TOKEN=" + strconv.Itoa(dead) + "1.3"); len(alive) != 1 {
 		t.Errorf("another process's planner was killed")
 	}
 }
