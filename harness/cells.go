@@ -184,8 +184,14 @@ func (c *Config) Expand() (*Matrix, error) {
 		}
 	}
 	if perRepeat > 0 && c.Repeats > MaxCells/perRepeat {
-		return nil, workloads.Usagef("the sweep has %d repeats of %d cells, %.4g cells in all: more than the %d a sweep may have; "+
+		msg := fmt.Sprintf("the sweep has %d repeats of %d cells, %.4g cells in all: more than the %d a sweep may have; "+
 			"lower repeats, or split the sweep into several configs", c.Repeats, perRepeat, float64(c.Repeats)*float64(perRepeat), MaxCells)
+		if c.src != nil {
+			// The file, not the line of repeats: flags may have set
+			// repeats, workloads or subjects.
+			return nil, c.src.errorAt(0, "%s", msg)
+		}
+		return nil, workloads.Usagef("%s", msg)
 	}
 	if perRepeat > 0 {
 		pl.Cells = make([]Cell, 0, perRepeat*c.Repeats)

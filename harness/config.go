@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -52,6 +54,10 @@ type Config struct {
 	Workloads  []Entry `toml:"workloads" json:"workloads"`
 	Strategies []Entry `toml:"strategies" json:"strategies"`
 	Allocators []Entry `toml:"allocators" json:"allocators"`
+
+	// src is the text the config was parsed from, to name the file and
+	// line of errors found later (nil for a config read from a manifest).
+	src *configFile
 }
 
 // Entry is one workload or subject of a config: a plain spec string, or a
@@ -198,6 +204,14 @@ const (
 	MaxExpand = 10000
 	// maxMaxN is the largest max_n: the largest synthetic workload.
 	maxMaxN = 1 << 40
+	// MaxConfigBytes, MaxConfigDepth and MaxConfigKeys bound a config's
+	// text before the TOML decoder sees it: its time and memory grow
+	// faster than the text with deep nesting (a 40 KB file of inline
+	// tables 10,000 deep, or one key of 10,000 dotted parts, exhausts
+	// memory) and with many keys. A config needs a few levels and keys.
+	MaxConfigBytes = 2 << 20
+	MaxConfigDepth = 16
+	MaxConfigKeys  = 10000
 )
 
 // ParseConfig parses TOML, rejecting unknown keys, fills defaults and
@@ -207,6 +221,9 @@ const (
 // *workloads.InputError naming file and line.
 func ParseConfig(file string, data []byte) (*Config, error) {
 	text := strings.TrimPrefix(string(data), workloads.BOM)
+	if err := checkShape(file, text); err != nil {
+		return nil, err
+	}
 	// Syntax first, so that a decoding error below is known to be about
 	// the value of its key.
 	var raw map[string]any
@@ -232,7 +249,151 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 	if err := c.check(cf); err != nil {
 		return nil, err
 	}
+	c.src = cf
 	return &c, nil
+}
+
+// checkShape bounds the size of a config, the nesting of its tables,
+// arrays and dotted keys, and the number of its keys (see MaxConfigBytes),
+// reading just enough TOML to tell strings and comments from the rest.
+// The error names the line where a bound is first passed.
+func checkShape(file string, text string) error {
+	if len(text) > MaxConfigBytes {
+		return &workloads.InputError{File: file, Msg: fmt.Sprintf("%d bytes: a config may have at most %d", len(text), MaxConfigBytes)}
+	}
+	// frames are the open arrays and inline tables, the first frame the
+	// document's top level; each counts the dots of the key being
+	// written in it, as each part of a dotted key nests a table. The top
+	// level starts from the dots of the last table header.
+	frames := []int{0}
+	header := 0
+	line, keys := 1, 0
+	lineStart := true
+	numDot := false // the bare token at hand holds a float's dot
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if lineStart && len(frames) == 1 && c == '[' {
+			// A table header, [a.b] or [[a.b]] (an array of tables: one
+			// level more): the level of the keys below it.
+			header = 0
+			for i++; i < len(text) && text[i] != ']' && text[i] != '\n'; i++ {
+				switch text[i] {
+				case '[', '.':
+					header++
+				case '"', '\'':
+					i, _ = skipString(text, i)
+				}
+			}
+			for i+1 < len(text) && text[i+1] == ']' {
+				i++
+			}
+			if i < len(text) && text[i] == '\n' {
+				i-- // an unclosed header: the decoder says so
+			}
+			frames[0] = header
+			lineStart = false
+			if header+1 > MaxConfigDepth {
+				return tooDeep(file, line)
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r':
+			continue
+		case '\n':
+			line++
+			lineStart = true
+			if len(frames) == 1 {
+				frames[0] = header
+			}
+			continue
+		case '#':
+			for i+1 < len(text) && text[i+1] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			end, newlines := skipString(text, i)
+			line += newlines
+			i = end
+		case '=':
+			if keys++; keys > MaxConfigKeys {
+				return &workloads.InputError{File: file, Line: line, Msg: fmt.Sprintf("more than %d keys: a config needs a few", MaxConfigKeys)}
+			}
+		case '[', '{':
+			frames = append(frames, 0)
+		case ']', '}':
+			if len(frames) > 1 {
+				frames = frames[:len(frames)-1]
+			}
+		case ',':
+			frames[len(frames)-1] = 0
+		case '.':
+			// A float's one dot (1.5, 07:32:00.999) nests nothing.
+			if !numDot && i > 0 && i+1 < len(text) && isDigit(text[i-1]) && isDigit(text[i+1]) {
+				numDot = true
+				break
+			}
+			frames[len(frames)-1]++
+		}
+		if !isBare(c) {
+			numDot = false
+		}
+		lineStart = false
+		d := len(frames)
+		for _, dots := range frames {
+			d += dots
+		}
+		if d > MaxConfigDepth {
+			return tooDeep(file, line)
+		}
+	}
+	return nil
+}
+
+func tooDeep(file string, line int) error {
+	return &workloads.InputError{File: file, Line: line, Msg: fmt.Sprintf(
+		"nested more than %d deep (tables, arrays and dotted keys): a config needs a few levels", MaxConfigDepth)}
+}
+
+// skipString returns the offset of the last quote of the TOML string that
+// starts at text[i] (basic "..." or literal '...', each also tripled for
+// multi-line strings), or of the string's end where it is cut short, and
+// the newlines it spans.
+func skipString(text string, i int) (end, newlines int) {
+	q := text[i]
+	delim := text[i : i+1]
+	if strings.HasPrefix(text[i:], strings.Repeat(delim, 3)) {
+		delim = strings.Repeat(delim, 3)
+	}
+	for j := i + len(delim); j < len(text); j++ {
+		switch {
+		case text[j] == '\\' && q == '"':
+			j++
+			if j < len(text) && text[j] == '\n' {
+				newlines++
+			}
+		case text[j] == '\n':
+			newlines++
+			if len(delim) == 1 {
+				return j - 1, newlines - 1 // cut short: the newline is the caller's
+			}
+		case strings.HasPrefix(text[j:], delim):
+			// A multi-line string may end in up to two more quotes.
+			end := j + len(delim) - 1
+			for k := 0; k < 2 && len(delim) == 3 && end+1 < len(text) && text[end+1] == q; k++ {
+				end++
+			}
+			return end, newlines
+		}
+	}
+	return len(text) - 1, newlines
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isBare reports whether c may be part of a bare key or an unquoted value.
+func isBare(c byte) bool {
+	return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-' || c == '+' || c == ':' || c == '.'
 }
 
 // configFile is the text of a config, to name the line of a bad value.
@@ -283,17 +444,19 @@ func (f *configFile) entryLines(key string, entries []Entry) []int {
 	return out
 }
 
-// keyProbe fails to decode, so that the error tells the line of its key.
-type keyProbe struct{}
+// keyProbe is a type the decoder does not support, so that decoding a
+// value into it fails with an error that tells the line of its key. (A
+// value that refuses itself, an Unmarshaler, gets an error that copies the
+// whole document: quadratic in the number of keys.)
+type keyProbe chan struct{}
 
-var errKeyProbe = errors.New("key probe")
-
-func (keyProbe) UnmarshalTOML(any) error { return errKeyProbe }
+// keyProbeLine reads the line out of the decoder's error for a keyProbe.
+var keyProbeLine = regexp.MustCompile(`^toml: line (\d+) `)
 
 // keyLines returns the line of every key of the document, tables' keys
 // included, joined with dots. The TOML decoder keeps key positions to
 // itself but puts them in the errors it returns, so each key's value is
-// decoded once more into a value that refuses it.
+// decoded once more into a value that it cannot decode.
 func keyLines(text string) map[string]int {
 	lines := map[string]int{}
 	var top map[string]toml.Primitive
@@ -304,9 +467,11 @@ func keyLines(text string) map[string]int {
 	var walk func(prefix string, prims map[string]toml.Primitive)
 	walk = func(prefix string, prims map[string]toml.Primitive) {
 		for k, p := range prims {
-			var pe toml.ParseError
-			if err := md.PrimitiveDecode(p, &keyProbe{}); errors.As(err, &pe) {
-				lines[prefix+k] = pe.Position.Line
+			var probe keyProbe
+			if err := md.PrimitiveDecode(p, &probe); err != nil {
+				if m := keyProbeLine.FindStringSubmatch(err.Error()); m != nil {
+					lines[prefix+k], _ = strconv.Atoi(m[1])
+				}
 			}
 			var sub map[string]toml.Primitive
 			if md.PrimitiveDecode(p, &sub) == nil {
@@ -395,8 +560,8 @@ func (c *Config) fill(f *configFile) error {
 	if c.Name == "" {
 		c.Name = "sweep"
 	}
-	if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." {
-		return f.errorf("name", "name %s must be a plain folder name", workloads.Echo(c.Name))
+	if why, ok := checkName(c.Name); !ok {
+		return f.errorf("name", "name %s must be a plain folder name%s", workloads.Echo(c.Name), why)
 	}
 	if c.Repeats == 0 {
 		c.Repeats = 3
@@ -434,6 +599,27 @@ func (c *Config) fill(f *configFile) error {
 		return f.errorf("strategies", "no strategies or allocators")
 	}
 	return nil
+}
+
+// MaxNameBytes bounds a config's name, which names its output folder:
+// file systems refuse names over 255 bytes, and a merge stages the folder
+// under a longer name.
+const MaxNameBytes = 200
+
+// checkName reports whether name is a plain folder name, and if not, why
+// (worded to follow "must be a plain folder name").
+func checkName(name string) (why string, ok bool) {
+	switch {
+	case strings.ContainsAny(name, `/\`) || name == "." || name == "..":
+		return "", false
+	case len(name) > MaxNameBytes:
+		return fmt.Sprintf(" of at most %d bytes", MaxNameBytes), false
+	case !utf8.ValidString(name):
+		return " in UTF-8", false
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return ", without control characters", false
+	}
+	return "", true
 }
 
 // check resolves every spec the config names, so that a bad one is
@@ -478,6 +664,11 @@ func (c *Config) check(f *configFile) error {
 				return f.errorAt(lines[i], "%s %s", sec.kind, err)
 			}
 			if e.Spec == "*" {
+				if len(e.Params) > 0 {
+					// Each takes parameters of its own: one value cannot
+					// suit them all.
+					return f.errorAt(lines[i], `%s "*": params do not apply to every %s; list the %s to give params to apart`, sec.kind, sec.kind, sec.key)
+				}
 				specs = sec.all
 			}
 			for _, s := range specs {

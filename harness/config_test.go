@@ -2,6 +2,8 @@ package harness
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -82,6 +84,65 @@ func TestParseConfigLines(t *testing.T) {
 				t.Errorf("error\n got %s\nwant %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestConfigShape: configs nested deeper than MaxConfigDepth, with more
+// than MaxConfigKeys keys or MaxConfigBytes bytes are refused on the line
+// where they pass the bound, before the TOML decoder (whose time and
+// memory explode on them) reads them.
+func TestConfigShape(t *testing.T) {
+	const ok = "strategies = [\"naive\"]\nworkloads = [\"synthetic/chain\"]\n"
+	deep := func(open, close string, n int) string {
+		return strings.Repeat(open, n) + "1" + strings.Repeat(close, n)
+	}
+	dotted := func(n int) string { return strings.TrimSuffix(strings.Repeat("a.", n), ".") }
+	const tooDeep = "nested more than 16 deep (tables, arrays and dotted keys): a config needs a few levels"
+	for _, tc := range []struct{ name, in, want string }{
+		{"inline tables 10,000 deep", ok + "x = " + deep("{a=", "}", 10000) + "\n", "exp.toml:3: " + tooDeep},
+		{"arrays 10,000 deep", ok + "x = " + deep("[", "]", 10000) + "\n", "exp.toml:3: " + tooDeep},
+		{"dotted key of 10,000 parts", ok + dotted(10000) + " = 1\n", "exp.toml:3: " + tooDeep},
+		{"table header of 10,000 parts", ok + "[" + dotted(10000) + "]\nb = 1\n", "exp.toml:3: " + tooDeep},
+		{"dotted keys in a deep header", ok + "[" + dotted(10) + "]\n" + dotted(8) + " = 1\n", "exp.toml:4: " + tooDeep},
+		{"dotted keys in inline tables", ok + "x = {" + dotted(10) + " = {" + dotted(6) + " = 1}}\n", "exp.toml:3: " + tooDeep},
+		{"arrays over lines", ok + "x = [\n" + strings.Repeat("[\n", 20) + "1" + strings.Repeat("]", 21) + "\n", "exp.toml:18: " + tooDeep},
+		{"numeric dotted key", ok + strings.TrimSuffix(strings.Repeat("1.", 40), ".") + " = 1\n", "exp.toml:3: " + tooDeep},
+		{"keys", ok + strings.Repeat("k = 1\n", MaxConfigKeys+1), "exp.toml:10001: more than 10000 keys: a config needs a few"},
+		{"size", ok + "# " + strings.Repeat("x", MaxConfigBytes) + "\n", "exp.toml: 2097210 bytes: a config may have at most 2097152"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig("exp.toml", []byte(tc.in))
+			var ie *workloads.InputError
+			if !errors.As(err, &ie) || err.Error() != tc.want {
+				t.Errorf("error\n got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+	// What is no nesting: brackets, braces and dots in strings and
+	// comments, floats, dates, and the deepest a config needs.
+	for _, in := range []string{
+		"name = \"" + deep("{[", "]}", 20) + "\"\n" + ok,
+		"name = '" + dotted(40) + "'\n" + ok,
+		"name = \"\"\"\n" + deep("[", "]", 20) + "\n\\\"\"\"\n" + ok,
+		"name = '''\n" + deep("[", "]", 20) + "\n'''\n" + ok,
+		"# " + deep("[", "]", 20) + " " + dotted(40) + "\n" + ok,
+		"workloads = [{ spec = \"synthetic/chain\", params = { n = [3, 4] } }, { spec = \"synthetic/random-dag\", params = { n = 5 } }]\n" +
+			"strategies = [\"naive\"]\nx = [" + strings.Repeat("1.5, ", 100) + "1979-05-27T07:32:00.999]\n",
+		ok + "[\"a.b\".c]\nd = [[[[[[[[[[1]]]]]]]]]]\n",
+	} {
+		if err := checkShape("exp.toml", in); err != nil {
+			t.Errorf("checkShape(%.60q): %v", in, err)
+		}
+	}
+	files, _ := filepath.Glob("../scripts/configs/*.toml")
+	for _, f := range append(files, "default.toml", "../cmd/membench/testdata/tiny.toml") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkShape(f, string(data)); err != nil {
+			t.Error(err)
+		}
 	}
 }
 

@@ -126,3 +126,36 @@ func TestExecSweepInterruptLeavesNoProcess(t *testing.T) {
 		exec.Command("sh", "-c", "for f in "+strings.ReplaceAll(l, "\n", " ")+"; do p=${f#/proc/}; kill -9 ${p%/environ}; done").Run()
 	}
 }
+
+// TestExecSweepDeadWorkerLeavesNoProcess: when a sweep's worker dies of a
+// signal membench did not send while an exec: planner runs, the processes
+// the planner started die too, in its process group or not.
+func TestExecSweepDeadWorkerLeavesNoProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a dead worker's planners are told apart on Linux only")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid command")
+	}
+	token := fmt.Sprintf("dead-worker-%d", os.Getpid())
+	left := func() string {
+		out, _ := exec.Command("sh", "-c", "grep -l -a -F MEMBENCH_KILLWORKER_TEST="+token+" /proc/[0-9]*/environ 2>/dev/null").Output()
+		return strings.TrimSpace(string(out))
+	}
+	c := tinyConfig(t, "exec:testdata/exec/killworker.sh "+token)
+	c.Repeats = 1
+	c.Workloads = entries("synthetic/chain?n=12")
+	out, err := Run(context.Background(), Options{Config: c, Out: t.TempDir()})
+	if err == nil || len(out.Failed) != 1 || !strings.HasPrefix(out.Failed[0].Error, "worker killed by signal SIGKILL") {
+		t.Errorf("err = %v, want the cell failed by the worker's death", err)
+	}
+	l := left()
+	for i := 0; l != "" && i < 50; i++ {
+		time.Sleep(20 * time.Millisecond)
+		l = left()
+	}
+	if l != "" {
+		t.Errorf("processes outlived the dead worker: %s", l)
+		exec.Command("sh", "-c", "for f in "+strings.ReplaceAll(l, "\n", " ")+"; do p=${f#/proc/}; kill -9 ${p%/environ}; done").Run()
+	}
+}

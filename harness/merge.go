@@ -38,6 +38,7 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 		removeTemps(out, io.Discard)
 	}
 	var man *Manifest
+	var pl *Matrix
 	seenShard := map[int]string{}
 	shards := 0
 	var recs []results.Record
@@ -47,24 +48,28 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 		if err != nil {
 			return nil, &workloads.InputError{File: filepath.Join(d, "manifest.json"), Msg: "not a sweep folder: " + err.Error()}
 		}
-		i, n := 0, 1
-		if m.Shard != "" {
-			si, sn, _ := strings.Cut(m.Shard, "/")
-			i, _ = strconv.Atoi(si)
-			n, _ = strconv.Atoi(sn)
+		i, n, err := shardOf(m)
+		if err != nil {
+			return nil, &workloads.InputError{File: filepath.Join(d, "manifest.json"), Msg: err.Error()}
 		}
 		if man == nil {
 			man, shards = m, n
+			if pl, err = man.Config.Expand(); err != nil {
+				return nil, err
+			}
 		} else if m.ConfigHash != man.ConfigHash {
 			return nil, workloads.Usagef("merge: %s ran another config (hash %s) than %s (hash %s)", d, m.ConfigHash, dirs[0], man.ConfigHash)
 		} else if n != shards {
-			return nil, workloads.Usagef("merge: %s is shard %s, but %s has %d shards", d, m.Shard, dirs[0], shards)
+			return nil, workloads.Usagef("merge: %s holds %s, but %s holds %s: merge the %d shards of one sharded sweep",
+				d, shardName(m.Shard), dirs[0], shardName(man.Shard), max(n, shards))
 		}
 		if prev, dup := seenShard[i]; dup {
 			return nil, workloads.Usagef("merge: %s and %s are both shard %d/%d", prev, d, i, n)
 		}
 		seenShard[i] = d
-		rs, _, err := results.ReadFile(filepath.Join(d, "results.jsonl"))
+		// A record of another config is refused here, as a resumed
+		// sweep would drop it.
+		rs, _, err := results.ReadFileChecked(filepath.Join(d, "results.jsonl"), cellCheck(Shard(pl.Cells, i, n), m.Shard))
 		if err != nil {
 			return nil, err
 		}
@@ -92,10 +97,6 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 		return nil, workloads.Usagef("merge: shards %s are missing", strings.Join(missing, ", "))
 	}
 	// Order the records as the unsharded sweep would have written them.
-	pl, err := man.Config.Expand()
-	if err != nil {
-		return nil, err
-	}
 	pos := map[results.Key]int{}
 	for _, c := range pl.Cells {
 		pos[c.Key()] = c.Index
@@ -142,6 +143,28 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 		err = errors.New(strings.ReplaceAll(err.Error(), stage, out))
 	}
 	return o, err
+}
+
+// shardOf reads a manifest's shard label, "I/N" ("" is 0 of 1).
+func shardOf(m *Manifest) (i, n int, err error) {
+	if m.Shard == "" {
+		return 0, 1, nil
+	}
+	si, sn, _ := strings.Cut(m.Shard, "/")
+	i, err1 := strconv.Atoi(si)
+	n, err2 := strconv.Atoi(sn)
+	if err1 != nil || err2 != nil || n < 2 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("shard %s: want I/N with 0 <= I < N", workloads.Echo(m.Shard))
+	}
+	return i, n, nil
+}
+
+// shardName words a shard label for a message.
+func shardName(label string) string {
+	if label == "" {
+		return "an unsharded sweep"
+	}
+	return "shard " + label
 }
 
 // checkMergeOut refuses an out that is a file, or a non-empty folder

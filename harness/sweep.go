@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"membench/results"
 	"membench/results/best"
+	"membench/strategies"
 	"membench/workloads"
 )
 
@@ -128,7 +130,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, err
 	}
 
-	store, done, err := results.Open(resPath)
+	store, done, err := results.OpenChecked(resPath, cellCheck(cells, shard))
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +139,11 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		fmt.Fprintf(warn, "membench: warning: %s\n", m)
 	}
 	for _, d := range store.Dropped {
+		if d.Refused {
+			fmt.Fprintf(warn, "membench: warning: %s:%d: %s; dropped (its text is kept in %s)\n",
+				resPath, d.Line, d.Reason, resPath+results.GarbledSuffix)
+			continue
+		}
 		fmt.Fprintf(warn, "membench: warning: %s:%d: not a result record (%s); dropped (its text is kept in %s), its cell runs again\n",
 			resPath, d.Line, d.Reason, resPath+results.GarbledSuffix)
 	}
@@ -174,21 +181,75 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	return finish(out, o.Out, man, recs)
 }
 
+// cellCheck returns a check that refuses a record of no cell of cells (a
+// workload, subject or repeat the config does not have, or, for shard, one
+// of another shard), or of a cell whose workload has other content now
+// than when it ran (its file changed): another config's records, which
+// must not enter the sweep's reports.
+func cellCheck(cells []Cell, shard string) func(*results.Record) error {
+	of := "the config"
+	if shard != "" {
+		of = "shard " + shard + " of the config"
+	}
+	byKey := make(map[results.Key]*Cell, len(cells))
+	for i := range cells {
+		byKey[cells[i].Key()] = &cells[i]
+	}
+	return func(r *results.Record) error {
+		c, ok := byKey[r.Key()]
+		switch {
+		case !ok:
+			return fmt.Errorf("a record of %s, which is no cell of %s", r.Key(), of)
+		case r.Kind != c.Kind:
+			return fmt.Errorf("a record of %s of kind %s, which %s runs as a %s", r.Key(), workloads.Echo(r.Kind), of, c.Kind)
+		case r.Hash != c.Info.Hash:
+			return fmt.Errorf("a record of %s on workload content %s, which is now %s", r.Key(), workloads.Echo(r.Hash), c.Info.Hash)
+		}
+		return nil
+	}
+}
+
 // killedPrefix starts the error of a cell whose worker a signal killed
-// that membench did not send.
-const killedPrefix = "worker killed by signal "
+// that membench did not send; noWorkerPrefix that of a cell for which no
+// worker could be started, for want of processes.
+const (
+	killedPrefix   = "worker killed by signal "
+	noWorkerPrefix = "no worker could be started (--resume runs the cell again): "
+)
+
+// workerStartRetries are the pauses before starting a worker again when
+// there was no process to start it in (ulimit -u): the processes of a
+// planner just killed take a moment to go.
+var workerStartRetries = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second}
+
+// startWorkerRetrying starts a worker, trying again after each of
+// workerStartRetries while the system has no process for it.
+func startWorkerRetrying(ctx context.Context, exe string, memLimit int64) (*worker, error) {
+	for try := 0; ; try++ {
+		w, err := startWorker(exe, memLimit)
+		if err == nil || !errors.Is(err, syscall.EAGAIN) || try == len(workerStartRetries) {
+			return w, err
+		}
+		select {
+		case <-time.After(workerStartRetries[try]):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
 
 // Rerun reports whether resuming a sweep runs a recorded cell again: never
 // when it is ok; always when its worker was killed by a signal membench
 // did not send (another process, or the kernel's OOM killer: the cell did
-// not fail by itself, status error, "worker killed by signal ..."); and
+// not fail by itself, status error, "worker killed by signal ...") or
+// could not be started for want of processes; and
 // every other failure (error, timeout, oom, invalid) only with
 // retryFailed, since those are the cell's own results.
 func Rerun(r results.Record, retryFailed bool) bool {
 	switch {
 	case r.Status == results.StatusOK:
 		return false
-	case r.Status == results.StatusError && strings.HasPrefix(r.Error, killedPrefix):
+	case r.Status == results.StatusError && (strings.HasPrefix(r.Error, killedPrefix) || strings.HasPrefix(r.Error, noWorkerPrefix)):
 		return true
 	}
 	return retryFailed
@@ -315,16 +376,25 @@ func runCells(ctx context.Context, o Options, cells []Cell, emit func(Cell, resu
 			for cell := range queue {
 				if w == nil {
 					var err error
-					if w, err = startWorker(o.Executable, o.Config.MemoryLimit.Bytes); err != nil {
-						errc <- err
-						return
+					if w, err = startWorkerRetrying(ctx, o.Executable, o.Config.MemoryLimit.Bytes); err != nil {
+						if !errors.Is(err, syscall.EAGAIN) || ctx.Err() != nil {
+							errc <- err
+							return
+						}
+						// No process to be had (ulimit -u): not the cell's
+						// own result; the next cell tries again.
+						recs <- ended{cell, failed(cell, results.StatusError, noWorkerPrefix+err.Error()), 0}
+						continue
 					}
 				}
 				start := time.Now()
 				rec, ok := w.run(ctx, cell)
 				took := time.Since(start)
 				if !ok {
-					w = nil // it was killed or died; start afresh
+					// It was killed or died, perhaps leaving its planner's
+					// processes; start afresh.
+					strategies.KillPlanners(w.cmd.Process.Pid)
+					w = nil
 				}
 				if ctx.Err() != nil {
 					errc <- ctx.Err()

@@ -175,11 +175,7 @@ func startWorker(exe string, memLimit int64) (*worker, error) {
 // error (one killed by a signal with that signal's name). ok is false when the
 // worker can no longer be used.
 func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) {
-	fail := func(status, msg string) (results.Record, bool) {
-		return results.Record{Workload: c.Workload, N: c.Info.N, Hash: c.Info.Hash, Subject: c.Subject,
-			Kind: c.Kind, Repeat: c.Repeat, Status: status, LBLoad: c.Info.LBLoad, LBObjects: c.Info.LBObjects,
-			TimesNs: []float64{}, Error: msg}, false
-	}
+	fail := func(status, msg string) (results.Record, bool) { return failed(c, status, msg), false }
 	b, _ := json.Marshal(c)
 	if _, err := w.stdin.Write(append(b, '\n')); err != nil {
 		w.kill()
@@ -225,6 +221,13 @@ func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) 
 		w.kill()
 		return fail("", ctx.Err().Error())
 	}
+}
+
+// failed is the record of a cell that ended without its worker's record.
+func failed(c Cell, status, msg string) results.Record {
+	return results.Record{Workload: c.Workload, N: c.Info.N, Hash: c.Info.Hash, Subject: c.Subject,
+		Kind: c.Kind, Repeat: c.Repeat, Status: status, LBLoad: c.Info.LBLoad, LBObjects: c.Info.LBObjects,
+		TimesNs: []float64{}, Error: msg}
 }
 
 // kill stops the worker process and waits for it.

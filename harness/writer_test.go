@@ -158,6 +158,81 @@ func TestResumeGarbledMiddle(t *testing.T) {
 	}
 }
 
+// TestResumeForeignRecords: records of cells the config does not have (a
+// workload it does not name, another config's records altogether, a cell
+// of another kind or of a workload whose content changed) are dropped on
+// resume like garbled lines: a warning names each line, their text is
+// kept aside, and they reach neither the records nor the reports.
+func TestResumeForeignRecords(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), Options{Config: tinyConfig(t), Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "results.jsonl")
+	data, _ := os.ReadFile(path)
+	recs, _, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign := func(edit func(*results.Record)) string {
+		r := recs[0]
+		edit(&r)
+		b, _ := json.Marshal(&r)
+		return string(b) + "\n"
+	}
+	extra := []string{
+		foreign(func(r *results.Record) { r.Workload = "zoo/elsewhere" }),
+		foreign(func(r *results.Record) { r.Subject, r.Footprint = "min-cost-flow", 1 }),
+		foreign(func(r *results.Record) { r.Repeat = 7 }),
+		foreign(func(r *results.Record) { r.Kind = results.KindAllocator }),
+		foreign(func(r *results.Record) { r.Hash = "0123456789abcdef" }),
+	}
+	os.WriteFile(path, append(data, strings.Join(extra, "")...), 0o644)
+	var log bytes.Buffer
+	out, err := Run(context.Background(), Options{Config: tinyConfig(t), Out: dir, Resume: true, Progress: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Ran != 0 || out.Skipped != 18 {
+		t.Errorf("resume ran %d and skipped %d; want 0 and 18", out.Ran, out.Skipped)
+	}
+	keysOnce(t, out.Records, 18)
+	k := recs[0].Key()
+	for i, want := range []string{
+		fmt.Sprintf("a record of zoo/elsewhere × %s #0, which is no cell of the config", k.Subject),
+		fmt.Sprintf("a record of %s × min-cost-flow #0, which is no cell of the config", k.Workload),
+		fmt.Sprintf("a record of %s × %s #7, which is no cell of the config", k.Workload, k.Subject),
+		fmt.Sprintf(`a record of %s of kind "allocator", which the config runs as a strategy`, k),
+		fmt.Sprintf(`a record of %s on workload content "0123456789abcdef", which is now %s`, k, recs[0].Hash),
+	} {
+		line := fmt.Sprintf("membench: warning: %s:%d: %s; dropped (its text is kept in %s)\n", path, 19+i, want, path+results.GarbledSuffix)
+		if !strings.Contains(log.String(), line) {
+			t.Errorf("resume's warnings:\n%s\nlack %q", log.String(), line)
+		}
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(data) {
+		t.Errorf("results.jsonl after resume:\n%s\nwant the sweep's own records:\n%s", after, data)
+	}
+	if kept, _ := os.ReadFile(path + results.GarbledSuffix); string(kept) != strings.Join(extra, "") {
+		t.Errorf("%s:\n%s\nwant\n%s", results.GarbledSuffix, kept, strings.Join(extra, ""))
+	}
+	for _, f := range []string{"summary.md", "results.txt"} {
+		b, _ := os.ReadFile(filepath.Join(dir, f))
+		if strings.Contains(string(b), "elsewhere") || strings.Contains(string(b), "min-cost-flow") {
+			t.Errorf("%s shows another config's records:\n%s", f, b)
+		}
+	}
+
+	// A merge refuses such a record, naming its line.
+	os.WriteFile(path, append(data, extra[0]...), 0o644)
+	_, err = Merge(filepath.Join(t.TempDir(), "merged"), []string{dir}, false)
+	want := fmt.Sprintf("%s:19: a record of zoo/elsewhere × %s #0, which is no cell of the config (membench run --resume drops such records)", path, k.Subject)
+	var ie *workloads.InputError
+	if !errors.As(err, &ie) || err.Error() != want {
+		t.Errorf("merge: %v\nwant input error %s", err, want)
+	}
+}
+
 // TestKilledWorkerIsRetried: a worker killed by a signal membench did not
 // send is an error naming the signal, not oom, and --resume runs the cell
 // again (without --retry-failed).
@@ -257,6 +332,7 @@ func TestRerun(t *testing.T) {
 	}{
 		{results.StatusOK, "", false, false},
 		{results.StatusError, "worker killed by signal SIGKILL (not sent by membench...)", true, true},
+		{results.StatusError, noWorkerPrefix + "fork/exec membench: resource temporarily unavailable", true, true},
 		{results.StatusError, "panic: boom", false, true},
 		{results.StatusTimeout, "cell timed out after 1s", false, true},
 		{results.StatusOOM, "worker died: exit status 3\nmembench worker: out of memory", false, true},
@@ -273,16 +349,24 @@ func TestRerun(t *testing.T) {
 }
 
 // TestExpandMaxCells: a config of 10^12 repeats is refused before any
-// cell is listed.
+// cell is listed, naming the config file.
 func TestExpandMaxCells(t *testing.T) {
 	c := tinyConfig(t, "naive", "greedy-by-size")
 	c.Repeats = 1_000_000_000_000
 	// A loop over the repeats would not return at all.
 	_, err := c.Expand()
 	want := "the sweep has 1000000000000 repeats of 6 cells, 6e+12 cells in all: more than the 1000000 a sweep may have; lower repeats, or split the sweep into several configs"
+	var ie *workloads.InputError
+	if !errors.As(err, &ie) || err.Error() != "tiny.toml: "+want {
+		t.Errorf("Expand: %v\nwant input error tiny.toml: %s", err, want)
+	}
+	// A config read back from a manifest has no file to name.
+	fromManifest := *c
+	fromManifest.src = nil
+	_, err = fromManifest.Expand()
 	var ue *workloads.UsageError
 	if !errors.As(err, &ue) || err.Error() != want {
-		t.Errorf("Expand: %v\nwant usage error %s", err, want)
+		t.Errorf("Expand of a manifest's config: %v\nwant usage error %s", err, want)
 	}
 	c.Repeats = MaxCells / 6
 	if m, err := c.Expand(); err != nil || len(m.Cells) != MaxCells/6*6 {

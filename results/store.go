@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"membench/workloads"
 )
 
 // Store appends records to a results.jsonl file, one JSON object a line,
@@ -29,13 +31,16 @@ type Store struct {
 }
 
 // Dropped is a line of a results.jsonl that holds no record: garbled, as
-// two writers interleaving leave it, or edited by hand.
+// two writers interleaving leave it, or edited by hand; or a record that
+// the sweep reading it refused (one of another config: see OpenChecked).
 type Dropped struct {
 	// Line is the 1-based line number in the file as it was read.
 	Line int
 	// Reason says what is wrong with it.
 	Reason string
-	text   []byte
+	// Refused is set for a well-formed record that the check refused.
+	Refused bool
+	text    []byte
 }
 
 func (d Dropped) String() string { return fmt.Sprintf("line %d: %s", d.Line, d.Reason) }
@@ -48,22 +53,32 @@ const GarbledSuffix = ".garbled"
 // of each cell (see Latest). A torn last line (no trailing newline, as
 // left by a kill mid-write) is dropped; its byte offset is returned as
 // good, the length of the intact prefix. Any other malformed line is an
-// error naming the file and line.
+// input error naming the file and line.
 func ReadFile(path string) (recs []Record, good int64, err error) {
+	return ReadFileChecked(path, nil)
+}
+
+// ReadFileChecked is ReadFile that also refuses, with an error naming the
+// file and line, a record that check refuses.
+func ReadFileChecked(path string, check func(*Record) error) (recs []Record, good int64, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	recs, good, bad := parse(data)
-	if len(bad) > 0 {
-		return nil, 0, fmt.Errorf("%s:%d: not a result record: %s (membench run --resume drops such lines)", path, bad[0].Line, bad[0].Reason)
+	recs, good, bad := parse(data, check)
+	switch {
+	case len(bad) > 0 && bad[0].Refused:
+		return nil, 0, &workloads.InputError{File: path, Line: bad[0].Line, Msg: bad[0].Reason + " (membench run --resume drops such records)"}
+	case len(bad) > 0:
+		return nil, 0, &workloads.InputError{File: path, Line: bad[0].Line, Msg: "not a result record: " + bad[0].Reason + " (membench run --resume drops such lines)"}
 	}
 	return Latest(recs), good, nil
 }
 
 // parse reads the lines of data up to a torn last line, whose start it
-// returns as good. Lines that hold no valid record are returned as bad.
-func parse(data []byte) (recs []Record, good int64, bad []Dropped) {
+// returns as good. Lines that hold no valid record, or one that check
+// (if not nil) refuses, are returned as bad.
+func parse(data []byte, check func(*Record) error) (recs []Record, good int64, bad []Dropped) {
 	line := 0
 	for len(data) > 0 {
 		line++
@@ -75,8 +90,13 @@ func parse(data []byte) (recs []Record, good int64, bad []Dropped) {
 		text := data[:i]
 		if len(bytes.TrimSpace(text)) > 0 {
 			r, err := decodeRecord(text)
+			refused := false
+			if err == nil && check != nil {
+				err = check(&r)
+				refused = err != nil
+			}
 			if err != nil {
-				bad = append(bad, Dropped{Line: line, Reason: err.Error(), text: text})
+				bad = append(bad, Dropped{Line: line, Reason: err.Error(), Refused: refused, text: text})
 			} else {
 				recs = append(recs, r)
 			}
@@ -133,12 +153,18 @@ func Latest(recs []Record) []Record {
 // Garbled lines elsewhere are dropped: the file is rewritten without them
 // (their text is kept in path+GarbledSuffix) and they are listed in the
 // store's Dropped, so that a sweep resumes and reruns the cells they held.
-func Open(path string) (*Store, []Record, error) {
+func Open(path string) (*Store, []Record, error) { return OpenChecked(path, nil) }
+
+// OpenChecked is Open that also drops, as it drops garbled lines, the
+// records that check refuses: a sweep resuming its folder refuses those
+// of cells its config does not have, so that another config's records
+// never enter its reports.
+func OpenChecked(path string, check func(*Record) error) (*Store, []Record, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
 	}
-	recs, good, bad := parse(data)
+	recs, good, bad := parse(data, check)
 	if len(bad) > 0 {
 		kept := keptLines(data[:good], bad)
 		if err := dropLines(path, kept, bad); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-shellwords"
@@ -43,6 +44,10 @@ func init() { SetExecHook(newExec) }
 // descendants were killed: a process that escaped both must not hold the
 // plan open.
 const execDrainDelay = time.Second
+
+// execStartRetries are the pauses before starting a planner again when
+// there was no process to start it in.
+var execStartRetries = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second}
 
 // execStderrMax bounds the planner's stderr quoted in an error.
 const execStderrMax = 2000
@@ -97,16 +102,35 @@ func (s *execStrategy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, e
 	if err := workloads.WriteMiniMalloc(&csv, in); err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, s.argv[0], s.argv[1:]...)
-	cmd.Env = os.Environ()
-	if p.Capacity > 0 {
-		cmd.Env = append(cmd.Env, "MEMBENCH_CAPACITY="+strconv.FormatInt(p.Capacity, 10))
-	}
-	stdout := &capped{max: outputCap(len(p.Buffers))}
-	stderr := &tail{max: execStderrMax}
-	run, err := startPiped(cmd, csv.Bytes(), stdout, stderr)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", s.spec, err)
+	var stdout *capped
+	var stderr *tail
+	var run *piped
+	var err error
+	for try := 0; ; try++ {
+		cmd := exec.CommandContext(ctx, s.argv[0], s.argv[1:]...)
+		cmd.Env = os.Environ()
+		if p.Capacity > 0 {
+			cmd.Env = append(cmd.Env, "MEMBENCH_CAPACITY="+strconv.FormatInt(p.Capacity, 10))
+		}
+		stdout = &capped{max: outputCap(len(p.Buffers))}
+		stderr = &tail{max: execStderrMax}
+		run, err = startPiped(cmd, csv.Bytes(), stdout, stderr)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EAGAIN) {
+			return nil, fmt.Errorf("%s: %v", s.spec, err)
+		}
+		// Out of processes (ulimit -u), perhaps for a moment: the
+		// processes of a planner just killed take a while to go.
+		if try == len(execStartRetries) {
+			return nil, fmt.Errorf("%s: %v (the process limit, ulimit -u, is reached; tried %d times)", s.spec, err, try+1)
+		}
+		select {
+		case <-time.After(execStartRetries[try]):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	err = run.wait()
 	if ctx.Err() != nil {
@@ -167,7 +191,7 @@ func startPiped(cmd *exec.Cmd, in []byte, out, errOut io.Writer) (*piped, error)
 	if c, ok := out.(*capped); ok {
 		c.over = r.cleanup // too much output: kill it all now
 	}
-	err = cmd.Start()
+	err = start(cmd)
 	// The child has its copies; ours would keep the pipes open.
 	inR.Close()
 	outW.Close()

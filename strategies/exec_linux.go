@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -44,6 +45,42 @@ func contain(cmd *exec.Cmd) (cleanup func()) {
 	}
 }
 
+// startMu makes one planner start at a time, as start changes a limit
+// of the whole process.
+var startMu sync.Mutex
+
+// start starts the planner under a lower process limit (RLIMIT_NPROC,
+// ulimit -u, a count of the user's processes and threads) than this
+// process's, by nprocReserve, so that a planner that forks until the
+// limit stops it leaves room for the threads this process and the other
+// membench processes of the sweep create: the Go runtime cannot live
+// without a thread it needs (it aborts, cgo or not), and the cleanup that
+// kills the planner's processes must run. The limit is lowered around the
+// fork, which the child inherits, and restored at once.
+func start(cmd *exec.Cmd) error {
+	startMu.Lock()
+	defer startMu.Unlock()
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NPROC, &lim) != nil || lim.Cur == unix.RLIM_INFINITY {
+		return cmd.Start()
+	}
+	lowered := lim
+	lowered.Cur -= nprocReserve(lim.Cur)
+	if unix.Setrlimit(unix.RLIMIT_NPROC, &lowered) != nil {
+		return cmd.Start()
+	}
+	defer unix.Setrlimit(unix.RLIMIT_NPROC, &lim)
+	return cmd.Start()
+}
+
+// nprocReserve is the part of a process limit of limit that a planner and
+// its descendants may not take: enough for each membench process's
+// threads (a few per CPU it runs on, and those blocked in system calls),
+// at most half the limit.
+func nprocReserve(limit uint64) uint64 {
+	return min(limit/2, uint64(64+2*runtime.GOMAXPROCS(0)))
+}
+
 // killOrphans kills and reaps the children of this process (orphans
 // reparented to it) whose environment carries token, except the planner
 // itself (pid), which os/exec waits for. Killing one may orphan its own
@@ -56,8 +93,7 @@ func killOrphans(token string, pid int) {
 			if child == pid {
 				continue
 			}
-			env, err := os.ReadFile("/proc/" + strconv.Itoa(child) + "/environ")
-			if err != nil || !bytes.Contains(append([]byte{0}, env...), mark) {
+			if !carries(child, mark) {
 				continue
 			}
 			unix.Kill(child, unix.SIGKILL)
@@ -69,6 +105,36 @@ func killOrphans(token string, pid int) {
 			return
 		}
 	}
+}
+
+// KillPlanners kills what is left of the exec: planners that process pid
+// started, for its parent once it died without cleaning up after them (a
+// sweep worker killed by a signal): their processes carry pid in their
+// token, and those that left the planner's group or outlived its leader
+// are found by it. It looks again until none is left (a planner's script
+// may fork while its siblings are killed).
+func KillPlanners(pid int) {
+	mark := []byte("\x00" + execTokenEnv + "=" + strconv.Itoa(pid) + ".")
+	for range 100 {
+		found := false
+		procs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, f := range procs {
+			p, err := strconv.Atoi(filepath.Base(f))
+			if err == nil && carries(p, mark) && unix.Kill(p, unix.SIGKILL) == nil {
+				found = true
+			}
+		}
+		if !found {
+			return
+		}
+	}
+}
+
+// carries reports whether the environment of process pid holds mark, a
+// variable's text from its start ("\x00NAME=VALUE...").
+func carries(pid int, mark []byte) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	return err == nil && bytes.Contains(append([]byte{0}, env...), mark)
 }
 
 // children lists this process's child pids, from every thread's

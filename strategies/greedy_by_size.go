@@ -16,12 +16,18 @@ import (
 //
 //   - positions come from the positional maximums by binary search;
 //   - records are taken in position order, so only the records of the
-//     current position sit in a heap keyed (best_dist, -size, index);
+//     current position sit in a queue keyed (best_dist, -size, index), a
+//     tournament tree where most key changes climb no level (gbsQueue);
 //   - per-record distance vectors are not stored: an object keeps its
 //     tensors' intervals sorted, and dist(i, o) is found by binary search;
 //   - assigning b to object o can only change dist(i, o) for records lying
 //     inside o's gap around b, so only those are visited: records are
-//     numbered by first task, and a union-find skips assigned ones.
+//     numbered by first task, and a union-find skips assigned ones;
+//   - RecalcBestDist, which TFLite runs over every object each time a
+//     record's best object comes to intersect it (about n^2/8 times for
+//     equal-size long-lived tensors), asks two treaps of the objects'
+//     gaps instead (gbsGaps, greedy_by_size_gaps.go): O(log n), not
+//     O(objects), so such inputs cost O(n^2 log n), not O(n^3).
 //
 // The result is identical to TFLite's, ties included.
 
@@ -97,7 +103,6 @@ type gbs struct {
 	first []int // non-decreasing
 	last  []int
 	size  []int64
-	pos   []int32
 
 	bestDist []int64
 	bestObj  []int32
@@ -107,6 +112,10 @@ type gbs struct {
 	objFirst [][]int
 	objLast  [][]int
 	objSize  []int64
+	// gaps finds a record's nearest object when its best one is lost,
+	// once there are more than gapsFrom objects (nil until then).
+	gaps     *gbsGaps
+	gapsFrom int
 
 	// next skips assigned records (union-find with path halving,
 	// next[n] == n).
@@ -114,10 +123,11 @@ type gbs struct {
 	// minLast is a segment tree (leaves at len(minLast)/2) of the last
 	// tasks of the unassigned records (assigned: MaxInt), so a new object
 	// finds the records ending before it without visiting the others.
-	minLast  []int
-	curPos   int32
-	heap     []int32
-	heapAt   []int32 // index in heap, -1 when not in it
+	minLast []int
+	// queue holds the records of the current position; slot[r] is record
+	// r's slot in it, -1 for records not in it.
+	queue    gbsQueue
+	slot     []int32
 	work     int
 	canceled error
 }
@@ -138,6 +148,12 @@ func (g *gbs) tick(cost int) bool {
 
 // greedyBySizeObjects returns TFLite's object_ids and object_sizes.
 func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, []int64, error) {
+	return greedyBySizeRun(ctx, bufs, gbsGapsFrom)
+}
+
+// greedyBySizeRun is greedyBySizeObjects keeping gbsGaps from gapsFrom
+// objects on (the tests try 0 and every count).
+func greedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, gapsFrom int) ([]int, []int64, error) {
 	if err := gbsCheckRecords(bufs); err != nil {
 		return nil, nil, err
 	}
@@ -157,16 +173,16 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 	}
 	g := &gbs{
 		ctx:      ctx,
+		gapsFrom: gapsFrom,
 		orig:     make([]int32, n),
 		first:    make([]int, n),
 		last:     make([]int, n),
 		size:     make([]int64, n),
-		pos:      make([]int32, n),
 		bestDist: make([]int64, n),
 		bestObj:  make([]int32, n),
 		objOf:    make([]int32, n),
 		next:     make([]int32, n+1),
-		heapAt:   make([]int32, n),
+		slot:     make([]int32, n),
 	}
 	for i := range g.orig {
 		g.orig[i] = int32(i)
@@ -181,12 +197,12 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 	for r, i := range g.orig {
 		rank[i] = int32(r)
 		b := bufs[i]
-		g.first[r], g.last[r], g.size[r], g.pos[r] = b.First, b.Last, b.Size, pos[i]
+		g.first[r], g.last[r], g.size[r] = b.First, b.Last, b.Size
 		g.bestDist[r] = gbsNoDist
 		g.bestObj[r] = -1
 		g.objOf[r] = -1
 		g.next[r] = int32(r)
-		g.heapAt[r] = -1
+		g.slot[r] = -1
 	}
 	g.next[n] = int32(n)
 	leaves := 1
@@ -203,21 +219,36 @@ func greedyBySizeObjects(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 	}
 
 	for _, group := range gbsBuckets(pos) {
-		g.curPos = pos[group[0]]
-		g.heap = g.heap[:0]
-		for _, i := range group {
-			r := rank[i]
-			g.heapAt[r] = int32(len(g.heap))
-			g.heap = append(g.heap, r)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
 		}
-		for k := len(g.heap)/2 - 1; k >= 0; k-- {
-			g.down(k)
+		// TFLite's order after the distance: larger size, lower index
+		// (group is in index order, and the sort is stable).
+		keys := make([]keyed, len(group))
+		for k, i := range group {
+			keys[k] = keyed{-bufs[i].Size, rank[i]}
 		}
-		for len(g.heap) > 0 {
+		keys = radixSort(keys, make([]keyed, len(keys)))
+		recs := make([]int32, len(keys))
+		for k, x := range keys {
+			recs[k] = x.i
+		}
+		g.queue.reset(recs, g.bestDist)
+		for s, r := range recs {
+			g.slot[r] = int32(s)
+		}
+		for {
+			s := g.queue.first()
+			if s < 0 {
+				break
+			}
 			if !g.tick(64) {
 				return nil, nil, g.canceled
 			}
-			g.assign(g.pop())
+			r := recs[s]
+			g.queue.set(s, gbsTaken)
+			g.slot[r] = -1
+			g.assign(r)
 			if g.canceled != nil {
 				return nil, nil, g.canceled
 			}
@@ -261,7 +292,7 @@ func gbsBuckets(pos []int32) [][]int32 {
 // assign gives record b its object and updates the records it affects.
 func (g *gbs) assign(b int32) {
 	fb, lb := g.first[b], g.last[b]
-	lo, hi := -1, math.MaxInt // the gap of the object around b
+	lo, hi := -1, gbsNoTask // the gap of the object around b
 	var o int32
 	if g.bestDist[b] == gbsNoDist {
 		o = int32(len(g.objSize))
@@ -283,12 +314,30 @@ func (g *gbs) assign(b int32) {
 		g.objLast[o] = slices.Insert(ls, k, lb)
 	}
 	g.objOf[b] = o
+	if g.gaps != nil {
+		g.gaps.insert(o, fb, lb, lo, hi)
+	} else if len(g.objSize) > g.gapsFrom {
+		g.gaps = newGBSGaps(len(g.first))
+		for o := range g.objFirst {
+			fs, ls := g.objFirst[o], g.objLast[o]
+			for k := range fs {
+				lo, hi := -1, gbsNoTask
+				if k > 0 {
+					lo = ls[k-1]
+				}
+				if k+1 < len(fs) {
+					hi = fs[k+1]
+				}
+				g.gaps.add(int32(o), fs[k], ls[k], lo, hi)
+			}
+		}
+	}
 	g.next[b] = b + 1
 	v := len(g.minLast)/2 + int(b)
 	for g.minLast[v] = math.MaxInt; v > 1; v >>= 1 {
 		g.minLast[v>>1] = min(g.minLast[v], g.minLast[v^1])
 	}
-	if hi == math.MaxInt && lo == -1 {
+	if hi == gbsNoTask && lo == -1 {
 		g.offerNew(o, fb, lb)
 		return
 	}
@@ -319,13 +368,7 @@ func (g *gbs) assign(b int32) {
 			}
 			continue
 		}
-		if d < g.bestDist[i] {
-			g.bestDist[i] = d
-			g.bestObj[i] = o
-			if g.pos[i] == g.curPos {
-				g.fix(i)
-			}
-		}
+		g.offer(i, o, d)
 	}
 }
 
@@ -367,45 +410,49 @@ func (g *gbs) offer(i, o int32, d int64) {
 	if d < g.bestDist[i] {
 		g.bestDist[i] = d
 		g.bestObj[i] = o
-		if g.pos[i] == g.curPos {
-			g.fix(i)
-		}
+		g.requeue(i)
 	}
 }
 
+// gbsGapsFrom is how many objects recalc scans one by one (distances by
+// binary search, stopping at distance 1) before greedy-by-size keeps
+// gbsGaps: few objects (most graphs) are cheaper to scan than to index.
+const gbsGapsFrom = 64
+
 // recalc is TFLite's RecalcBestDist: the lowest-id object at minimal
-// distance.
+// distance (with none, TFLite leaves best_object as it was).
 func (g *gbs) recalc(i int32) {
 	fi, li := g.first[i], g.last[i]
-	best := int64(gbsNoDist)
-	bo := g.bestObj[i]
-	for o := range g.objSize {
-		if !g.tick(1) {
-			return
-		}
-		fs, ls := g.objFirst[o], g.objLast[o]
-		k, _ := slices.BinarySearch(ls, fi)
-		if k < len(fs) && fs[k] <= li {
-			continue // intersects
-		}
-		d := int64(gbsNoDist)
-		if k < len(fs) {
-			d = int64(fs[k] - li)
-		}
-		if k > 0 {
-			d = min(d, int64(fi-ls[k-1]))
-		}
-		if d < best {
-			best, bo = d, int32(o)
-			if d == 1 {
-				break // distances are >= 1: nothing later is strictly nearer
+	best, bo := int64(gbsNoDist), int32(-1)
+	if g.gaps != nil {
+		best, bo = g.gaps.best(fi, li)
+	} else {
+		for o := range g.objSize {
+			fs, ls := g.objFirst[o], g.objLast[o]
+			k, _ := slices.BinarySearch(ls, fi)
+			if k < len(fs) && fs[k] <= li {
+				continue // intersects
+			}
+			d := int64(gbsNoDist)
+			if k < len(fs) {
+				d = int64(fs[k] - li)
+			}
+			if k > 0 {
+				d = min(d, int64(fi-ls[k-1]))
+			}
+			if d < best {
+				best, bo = d, int32(o)
+				if d == 1 {
+					break // distances are >= 1: nothing later is strictly nearer
+				}
 			}
 		}
 	}
-	g.bestDist[i], g.bestObj[i] = best, bo
-	if g.pos[i] == g.curPos {
-		g.fix(i)
+	if best == gbsNoDist {
+		bo = g.bestObj[i]
 	}
+	g.bestDist[i], g.bestObj[i] = best, bo
+	g.requeue(i)
 }
 
 func (g *gbs) find(k int) int {
@@ -417,73 +464,74 @@ func (g *gbs) find(k int) int {
 	return k
 }
 
-// less orders records by TFLite's priority: smaller best_dist, then larger
-// size, then lower index in the problem (TFLite's scan keeps the first of
-// equals).
-func (g *gbs) less(a, b int32) bool {
-	if g.bestDist[a] != g.bestDist[b] {
-		return g.bestDist[a] < g.bestDist[b]
+// requeue gives record i its new distance in the queue, if it is there.
+func (g *gbs) requeue(i int32) {
+	if s := g.slot[i]; s >= 0 {
+		g.queue.set(s, uint64(g.bestDist[i]))
 	}
-	if g.size[a] != g.size[b] {
-		return g.size[a] > g.size[b]
-	}
-	return g.orig[a] < g.orig[b]
 }
 
-func (g *gbs) swap(x, y int) {
-	h := g.heap
-	h[x], h[y] = h[y], h[x]
-	g.heapAt[h[x]] = int32(x)
-	g.heapAt[h[y]] = int32(y)
+// gbsQueue yields the records of one position in TFLite's priority order:
+// smaller best_dist, then larger size, then lower index. It is a
+// tournament tree over slots numbered in (size, index) order, each node
+// holding the slot with the least distance below it (ties: the lower
+// slot). A new distance climbs only while it changes a node's winner,
+// which for most updates is not at all.
+type gbsQueue struct {
+	key []uint64 // by slot: the distance, gbsTaken once taken
+	win []int32  // by node, leaves at len(win)/2: the winning slot
 }
 
-func (g *gbs) up(k int) {
-	for k > 0 {
-		p := (k - 1) / 2
-		if !g.less(g.heap[k], g.heap[p]) {
-			return
+// gbsTaken is the key of a taken slot (and of padding): above every
+// distance, gbsNoDist included.
+const gbsTaken = math.MaxUint64
+
+// reset fills the queue with the records recs, in slot order, keyed by
+// their distances.
+func (q *gbsQueue) reset(recs []int32, dist []int64) {
+	leaves := 1
+	for leaves < len(recs) {
+		leaves *= 2
+	}
+	q.key = slices.Grow(q.key[:0], leaves)[:leaves]
+	q.win = slices.Grow(q.win[:0], 2*leaves)[:2*leaves]
+	for s := range q.key {
+		q.key[s] = gbsTaken
+		if s < len(recs) {
+			q.key[s] = uint64(dist[recs[s]])
 		}
-		g.swap(k, p)
-		k = p
+		q.win[leaves+s] = int32(s)
+	}
+	for v := leaves - 1; v >= 1; v-- {
+		q.win[v] = q.better(q.win[2*v], q.win[2*v+1])
 	}
 }
 
-func (g *gbs) down(k int) {
-	n := len(g.heap)
-	for {
-		c := 2*k + 1
-		if c >= n {
-			return
-		}
-		if c+1 < n && g.less(g.heap[c+1], g.heap[c]) {
-			c++
-		}
-		if !g.less(g.heap[c], g.heap[k]) {
-			return
-		}
-		g.swap(k, c)
-		k = c
+func (q *gbsQueue) better(a, b int32) int32 {
+	if q.key[b] < q.key[a] {
+		return b
 	}
+	return a // a < b in every call
 }
 
-// fix restores the heap after record i's key changed.
-func (g *gbs) fix(i int32) {
-	k := int(g.heapAt[i])
-	if k < 0 {
-		return
+// first returns the slot to take next, or -1 when all are taken.
+func (q *gbsQueue) first() int32 {
+	if s := q.win[1]; q.key[s] != gbsTaken {
+		return s
 	}
-	g.up(k)
-	g.down(int(g.heapAt[i]))
+	return -1
 }
 
-func (g *gbs) pop() int32 {
-	top := g.heap[0]
-	last := len(g.heap) - 1
-	g.swap(0, last)
-	g.heap = g.heap[:last]
-	g.heapAt[top] = -1
-	if last > 0 {
-		g.down(0)
+// set changes slot s's key to k.
+func (q *gbsQueue) set(s int32, k uint64) {
+	q.key[s] = k
+	for v := len(q.win)/2 + int(s); v > 1; {
+		p := v >> 1
+		w := q.better(q.win[2*p], q.win[2*p+1])
+		if w == q.win[p] && w != s {
+			return // p's winner and its key are as they were
+		}
+		q.win[p] = w
+		v = p
 	}
-	return top
 }

@@ -146,15 +146,24 @@ func gbsRandomCase(rng *rand.Rand, trial int) []workloads.Buffer {
 func TestGreedyBySizeMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 11))
 	for trial := range 300 {
-		bufs := gbsRandomCase(rng, trial)
-		wantIDs, wantSizes := gbsRefGreedyBySize(bufs)
-		ids, sizes, err := greedyBySizeObjects(context.Background(), bufs)
+		gbsCheckReference(t, trial, gbsRandomCase(rng, trial))
+	}
+}
+
+// gbsCheckReference fails t unless greedy-by-size and the reference give
+// bufs the same objects, with gbsGaps kept from the start, from a random
+// number of objects on, and from the default on.
+func gbsCheckReference(t *testing.T, trial int, bufs []workloads.Buffer) {
+	t.Helper()
+	wantIDs, wantSizes := gbsRefGreedyBySize(bufs)
+	for _, from := range []int{0, trial % 20, gbsGapsFrom} {
+		ids, sizes, err := greedyBySizeRun(context.Background(), bufs, from)
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
 		if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
-			t.Fatalf("trial %d: got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
-				trial, ids, sizes, wantIDs, wantSizes, bufs)
+			t.Fatalf("trial %d, gaps from %d objects: got ids %v sizes %v, want ids %v sizes %v\nbuffers %v",
+				trial, from, ids, sizes, wantIDs, wantSizes, bufs)
 		}
 	}
 }
@@ -328,5 +337,91 @@ func TestPositionalMaximumsFast(t *testing.T) {
 	cancel()
 	if _, err := positionalMaximums(ctx, sparse); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
+	}
+}
+
+// gbsShapes are the inputs on which greedy-by-size used to be cubic or
+// worse, each a function of (n, rng): equal sizes with long lifetimes (a
+// staircase and random ones), heavy overlap, and few distinct tasks and
+// sizes (ties everywhere).
+var gbsShapes = []struct {
+	name string
+	gen  func(n int, rng *rand.Rand) []workloads.Buffer
+}{
+	{"equal-stair", func(n int, rng *rand.Rand) []workloads.Buffer {
+		bufs := make([]workloads.Buffer, n)
+		for i := range bufs {
+			bufs[i] = workloads.Buffer{ID: i, Size: 64, First: i, Last: i + n/2}
+		}
+		return bufs
+	}},
+	{"equal-long", gbsEqualLongLived},
+	{"heavy-overlap", func(n int, rng *rand.Rand) []workloads.Buffer {
+		return heavyOverlapBuffers(n, rng, func() int64 { return 1 + rng.Int64N(4) })
+	}},
+	{"ties", func(n int, rng *rand.Rand) []workloads.Buffer {
+		return fewTaskBuffers(n, 1+rng.IntN(8), rng, func() int64 { return 8 << rng.IntN(2) })
+	}},
+	{"mixed", func(n int, rng *rand.Rand) []workloads.Buffer {
+		bufs := make([]workloads.Buffer, n)
+		for i := range bufs {
+			f := rng.IntN(n)
+			l := f + rng.IntN(3)
+			if rng.IntN(3) == 0 {
+				l = f + rng.IntN(2*n)
+			}
+			bufs[i] = workloads.Buffer{ID: i, Size: int64(1 + rng.IntN(3)), First: f, Last: l}
+		}
+		return bufs
+	}},
+}
+
+// heavyOverlapBuffers returns n buffers that start in the first eighth of
+// n tasks and end in the last eighth (almost all overlap each other),
+// sized by size.
+func heavyOverlapBuffers(n int, rng *rand.Rand, size func() int64) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(n/8 + 1)
+		bufs[i] = workloads.Buffer{ID: i, Size: size(), First: f, Last: f + n - n/8 + rng.IntN(n/8+1)}
+	}
+	return bufs
+}
+
+// fewTaskBuffers returns n buffers starting at one of tasks tasks and
+// living up to tasks more (ties everywhere), sized by size.
+func fewTaskBuffers(n, tasks int, rng *rand.Rand, size func() int64) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(tasks)
+		bufs[i] = workloads.Buffer{ID: i, Size: size(), First: f, Last: f + rng.IntN(tasks)}
+	}
+	return bufs
+}
+
+// gbsEqualLongLived returns n buffers of one size, each starting at a
+// random task below n and living n/4 to 3n/4 tasks: about n/2 live at
+// once, and every record keeps losing its nearest object.
+func gbsEqualLongLived(n int, rng *rand.Rand) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(n)
+		bufs[i] = workloads.Buffer{ID: i, Size: 64, First: f, Last: f + n/4 + rng.IntN(n/2+1)}
+	}
+	return bufs
+}
+
+func TestGreedyBySizeAdversarialMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 18))
+	for _, shape := range gbsShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			for trial := range 150 {
+				bufs := shape.gen(1+rng.IntN(120), rng)
+				if trial%2 == 1 {
+					rng.Shuffle(len(bufs), func(i, j int) { bufs[i], bufs[j] = bufs[j], bufs[i] })
+				}
+				gbsCheckReference(t, trial, bufs)
+			}
+		})
 	}
 }

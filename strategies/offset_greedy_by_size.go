@@ -77,6 +77,14 @@ type offsetPlaced struct {
 // gaps, which components hide: they take the tensor-by-tensor walk
 // (offsetTimeIndex).
 func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, int64, error) {
+	return offsetGreedyBySizeRun(ctx, bufs, align, true)
+}
+
+// offsetGreedyBySizeRun is offsetGreedyBySizeOffsets; without byID, the
+// buffers starting inside a lifetime are gathered one by one (as the
+// other planners sharing offsetCompIndex do), which the tests time
+// against.
+func offsetGreedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, align int64, byID bool) ([]int64, int64, error) {
 	if err := recordError("offset-greedy-by-size", bufs); err != nil {
 		return nil, 0, err
 	}
@@ -91,6 +99,9 @@ func offsetGreedyBySizeOffsets(ctx context.Context, bufs []workloads.Buffer, ali
 
 	spans := newTaskSpans(bufs, false)
 	ix := newOffsetCompIndex(spans)
+	if byID {
+		ix.byID = newCompIDTree(int32(n))
+	}
 	// What the loop needs of each tensor, gathered in its order: the
 	// loads are independent here, and the loop then reads in sequence.
 	tasks := make([]offsetTask, n)
@@ -212,6 +223,9 @@ type offsetCompIndex struct {
 	// all is the components of every placed buffer: when each of them
 	// overlaps a buffer (dense inputs), they are its overlapping ones.
 	all denseSet
+	// byID, when set (offset-greedy-by-size), gives the second part as
+	// merged components of id ranges instead of buffer by buffer.
+	byID *compIDTree
 
 	runs    []int32 // scratch: run boundaries in the gathered components
 	scratch []offsetComp
@@ -305,6 +319,9 @@ type offsetTask struct {
 func (ix *offsetCompIndex) place(t *offsetTask, c offsetComp) {
 	ix.placed[t.id] = c
 	ix.all.place(t.a, t.b, c)
+	if ix.byID != nil {
+		ix.byID.place(t.id)
+	}
 	for l, r := t.a+ix.leaves, t.b+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
 			ix.add(l, c)
@@ -335,11 +352,12 @@ func (ix *offsetCompIndex) overlapping(comps []offsetComp, t *offsetTask) []offs
 		v = nd.up
 	}
 	if lo, hi := t.rLo, t.rHi; lo < hi {
-		start := len(comps)
-		for _, c := range ix.placed[lo:hi] {
-			if c.lo >= 0 {
-				comps = append(comps, c)
-			}
+		var start int
+		if ix.byID != nil {
+			comps, runs, start = ix.byID.gather(comps, runs, ix.placed, lo, hi)
+		} else {
+			start = len(comps)
+			comps = appendPlaced(comps, ix.placed[lo:hi])
 		}
 		if start < len(comps) {
 			runs = append(runs, int32(start))

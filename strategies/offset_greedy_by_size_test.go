@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -288,4 +289,130 @@ func denseOverlap(n int, maxSize int64) *workloads.Problem {
 		p.Buffers[i] = workloads.Buffer{ID: i, Size: size, First: r.IntN(n), Last: n + r.IntN(n)}
 	}
 	return p
+}
+
+// ogbsLongLived returns n buffers starting at random tasks below n and
+// living n/4 to 3n/4 tasks, so that each overlaps about half of the others
+// and the buffers starting inside its lifetime are a long range of ids;
+// sizes are uniform in [1, maxSize].
+func ogbsLongLived(n int, maxSize int64, rng *rand.Rand) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(n)
+		bufs[i] = workloads.Buffer{ID: i, Size: 1 + rng.Int64N(maxSize), First: f, Last: f + n/4 + rng.IntN(n/2+1)}
+	}
+	return bufs
+}
+
+// ogbsOverlap returns n buffers starting at random tasks below n and
+// living up to n/10 tasks, with sizes uniform in [1, 2^20]: each overlaps
+// about a tenth of the others, far too few for the dense path.
+func ogbsOverlap(n int, rng *rand.Rand) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(n)
+		bufs[i] = workloads.Buffer{ID: i, Size: 1 + rng.Int64N(1<<20), First: f, Last: f + rng.IntN(n/10+1)}
+	}
+	return bufs
+}
+
+func TestOffsetGreedyBySizeOverlapMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 9))
+	shapes := []struct {
+		name string
+		gen  func(n int) []workloads.Buffer
+	}{
+		{"long-lived", func(n int) []workloads.Buffer { return ogbsLongLived(n, 1<<20, rng) }},
+		{"long-lived equal sizes", func(n int) []workloads.Buffer { return ogbsLongLived(n, 1, rng) }},
+		{"long-lived few sizes", func(n int) []workloads.Buffer {
+			bufs := ogbsLongLived(n, 3, rng)
+			for i := range bufs {
+				bufs[i].Size *= 48
+				if rng.IntN(40) == 0 {
+					bufs[i].Size = 0
+				}
+			}
+			return bufs
+		}},
+		{"tenth", func(n int) []workloads.Buffer { return ogbsOverlap(n, rng) }},
+		{"heavy overlap", func(n int) []workloads.Buffer {
+			return heavyOverlapBuffers(n, rng, func() int64 { return 1 + rng.Int64N(1000) })
+		}},
+		{"few tasks", func(n int) []workloads.Buffer {
+			return fewTaskBuffers(n, 1+rng.IntN(6), rng, func() int64 { return 16 << rng.IntN(3) })
+		}},
+	}
+	for _, shape := range shapes {
+		t.Run(shape.name, func(t *testing.T) {
+			for trial := range 40 {
+				bufs := shape.gen(1 + rng.IntN(600))
+				if trial%2 == 1 {
+					rng.Shuffle(len(bufs), func(i, j int) { bufs[i], bufs[j] = bufs[j], bufs[i] })
+				}
+				for _, align := range []int64{1, 64} {
+					want, wantTotal := refOffsetGreedyBySize(bufs, align)
+					got, total, err := offsetGreedyBySizeOffsets(context.Background(), bufs, align)
+					if err != nil {
+						t.Fatalf("trial %d align %d: %v", trial, align, err)
+					}
+					if !slices.Equal(got, want) || total != wantTotal {
+						t.Fatalf("trial %d align %d (%d buffers): offsets differ from the reference (total %d, want %d)",
+							trial, align, len(bufs), total, wantTotal)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCompIDTreeGather checks that the components gathered for a range of
+// ids cover exactly the placed ranges of those ids, each node's run
+// sorted.
+func TestCompIDTreeGather(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	covered := func(cs []offsetComp) []bool {
+		at := make([]bool, 2200)
+		for _, c := range cs {
+			for x := c.lo; x < c.hi; x++ {
+				at[x] = true
+			}
+		}
+		return at
+	}
+	for trial := range 100 {
+		n := 1 + rng.IntN(300)
+		tree := newCompIDTree(int32(n))
+		placed := make([]offsetComp, n)
+		for id := range placed {
+			placed[id].lo = -1
+		}
+		// Rounds of placing some buffers, then gathering some ranges.
+		order := rng.Perm(n)
+		for len(order) > 0 {
+			k := 1 + rng.IntN(len(order))
+			for _, id := range order[:k] {
+				lo := rng.Int64N(2000)
+				placed[id] = offsetComp{lo, lo + 1 + rng.Int64N(100)}
+				tree.place(int32(id))
+			}
+			order = order[k:]
+			for range 3 {
+				lo := int32(rng.IntN(n + 1))
+				hi := lo + int32(rng.IntN(n-int(lo)+1))
+				comps, runs, start := tree.gather(nil, nil, placed, lo, hi)
+				for k, r := range runs {
+					end := start
+					if k+1 < len(runs) {
+						end = int(runs[k+1])
+					}
+					if !slices.IsSortedFunc(comps[r:end], func(a, b offsetComp) int { return cmp.Compare(a.lo, b.lo) }) {
+						t.Fatalf("trial %d: run %d not sorted: %v", trial, k, comps[r:end])
+					}
+				}
+				if got, want := covered(comps), covered(appendPlaced(nil, placed[lo:hi])); !slices.Equal(got, want) {
+					t.Fatalf("trial %d: ids [%d, %d) of %d: gathered %v, placed %v", trial, lo, hi, n, comps, placed[lo:hi])
+				}
+			}
+		}
+	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -60,8 +62,17 @@ func readBest(path string) (best.Table, error) {
 		return nil, err
 	}
 	t, err := best.Parse(data)
-	if err != nil {
-		return nil, &workloads.InputError{File: path, Msg: "not a best-known table: " + err.Error()}
+	var ee *best.EntryError
+	switch {
+	case errors.As(err, &ee):
+		// On the line of the entry's key.
+		line := 0
+		if i := bytes.Index(data, []byte(strconv.Quote(ee.Hash)+":")); i >= 0 {
+			line = workloads.LineAt(data, int64(i))
+		}
+		return nil, &workloads.InputError{File: path, Line: line, Msg: "not a best-known table: " + ee.Error()}
+	case err != nil:
+		return nil, workloads.JSONError(path, data, err)
 	}
 	return t, nil
 }
@@ -100,8 +111,12 @@ func updateBest(e *env, t best.Table, path string, dirs []string) error {
 		}
 		rpath := filepath.Join(d, "results.jsonl")
 		recs, _, err := results.ReadFile(rpath)
+		var ie *workloads.InputError
+		if err != nil && !errors.As(err, &ie) {
+			err = &workloads.InputError{File: rpath, Msg: "not a sweep folder: " + err.Error()}
+		}
 		if err != nil {
-			return &workloads.InputError{File: rpath, Msg: err.Error()}
+			return err
 		}
 		changes, err := t.Update(recs, m.GitRevision, m.Start.UTC().Format(time.DateOnly))
 		if err != nil {

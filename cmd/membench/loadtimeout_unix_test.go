@@ -27,7 +27,7 @@ func TestTimeoutCoversLoading(t *testing.T) {
 		})
 		args := append(cmd, "--timeout", "100ms", fifo)
 		r := membench(t, args...)
-		want := "membench: " + cmd[0] + ": loading " + fifo + ": timed out after 100ms (--timeout)\n"
+		want := "membench: " + cmd[0] + ": loading " + fifo + ": timed out after 100ms; use --timeout DUR to raise it (0: no limit)\n"
 		if r.code != 1 || r.stderr != want {
 			t.Errorf("membench %q: exit %d, stderr %s  want: %s", args, r.code, r.stderr, want)
 		}

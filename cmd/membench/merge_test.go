@@ -52,6 +52,14 @@ func TestMergeWritesNothingPartial(t *testing.T) {
 	os.Mkdir(empty, 0o755)
 	expect(t, 0, nil, append([]string{"merge", "--out", empty}, shards...)...)
 
+	// An unsharded folder with a shard: named as such.
+	whole := filepath.Join(base, "whole")
+	expect(t, 0, nil, "run", "--config", "testdata/tiny.toml", "--out", whole)
+	expect(t, 2, []string{"membench: merge: " + whole + " holds an unsharded sweep, but " + shards[0] + " holds shard 0/2: merge the 2 shards of one sharded sweep\n"},
+		"merge", "--out", filepath.Join(base, "mixed"), shards[0], whole)
+	expect(t, 2, []string{"membench: merge: " + shards[0] + " holds shard 0/2, but " + whole + " holds an unsharded sweep: merge the 2 shards of one sharded sweep\n"},
+		"merge", "--out", filepath.Join(base, "mixed"), whole, shards[0])
+
 	// A shard with a cell missing: an error, and no output at all.
 	jsonl := filepath.Join(shards[1], "results.jsonl")
 	data, _ := os.ReadFile(jsonl)

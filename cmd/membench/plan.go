@@ -55,7 +55,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	repeat := fs.Int("repeat", 1, "time the planning call `N` times and report the median")
 	format := fs.String("format", "text", "output format: text, json or csv")
 	plotFile := fs.String("plot", "", "also draw the plan's layout to `FILE.png`")
-	timeout := fs.Duration("timeout", 0, "give up loading and planning after `DUR` (0: no limit); an exec: planner is killed")
+	timeout := fs.Duration("timeout", planTimeout, "give up loading and planning after `DUR` (0: no limit); an exec: planner is killed")
 	maxInput := maxInputFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -183,6 +183,11 @@ func writeBounds(w io.Writer, plan *strategies.Plan, lb strategies.Bounds) {
 	}
 }
 
+// planTimeout is plan's default --timeout: a planner that runs longer on
+// one workload is stuck or far outside its range, and says so rather than
+// hanging.
+const planTimeout = 10 * time.Minute
+
 // timeoutGrace is how long a timed-out command waits for its work to
 // return after cancelling it: long enough for an exec: planner to be
 // killed and reaped (strategies wait a second for its pipes).
@@ -191,7 +196,9 @@ const timeoutGrace = 3 * time.Second
 // timeoutError is a --timeout that expired: the work failed (exit 1).
 type timeoutError struct{ d time.Duration }
 
-func (e timeoutError) Error() string { return fmt.Sprintf("timed out after %s (--timeout)", e.d) }
+func (e timeoutError) Error() string {
+	return fmt.Sprintf("timed out after %s; use --timeout DUR to raise it (0: no limit)", e.d)
+}
 
 // deadline returns ctx ending after d (0: no limit): the --timeout that
 // covers loading the workload and the work on it, each run by withTimeout

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"membench/internal/proctest"
@@ -39,11 +40,11 @@ func TestTimeout(t *testing.T) {
 		want string
 	}{
 		{[]string{"plan", "--strategy", execDir + "sleep.sh", "--timeout", "300ms", chain}, 1,
-			"membench: plan: " + execDir + "sleep.sh on " + chain + ": timed out after 300ms (--timeout)\n"},
+			"membench: plan: " + execDir + "sleep.sh on " + chain + ": timed out after 300ms; use --timeout DUR to raise it (0: no limit)\n"},
 		{[]string{"plan", "--strategy", "test-stall", "--timeout", "100ms", chain}, 1,
-			"membench: plan: test-stall on " + chain + ": timed out after 100ms (--timeout)\n"},
+			"membench: plan: test-stall on " + chain + ": timed out after 100ms; use --timeout DUR to raise it (0: no limit)\n"},
 		{[]string{"replay", "--allocator", "first-fit", "--repeat", "1000000", "--timeout", "200ms", "synthetic/random-dag?n=2000"}, 1,
-			"membench: replay: first-fit on synthetic/random-dag?n=2000: timed out after 200ms (--timeout)\n"},
+			"membench: replay: first-fit on synthetic/random-dag?n=2000: timed out after 200ms; use --timeout DUR to raise it (0: no limit)\n"},
 		{[]string{"plan", "--strategy", "naive", "--timeout", "-1s", chain}, 2,
 			"membench: plan: --timeout -1s: want a positive duration, or 0 for no limit\n"},
 		{[]string{"replay", "--allocator", "bump", "--timeout", "-1s", chain}, 2,
@@ -61,6 +62,10 @@ func TestTimeout(t *testing.T) {
 				}
 			}
 		}
+	}
+	// plan gives up after 10 minutes unless told otherwise.
+	if r := membench(t, "plan", "--help"); !strings.Contains(r.stdout+r.stderr, "no limit); an exec: planner is killed (default 10m0s)") {
+		t.Errorf("plan --help does not show the default --timeout of 10m0s:\n%s%s", r.stdout, r.stderr)
 	}
 	// A generous timeout changes nothing.
 	r := membench(t, "plan", "--strategy", "naive", "--timeout", "1m", "--format", "csv", chain)

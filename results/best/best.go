@@ -69,19 +69,32 @@ func Shipped() Table {
 	return t
 }
 
-// Parse reads a table's JSON.
+// Parse reads a table's JSON. Its errors are encoding/json's, or an
+// *EntryError for an entry that contradicts itself.
 func Parse(data []byte) (Table, error) {
 	t := Table{}
 	if err := json.Unmarshal(data, &t); err != nil {
 		return nil, err
 	}
-	for h, e := range t {
-		if e == nil || e.Footprint < e.Bound || e.Optimal != (e.Footprint == e.Bound) {
-			return nil, fmt.Errorf("entry %s: footprint below its bound or a wrong optimal flag", h)
+	for _, h := range slices.Sorted(maps.Keys(t)) {
+		switch e := t[h]; {
+		case e == nil:
+			return nil, &EntryError{h, "want an object, got null"}
+		case e.Footprint < e.Bound:
+			return nil, &EntryError{h, fmt.Sprintf("footprint %d is below its bound %d", e.Footprint, e.Bound)}
+		case e.Optimal != (e.Footprint == e.Bound):
+			return nil, &EntryError{h, fmt.Sprintf("optimal is %v, but footprint %d and bound %d say %v", e.Optimal, e.Footprint, e.Bound, !e.Optimal)}
 		}
 	}
 	return t, nil
 }
+
+// EntryError is an entry of a table that contradicts itself.
+type EntryError struct {
+	Hash, Msg string
+}
+
+func (e *EntryError) Error() string { return fmt.Sprintf("entry %q: %s", e.Hash, e.Msg) }
 
 // Marshal writes the table as indented JSON, keys sorted.
 func (t Table) Marshal() []byte {

@@ -1,6 +1,7 @@
 package best
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -59,9 +60,16 @@ func TestUpdateContradiction(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
-	_, err := Parse([]byte(`{"h":{"workload":"w","footprint":10,"bound":12,"optimal":false}}`))
-	if err == nil || err.Error() != "entry h: footprint below its bound or a wrong optimal flag" {
-		t.Fatalf("error %v", err)
+	for in, want := range map[string]string{
+		`{"h":{"workload":"w","footprint":10,"bound":12,"optimal":false}}`: `entry "h": footprint 10 is below its bound 12`,
+		`{"h":{"workload":"w","footprint":12,"bound":12,"optimal":false}}`: `entry "h": optimal is false, but footprint 12 and bound 12 say true`,
+		`{"h":null}`: `entry "h": want an object, got null`,
+	} {
+		_, err := Parse([]byte(in))
+		var ee *EntryError
+		if !errors.As(err, &ee) || err.Error() != want {
+			t.Errorf("Parse(%s): error %v, want %s", in, err, want)
+		}
 	}
 }
 

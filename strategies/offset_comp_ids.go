@@ -1,0 +1,155 @@
+package strategies
+
+// compIDTree keeps the components of the placed buffers by ranges of ids,
+// for offsetCompIndex's second part: the placed buffers starting inside a
+// buffer's lifetime are a range of ids, and when lifetimes are long (heavy
+// overlap) that range holds a good part of all buffers. Taken one by one
+// and sorted, they cost O(n log n) per buffer; here the range splits into
+// O(log n) nodes of a segment tree over ids whose components are kept
+// merged and sorted, which the caller merges like the stabbing part's.
+//
+// Nodes spanning fewer than compIDLeaf ids are not kept: the ids at the
+// ends of a range that fall in them are read one by one from the placed
+// list, as before. A placed buffer is only noted in its nodes; a node
+// merges what it was given when a range first needs it, so that inputs
+// whose buffers overlap every placed one (which never ask) pay nothing
+// more than the notes.
+type compIDTree struct {
+	leaves int32 // a power of two >= the number of ids
+	// Node v (v >= 1, heap order, covering at least compIDLeaf ids) keeps
+	// its components in pool[node[v].ptr:][:node[v].len] and the ids
+	// placed since in pend[node[v].ptr:][:node[v].pend]; its room, up to
+	// node[v+1].ptr, is the number of ids it covers, which bounds both.
+	node     []compIDNode
+	pool     []offsetComp
+	pend     []int32
+	add, out []offsetComp // sync's scratch
+}
+
+type compIDNode struct{ ptr, len, pend int32 }
+
+// compIDLeaf is the span, in ids, of the smallest nodes kept: below it,
+// reading the placed list beats merging one more run.
+const compIDLeaf = 32
+
+func newCompIDTree(n int32) *compIDTree {
+	leaves := int32(compIDLeaf)
+	for leaves < n {
+		leaves *= 2
+	}
+	// Nodes 1 .. leaves/compIDLeaf-1 ... with their children down to the
+	// level whose nodes span compIDLeaf ids: 2*leaves/compIDLeaf nodes.
+	top := 2 * leaves / compIDLeaf
+	t := &compIDTree{leaves: leaves, node: make([]compIDNode, top+1)}
+	var total int32
+	for v := int32(1); v < top; v++ {
+		t.node[v].ptr = total
+		// v's level spans leaves >> depth ids, starting at its offset
+		// within the level times that span.
+		depth := int32(0)
+		for 1<<(depth+1) <= v {
+			depth++
+		}
+		span := leaves >> depth
+		start := (v - 1<<depth) * span
+		total += max(0, min(span, n-start))
+	}
+	t.node[top].ptr = total
+	t.node[0].ptr = 0
+	t.pool = make([]offsetComp, total)
+	t.pend = make([]int32, total)
+	return t
+}
+
+// place notes buffer id, just placed, in the nodes covering id.
+func (t *compIDTree) place(id int32) {
+	for v := (t.leaves + id) / compIDLeaf; v >= 1; v >>= 1 {
+		nd := &t.node[v]
+		t.pend[nd.ptr+nd.pend] = id
+		nd.pend++
+	}
+}
+
+// sync merges node v's pending buffers, whose ranges placed holds, into
+// its components: sorted, then merged with them in one pass, joining
+// ranges that overlap or touch (as mergeComp does).
+func (t *compIDTree) sync(v int32, placed []offsetComp) {
+	nd := &t.node[v]
+	add := t.add[:0]
+	for _, id := range t.pend[nd.ptr : nd.ptr+nd.pend] {
+		add = append(add, placed[id])
+	}
+	sortComps(add)
+	old := t.pool[nd.ptr : nd.ptr+nd.len]
+	out := t.out[:0]
+	i, j := 0, 0
+	for i < len(old) || j < len(add) {
+		var c offsetComp
+		if j == len(add) || i < len(old) && old[i].lo <= add[j].lo {
+			c = old[i]
+			i++
+		} else {
+			c = add[j]
+			j++
+		}
+		if k := len(out) - 1; k >= 0 && c.lo <= out[k].hi {
+			out[k].hi = max(out[k].hi, c.hi)
+		} else {
+			out = append(out, c)
+		}
+	}
+	nd.len = int32(copy(t.pool[nd.ptr:t.node[v+1].ptr], out))
+	nd.pend = 0
+	t.add, t.out = add, out
+}
+
+// gather appends the components of the placed buffers with ids in
+// [lo, hi) to comps: each kept node's sorted run after the last, its
+// start in runs; the placed ranges (lo >= 0) of the ids outside kept
+// nodes, unsorted, after them, their start returned (len(comps) if none).
+func (t *compIDTree) gather(comps []offsetComp, runs []int32, placed []offsetComp, lo, hi int32) ([]offsetComp, []int32, int) {
+	// The kept nodes inside [lo, hi): round lo up and hi down to whole
+	// compIDLeaf blocks; the ids cut off go one by one.
+	blo := (lo + compIDLeaf - 1) / compIDLeaf
+	bhi := hi / compIDLeaf
+	if blo >= bhi {
+		start := len(comps)
+		return appendPlaced(comps, placed[lo:hi]), runs, start
+	}
+	base := t.leaves / compIDLeaf
+	for l, r := blo+base, bhi+base; l < r; l, r = l>>1, r>>1 {
+		if l&1 == 1 {
+			comps, runs = t.appendNode(comps, runs, placed, l)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			comps, runs = t.appendNode(comps, runs, placed, r)
+		}
+	}
+	start := len(comps)
+	comps = appendPlaced(comps, placed[lo:blo*compIDLeaf])
+	comps = appendPlaced(comps, placed[bhi*compIDLeaf:hi])
+	return comps, runs, start
+}
+
+func (t *compIDTree) appendNode(comps []offsetComp, runs []int32, placed []offsetComp, v int32) ([]offsetComp, []int32) {
+	if t.node[v].pend > 0 {
+		t.sync(v, placed)
+	}
+	if nd := t.node[v]; nd.len > 0 {
+		runs = append(runs, int32(len(comps)))
+		comps = append(comps, t.pool[nd.ptr:nd.ptr+nd.len]...)
+	}
+	return comps, runs
+}
+
+// appendPlaced appends the ranges of the placed buffers among ps.
+func appendPlaced(comps []offsetComp, ps []offsetComp) []offsetComp {
+	for _, c := range ps {
+		if c.lo >= 0 {
+			comps = append(comps, c)
+		}
+	}
+	return comps
+}
