@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"membench/allocators"
 	"membench/results"
-	"membench/strategies"
 	"membench/workloads"
 )
 
@@ -34,6 +32,16 @@ type Cell struct {
 // Key returns the cell's record key.
 func (c *Cell) Key() results.Key {
 	return results.Key{Workload: c.Workload, Subject: c.Subject, Repeat: c.Repeat}
+}
+
+// record returns the record of c before it runs: the cell's key, its
+// workload's info and no timings. Every record of a cell starts here,
+// whether the worker ran it or the parent recorded how it failed.
+func (c *Cell) record() results.Record {
+	return results.Record{
+		Workload: c.Workload, N: c.Info.N, Hash: c.Info.Hash, Subject: c.Subject, Kind: c.Kind,
+		Repeat: c.Repeat, LBLoad: c.Info.LBLoad, LBObjects: c.Info.LBObjects, TimesNs: []float64{},
+	}
 }
 
 // WorkloadInfo is what the parent learns of a workload once.
@@ -87,87 +95,30 @@ type Matrix struct {
 	Warnings []string
 }
 
-// Expand resolves every spec of the config (unknown names and parameters
-// are usage errors), loads every workload once for its size, hash and
-// lower bounds, and lists the cells: for each repeat, for each workload,
-// every subject in turn, so that drift spreads across subjects. More than
-// MaxCells cells is a usage error.
+// Expand lists the cells of the config, from its specs as ParseConfig
+// resolved them (resolved anew where flags replaced them: unknown names
+// and parameters are usage errors) and each workload's size, hash and
+// lower bounds, learnt when it was loaded, once: for each repeat, for each
+// workload, every subject in turn, so that drift spreads across subjects.
+// More than MaxCells cells is a usage error.
 func (c *Config) Expand() (*Matrix, error) {
-	var wspecs []string
-	seen := map[string]bool{}
-	only := map[string]string{} // workload spec -> the kind it runs under
-	for _, e := range c.Workloads {
-		specs, err := Expand(e)
-		if err != nil {
-			return nil, workloads.Usagef("workloads: %v", err)
-		}
-		for _, s := range specs {
-			s = withSeed(s, c.Seed)
-			if seen[s] {
-				return nil, workloads.Usagef("workload %q listed twice", s)
-			}
-			seen[s] = true
-			wspecs = append(wspecs, s)
-			switch e.Only {
-			case "strategies":
-				only[s] = results.KindStrategy
-			case "allocators":
-				only[s] = results.KindAllocator
-			}
-		}
-	}
-	var subs []subject
-	seenS := map[string]bool{}
-	add := func(entries []Entry, kind string, all []string, check func(string) error) error {
-		for _, e := range entries {
-			specs, err := Expand(e)
-			if err != nil {
-				return workloads.Usagef("%ss: %v", kind, err)
-			}
-			if e.Spec == "*" {
-				specs = all
-			}
-			for _, s := range specs {
-				if err := check(s); err != nil {
-					return err
-				}
-				if seenS[s] {
-					return workloads.Usagef("subject %q listed twice", s)
-				}
-				seenS[s] = true
-				maxN := e.MaxN
-				name, _, _ := strings.Cut(s, "?")
-				if m, ok := c.MaxN[name]; ok && (maxN == 0 || m < maxN) {
-					maxN = m
-				}
-				subs = append(subs, subject{s, kind, maxN})
-			}
-		}
-		return nil
-	}
-	if err := add(c.Strategies, results.KindStrategy, strategies.Names(), func(s string) error {
-		_, err := strategies.Lookup(s)
-		return err
-	}); err != nil {
+	r, err := c.resolved()
+	if err != nil {
 		return nil, err
 	}
-	if err := add(c.Allocators, results.KindAllocator, allocators.Names(), func(s string) error {
-		_, err := allocators.Lookup(s)
-		return err
-	}); err != nil {
-		return nil, err
-	}
+	wspecs, only, subs := r.workloads, r.only, r.subs
 	pl := &Matrix{Config: c, Workloads: wspecs, Infos: map[string]WorkloadInfo{}}
 	for _, ws := range wspecs {
-		w, err := workloads.Load(ws)
-		if err != nil {
-			return nil, err
+		l, ok := r.loaded[ws]
+		if !ok { // a file, read now
+			w, err := workloads.Load(ws)
+			if err != nil {
+				return nil, err
+			}
+			l = learn(ws, w)
 		}
-		for _, m := range w.Warnings() {
-			pl.Warnings = append(pl.Warnings, ws+": "+m)
-		}
-		lb := strategies.LowerBounds(w.Problem)
-		pl.Infos[ws] = WorkloadInfo{N: len(w.Problem.Buffers), Hash: Hash(w.Problem), LBLoad: lb.Load, LBObjects: lb.Objects}
+		pl.Warnings = append(pl.Warnings, l.warnings...)
+		pl.Infos[ws] = l.info
 	}
 	runs := func(ws string, s subject) bool {
 		if k := only[ws]; k != "" && k != s.kind {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,8 +18,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"membench/allocators"
-	"membench/strategies"
 	"membench/workloads"
 )
 
@@ -58,6 +55,8 @@ type Config struct {
 	// src is the text the config was parsed from, to name the file and
 	// line of errors found later (nil for a config read from a manifest).
 	src *configFile
+	// specs is the config resolved by ParseConfig (see resolve).
+	specs *resolved
 }
 
 // Entry is one workload or subject of a config: a plain spec string, or a
@@ -246,10 +245,10 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 	if err := c.fill(cf); err != nil {
 		return nil, err
 	}
-	if err := c.check(cf); err != nil {
+	c.src = cf
+	if c.specs, err = c.resolve(cf); err != nil {
 		return nil, err
 	}
-	c.src = cf
 	return &c, nil
 }
 
@@ -407,7 +406,12 @@ func (f *configFile) errorf(key, format string, args ...any) error {
 	return f.errorAt(f.lines[key], format, args...)
 }
 
+// errorAt returns an input error on line (none where 0); with no file, a
+// usage error.
 func (f *configFile) errorAt(line int, format string, args ...any) error {
+	if f == nil {
+		return workloads.Usagef(format, args...)
+	}
 	return &workloads.InputError{File: f.name, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -415,8 +419,11 @@ func (f *configFile) errorAt(line int, format string, args ...any) error {
 // line where its spec is written, searched for in order from the key's
 // line on, or the key's line where the spec is not written verbatim.
 func (f *configFile) entryLines(key string, entries []Entry) []int {
-	keyLine := f.lines[key]
 	out := make([]int, len(entries))
+	if f == nil {
+		return out
+	}
+	keyLine := f.lines[key]
 	if keyLine == 0 {
 		return out
 	}
@@ -620,69 +627,6 @@ func checkName(name string) (why string, ok bool) {
 		return ", without control characters", false
 	}
 	return "", true
-}
-
-// check resolves every spec the config names, so that a bad one is
-// reported on its line: unknown names and parameters, parameter values
-// (registered workloads are built), and specs listed twice.
-func (c *Config) check(f *configFile) error {
-	seen := map[string]int{}
-	lines := f.entryLines("workloads", c.Workloads)
-	for i, e := range c.Workloads {
-		specs, err := Expand(e)
-		if err != nil {
-			return f.errorAt(lines[i], "workload %s", err)
-		}
-		for _, s := range specs {
-			// With the config's seed filled in, as the cells will run it.
-			if prev, dup := seen[withSeed(s, c.Seed)]; dup {
-				return f.errorAt(lines[i], "workload %s listed twice (first on line %d)", workloads.Echo(s), prev)
-			}
-			seen[withSeed(s, c.Seed)] = lines[i]
-			if st, err := os.Stat(s); err == nil && !st.IsDir() {
-				continue // a file: read, and its errors named, when the sweep starts
-			}
-			if _, err := workloads.Load(s); err != nil {
-				return f.errorAt(lines[i], "%s", specError("workload", s, err))
-			}
-		}
-	}
-	seen = map[string]int{}
-	for _, sec := range []struct {
-		key, kind string
-		entries   []Entry
-		all       []string
-		lookup    func(string) error
-	}{
-		{"strategies", "strategy", c.Strategies, strategies.Names(), func(s string) error { _, err := strategies.Lookup(s); return err }},
-		{"allocators", "allocator", c.Allocators, allocators.Names(), func(s string) error { _, err := allocators.Lookup(s); return err }},
-	} {
-		lines := f.entryLines(sec.key, sec.entries)
-		for i, e := range sec.entries {
-			specs, err := Expand(e)
-			if err != nil {
-				return f.errorAt(lines[i], "%s %s", sec.kind, err)
-			}
-			if e.Spec == "*" {
-				if len(e.Params) > 0 {
-					// Each takes parameters of its own: one value cannot
-					// suit them all.
-					return f.errorAt(lines[i], `%s "*": params do not apply to every %s; list the %s to give params to apart`, sec.kind, sec.kind, sec.key)
-				}
-				specs = sec.all
-			}
-			for _, s := range specs {
-				if prev, dup := seen[s]; dup {
-					return f.errorAt(lines[i], "%s %s listed twice (first on line %d)", sec.kind, workloads.Echo(s), prev)
-				}
-				seen[s] = lines[i]
-				if err := sec.lookup(s); err != nil {
-					return f.errorAt(lines[i], "%s", specError(sec.kind, s, err))
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // specError words the error of resolving spec for a config line: the

@@ -36,10 +36,7 @@ func (x *executor) load(spec string) (*workloads.Workload, error) {
 // Execute runs one cell and returns its record. A panic in the subject is
 // recorded as an error; it never escapes.
 func (x *executor) Execute(ctx context.Context, c Cell) (rec results.Record) {
-	rec = results.Record{
-		Workload: c.Workload, N: c.Info.N, Hash: c.Info.Hash, Subject: c.Subject, Kind: c.Kind,
-		Repeat: c.Repeat, LBLoad: c.Info.LBLoad, LBObjects: c.Info.LBObjects, TimesNs: []float64{},
-	}
+	rec = c.record()
 	defer func() {
 		if v := recover(); v != nil {
 			rec.Status = results.StatusError

@@ -225,9 +225,9 @@ func (w *worker) run(ctx context.Context, c Cell) (rec results.Record, ok bool) 
 
 // failed is the record of a cell that ended without its worker's record.
 func failed(c Cell, status, msg string) results.Record {
-	return results.Record{Workload: c.Workload, N: c.Info.N, Hash: c.Info.Hash, Subject: c.Subject,
-		Kind: c.Kind, Repeat: c.Repeat, Status: status, LBLoad: c.Info.LBLoad, LBObjects: c.Info.LBObjects,
-		TimesNs: []float64{}, Error: msg}
+	rec := c.record()
+	rec.Status, rec.Error = status, msg
+	return rec
 }
 
 // kill stops the worker process and waits for it.

@@ -38,8 +38,6 @@ import (
 // long, too few lines, garbage) is an invalid plan (ErrInvalidPlan); a
 // planner that exits non-zero is an error quoting its stderr's end.
 
-func init() { SetExecHook(newExec) }
-
 // execDrainDelay bounds the wait for a planner's output once it and its
 // descendants were killed: a process that escaped both must not hold the
 // plan open.

@@ -86,11 +86,7 @@ type Info struct {
 	New func(args *workloads.Args) (Strategy, error)
 }
 
-var (
-	registry = workloads.NewTable[Info]("strategies", regexp.MustCompile(`^[a-z0-9-]+$`))
-	// execHook builds `exec:PATH` strategies when the exec support is linked in.
-	execHook func(spec string) (Strategy, error)
-)
+var registry = workloads.NewTable[Info]("strategies", regexp.MustCompile(`^[a-z0-9-]+$`))
 
 // Register makes a strategy available by name. Like analysis.Validate for
 // an analyzer, it checks info and panics naming the strategy and the field
@@ -158,12 +154,6 @@ func Simple(f func() Strategy) func(*workloads.Args) (Strategy, error) {
 	return func(*workloads.Args) (Strategy, error) { return f(), nil }
 }
 
-// SetExecHook installs the builder of `exec:PATH` strategies. Call it from
-// init(), before any Lookup.
-func SetExecHook(f func(spec string) (Strategy, error)) {
-	execHook = f
-}
-
 // All returns every registered strategy, sorted by name.
 func All() []Info { return registry.All() }
 
@@ -175,11 +165,7 @@ func Names() []string { return registry.Names() }
 // the valid ones.
 func Lookup(spec string) (Strategy, error) {
 	if strings.HasPrefix(spec, "exec:") {
-		h := execHook
-		if h == nil {
-			return nil, workloads.Usagef("exec strategies are not available in this build")
-		}
-		return h(spec)
+		return newExec(spec) // exec.go
 	}
 	sp, err := workloads.ParseSpec(spec)
 	if err != nil {

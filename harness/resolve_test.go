@@ -1,0 +1,89 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync/atomic"
+	"testing"
+
+	"membench/results"
+	"membench/workloads"
+)
+
+// countedLoads counts the loads of test/counted, so that a test can tell
+// how often the harness builds a workload.
+var countedLoads atomic.Int64
+
+func init() {
+	workloads.Register(workloads.Info{
+		Name:   "test/counted",
+		Doc:    "test only: a chain of n buffers that counts its loads",
+		Params: []workloads.ParamDoc{{Name: "n", Default: "3", Doc: "buffers"}},
+		New: func(a *workloads.Args) (*workloads.Problem, error) {
+			countedLoads.Add(1)
+			p := &workloads.Problem{Alignment: 1}
+			for i := range a.Int("n", 3) {
+				p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: int64(i + 1), First: i, Last: i + 1})
+			}
+			return p, nil
+		},
+	})
+}
+
+// TestConfigResolvedOnce: ParseConfig checks a config and loads each of its
+// workloads once; Expand lists the cells from that, without loading them
+// again. A config whose subjects flags replaced is resolved anew, its
+// errors then usage errors without the file's lines, which no longer match.
+func TestConfigResolvedOnce(t *testing.T) {
+	const in = "strategies = [\"naive\", \"greedy-by-size\"]\nrepeats = 2\nworkloads = [{ spec = \"test/counted\", params = { n = [2, 5] } }]\n"
+	countedLoads.Store(0)
+	c, err := ParseConfig("once.toml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := c.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := countedLoads.Load(); got != 2 {
+		t.Errorf("ParseConfig and Expand loaded the 2 workloads %d times, want once each", got)
+	}
+	if len(pl.Cells) != 2*2*2 || pl.Infos["test/counted?n=5"].N != 5 || pl.Infos["test/counted?n=2"].LBLoad == 0 {
+		t.Errorf("matrix: %d cells, infos %v", len(pl.Cells), pl.Infos)
+	}
+
+	c.Strategies = []Entry{{Spec: "naive"}, {Spec: "naive"}}
+	_, err = c.Expand()
+	var ue *workloads.UsageError
+	if !errors.As(err, &ue) || err.Error() != `strategy "naive" listed twice` {
+		t.Errorf("replaced subjects: err = %v (%T), want the usage error `strategy \"naive\" listed twice`", err, err)
+	}
+	c.Strategies = []Entry{{Spec: "naive"}}
+	if pl, err = c.Expand(); err != nil || len(pl.Cells) != 2*2 {
+		t.Errorf("replaced subjects: %v cells, err %v", pl, err)
+	}
+}
+
+// TestCellRecord: a cell's record starts in one place, whether the worker
+// ran the cell or the parent recorded how it failed.
+func TestCellRecord(t *testing.T) {
+	c := Cell{Index: 7, Workload: "test/counted?n=4", Subject: "naive", Kind: "bogus", Repeat: 2,
+		Info: WorkloadInfo{N: 4, Hash: "abc", LBLoad: 9, LBObjects: 10}}
+	want := results.Record{Workload: c.Workload, N: 4, Hash: "abc", Subject: "naive", Kind: "bogus", Repeat: 2,
+		LBLoad: 9, LBObjects: 10, TimesNs: []float64{}}
+	ran := (&executor{}).Execute(context.Background(), c)
+	if ran.Status != results.StatusError || ran.Error != `unknown kind "bogus"` {
+		t.Errorf("ran: status %q, error %q", ran.Status, ran.Error)
+	}
+	gave := failed(c, results.StatusTimeout, "late")
+	if gave.Status != results.StatusTimeout || gave.Error != "late" {
+		t.Errorf("failed: status %q, error %q", gave.Status, gave.Error)
+	}
+	for _, r := range []results.Record{ran, gave} {
+		r.Status, r.Error = "", ""
+		if !reflect.DeepEqual(r, want) {
+			t.Errorf("record\n got %+v\nwant %+v", r, want)
+		}
+	}
+}
