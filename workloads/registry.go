@@ -19,11 +19,15 @@ type Info struct {
 
 var registry = NewTable[Info]("workloads", regexp.MustCompile(`^[a-z0-9-]+(/[a-z0-9-]+)*$`))
 
-// Register makes a workload available by name. It panics on a duplicate or
-// invalid name.
+// Register makes a workload available by name. Like strategies.Register,
+// it panics naming the workload and the field when New or Doc is missing,
+// and on a duplicate or invalid name.
 func Register(info Info) {
-	if info.New == nil {
-		panic(fmt.Sprintf("workloads: %s registered without New", info.Name))
+	switch {
+	case info.New == nil:
+		panic(fmt.Sprintf("workloads: Register(%q): missing New", info.Name))
+	case info.Doc == "":
+		panic(fmt.Sprintf("workloads: Register(%q): missing Doc", info.Name))
 	}
 	registry.Add(info.Name, info)
 }

@@ -107,9 +107,29 @@ func TestTable(t *testing.T) {
 				t.Errorf("duplicate workload: panic %v", r)
 			}
 		}()
-		Register(Info{Name: "test/dup", New: func(*Args) (*Problem, error) { return &Problem{}, nil }})
-		Register(Info{Name: "test/dup", New: func(*Args) (*Problem, error) { return &Problem{}, nil }})
+		Register(Info{Name: "test/dup", Doc: "test only", New: func(*Args) (*Problem, error) { return &Problem{}, nil }})
+		Register(Info{Name: "test/dup", Doc: "test only", New: func(*Args) (*Problem, error) { return &Problem{}, nil }})
 	}()
+	// A missing required field is named, with the workload.
+	for _, tc := range []struct {
+		info Info
+		want string
+	}{
+		{Info{Name: "test/no-new", Doc: "test only"}, `workloads: Register("test/no-new"): missing New`},
+		{Info{Name: "test/no-doc", New: func(*Args) (*Problem, error) { return &Problem{}, nil }}, `workloads: Register("test/no-doc"): missing Doc`},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != tc.want {
+					t.Errorf("Register(%s): panic = %v, want %q", tc.info.Name, r, tc.want)
+				}
+			}()
+			Register(tc.info)
+		}()
+		if _, ok := Lookup(tc.info.Name); ok {
+			t.Errorf("%s registered despite the panic", tc.info.Name)
+		}
+	}
 }
 
 func validName() *regexp.Regexp { return regexp.MustCompile(`^[a-z]+$`) }
