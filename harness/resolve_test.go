@@ -11,13 +11,14 @@ import (
 	"membench/workloads"
 )
 
-// countedLoads counts the loads of test/counted, so that a test can tell
-// how often the harness builds a workload.
+// countedLoads counts the loads of synthetic/test-counted, so that a test
+// can tell how often the harness builds a workload. It is registered in
+// this test binary only, in a family the tests know.
 var countedLoads atomic.Int64
 
 func init() {
 	workloads.Register(workloads.Info{
-		Name:   "test/counted",
+		Name:   "synthetic/test-counted",
 		Doc:    "test only: a chain of n buffers that counts its loads",
 		Params: []workloads.ParamDoc{{Name: "n", Default: "3", Doc: "buffers"}},
 		New: func(a *workloads.Args) (*workloads.Problem, error) {
@@ -36,7 +37,7 @@ func init() {
 // again. A config whose subjects flags replaced is resolved anew, its
 // errors then usage errors without the file's lines, which no longer match.
 func TestConfigResolvedOnce(t *testing.T) {
-	const in = "strategies = [\"naive\", \"greedy-by-size\"]\nrepeats = 2\nworkloads = [{ spec = \"test/counted\", params = { n = [2, 5] } }]\n"
+	const in = "strategies = [\"naive\", \"greedy-by-size\"]\nrepeats = 2\nworkloads = [{ spec = \"synthetic/test-counted\", params = { n = [2, 5] } }]\n"
 	countedLoads.Store(0)
 	c, err := ParseConfig("once.toml", []byte(in))
 	if err != nil {
@@ -49,7 +50,7 @@ func TestConfigResolvedOnce(t *testing.T) {
 	if got := countedLoads.Load(); got != 2 {
 		t.Errorf("ParseConfig and Expand loaded the 2 workloads %d times, want once each", got)
 	}
-	if len(pl.Cells) != 2*2*2 || pl.Infos["test/counted?n=5"].N != 5 || pl.Infos["test/counted?n=2"].LBLoad == 0 {
+	if len(pl.Cells) != 2*2*2 || pl.Infos["synthetic/test-counted?n=5"].N != 5 || pl.Infos["synthetic/test-counted?n=2"].LBLoad == 0 {
 		t.Errorf("matrix: %d cells, infos %v", len(pl.Cells), pl.Infos)
 	}
 
@@ -68,7 +69,7 @@ func TestConfigResolvedOnce(t *testing.T) {
 // TestCellRecord: a cell's record starts in one place, whether the worker
 // ran the cell or the parent recorded how it failed.
 func TestCellRecord(t *testing.T) {
-	c := Cell{Index: 7, Workload: "test/counted?n=4", Subject: "naive", Kind: "bogus", Repeat: 2,
+	c := Cell{Index: 7, Workload: "synthetic/test-counted?n=4", Subject: "naive", Kind: "bogus", Repeat: 2,
 		Info: WorkloadInfo{N: 4, Hash: "abc", LBLoad: 9, LBObjects: 10}}
 	want := results.Record{Workload: c.Workload, N: 4, Hash: "abc", Subject: "naive", Kind: "bogus", Repeat: 2,
 		LBLoad: 9, LBObjects: 10, TimesNs: []float64{}}
