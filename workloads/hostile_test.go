@@ -1,8 +1,11 @@
 package workloads
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -130,5 +133,48 @@ func TestPickleNumbersByLength(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: got %q\n  want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestGunzipMemory: a gzip bomb is refused by a counting pass that holds
+// only its small buffer, and a valid file is held once, in one slice of
+// its exact size (growing a slice by doubling held up to twice that).
+func TestGunzipMemory(t *testing.T) {
+	const limit = 32 << 20
+	compress := func(n int) []byte {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		zw.Write(make([]byte, n))
+		zw.Close()
+		return b.Bytes()
+	}
+	allocated := func(f func()) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	bomb := compress(4 * limit)
+	if got := allocated(func() {
+		if _, err := gunzip(bomb, "bomb.gz", limit); err == nil {
+			t.Error("a file expanding to 4 times the limit was accepted")
+		}
+	}); got > 4<<20 {
+		t.Errorf("refusing a bomb allocated %d bytes, want at most 4 MiB (the limit is %d)", got, limit)
+	}
+	valid := compress(limit - 1)
+	var out []byte
+	if got := allocated(func() {
+		var err error
+		if out, err = gunzip(valid, "valid.gz", limit); err != nil {
+			t.Error(err)
+		}
+	}); got > limit+(4<<20) {
+		t.Errorf("reading %d bytes allocated %d, want at most %d", limit-1, got, limit+(4<<20))
+	}
+	if len(out) != limit-1 || cap(out) != limit-1 {
+		t.Errorf("got %d bytes in a slice of %d, want %d in one of exactly that size", len(out), cap(out), limit-1)
 	}
 }

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sync/atomic"
 )
 
@@ -59,58 +57,96 @@ func readLimited(r io.Reader, name string, limit int64) ([]byte, error) {
 
 // gunzip decompresses the gzip members of data, to at most limit bytes.
 // Data after the last member that does not start another is an error, as
-// is a member that expands past the limit: reading stops there, so a
-// decompression bomb costs about limit bytes of memory, not what it
-// expands to.
+// is a member that expands past the limit. It streams twice: the first
+// pass counts what the members expand to through a small buffer, so a
+// decompression bomb is refused having cost no memory beyond that buffer;
+// the second decompresses into one slice of exactly that size, so a valid
+// file costs its own size once (growing a slice by doubling would need
+// up to twice that, which a process with a bounded address space may not
+// have).
 func gunzip(data []byte, name string, limit int64) ([]byte, error) {
+	var chunk [64 << 10]byte
+	var total int64
+	err := inflateMembers(data, name, func(zr *gzip.Reader) error {
+		for {
+			// Never past limit+1: that one byte too many refuses it.
+			n, err := zr.Read(chunk[:min(int64(len(chunk)), limit+1-total)])
+			if total += int64(n); total > limit {
+				readStats.bytes.Add(total)
+				return errExpandsPastLimit
+			}
+			if err != nil {
+				return err
+			}
+		}
+	})
+	if errors.Is(err, errExpandsPastLimit) {
+		return nil, &InputError{File: name, Msg: fmt.Sprintf("gzip: expands to more than the limit of %s (%s)", sizeWords(limit), raiseLimit)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, total)
+	at := 0
+	err = inflateMembers(data, name, func(zr *gzip.Reader) error {
+		for {
+			if at == len(out) {
+				// Nothing may follow the counted end (the data is the
+				// same in both passes; checked all the same).
+				if m, err := zr.Read(chunk[:1]); m > 0 || err == nil {
+					return errExpandsPastLimit
+				} else {
+					return err
+				}
+			}
+			n, err := zr.Read(out[at:])
+			at += n
+			if err != nil {
+				return err
+			}
+		}
+	})
+	if err != nil {
+		return nil, &InputError{File: name, Msg: "gzip: the data changed between reads"}
+	}
+	readStats.bytes.Add(int64(len(out)))
+	return out, nil
+}
+
+// errExpandsPastLimit stops a gzip pass that went past its limit.
+var errExpandsPastLimit = errors.New("expands past the limit")
+
+// inflateMembers runs read over each gzip member of data in turn; read
+// returns io.EOF at the member's end. Anything after the last member
+// that does not start another is an error, named in words.
+func inflateMembers(data []byte, name string, read func(*gzip.Reader) error) error {
 	fail := func(format string, args ...any) error {
 		return &InputError{File: name, Msg: "gzip: " + fmt.Sprintf(format, args...)}
 	}
-	// The trailer's ISIZE is the size of the last member modulo 2^32: the
-	// whole size for a file of one member under 4 GiB. Deflate expands at
-	// most 1032 times, which bounds a corrupt one.
-	var hint int64
-	if len(data) >= 4 {
-		hint = int64(binary.LittleEndian.Uint32(data[len(data)-4:]))
-	}
-	out := make([]byte, 0, min(hint, limit, 1032*int64(len(data)))+1)
-	defer func() { readStats.bytes.Add(int64(len(out))) }()
 	br := bytes.NewReader(data)
 	zr, err := gzip.NewReader(br)
 	for member := 0; ; member++ {
 		if err != nil {
-			return nil, fail("%s", gzipWords(err, member))
+			return fail("%s", gzipWords(err, member))
 		}
 		zr.Multistream(false)
-		for err == nil {
-			if len(out) == cap(out) {
-				if int64(len(out)) > limit {
-					return nil, fail("expands to more than the limit of %s (%s)", sizeWords(limit), raiseLimit)
-				}
-				out = slices.Grow(out, int(min(int64(cap(out)), limit+1-int64(len(out))))+1)
+		if err := read(zr); err != io.EOF {
+			if errors.Is(err, errExpandsPastLimit) {
+				return err
 			}
-			var n int
-			n, err = zr.Read(out[len(out):cap(out)])
-			out = out[:len(out)+n]
-		}
-		if err != io.EOF {
-			return nil, fail("%s", gzipWords(err, member))
-		}
-		if int64(len(out)) > limit {
-			return nil, fail("expands to more than the limit of %s (%s)", sizeWords(limit), raiseLimit)
+			return fail("%s", gzipWords(err, member))
 		}
 		at := len(data) - br.Len()
 		if at == len(data) {
-			return out, nil
+			return nil
 		}
 		if br.Len() < 2 || data[at] != 0x1f || data[at+1] != 0x8b {
-			return nil, fail("trailing data after the compressed stream, at byte %d of %d", at, len(data))
+			return fail("trailing data after the compressed stream, at byte %d of %d", at, len(data))
 		}
 		err = zr.Reset(br)
 	}
 }
 
-// gzipWords says what is wrong with a gzip stream in words.
 func gzipWords(err error, member int) string {
 	var ce flate.CorruptInputError
 	var msg string

@@ -55,8 +55,10 @@ func Load(spec string) (*Workload, error) { return LoadWith(spec, LoadOptions{})
 // DefaultMaxInput is the most bytes a workload file may hold, or expand
 // to when it is gzip-compressed, unless LoadOptions.MaxInput or the file
 // option max-input says otherwise: a 10 MB file that expands to 10 GB is
-// refused instead of exhausting memory.
-const DefaultMaxInput = 4 << 30
+// refused instead of exhausting memory. 1 GiB keeps a reader, which holds
+// the file and about as much again, within a process of 8 GiB of address
+// space.
+const DefaultMaxInput = 1 << 30
 
 // LoadOptions tune LoadWith.
 type LoadOptions struct {

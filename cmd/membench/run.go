@@ -43,7 +43,7 @@ func (e *env) load(spec string) (*workloads.Workload, error) { return e.loadMax(
 // maxInputFlag adds --max-input, the most bytes a workload file may hold
 // or expand to, to a command that loads one.
 func maxInputFlag(fs *pflag.FlagSet) *string {
-	return fs.String("max-input", "", "refuse a workload file that holds, or expands to when gzip-compressed, more than `SIZE` bytes (K/M/G suffixes; default 4G)")
+	return fs.String("max-input", "", "refuse a workload file that holds, or expands to when gzip-compressed, more than `SIZE` bytes (K/M/G suffixes; default 1G)")
 }
 
 // loadMax loads a workload under a --max-input value ("": the default)
