@@ -216,7 +216,8 @@ const (
 // ParseConfig parses TOML, rejecting unknown keys, fills defaults and
 // checks every value, and that every workload, strategy and allocator it
 // names exists and takes the parameters given (a registered workload is
-// built to check its parameter values; files are read later). Errors are
+// built to check its parameter values, once: Expand keeps what it learnt;
+// files are read later), in one pass (resolve). Errors are
 // *workloads.InputError naming file and line.
 func ParseConfig(file string, data []byte) (*Config, error) {
 	text := strings.TrimPrefix(string(data), workloads.BOM)
