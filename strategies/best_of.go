@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -84,7 +85,7 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	return best, nil
 }
 
-// loadBound is workloads.LoadBound, by taskSpans (one radix sort, no
+// loadBound is workloads.LoadBound, by kernel.TaskSpans (one radix sort, no
 // comparisons) where every record is well formed, as it is for every
 // member that returns a plan; else by workloads.LoadBound itself.
 func loadBound(bufs []workloads.Buffer) int64 {
@@ -96,5 +97,5 @@ func loadBound(bufs []workloads.Buffer) int64 {
 	if len(bufs) == 0 {
 		return 0
 	}
-	return newTaskSpans(bufs, false).loadBound(bufs)
+	return kernel.NewTaskSpans(bufs, false).LoadBound(bufs)
 }

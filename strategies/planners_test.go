@@ -7,35 +7,36 @@ import (
 	"strings"
 	"testing"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
 // TestGapWalk checks the gaps between spans, the empty gap where a span
 // starts right at the top, no gap below an overlapped span, and the top.
 func TestGapWalk(t *testing.T) {
-	spans := []offsetComp{{0, 10}, {10, 20}, {15, 18}, {30, 40}, {35, 60}, {64, 70}}
+	spans := []kernel.Comp{{Lo: 0, Hi: 10}, {Lo: 10, Hi: 20}, {Lo: 15, Hi: 18}, {Lo: 30, Hi: 40}, {Lo: 35, Hi: 60}, {Lo: 64, Hi: 70}}
 	type gap struct{ start, end int64 }
 	var got []gap
-	w := newGapWalk(spans)
+	w := kernel.NewGapWalk(spans)
 	for {
-		s, e, ok := w.next()
+		s, e, ok := w.Next()
 		if !ok {
 			break
 		}
 		got = append(got, gap{s, e})
 	}
 	want := []gap{{0, 0}, {10, 10}, {20, 30}, {60, 64}}
-	if !slices.Equal(got, want) || w.top != 70 {
-		t.Errorf("gaps %v, top %d; want %v, top 70", got, w.top, want)
+	if !slices.Equal(got, want) || w.Top != 70 {
+		t.Errorf("gaps %v, top %d; want %v, top 70", got, w.Top, want)
 	}
-	if w := newGapWalk(nil); w.top != 0 {
-		t.Errorf("empty walk top %d, want 0", w.top)
+	if w := kernel.NewGapWalk(nil); w.Top != 0 {
+		t.Errorf("empty walk top %d, want 0", w.Top)
 	}
 }
 
 func TestFirstAndBestFit(t *testing.T) {
 	// Gaps: [20,30) (10), [60,64) (4), [70,100) (30); top 120.
-	spans := []offsetComp{{0, 20}, {30, 60}, {64, 70}, {100, 120}}
+	spans := []kernel.Comp{{Lo: 0, Hi: 20}, {Lo: 30, Hi: 60}, {Lo: 64, Hi: 70}, {Lo: 100, Hi: 120}}
 	for _, tc := range []struct {
 		size, align int64
 		first, best int64
@@ -49,18 +50,18 @@ func TestFirstAndBestFit(t *testing.T) {
 		{size: 4, align: 16, first: 80, best: 80, bestLen: 30, bestFound: true},
 		{size: 31, align: 1, first: 120, best: 0, bestLen: 1<<63 - 1, bestFound: false},
 	} {
-		if got := firstFit(spans, tc.size, tc.align); got != tc.first {
-			t.Errorf("firstFit(size %d, align %d) = %d, want %d", tc.size, tc.align, got, tc.first)
+		if got := kernel.FirstFit(spans, tc.size, tc.align); got != tc.first {
+			t.Errorf("kernel.FirstFit(size %d, align %d) = %d, want %d", tc.size, tc.align, got, tc.first)
 		}
-		off, length, found, top := bestFit(spans, tc.size, tc.align)
+		off, length, found, top := kernel.BestFit(spans, tc.size, tc.align)
 		if off != tc.best || length != tc.bestLen || found != tc.bestFound || top != 120 {
-			t.Errorf("bestFit(size %d, align %d) = %d, %d, %v, %d; want %d, %d, %v, 120",
+			t.Errorf("kernel.BestFit(size %d, align %d) = %d, %d, %v, %d; want %d, %d, %v, 120",
 				tc.size, tc.align, off, length, found, top, tc.best, tc.bestLen, tc.bestFound)
 		}
 	}
 	// Equal gaps: the lowest wins.
-	if off, _, _, _ := bestFit([]offsetComp{{10, 20}, {30, 40}}, 10, 1); off != 0 {
-		t.Errorf("bestFit among equal gaps = %d, want 0", off)
+	if off, _, _, _ := kernel.BestFit([]kernel.Comp{{Lo: 10, Hi: 20}, {Lo: 30, Hi: 40}}, 10, 1); off != 0 {
+		t.Errorf("kernel.BestFit among equal gaps = %d, want 0", off)
 	}
 }
 
@@ -104,7 +105,7 @@ func TestTFLiteArenaFitQuirk(t *testing.T) {
 		[3]int64{32, 0, 10}, // T2 at 288
 		[3]int64{64, 5, 5},  // X: gaps [1,128) and [192,288)
 	).Buffers
-	offs, _, err := tfliteArenaAllocate(context.Background(), bufs, inOrder(len(bufs)), 32)
+	offs, _, err := tfliteArenaAllocate(context.Background(), bufs, kernel.InOrder(len(bufs)), 32)
 	if err != nil {
 		t.Fatal(err)
 	}

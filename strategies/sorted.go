@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -45,7 +46,7 @@ type objectAssigner func(ctx context.Context, bufs []workloads.Buffer) (ids []in
 // object ids back to p's order and lays the objects out with
 // ObjectsToOffsets.
 func planSortedObjects(ctx context.Context, name string, p *workloads.Problem, assign objectAssigner) (*Plan, error) {
-	if err := recordError(name, p.Buffers); err != nil {
+	if err := kernel.RecordError(name, p.Buffers); err != nil {
 		return nil, err
 	}
 	if len(p.Buffers) > math.MaxInt32 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -363,14 +364,14 @@ func TestRadixSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
 		for _, spread := range []int64{1, 300, 1 << 40, math.MaxInt64} {
-			in := make([]keyed, n)
+			in := make([]kernel.Keyed, n)
 			for i := range in {
-				in[i] = keyed{rng.Int64N(spread) - rng.Int64N(spread)/2, int32(i)}
+				in[i] = kernel.Keyed{Key: rng.Int64N(spread) - rng.Int64N(spread)/2, I: int32(i)}
 			}
 			want := slices.Clone(in)
-			slices.SortStableFunc(want, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
-			if got := radixSort(slices.Clone(in), make([]keyed, n)); !slices.Equal(got, want) {
-				t.Fatalf("n=%d spread=%d: radixSort = %v, want %v", n, spread, got[:min(n, 10)], want[:min(n, 10)])
+			slices.SortStableFunc(want, func(a, b kernel.Keyed) int { return cmp.Compare(a.Key, b.Key) })
+			if got := kernel.RadixSort(slices.Clone(in), make([]kernel.Keyed, n)); !slices.Equal(got, want) {
+				t.Fatalf("n=%d spread=%d: kernel.RadixSort = %v, want %v", n, spread, got[:min(n, 10)], want[:min(n, 10)])
 			}
 		}
 	}

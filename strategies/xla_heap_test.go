@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 	"membench/workloads/synthetic"
 )
@@ -17,7 +18,7 @@ import (
 // of those last used there, both lists in sorted order, the heap taking
 // one tick per call of a sized buffer.
 func refXLAHeapTicks(bufs []workloads.Buffer) [][2]int64 {
-	values := inOrder(len(bufs))
+	values := kernel.InOrder(len(bufs))
 	slices.SortFunc(values, func(x, y int32) int {
 		return cmp.Or(cmp.Compare(bufs[x].First, bufs[y].First), cmp.Compare(bufs[x].Last, bufs[y].Last), cmp.Compare(x, y))
 	})
@@ -56,7 +57,7 @@ func refXLAHeapTicks(bufs []workloads.Buffer) [][2]int64 {
 // comparison sort on XLA's keys: (-size, start-end, buffer) spatial,
 // (start-end, -size, buffer) temporal, start and end being ticks.
 func refXLAHeapOrder(bufs []workloads.Buffer, temporal bool) []int32 {
-	order := inOrder(len(bufs))
+	order := kernel.InOrder(len(bufs))
 	ticks := refXLAHeapTicks(bufs)
 	dur := func(i int32) int64 { return ticks[i][0] - ticks[i][1] }
 	size := func(i int32) int64 { return -bufs[i].Size }
@@ -140,7 +141,7 @@ func TestXLAHeapMatchesReference(t *testing.T) {
 }
 
 // TestLoadBoundMatchesWorkloads compares loadBound (and so
-// taskSpans.loadBound) with workloads.LoadBound on random problems of
+// kernel.TaskSpans.LoadBound) with workloads.LoadBound on random problems of
 // every shape, empty and malformed ones among them.
 func TestLoadBoundMatchesWorkloads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))

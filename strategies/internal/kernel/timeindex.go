@@ -1,0 +1,147 @@
+package kernel
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Placed is one placed tensor as the gap walk sees it.
+type Placed struct {
+	Off int64 // offset
+	End int64 // offset+size rounded up to the alignment
+	Seq int32 // placement order: breaks offset ties as TFLite's list does
+}
+
+// SortPlaced sorts by (offset, placement order): TFLite's list order.
+func SortPlaced(items []Placed) {
+	less := func(x, y *Placed) bool { return x.Off < y.Off || x.Off == y.Off && x.Seq < y.Seq }
+	if len(items) > 24 {
+		slices.SortFunc(items, func(x, y Placed) int {
+			if x.Off != y.Off {
+				return cmp.Compare(x.Off, y.Off)
+			}
+			return cmp.Compare(x.Seq, y.Seq)
+		})
+		return
+	}
+	// Most tensors overlap only a few placed ones: a plain insertion sort
+	// beats the generic sort's indirect comparisons there.
+	for i := 1; i < len(items); i++ {
+		x := items[i]
+		j := i
+		for ; j > 0 && less(&x, &items[j-1]); j-- {
+			items[j] = items[j-1]
+		}
+		items[j] = x
+	}
+}
+
+// BestGap walks placed tensors in TFLite's list order and returns
+// the offset for a tensor of the given size: the start of the smallest gap
+// that fits it (ties: the lowest), where a gap runs from the highest
+// aligned end seen so far to the next tensor's offset; with no such gap,
+// the highest aligned end (0 for none).
+func BestGap(items []Placed, size int64) int64 {
+	best, bestDiff, prev := int64(-1), int64(math.MaxInt64), int64(0)
+	for _, it := range items {
+		if it.Off >= prev {
+			if d := it.Off - prev; d >= size && d < bestDiff {
+				bestDiff, best = d, prev
+			}
+		}
+		prev = max(prev, it.End)
+	}
+	if best < 0 {
+		return prev
+	}
+	return best
+}
+
+// TimeIndex finds, for a buffer, every placed buffer whose lifetime
+// overlaps its own. "Overlaps [f, l]" splits into two disjoint parts:
+// lifetimes containing f (a stabbing query on a segment tree over the
+// distinct first tasks) and lifetimes starting in (f, l] (a range of ids).
+type TimeIndex struct {
+	*TaskSpans
+	// placed[id] is the placed buffer id; seq 0 while unplaced.
+	placed []Placed
+	// A segment tree over 0..D-1 (leaves at D..2D-1) holding each placed
+	// buffer in the canonical nodes of its span, so a root-to-leaf walk
+	// meets every span containing a point exactly once. Node v's entries
+	// are seg[node[v].ptr:][:node[v].len]. Entries are copies: a placed
+	// buffer never moves.
+	leaves int32
+	node   []offsetNode
+	seg    []Placed
+}
+
+// offsetNode is a segment-tree node's list; one struct keeps a root-to-leaf
+// walk at one cache miss per level. up is the nearest proper ancestor that
+// may hold entries (0: none), for CompIndex to skip the others.
+type offsetNode struct{ ptr, len, up int32 }
+
+func NewTimeIndex(ts *TaskSpans) *TimeIndex {
+	ix := &TimeIndex{TaskSpans: ts}
+	d := ix.Tasks()
+	ix.leaves = d
+	// Count each node's share; place fills the lists as buffers are placed.
+	ix.node = make([]offsetNode, 2*d)
+	for _, sp := range ix.Span {
+		for l, r := sp[0]+d, sp[1]+d+1; l < r; l, r = l>>1, r>>1 {
+			if l&1 == 1 {
+				ix.node[l].len++
+				l++
+			}
+			if r&1 == 1 {
+				r--
+				ix.node[r].len++
+			}
+		}
+	}
+	var total int32
+	for v := range ix.node {
+		ix.node[v].ptr = total
+		total += ix.node[v].len
+		ix.node[v].len = 0
+	}
+	ix.seg = make([]Placed, total)
+	ix.placed = make([]Placed, len(ts.ID))
+	return ix
+}
+
+// Place records buffer id as placed: in the id-ordered list and in the
+// canonical nodes of its span.
+func (ix *TimeIndex) Place(id int32, p Placed) {
+	ix.placed[id] = p
+	sp := ix.Span[id]
+	for l, r := sp[0]+ix.leaves, sp[1]+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
+		if l&1 == 1 {
+			ix.seg[ix.node[l].ptr+ix.node[l].len] = p
+			ix.node[l].len++
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			ix.seg[ix.node[r].ptr+ix.node[r].len] = p
+			ix.node[r].len++
+		}
+	}
+}
+
+// Overlapping appends to items the placed buffers whose lifetimes
+// overlap buffer id's.
+func (ix *TimeIndex) Overlapping(items []Placed, id int32) []Placed {
+	a, b := ix.Span[id][0], ix.Span[id][1]
+	for v := a + ix.leaves; v >= 1; v >>= 1 {
+		if nd := ix.node[v]; nd.len > 0 {
+			items = append(items, ix.seg[nd.ptr:nd.ptr+nd.len]...)
+		}
+	}
+	for _, p := range ix.placed[ix.StartPtr[a+1]:ix.StartPtr[b+1]] {
+		if p.Seq != 0 {
+			items = append(items, p)
+		}
+	}
+	return items
+}
