@@ -224,7 +224,7 @@ func executorchPlan(bufs []workloads.Buffer, offsets, sizes []int64) *Plan {
 // executorchInputOrder is the order apply_algo hands ExecuTorch's
 // planners the specs in: by first task, ties in problem order.
 func executorchInputOrder(bufs []workloads.Buffer) []int32 {
-	return kernel.StableOrder(len(bufs), func(i int32) int64 { return int64(bufs[i].First) })
+	return kernel.ByFirst(bufs)
 }
 
 // executorchGreedyOffsets runs ExecuTorch's greedy on the rounded sizes.

@@ -93,7 +93,7 @@ func offsetGreedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, align i
 			break
 		}
 		comps = ix.Overlapping(comps[:0], t)
-		best := kernel.CompBestGap(comps, t.Size)
+		best := kernel.BestGap(comps, t.Size, 1)
 		ix.Place(t, kernel.Comp{Lo: best, Hi: AlignUp(best+t.Size, align)})
 		total = max(total, best+t.Size)
 		t.Size = best // the offset, from here on
@@ -111,6 +111,7 @@ func offsetGreedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, align i
 		tix.Place(spans.ID[i], kernel.Placed{Off: offsets[i], End: AlignUp(offsets[i]+bufs[i].Size, align), Seq: int32(j + 1)})
 	}
 	var items []kernel.Placed
+	var spans0 []kernel.Comp // items' ranges, for kernel.BestGap
 	for ; k < n; k++ {
 		if k%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -121,7 +122,11 @@ func offsetGreedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, align i
 		id := spans.ID[i]
 		items = tix.Overlapping(items[:0], id)
 		kernel.SortPlaced(items)
-		best := kernel.BestGap(items, 0)
+		spans0 = spans0[:0]
+		for _, it := range items {
+			spans0 = append(spans0, kernel.Comp{Lo: it.Off, Hi: it.End})
+		}
+		best := kernel.BestGap(spans0, 0, 1)
 		tix.Place(id, kernel.Placed{Off: best, End: AlignUp(best, align), Seq: int32(k + 1)})
 		offsets[i] = best
 		total = max(total, best)

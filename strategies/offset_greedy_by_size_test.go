@@ -122,32 +122,32 @@ func TestOffsetGreedyBySizeMatchesReference(t *testing.T) {
 func TestOffsetBestGap(t *testing.T) {
 	tests := []struct {
 		name  string
-		items []kernel.Placed // sorted by (off, seq)
+		items []kernel.Comp // spans in TFLite's list order
 		size  int64
 		want  int64
 	}{
 		{"nothing placed", nil, 10, 0},
-		{"no gap: above the highest end", []kernel.Placed{{Off: 0, End: 10, Seq: 1}, {Off: 10, End: 30, Seq: 2}}, 5, 30},
-		{"gap below the first tensor", []kernel.Placed{{Off: 20, End: 30, Seq: 1}}, 20, 0},
-		{"gap too small", []kernel.Placed{{Off: 19, End: 30, Seq: 1}}, 20, 30},
+		{"no gap: above the highest end", []kernel.Comp{{Lo: 0, Hi: 10}, {Lo: 10, Hi: 30}}, 5, 30},
+		{"gap below the first tensor", []kernel.Comp{{Lo: 20, Hi: 30}}, 20, 0},
+		{"gap too small", []kernel.Comp{{Lo: 19, Hi: 30}}, 20, 30},
 		{"smallest fitting gap wins over a lower one",
-			[]kernel.Placed{{Off: 30, End: 40, Seq: 1}, {Off: 50, End: 60, Seq: 2}, {Off: 70, End: 80, Seq: 3}}, 10, 40},
+			[]kernel.Comp{{Lo: 30, Hi: 40}, {Lo: 50, Hi: 60}, {Lo: 70, Hi: 80}}, 10, 40},
 		{"equal gaps: lowest address",
-			[]kernel.Placed{{Off: 10, End: 20, Seq: 1}, {Off: 30, End: 40, Seq: 2}, {Off: 50, End: 60, Seq: 3}}, 10, 0},
+			[]kernel.Comp{{Lo: 10, Hi: 20}, {Lo: 30, Hi: 40}, {Lo: 50, Hi: 60}}, 10, 0},
 		{"a tensor under the running end opens no gap",
-			[]kernel.Placed{{Off: 0, End: 100, Seq: 1}, {Off: 10, End: 20, Seq: 2}, {Off: 120, End: 130, Seq: 3}}, 15, 100},
+			[]kernel.Comp{{Lo: 0, Hi: 100}, {Lo: 10, Hi: 20}, {Lo: 120, Hi: 130}}, 15, 100},
 		{"zero size takes the first zero-length gap",
-			[]kernel.Placed{{Off: 5, End: 10, Seq: 1}, {Off: 10, End: 20, Seq: 2}}, 0, 10},
+			[]kernel.Comp{{Lo: 5, Hi: 10}, {Lo: 10, Hi: 20}}, 0, 10},
 		{"zero-size tensors split a gap",
-			[]kernel.Placed{{Off: 10, End: 10, Seq: 1}, {Off: 30, End: 40, Seq: 2}}, 20, 10},
+			[]kernel.Comp{{Lo: 10, Hi: 10}, {Lo: 30, Hi: 40}}, 20, 10},
 		{"aligned ends set the gap start",
-			[]kernel.Placed{{Off: 0, End: 128, Seq: 1}, {Off: 256, End: 384, Seq: 2}}, 100, 128},
-		{"huge sizes", []kernel.Placed{{Off: 0, End: 1 << 41, Seq: 1}, {Off: 3 << 40, End: 4 << 40, Seq: 2}}, 1 << 40, 1 << 41},
+			[]kernel.Comp{{Lo: 0, Hi: 128}, {Lo: 256, Hi: 384}}, 100, 128},
+		{"huge sizes", []kernel.Comp{{Lo: 0, Hi: 1 << 41}, {Lo: 3 << 40, Hi: 4 << 40}}, 1 << 40, 1 << 41},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := kernel.BestGap(tc.items, tc.size); got != tc.want {
-				t.Errorf("kernel.BestGap = %d, want %d", got, tc.want)
+			if got := kernel.BestGap(tc.items, tc.size, 1); got != tc.want {
+				t.Errorf("BestGap = %d, want %d", got, tc.want)
 			}
 		})
 	}

@@ -19,17 +19,7 @@ func byFirst(bufs []workloads.Buffer) ([]workloads.Buffer, []int32) {
 	if slices.IsSortedFunc(bufs, func(a, b workloads.Buffer) int { return cmp.Compare(a.First, b.First) }) {
 		return bufs, nil
 	}
-	perm := make([]int32, len(bufs))
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	// Ties broken by index make the unstable sort stable.
-	slices.SortFunc(perm, func(a, b int32) int {
-		if c := cmp.Compare(bufs[a].First, bufs[b].First); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	perm := kernel.ByFirst(bufs)
 	sorted := make([]workloads.Buffer, len(bufs))
 	for k, i := range perm {
 		sorted[k] = bufs[i]

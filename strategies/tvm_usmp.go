@@ -169,16 +169,7 @@ func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, ali
 	}
 	// In order of (First, index), a buffer conflicts with the ones after it
 	// that start no later than its last task: a run of the next ones.
-	byFirst := make([]int32, n)
-	for i := range byFirst {
-		byFirst[i] = int32(i)
-	}
-	slices.SortFunc(byFirst, func(a, b int32) int {
-		if c := cmp.Compare(bufs[a].First, bufs[b].First); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	byFirst := kernel.ByFirst(bufs)
 	runEnd := make([]int32, n)
 	deg := make([]int64, n)
 	var total int64

@@ -217,13 +217,7 @@ func xlaHeapTicks(bufs []workloads.Buffer) [][2]int64 {
 // xlaHeapChoose is XLA's best fit: the smallest free chunk that holds the
 // buffer (ties: the lowest), else the endless chunk above them all.
 func xlaHeapChoose(align int64) chooser {
-	return func(size int64, live []kernel.Comp) int64 {
-		off, _, found, top := kernel.BestFit(live, size, align)
-		if !found {
-			// The endless chunk above every placed buffer starts at an
-			// aligned end already.
-			return top
-		}
-		return off
-	}
+	// The endless chunk above every placed buffer starts at an aligned
+	// end already: BestGap's top.
+	return func(size int64, live []kernel.Comp) int64 { return kernel.BestGap(live, size, align) }
 }

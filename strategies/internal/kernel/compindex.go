@@ -10,24 +10,6 @@ import (
 // ranges [offset, aligned end]: ranges that touch belong to one.
 type Comp struct{ Lo, Hi int64 }
 
-// CompBestGap is BestGap for a tensor of positive size over
-// components sorted by start.
-func CompBestGap(comps []Comp, size int64) int64 {
-	best, bestDiff, prev := int64(-1), int64(math.MaxInt64), int64(0)
-	for _, c := range comps {
-		if c.Lo >= prev {
-			if d := c.Lo - prev; d >= size && d < bestDiff {
-				bestDiff, best = d, prev
-			}
-		}
-		prev = max(prev, c.Hi)
-	}
-	if best < 0 {
-		return prev
-	}
-	return best
-}
-
 // CompIndex finds, for a buffer, the components of the placed
 // buffers whose lifetimes overlap its own. "Overlaps [f, l]" splits into
 // two disjoint parts: lifetimes containing f (a stabbing query on a

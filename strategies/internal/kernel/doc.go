@@ -11,9 +11,9 @@
 //     those that overlap a buffer in time; MergeComp, SortComps.
 //   - timeindex.go: TimeIndex, the same index buffer by buffer (for
 //     zero-size buffers and ExecuTorch's objects); Placed, SortPlaced.
-//   - gapwalk.go: GapWalk over sorted spans and the gap choices built
-//     on it: BestGap, CompBestGap (TFLite's smallest gap), FirstFit and
-//     BestFit (aligned); AlignUp.
+//   - gapwalk.go: GapWalk over spans sorted by offset and the gap choices:
+//     FirstFit, and BestFit, the one best-gap walker, with BestGap (TFLite's
+//     and XLA's smallest gap, else the top); AlignUp.
 //   - treap.go: KeyTreap, the ordered set behind MXNet's and MegEngine's
 //     free lists.
 //   - check.go: RecordError and CtxCheckEvery, the record check and the

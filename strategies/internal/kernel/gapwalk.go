@@ -57,21 +57,40 @@ func FirstFit(spans []Comp, size, align int64) int64 {
 // holds a buffer of the given size once the gap's start is aligned up;
 // among equally long gaps the lowest wins. It returns that aligned start
 // and the gap's length, or found == false when no gap holds the buffer;
-// top is the highest end of all spans either way.
+// top is the highest end of all spans either way. It is the one best-gap
+// walker (through BestGap: TFLite's GreedyBySizeAssignment, XLA's heap);
+// TFLite's SimpleMemoryArena differs on purpose (it compares what is left
+// after aligning) and walks with GapWalk itself. The gaps are GapWalk's,
+// walked inline: this is offset-greedy-by-size's inner loop.
 func BestFit(spans []Comp, size, align int64) (off, length int64, found bool, top int64) {
 	length = math.MaxInt64
-	w := NewGapWalk(spans)
-	for {
-		start, end, ok := w.Next()
-		if !ok {
-			return off, length, found, w.Top
+	for _, s := range spans {
+		start := top
+		top = max(top, s.Hi)
+		if s.Lo < start {
+			continue // no gap: s overlaps what came before
 		}
-		if l := end - start; l >= size && l < length {
-			if a := AlignUp(start, align); end-a >= size {
+		if l := s.Lo - start; l >= size && l < length {
+			if a := AlignUp(start, align); s.Lo-a >= size {
 				off, length, found = a, l, true
 			}
 		}
 	}
+	return off, length, found, top
+}
+
+// BestGap is BestFit falling back to the top: the aligned start of the
+// smallest gap that holds size (ties: the lowest), else the highest end
+// of the spans (0 for none). Unaligned (align 1) over spans sorted by
+// offset, it is TFLite's GreedyBySizeAssignment choice (the spans being
+// the placed tensors' [offset, aligned end] in its list order, or their
+// components); aligned, XLA's heap simulator's best fit.
+func BestGap(spans []Comp, size, align int64) int64 {
+	off, _, found, top := BestFit(spans, size, align)
+	if !found {
+		return top
+	}
+	return off
 }
 
 // AlignUp rounds x up to a multiple of align (align <= 1 leaves x as is).

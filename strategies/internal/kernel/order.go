@@ -46,10 +46,11 @@ func RadixSort(s, buf []Keyed) []Keyed {
 	return s
 }
 
-// sweep reports the first pair of conflicting buffers whose address ranges
-
 // BySizeDescending returns the buffer indices by size descending, ties in
-// index order (TFLite's stable sort).
+// index order (TFLite's stable sort). It is the one by-size order of the
+// planners that keep ties in index order; those that break ties another
+// way (tflm-greedy: index descending; xla-heap-*: duration) build theirs
+// with StableOrder.
 func BySizeDescending(bufs []workloads.Buffer) []int32 {
 	keys := RadixSort(SizeKeys(bufs), make([]Keyed, len(bufs)))
 	order := make([]int32, len(bufs))
@@ -59,14 +60,20 @@ func BySizeDescending(bufs []workloads.Buffer) []int32 {
 	return order
 }
 
-// SizeKeys returns each buffer's index Keyed by its size negated, to sort
-// by size descending.
+// SizeKeys returns each buffer's index Keyed by its size complemented
+// (^size, which is -size-1 and, unlike -size, reverses the order of every
+// int64), to sort by size descending.
 func SizeKeys(bufs []workloads.Buffer) []Keyed {
 	keys := make([]Keyed, len(bufs))
 	for i, b := range bufs {
-		keys[i] = Keyed{-b.Size, int32(i)}
+		keys[i] = Keyed{^b.Size, int32(i)}
 	}
 	return keys
+}
+
+// ByFirst returns the buffer indices by first task, ties in index order.
+func ByFirst(bufs []workloads.Buffer) []int32 {
+	return StableOrder(len(bufs), func(i int32) int64 { return int64(bufs[i].First) })
 }
 
 // InOrder returns 0..n-1: problem order.

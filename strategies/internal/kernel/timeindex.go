@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"cmp"
-	"math"
 	"slices"
 )
 
@@ -35,27 +34,6 @@ func SortPlaced(items []Placed) {
 		}
 		items[j] = x
 	}
-}
-
-// BestGap walks placed tensors in TFLite's list order and returns
-// the offset for a tensor of the given size: the start of the smallest gap
-// that fits it (ties: the lowest), where a gap runs from the highest
-// aligned end seen so far to the next tensor's offset; with no such gap,
-// the highest aligned end (0 for none).
-func BestGap(items []Placed, size int64) int64 {
-	best, bestDiff, prev := int64(-1), int64(math.MaxInt64), int64(0)
-	for _, it := range items {
-		if it.Off >= prev {
-			if d := it.Off - prev; d >= size && d < bestDiff {
-				bestDiff, best = d, prev
-			}
-		}
-		prev = max(prev, it.End)
-	}
-	if best < 0 {
-		return prev
-	}
-	return best
 }
 
 // TimeIndex finds, for a buffer, every placed buffer whose lifetime
