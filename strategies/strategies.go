@@ -1,7 +1,3 @@
-// Package strategies holds the static memory planners: the Strategy
-// interface, the registry, plans, their validation and the lower bounds.
-//
-// A new heuristic is one file that calls Register from init().
 package strategies
 
 import (

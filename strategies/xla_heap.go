@@ -121,7 +121,7 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 	// The first run wins if its heap is no larger than the second's. It
 	// goes until its heap passes LB_load: if it never does, it reached
 	// LB_load, which no plan beats.
-	done, err := first.run(ctx, above(spans.LoadBound(bufs)))
+	done, err := first.run(ctx, above(workloads.LoadBound(bufs)))
 	if err != nil {
 		return nil, err
 	}

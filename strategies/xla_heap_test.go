@@ -140,33 +140,6 @@ func TestXLAHeapMatchesReference(t *testing.T) {
 	}
 }
 
-// TestLoadBoundMatchesWorkloads compares loadBound (and so
-// kernel.TaskSpans.LoadBound) with workloads.LoadBound on random problems of
-// every shape, empty and malformed ones among them.
-func TestLoadBoundMatchesWorkloads(t *testing.T) {
-	rng := rand.New(rand.NewPCG(15, 16))
-	for trial := range 400 {
-		n := rng.IntN(200)
-		bufs := randomGapProblem(rng, n, []string{"sparse", "dense", "half", "point"}[trial%4])
-		if trial%5 == 0 {
-			for i := range bufs {
-				bufs[i].First -= n // negative tasks
-			}
-		}
-		if trial%7 == 0 && n > 0 {
-			k := rng.IntN(n)
-			bufs[k].First, bufs[k].Last = bufs[k].Last+1, bufs[k].First // First after Last
-		}
-		if got, want := loadBound(bufs), workloads.LoadBound(bufs); got != want {
-			t.Fatalf("trial %d (n %d): loadBound %d, want %d", trial, n, got, want)
-		}
-	}
-	p := synthetic.RandomDAG(synthetic.DefaultDAG(5000, 1))
-	if got, want := loadBound(p.Buffers), p.LoadBound(); got != want {
-		t.Fatalf("random DAG: loadBound %d, want %d", got, want)
-	}
-}
-
 // TestXLAHeapCallTicks: XLA's sort keys measure a buffer's life in heap
 // calls (one tick per Alloc or Free, RunComputation's order), not in
 // tasks. Each case was worked by hand from heap_simulator.cc; rows are

@@ -4,8 +4,8 @@
 //   - order.go: Keyed and RadixSort (a stable LSD radix sort), and the
 //     orders built on it: BySizeDescending, StableOrder, InOrder.
 //   - spans.go: TaskSpans, which numbers buffers by first task so that
-//     the buffers starting in a time range are a range of ids, and
-//     TaskSpans.LoadBound (LB_load).
+//     the buffers starting in a time range are a range of ids. (LB_load
+//     is workloads.LoadBound, for every planner.)
 //   - compindex.go, compids.go: CompIndex, the interval index giving the
 //     connected components of the placed buffers' address ranges among
 //     those that overlap a buffer in time; MergeComp, SortComps.

@@ -70,22 +70,3 @@ func NewTaskSpans(bufs []workloads.Buffer, clamp bool) *TaskSpans {
 
 // Tasks returns D, the number of distinct first tasks.
 func (ts *TaskSpans) Tasks() int32 { return int32(len(ts.StartPtr) - 1) }
-
-// LoadBound is LB_load (workloads.LoadBound): the most bytes live at once.
-// The live set only grows at a first task, so the peak is at one of the
-// distinct first tasks, where a difference array over the spans counts
-// it.
-func (ts *TaskSpans) LoadBound(bufs []workloads.Buffer) int64 {
-	diff := make([]int64, ts.Tasks()+1)
-	for i, b := range bufs {
-		sp := ts.Span[ts.ID[i]]
-		diff[sp[0]] += b.Size
-		diff[sp[1]+1] -= b.Size
-	}
-	var live, peak int64
-	for _, d := range diff {
-		live += d
-		peak = max(peak, live)
-	}
-	return peak
-}
