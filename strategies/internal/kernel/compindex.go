@@ -22,7 +22,7 @@ type CompIndex struct {
 	// Node v's components are pool[node[v].ptr:][:node[v].len], sorted;
 	// its room, up to node[v+1].ptr, is the number of buffers it may
 	// hold, which bounds them (node[2D] is a sentinel).
-	node []offsetNode
+	node []segNode
 	pool []Comp
 	// placed[id] is where buffer id was placed; lo is -1 until it is.
 	placed []Comp
@@ -41,7 +41,7 @@ type CompIndex struct {
 // NewCompIndex returns an empty index over the spans ts.
 func NewCompIndex(ts *TaskSpans) *CompIndex {
 	d := ts.Tasks()
-	ix := &CompIndex{TaskSpans: ts, leaves: d, node: make([]offsetNode, 2*d+1),
+	ix := &CompIndex{TaskSpans: ts, leaves: d, node: make([]segNode, 2*d+1),
 		placed: make([]Comp, len(ts.ID)), all: newDenseSet(len(ts.ID))}
 	for id := range ix.placed {
 		ix.placed[id].Lo = -1
@@ -62,7 +62,7 @@ func NewCompIndex(ts *TaskSpans) *CompIndex {
 // countCanonical sets node[v].ptr to the start of room for as many
 // entries as spans have v among their canonical nodes (node[v].len 0) and
 // returns the room in all.
-func countCanonical(node []offsetNode, spans [][2]int32, d int32) int32 {
+func countCanonical(node []segNode, spans [][2]int32, d int32) int32 {
 	for _, sp := range spans {
 		for l, r := sp[0]+d, sp[1]+d+1; l < r; l, r = l>>1, r>>1 {
 			if l&1 == 1 {

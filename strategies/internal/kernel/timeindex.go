@@ -50,39 +50,22 @@ type TimeIndex struct {
 	// are seg[node[v].ptr:][:node[v].len]. Entries are copies: a placed
 	// buffer never moves.
 	leaves int32
-	node   []offsetNode
+	node   []segNode
 	seg    []Placed
 }
 
-// offsetNode is a segment-tree node's list; one struct keeps a root-to-leaf
+// segNode is a segment-tree node's list; one struct keeps a root-to-leaf
 // walk at one cache miss per level. up is the nearest proper ancestor that
 // may hold entries (0: none), for CompIndex to skip the others.
-type offsetNode struct{ ptr, len, up int32 }
+type segNode struct{ ptr, len, up int32 }
 
 func NewTimeIndex(ts *TaskSpans) *TimeIndex {
 	ix := &TimeIndex{TaskSpans: ts}
 	d := ix.Tasks()
 	ix.leaves = d
-	// Count each node's share; place fills the lists as buffers are placed.
-	ix.node = make([]offsetNode, 2*d)
-	for _, sp := range ix.Span {
-		for l, r := sp[0]+d, sp[1]+d+1; l < r; l, r = l>>1, r>>1 {
-			if l&1 == 1 {
-				ix.node[l].len++
-				l++
-			}
-			if r&1 == 1 {
-				r--
-				ix.node[r].len++
-			}
-		}
-	}
-	var total int32
-	for v := range ix.node {
-		ix.node[v].ptr = total
-		total += ix.node[v].len
-		ix.node[v].len = 0
-	}
+	// Count each node's share; Place fills the lists as buffers are placed.
+	ix.node = make([]segNode, 2*d)
+	total := countCanonical(ix.node, ix.Span, d)
 	ix.seg = make([]Placed, total)
 	ix.placed = make([]Placed, len(ts.ID))
 	return ix
