@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"membench/strategies/internal/kernel"
 	"membench/workloads"
 	"membench/workloads/synthetic"
 )
@@ -116,40 +115,6 @@ func TestOffsetGreedyBySizeMatchesReference(t *testing.T) {
 					k, p.Name, align, total, wantTotal)
 			}
 		}
-	}
-}
-
-func TestOffsetBestGap(t *testing.T) {
-	tests := []struct {
-		name  string
-		items []kernel.Comp // spans in TFLite's list order
-		size  int64
-		want  int64
-	}{
-		{"nothing placed", nil, 10, 0},
-		{"no gap: above the highest end", []kernel.Comp{{Lo: 0, Hi: 10}, {Lo: 10, Hi: 30}}, 5, 30},
-		{"gap below the first tensor", []kernel.Comp{{Lo: 20, Hi: 30}}, 20, 0},
-		{"gap too small", []kernel.Comp{{Lo: 19, Hi: 30}}, 20, 30},
-		{"smallest fitting gap wins over a lower one",
-			[]kernel.Comp{{Lo: 30, Hi: 40}, {Lo: 50, Hi: 60}, {Lo: 70, Hi: 80}}, 10, 40},
-		{"equal gaps: lowest address",
-			[]kernel.Comp{{Lo: 10, Hi: 20}, {Lo: 30, Hi: 40}, {Lo: 50, Hi: 60}}, 10, 0},
-		{"a tensor under the running end opens no gap",
-			[]kernel.Comp{{Lo: 0, Hi: 100}, {Lo: 10, Hi: 20}, {Lo: 120, Hi: 130}}, 15, 100},
-		{"zero size takes the first zero-length gap",
-			[]kernel.Comp{{Lo: 5, Hi: 10}, {Lo: 10, Hi: 20}}, 0, 10},
-		{"zero-size tensors split a gap",
-			[]kernel.Comp{{Lo: 10, Hi: 10}, {Lo: 30, Hi: 40}}, 20, 10},
-		{"aligned ends set the gap start",
-			[]kernel.Comp{{Lo: 0, Hi: 128}, {Lo: 256, Hi: 384}}, 100, 128},
-		{"huge sizes", []kernel.Comp{{Lo: 0, Hi: 1 << 41}, {Lo: 3 << 40, Hi: 4 << 40}}, 1 << 40, 1 << 41},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := kernel.BestGap(tc.items, tc.size, 1); got != tc.want {
-				t.Errorf("BestGap = %d, want %d", got, tc.want)
-			}
-		})
 	}
 }
 

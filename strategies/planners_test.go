@@ -11,60 +11,6 @@ import (
 	"membench/workloads"
 )
 
-// TestGapWalk checks the gaps between spans, the empty gap where a span
-// starts right at the top, no gap below an overlapped span, and the top.
-func TestGapWalk(t *testing.T) {
-	spans := []kernel.Comp{{Lo: 0, Hi: 10}, {Lo: 10, Hi: 20}, {Lo: 15, Hi: 18}, {Lo: 30, Hi: 40}, {Lo: 35, Hi: 60}, {Lo: 64, Hi: 70}}
-	type gap struct{ start, end int64 }
-	var got []gap
-	w := kernel.NewGapWalk(spans)
-	for {
-		s, e, ok := w.Next()
-		if !ok {
-			break
-		}
-		got = append(got, gap{s, e})
-	}
-	want := []gap{{0, 0}, {10, 10}, {20, 30}, {60, 64}}
-	if !slices.Equal(got, want) || w.Top != 70 {
-		t.Errorf("gaps %v, top %d; want %v, top 70", got, w.Top, want)
-	}
-	if w := kernel.NewGapWalk(nil); w.Top != 0 {
-		t.Errorf("empty walk top %d, want 0", w.Top)
-	}
-}
-
-func TestFirstAndBestFit(t *testing.T) {
-	// Gaps: [20,30) (10), [60,64) (4), [70,100) (30); top 120.
-	spans := []kernel.Comp{{Lo: 0, Hi: 20}, {Lo: 30, Hi: 60}, {Lo: 64, Hi: 70}, {Lo: 100, Hi: 120}}
-	for _, tc := range []struct {
-		size, align int64
-		first, best int64
-		bestLen     int64
-		bestFound   bool
-	}{
-		{size: 4, align: 1, first: 20, best: 60, bestLen: 4, bestFound: true},
-		{size: 5, align: 1, first: 20, best: 20, bestLen: 10, bestFound: true},
-		{size: 11, align: 1, first: 70, best: 70, bestLen: 30, bestFound: true},
-		// Aligned to 16: [20,30) starts at 32 and holds nothing; [60,64) at 64.
-		{size: 4, align: 16, first: 80, best: 80, bestLen: 30, bestFound: true},
-		{size: 31, align: 1, first: 120, best: 0, bestLen: 1<<63 - 1, bestFound: false},
-	} {
-		if got := kernel.FirstFit(spans, tc.size, tc.align); got != tc.first {
-			t.Errorf("kernel.FirstFit(size %d, align %d) = %d, want %d", tc.size, tc.align, got, tc.first)
-		}
-		off, length, found, top := kernel.BestFit(spans, tc.size, tc.align)
-		if off != tc.best || length != tc.bestLen || found != tc.bestFound || top != 120 {
-			t.Errorf("kernel.BestFit(size %d, align %d) = %d, %d, %v, %d; want %d, %d, %v, 120",
-				tc.size, tc.align, off, length, found, top, tc.best, tc.bestLen, tc.bestFound)
-		}
-	}
-	// Equal gaps: the lowest wins.
-	if off, _, _, _ := kernel.BestFit([]kernel.Comp{{Lo: 10, Hi: 20}, {Lo: 30, Hi: 40}}, 10, 1); off != 0 {
-		t.Errorf("kernel.BestFit among equal gaps = %d, want 0", off)
-	}
-}
-
 // plan is planOrFatal, and the plan must be valid.
 func plan(t *testing.T, spec string, p *workloads.Problem) *Plan {
 	t.Helper()
