@@ -120,6 +120,9 @@ func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []i
 }
 
 // tfliteArenaChoose is SimpleMemoryArena::Allocate's choice among the gaps.
+// It is not kernel.BestFit, on purpose: TFLite takes a gap when its room
+// after aligning its start (end-a) is below the best gap's whole length
+// (end-start), mixing the two measures; BestFit compares whole lengths.
 func tfliteArenaChoose(align int64) chooser {
 	return func(size int64, live []kernel.Comp) int64 {
 		best, bestFit := int64(-1), int64(math.MaxInt64)

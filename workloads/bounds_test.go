@@ -65,9 +65,18 @@ func TestLoadBoundMatchesDefinition(t *testing.T) {
 	}
 }
 
+// BenchmarkLoadBound1M times LoadBound on a million buffers against the
+// event sweep it replaced (loadSweep, LoadBound before issue 19).
 func BenchmarkLoadBound1M(b *testing.B) {
 	p := bigProblem()
-	for b.Loop() {
-		LoadBound(p.Buffers)
+	for _, f := range []struct {
+		name string
+		f    func([]Buffer) int64
+	}{{"LoadBound", LoadBound}, {"sweep", loadSweep}} {
+		b.Run(f.name, func(b *testing.B) {
+			for b.Loop() {
+				f.f(p.Buffers)
+			}
+		})
 	}
 }
