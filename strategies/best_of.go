@@ -70,7 +70,7 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 		// No plan beats LB_load, so the later members cannot win.
 		if k+1 < len(s.members) {
 			if lb < 0 {
-				lb = loadBound(p.Buffers)
+				lb = p.LoadBound()
 			}
 			if best.Footprint <= lb {
 				break
@@ -82,19 +82,4 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 		return nil, fmt.Errorf("best-of: %s returned an invalid plan: %w", winner.Name(), err)
 	}
 	return best, nil
-}
-
-// loadBound is workloads.LoadBound, by taskSpans (one radix sort, no
-// comparisons) where every record is well formed, as it is for every
-// member that returns a plan; else by workloads.LoadBound itself.
-func loadBound(bufs []workloads.Buffer) int64 {
-	for _, b := range bufs {
-		if b.First > b.Last || b.Size < 0 {
-			return workloads.LoadBound(bufs)
-		}
-	}
-	if len(bufs) == 0 {
-		return 0
-	}
-	return newTaskSpans(bufs, false).loadBound(bufs)
 }

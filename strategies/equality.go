@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -37,7 +38,7 @@ func equalityAssign(ctx context.Context, bufs []workloads.Buffer) ([]int, []int6
 	start, released := releaseLists(bufs)
 	var batch []releasedObject
 	for i, b := range bufs {
-		if i%ctxCheckEvery == 0 {
+		if i%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -147,7 +148,7 @@ func runtimeAlignment(name string, param, problem int64) (int64, error) {
 // executorchRealign returns ExecuTorch's alignment combined with the
 // problem's (their least common multiple) and the rounded sizes.
 func executorchRealign(name string, p *workloads.Problem, align int64) (int64, []int64, error) {
-	if err := recordError(name, p.Buffers); err != nil {
+	if err := kernel.RecordError(name, p.Buffers); err != nil {
 		return 0, nil, err
 	}
 	a, err := runtimeAlignment(name, align, p.Alignment)
@@ -178,7 +179,7 @@ func (e executorchNaive) Plan(ctx context.Context, p *workloads.Problem) (*Plan,
 	var next int64
 	for k, i := range executorchInputOrder(p.Buffers) {
 		s := sizes[i]
-		if k%ctxCheckEvery == 0 {
+		if k%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -223,7 +224,7 @@ func executorchPlan(bufs []workloads.Buffer, offsets, sizes []int64) *Plan {
 // executorchInputOrder is the order apply_algo hands ExecuTorch's
 // planners the specs in: by first task, ties in problem order.
 func executorchInputOrder(bufs []workloads.Buffer) []int32 {
-	return stableOrder(len(bufs), func(i int32) int64 { return int64(bufs[i].First) })
+	return kernel.ByFirst(bufs)
 }
 
 // executorchGreedyOffsets runs ExecuTorch's greedy on the rounded sizes.
@@ -242,12 +243,12 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 	n := len(bufs)
 	// Largest key first, equal keys in reverse input order (by first task,
 	// then buffer: executorchInputOrder).
-	order := stableOrder(n,
+	order := kernel.StableOrder(n,
 		func(i int32) int64 { return -AlignUp(bufs[i].Size, executorchDefaultAlignment) },
 		func(i int32) int64 { return -int64(bufs[i].First) },
 		func(i int32) int64 { return -int64(i) })
 
-	ix := newOffsetTimeIndex(newTaskSpans(bufs, false))
+	ix := kernel.NewTimeIndex(kernel.NewTaskSpans(bufs, false))
 	// The placed tensors' spans end at minEnd or later and start at
 	// maxStart or earlier.
 	minEnd, maxStart := int32(math.MaxInt32), int32(-1)
@@ -261,20 +262,20 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 		top   int64
 	}
 	var state []objState
-	var items []offsetPlaced
+	var items []kernel.Placed
 	var touched []int32
 	work := 0
 	for k, i := range order {
 		// Poll ctx by work done: a tensor can overlap every placed one.
-		if work += len(items) + 1; work >= ctxCheckEvery*64 || k == 0 {
+		if work += len(items) + 1; work >= kernel.CtxCheckEvery*64 || k == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			work = 0
 		}
 		s := sizes[i]
-		id := ix.id[i]
-		sp := ix.span[id]
+		id := ix.ID[i]
+		sp := ix.Span[id]
 		o, at := int32(-1), int64(0)
 		if fastDense && minEnd >= sp[0] && maxStart <= sp[1] {
 			items = items[:0]
@@ -286,15 +287,15 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 				o, at = 0, objSize[0]
 			}
 		} else {
-			items = ix.overlapping(items[:0], id)
+			items = ix.Overlapping(items[:0], id)
 			touched = touched[:0]
 			for _, it := range items {
-				st := &state[it.off] // the index stores (object, end within it)
+				st := &state[it.Off] // the index stores (object, end within it)
 				if st.stamp != int32(k+1) {
 					st.stamp, st.top = int32(k+1), 0
-					touched = append(touched, int32(it.off))
+					touched = append(touched, int32(it.Off))
 				}
-				st.top = max(st.top, it.end)
+				st.top = max(st.top, it.End)
 			}
 			if len(touched) < len(objSize) {
 				// Rule 1: the first object with no live tensor.
@@ -320,7 +321,7 @@ func executorchGreedyOffsets(ctx context.Context, bufs []workloads.Buffer, sizes
 			state = append(state, objState{})
 		}
 		obj[i], inner[i] = o, at
-		ix.place(id, offsetPlaced{off: int64(o), end: at + s, seq: int32(k + 1)})
+		ix.Place(id, kernel.Placed{Off: int64(o), End: at + s, Seq: int32(k + 1)})
 		minEnd, maxStart = min(minEnd, sp[1]), max(maxStart, sp[0])
 	}
 	// Objects back to back in creation order.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -38,9 +39,9 @@ func refPlaceOneByOne(bufs []workloads.Buffer, order []int32, choose chooser, en
 		}
 		// Stable: equal offsets keep placement order.
 		slices.SortStableFunc(live, func(x, y placed) int { return cmp.Compare(x.off, y.off) })
-		spans := make([]offsetComp, len(live))
+		spans := make([]kernel.Comp, len(live))
 		for k, p := range live {
-			spans[k] = offsetComp{p.off, p.end}
+			spans[k] = kernel.Comp{Lo: p.off, Hi: p.end}
 		}
 		off := choose(size, spans)
 		all = append(all, placed{i, off, end(off, size)})
@@ -140,65 +141,6 @@ func TestPlaceOneByOneMatchesReference(t *testing.T) {
 	}
 }
 
-// TestCompSet adds random ranges to a compSet and checks, after each add,
-// that it holds what mergeComp gives on one flat list, that every block's
-// longest gap is right, and that the spans gapSpans gives leave the same
-// gaps at least some length long as the flat list, and the same top.
-func TestCompSet(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for trial := range 20 {
-		var s compSet
-		var flat []offsetComp
-		span := int64(100 + rng.IntN(20000))
-		for k := range 1000 {
-			lo := rng.Int64N(span)
-			c := offsetComp{lo, lo + rng.Int64N(1+span/200)}
-			s.add(c)
-			flat = mergeComp(flat, c)
-			if got := s.appendTo(nil); !slices.Equal(got, flat) {
-				t.Fatalf("trial %d, add %d of %v: set %v, want %v", trial, k, c, got, flat)
-			}
-			for b, bl := range s.blocks {
-				want := bl.maxGap
-				bl.setMaxGap()
-				if bl.maxGap != want || len(bl.c) == 0 || len(bl.c) > 2*compBlockSize {
-					t.Fatalf("trial %d, add %d: block %d has %d ranges, longest gap %d recorded, %d true",
-						trial, k, b, len(bl.c), want, bl.maxGap)
-				}
-			}
-			minLen := 1 + rng.Int64N(1+span/50)
-			w, ref := newGapWalk(s.gapSpans(nil, minLen)), newGapWalk(flat)
-			for {
-				var start, end, rs, re int64
-				var ok, rok bool
-				for {
-					if start, end, ok = w.next(); !ok || end-start >= minLen {
-						break
-					}
-				}
-				for {
-					if rs, re, rok = ref.next(); !rok || re-rs >= minLen {
-						break
-					}
-				}
-				if start != rs || end != re || ok != rok {
-					t.Fatalf("trial %d, add %d, min %d: gap [%d,%d) %v, want [%d,%d) %v", trial, k, minLen, start, end, ok, rs, re, rok)
-				}
-				if !ok {
-					break
-				}
-			}
-			if w.top != ref.top {
-				t.Fatalf("trial %d, add %d: top %d, want %d", trial, k, w.top, ref.top)
-			}
-		}
-		if len(s.blocks) < 2 {
-			t.Errorf("trial %d: %d block(s): the test meant to cross blocks", trial, len(s.blocks))
-		}
-	}
-}
-
-// TestExecuTorchGreedyDenseMatches compares executorch-greedy's dense
 // shortcut with its general loop on random problems, dense and half-dense
 // ones among them.
 func TestExecuTorchGreedyDenseMatches(t *testing.T) {
@@ -230,13 +172,13 @@ func TestExecuTorchGreedyDenseMatches(t *testing.T) {
 }
 
 // TestOrdersMatchComparisonSort compares the planners' orders, which
-// stableOrder sorts by radix, with a comparison sort on their keys as the
+// kernel.StableOrder sorts by radix, with a comparison sort on their keys as the
 // upstreams write them, on random problems with many equal sizes, equal
 // first tasks, whole-run buffers, negative tasks and shuffled IDs.
 func TestOrdersMatchComparisonSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	sorted := func(n int, key func(i int32) [3]int64) []int32 {
-		order := inOrder(n)
+		order := kernel.InOrder(n)
 		slices.SortFunc(order, func(x, y int32) int {
 			kx, ky := key(x), key(y)
 			return cmp.Or(cmp.Compare(kx[0], ky[0]), cmp.Compare(kx[1], ky[1]), cmp.Compare(kx[2], ky[2]), cmp.Compare(x, y))

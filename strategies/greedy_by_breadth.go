@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -156,7 +157,7 @@ type breadthObjects struct {
 }
 
 // breadthLife is a tensor's lifetime: its first and last tasks, and their
-// numbers a, b among the distinct first tasks (taskSpans).
+// numbers a, b among the distinct first tasks (kernel.TaskSpans).
 type breadthLife struct {
 	f, l int
 	a, b int32
@@ -293,7 +294,7 @@ func (bo *breadthObjects) assign(o int32, size int64, t breadthLife) int32 {
 // at a bitset of its busy tasks; a tensor that overlaps every assigned
 // one needs no search at all (dense inputs).
 func greedyByBreadthObjects(ctx context.Context, bufs []workloads.Buffer) (*Plan, error) {
-	if err := recordError("greedy-by-breadth", bufs); err != nil {
+	if err := kernel.RecordError("greedy-by-breadth", bufs); err != nil {
 		return nil, err
 	}
 	for i, b := range bufs {
@@ -307,15 +308,15 @@ func greedyByBreadthObjects(ctx context.Context, bufs []workloads.Buffer) (*Plan
 		return nil, err
 	}
 	ids := make([]int, len(bufs))
-	bo := breadthObjects{sizes: []int64{}, d: ts.tasks(), bitWords: breadthMaxBitWords}
+	bo := breadthObjects{sizes: []int64{}, d: ts.Tasks(), bitWords: breadthMaxBitWords}
 	for k, i := range order {
-		if k%ctxCheckEvery == 0 {
+		if k%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
 		b := bufs[i]
-		sp := ts.span[ts.id[i]]
+		sp := ts.Span[ts.ID[i]]
 		t := breadthLife{b.First, b.Last, sp[0], sp[1]}
 		ids[i] = int(bo.assign(bo.choose(b.Size, t), b.Size, t))
 	}
@@ -324,13 +325,13 @@ func greedyByBreadthObjects(ctx context.Context, bufs []workloads.Buffer) (*Plan
 
 // breadthOrder returns the buffer indices in the order TFLite's
 // GreedyByBreadthAssignment assigns them (see greedyByBreadthObjects).
-func breadthOrder(bufs []workloads.Buffer) ([]int32, *taskSpans) {
-	ts := newTaskSpans(bufs, true)
-	d := ts.tasks()
+func breadthOrder(bufs []workloads.Buffer) ([]int32, *kernel.TaskSpans) {
+	ts := kernel.NewTaskSpans(bufs, true)
+	d := ts.Tasks()
 	// Breadth at each distinct first task, from a difference array.
 	breadth := make([]int64, d+1)
 	for i, b := range bufs {
-		sp := ts.span[ts.id[i]]
+		sp := ts.Span[ts.ID[i]]
 		breadth[sp[0]] += b.Size
 		breadth[sp[1]+1] -= b.Size
 	}
@@ -338,24 +339,24 @@ func breadthOrder(bufs []workloads.Buffer) ([]int32, *taskSpans) {
 		breadth[t+1] += breadth[t]
 	}
 	// Tasks by breadth descending, ties by task: a stable radix sort.
-	byBreadth := make([]keyed, d)
+	byBreadth := make([]kernel.Keyed, d)
 	for t := range d {
-		byBreadth[t] = keyed{-breadth[t], t}
+		byBreadth[t] = kernel.Keyed{Key: -breadth[t], I: t}
 	}
-	byBreadth = radixSort(byBreadth, make([]keyed, d))
+	byBreadth = kernel.RadixSort(byBreadth, make([]kernel.Keyed, d))
 	// A bottom-up segment tree of the ranks answers range minimums.
 	tree := make([]int32, 2*d)
 	for r, t := range byBreadth {
-		tree[d+t.i] = int32(r)
+		tree[d+t.I] = int32(r)
 	}
 	for v := d - 1; v >= 1; v-- {
 		tree[v] = min(tree[2*v], tree[2*v+1])
 	}
 	// The visit order is by (rank, size descending, index): stable radix
 	// sorts by size descending, then by rank.
-	keys := radixSort(sizeKeys(bufs), make([]keyed, len(bufs)))
+	keys := kernel.RadixSort(kernel.SizeKeys(bufs), make([]kernel.Keyed, len(bufs)))
 	for k, x := range keys {
-		sp := ts.span[ts.id[x.i]]
+		sp := ts.Span[ts.ID[x.I]]
 		r := int32(math.MaxInt32)
 		for l, h := sp[0]+d, sp[1]+d+1; l < h; l, h = l>>1, h>>1 {
 			if l&1 == 1 {
@@ -367,12 +368,12 @@ func breadthOrder(bufs []workloads.Buffer) ([]int32, *taskSpans) {
 				r = min(r, tree[h])
 			}
 		}
-		keys[k].key = int64(r)
+		keys[k].Key = int64(r)
 	}
-	keys = radixSort(keys, make([]keyed, len(bufs)))
+	keys = kernel.RadixSort(keys, make([]kernel.Keyed, len(bufs)))
 	order := make([]int32, len(bufs))
 	for k, x := range keys {
-		order[k] = x.i
+		order[k] = x.I
 	}
 	return order, ts
 }

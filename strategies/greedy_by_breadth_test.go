@@ -3,7 +3,6 @@ package strategies
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -261,12 +260,7 @@ func TestGreedyByBreadthErrors(t *testing.T) {
 		})
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	big := synthetic.RandomDAG(synthetic.DefaultDAG(100_000, 1))
-	if _, err := s.Plan(ctx, big); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled context: err = %v, want context.Canceled", err)
-	}
+	checkCancelled(t, s)
 }
 
 func TestGreedyByBreadthPlanShape(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -224,14 +225,14 @@ func greedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, gapsFrom int)
 		}
 		// TFLite's order after the distance: larger size, lower index
 		// (group is in index order, and the sort is stable).
-		keys := make([]keyed, len(group))
+		keys := make([]kernel.Keyed, len(group))
 		for k, i := range group {
-			keys[k] = keyed{-bufs[i].Size, rank[i]}
+			keys[k] = kernel.Keyed{Key: -bufs[i].Size, I: rank[i]}
 		}
-		keys = radixSort(keys, make([]keyed, len(keys)))
+		keys = kernel.RadixSort(keys, make([]kernel.Keyed, len(keys)))
 		recs := make([]int32, len(keys))
 		for k, x := range keys {
-			recs[k] = x.i
+			recs[k] = x.I
 		}
 		g.queue.reset(recs, g.bestDist)
 		for s, r := range recs {

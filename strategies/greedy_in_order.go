@@ -3,6 +3,7 @@ package strategies
 import (
 	"context"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -32,7 +33,7 @@ func greedyInOrderAssign(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 	pool := objectPool{root: -1, seed: 2463534242}
 	start, released := releaseLists(bufs)
 	for i, b := range bufs {
-		if i%ctxCheckEvery == 0 {
+		if i%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
 			}

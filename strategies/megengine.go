@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -95,10 +96,10 @@ func (megenginePushdown) Plan(ctx context.Context, p *workloads.Problem) (*Plan,
 // only the buffers with a size, sorted by (First, Last), ties in problem
 // order. Zero-size buffers get offset 0.
 func megengineSeqMemOpt(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, error) {
-	if err := recordError("megengine-pushdown", bufs); err != nil {
+	if err := kernel.RecordError("megengine-pushdown", bufs); err != nil {
 		return nil, err
 	}
-	byTime := stableOrder(len(bufs),
+	byTime := kernel.StableOrder(len(bufs),
 		func(i int32) int64 { return int64(bufs[i].First) },
 		func(i int32) int64 { return int64(bufs[i].Last) })
 	added := byTime[:0]
@@ -152,7 +153,7 @@ type meBlock struct {
 type mePrealloc struct {
 	blk        []meBlock
 	head, tail int32
-	free       keyTreap
+	free       kernel.KeyTreap
 	seq        int64
 }
 
@@ -200,7 +201,7 @@ func (m *mePrealloc) insertFreeBefore(pos int32, size, timeEnd int64) {
 	if m.isFree(pos) {
 		size += m.blk[pos].size
 		next := m.blk[pos].next
-		m.free.erase(pos)
+		m.free.Erase(pos)
 		m.unlink(pos)
 		pos = next
 	}
@@ -210,7 +211,7 @@ func (m *mePrealloc) insertFreeBefore(pos int32, size, timeEnd int64) {
 	}
 	if m.isFree(prev) {
 		size += m.blk[prev].size
-		m.free.erase(prev)
+		m.free.Erase(prev)
 		m.unlink(prev)
 	}
 	if size == 0 {
@@ -219,23 +220,23 @@ func (m *mePrealloc) insertFreeBefore(pos int32, size, timeEnd int64) {
 	b := m.newBlock(meBlock{interval: -1, size: size, timeEnd: timeEnd})
 	m.linkBefore(b, pos)
 	m.seq++
-	m.free.grow(int(b) + 1)
-	m.free.key[b] = orderedKey{size, -timeEnd, m.seq}
-	m.free.insert(b)
+	m.free.Grow(int(b) + 1)
+	m.free.Key[b] = kernel.OrderedKey{size, -timeEnd, m.seq}
+	m.free.Insert(b)
 }
 
 // alloc places interval i (size s, time end te) and returns its block and
 // the intervals directly below and above it (-1 for none).
 func (m *mePrealloc) alloc(i int32, s, te int64) (blk, below, above int32) {
-	b := m.free.ceil(orderedKey{s, math.MinInt64, math.MinInt64})
+	b := m.free.Ceil(kernel.OrderedKey{s, math.MinInt64, math.MinInt64})
 	if b < 0 {
-		b = m.free.last()
+		b = m.free.Last()
 	}
 	if b < 0 {
 		b = m.newBlock(meBlock{interval: i, timeEnd: te})
 		m.linkBefore(b, -1)
 	} else {
-		m.free.erase(b)
+		m.free.Erase(b)
 		rest := max(m.blk[b].size-s, 0) // a grown block has no rest
 		m.blk[b].interval = i
 		m.insertFreeBefore(m.blk[b].next, rest, te)
@@ -272,7 +273,7 @@ func (m *mePrealloc) release(b int32, size int64) {
 // megenginePushdownOffsets runs StaticMemAllocPushdown on bufs, added in
 // their order (the allocator alone, as MegEngine's own tests call it).
 func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, align int64) ([]int64, error) {
-	if err := recordError("megengine-pushdown", bufs); err != nil {
+	if err := kernel.RecordError("megengine-pushdown", bufs); err != nil {
 		return nil, err
 	}
 	n := len(bufs)
@@ -287,7 +288,7 @@ func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, alig
 		}
 		return int64(bufs[e/2].Last) + 1
 	}
-	events := stableOrder(2*n, at, func(e int32) int64 { return 1 - int64(e%2) })
+	events := kernel.StableOrder(2*n, at, func(e int32) int64 { return 1 - int64(e%2) })
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -295,12 +296,12 @@ func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, alig
 	// Each allocation adds at most an allocated and a free block, each
 	// release one free block.
 	m := &mePrealloc{head: -1, tail: -1, blk: make([]meBlock, 0, 3*n)}
-	m.free.reserve(3 * n)
+	m.free.Reserve(3 * n)
 	blockOf := make([]int32, n)
 	below := make([]int32, n) // directly below at allocation, -1 for none
 	above := make([]int32, n)
 	for k, e := range events {
-		if k%ctxCheckEvery == 0 {
+		if k%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -343,7 +344,7 @@ func megenginePushdownOffsets(ctx context.Context, bufs []workloads.Buffer, alig
 	type frame struct{ i, k int32 }
 	var stack []frame
 	for r := range n {
-		if r%ctxCheckEvery == 0 {
+		if r%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}

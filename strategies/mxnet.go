@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -85,7 +86,7 @@ func (m mxnetMatchRange) Plan(ctx context.Context, p *workloads.Problem) (*Plan,
 
 // mxnetObjects assigns buffers to MXNet's storage entries with match range k.
 func mxnetObjects(ctx context.Context, bufs []workloads.Buffer, k int64) ([]int, []int64, error) {
-	if err := recordError("mxnet-match-range", bufs); err != nil {
+	if err := kernel.RecordError("mxnet-match-range", bufs); err != nil {
 		return nil, nil, err
 	}
 	n := len(bufs)
@@ -124,7 +125,7 @@ func mxnetObjects(ctx context.Context, bufs []workloads.Buffer, k int64) ([]int,
 
 	ids := make([]int, n)
 	var sizes []int64
-	var free keyTreap // storage id -> (max_bytes, release order)
+	var free kernel.KeyTreap // storage id -> (max_bytes, release order)
 	var released int64
 	request := func(s int64) int32 {
 		if k == 0 {
@@ -135,12 +136,12 @@ func mxnetObjects(ctx context.Context, bufs []workloads.Buffer, k int64) ([]int,
 		if s <= math.MaxInt64/k {
 			hi = s * k
 		}
-		if e := free.ceil(orderedKey{s, math.MinInt64, 0}); e >= 0 && free.key[e][0] <= hi {
-			free.erase(e)
+		if e := free.Ceil(kernel.OrderedKey{s, math.MinInt64, 0}); e >= 0 && free.Key[e][0] <= hi {
+			free.Erase(e)
 			return e
 		}
-		if e := free.lower(orderedKey{s, math.MinInt64, 0}); e >= 0 && free.key[e][0] >= s/k {
-			free.erase(e)
+		if e := free.Lower(kernel.OrderedKey{s, math.MinInt64, 0}); e >= 0 && free.Key[e][0] >= s/k {
+			free.Erase(e)
 			sizes[e] = s // the largest request so far: e held less than s
 			return e
 		}
@@ -149,7 +150,7 @@ func mxnetObjects(ctx context.Context, bufs []workloads.Buffer, k int64) ([]int,
 	}
 	a, f := 0, 0
 	for step := 0; a < n || f < n; step++ {
-		if step%ctxCheckEvery == 0 {
+		if step%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
 			}
@@ -164,169 +165,14 @@ func mxnetObjects(ctx context.Context, bufs []workloads.Buffer, k int64) ([]int,
 		}
 		for ; f < n && bufs[frees[f]].Last == t; f++ {
 			e := int32(ids[frees[f]])
-			free.grow(len(sizes))
+			free.Grow(len(sizes))
 			released++
-			free.key[e] = orderedKey{sizes[e], released, 0}
-			free.insert(e)
+			free.Key[e] = kernel.OrderedKey{sizes[e], released, 0}
+			free.Insert(e)
 		}
 	}
 	if sizes == nil {
 		sizes = []int64{}
 	}
 	return ids, sizes, nil
-}
-
-// orderedKey orders a treap's nodes lexicographically.
-type orderedKey [3]int64
-
-func (a orderedKey) less(b orderedKey) bool {
-	if a[0] != b[0] {
-		return a[0] < b[0]
-	}
-	if a[1] != b[1] {
-		return a[1] < b[1]
-	}
-	return a[2] < b[2]
-}
-
-// keyTreap is an ordered set of node ids 0..N-1 by their keys, which must
-// be distinct; a node's key may change only while it is out of the set.
-// Nodes live in flat arrays and every operation is a loop. MXNet's free
-// multimap and MegEngine's free-by-size multiset are both one of these,
-// with an insertion counter in the key to order equal sizes.
-type keyTreap struct {
-	key         []orderedKey
-	left, right []int32
-	prio        []uint32
-	root        int32
-	seed        uint32
-	started     bool
-}
-
-// reserve sets aside room for n nodes.
-func (t *keyTreap) reserve(n int) {
-	t.key = slices.Grow(t.key, n)
-	t.left = slices.Grow(t.left, n)
-	t.right = slices.Grow(t.right, n)
-	t.prio = slices.Grow(t.prio, n)
-}
-
-// grow makes room for node ids below n.
-func (t *keyTreap) grow(n int) {
-	if !t.started {
-		t.root, t.seed, t.started = -1, 0x9e3779b9, true
-	}
-	for len(t.key) < n {
-		// xorshift32: priorities shape the tree, never the answers.
-		t.seed ^= t.seed << 13
-		t.seed ^= t.seed >> 17
-		t.seed ^= t.seed << 5
-		t.key = append(t.key, orderedKey{})
-		t.left = append(t.left, -1)
-		t.right = append(t.right, -1)
-		t.prio = append(t.prio, t.seed)
-	}
-}
-
-// insert adds node id (with its current key) to the set.
-func (t *keyTreap) insert(id int32) {
-	t.grow(int(id) + 1)
-	k, prio := t.key[id], t.prio[id]
-	link := &t.root
-	for n := *link; n >= 0 && t.prio[n] >= prio; n = *link {
-		if k.less(t.key[n]) {
-			link = &t.left[n]
-		} else {
-			link = &t.right[n]
-		}
-	}
-	n := *link
-	*link = id
-	l, r := &t.left[id], &t.right[id]
-	for n >= 0 {
-		if t.key[n].less(k) {
-			*l = n
-			l = &t.right[n]
-			n = *l
-		} else {
-			*r = n
-			r = &t.left[n]
-			n = *r
-		}
-	}
-	*l, *r = -1, -1
-}
-
-// erase removes node id, which must be in the set.
-func (t *keyTreap) erase(id int32) {
-	k := t.key[id]
-	link := &t.root
-	for *link != id {
-		if n := *link; k.less(t.key[n]) {
-			link = &t.left[n]
-		} else {
-			link = &t.right[n]
-		}
-	}
-	a, b := t.left[id], t.right[id]
-	for a >= 0 && b >= 0 {
-		if t.prio[a] > t.prio[b] {
-			*link = a
-			link = &t.right[a]
-			a = *link
-		} else {
-			*link = b
-			link = &t.left[b]
-			b = *link
-		}
-	}
-	if a >= 0 {
-		*link = a
-	} else {
-		*link = b
-	}
-}
-
-// ceil returns the node with the smallest key >= k, or -1.
-func (t *keyTreap) ceil(k orderedKey) int32 {
-	best := int32(-1)
-	if !t.started {
-		return best
-	}
-	for n := t.root; n >= 0; {
-		if t.key[n].less(k) {
-			n = t.right[n]
-		} else {
-			best, n = n, t.left[n]
-		}
-	}
-	return best
-}
-
-// lower returns the node with the largest key < k, or -1.
-func (t *keyTreap) lower(k orderedKey) int32 {
-	best := int32(-1)
-	if !t.started {
-		return best
-	}
-	for n := t.root; n >= 0; {
-		if t.key[n].less(k) {
-			best, n = n, t.right[n]
-		} else {
-			n = t.left[n]
-		}
-	}
-	return best
-}
-
-// last returns the node with the largest key, or -1.
-func (t *keyTreap) last() int32 {
-	if !t.started || t.root < 0 {
-		return -1
-	}
-	n := t.root
-	for t.right[n] >= 0 {
-		n = t.right[n]
-	}
-	return n
 }

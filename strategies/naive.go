@@ -3,6 +3,7 @@ package strategies
 import (
 	"context"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -22,13 +23,13 @@ type naive struct{}
 func (naive) Name() string { return "naive" }
 
 func (naive) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
-	if err := recordError("naive", p.Buffers); err != nil {
+	if err := kernel.RecordError("naive", p.Buffers); err != nil {
 		return nil, err
 	}
 	n := len(p.Buffers)
 	plan := &Plan{ObjectIDs: make([]int, n), ObjectSizes: make([]int64, n)}
 	for i, b := range p.Buffers {
-		if i%ctxCheckEvery == 0 {
+		if i%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}

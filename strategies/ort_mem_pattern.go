@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -70,16 +71,16 @@ func (ortMemPattern) Plan(ctx context.Context, p *workloads.Problem) (*Plan, err
 // ortMemPatternOrder is the trace order: by first task, then buffer ID,
 // then problem order.
 func ortMemPatternOrder(bufs []workloads.Buffer) []int32 {
-	return stableOrder(len(bufs), func(i int32) int64 { return int64(bufs[i].First) }, func(i int32) int64 { return int64(bufs[i].ID) })
+	return kernel.StableOrder(len(bufs), func(i int32) int64 { return int64(bufs[i].First) }, func(i int32) int64 { return int64(bufs[i].ID) })
 }
 
 // ortMemPatternChoose is MemPatternPlanner's best fit with its high-water
 // mark; each run needs a fresh one.
 func ortMemPatternChoose(align int64) chooser {
 	var highWater int64
-	return func(size int64, live []offsetComp) int64 {
+	return func(size int64, live []kernel.Comp) int64 {
 		size = AlignUp(size, align)
-		off, length, found, top := bestFit(live, size, 1)
+		off, length, found, top := kernel.BestFit(live, size, 1)
 		if gap := highWater - top; gap >= size && (!found || gap < length) {
 			off, found = top, true
 		}

@@ -7,62 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
-
-// TestGapWalk checks the gaps between spans, the empty gap where a span
-// starts right at the top, no gap below an overlapped span, and the top.
-func TestGapWalk(t *testing.T) {
-	spans := []offsetComp{{0, 10}, {10, 20}, {15, 18}, {30, 40}, {35, 60}, {64, 70}}
-	type gap struct{ start, end int64 }
-	var got []gap
-	w := newGapWalk(spans)
-	for {
-		s, e, ok := w.next()
-		if !ok {
-			break
-		}
-		got = append(got, gap{s, e})
-	}
-	want := []gap{{0, 0}, {10, 10}, {20, 30}, {60, 64}}
-	if !slices.Equal(got, want) || w.top != 70 {
-		t.Errorf("gaps %v, top %d; want %v, top 70", got, w.top, want)
-	}
-	if w := newGapWalk(nil); w.top != 0 {
-		t.Errorf("empty walk top %d, want 0", w.top)
-	}
-}
-
-func TestFirstAndBestFit(t *testing.T) {
-	// Gaps: [20,30) (10), [60,64) (4), [70,100) (30); top 120.
-	spans := []offsetComp{{0, 20}, {30, 60}, {64, 70}, {100, 120}}
-	for _, tc := range []struct {
-		size, align int64
-		first, best int64
-		bestLen     int64
-		bestFound   bool
-	}{
-		{size: 4, align: 1, first: 20, best: 60, bestLen: 4, bestFound: true},
-		{size: 5, align: 1, first: 20, best: 20, bestLen: 10, bestFound: true},
-		{size: 11, align: 1, first: 70, best: 70, bestLen: 30, bestFound: true},
-		// Aligned to 16: [20,30) starts at 32 and holds nothing; [60,64) at 64.
-		{size: 4, align: 16, first: 80, best: 80, bestLen: 30, bestFound: true},
-		{size: 31, align: 1, first: 120, best: 0, bestLen: 1<<63 - 1, bestFound: false},
-	} {
-		if got := firstFit(spans, tc.size, tc.align); got != tc.first {
-			t.Errorf("firstFit(size %d, align %d) = %d, want %d", tc.size, tc.align, got, tc.first)
-		}
-		off, length, found, top := bestFit(spans, tc.size, tc.align)
-		if off != tc.best || length != tc.bestLen || found != tc.bestFound || top != 120 {
-			t.Errorf("bestFit(size %d, align %d) = %d, %d, %v, %d; want %d, %d, %v, 120",
-				tc.size, tc.align, off, length, found, top, tc.best, tc.bestLen, tc.bestFound)
-		}
-	}
-	// Equal gaps: the lowest wins.
-	if off, _, _, _ := bestFit([]offsetComp{{10, 20}, {30, 40}}, 10, 1); off != 0 {
-		t.Errorf("bestFit among equal gaps = %d, want 0", off)
-	}
-}
 
 // plan is planOrFatal, and the plan must be valid.
 func plan(t *testing.T, spec string, p *workloads.Problem) *Plan {
@@ -104,7 +51,7 @@ func TestTFLiteArenaFitQuirk(t *testing.T) {
 		[3]int64{32, 0, 10}, // T2 at 288
 		[3]int64{64, 5, 5},  // X: gaps [1,128) and [192,288)
 	).Buffers
-	offs, _, err := tfliteArenaAllocate(context.Background(), bufs, inOrder(len(bufs)), 32)
+	offs, _, err := tfliteArenaAllocate(context.Background(), bufs, kernel.InOrder(len(bufs)), 32)
 	if err != nil {
 		t.Fatal(err)
 	}

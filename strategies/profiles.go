@@ -1,10 +1,10 @@
 package strategies
 
 import (
-	"cmp"
 	"context"
 	"slices"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -39,29 +39,13 @@ func TaskProfiles(bufs []workloads.Buffer) [][]int32 {
 	}
 	// Appending in one global stable size order leaves every profile
 	// sorted, with no per-task sort.
-	for _, i := range bySizeDesc(bufs) {
+	for _, i := range kernel.BySizeDescending(bufs) {
 		b := bufs[i]
 		for t := max(b.First, 0); t <= b.Last; t++ {
 			profiles[t] = append(profiles[t], i)
 		}
 	}
 	return profiles
-}
-
-// bySizeDesc returns the buffer indices sorted by size descending, ties in
-// index order.
-func bySizeDesc(bufs []workloads.Buffer) []int32 {
-	order := make([]int32, len(bufs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(x, y int32) int {
-		if c := cmp.Compare(bufs[y].Size, bufs[x].Size); c != 0 {
-			return c
-		}
-		return cmp.Compare(x, y)
-	})
-	return order
 }
 
 // PositionalMaximums returns TFLite's positional maximums: element k is the
@@ -93,7 +77,7 @@ func positionalMaximums(ctx context.Context, bufs []workloads.Buffer) ([]int64, 
 	starts = slices.Compact(starts)
 	tree := newMaxAddTree(len(starts))
 	var pm []int64
-	order := bySizeDesc(bufs)
+	order := kernel.BySizeDescending(bufs)
 	for k := 0; k < len(order); {
 		s := bufs[order[k]].Size
 		for ; k < len(order) && bufs[order[k]].Size == s; k++ {

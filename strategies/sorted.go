@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -18,17 +19,7 @@ func byFirst(bufs []workloads.Buffer) ([]workloads.Buffer, []int32) {
 	if slices.IsSortedFunc(bufs, func(a, b workloads.Buffer) int { return cmp.Compare(a.First, b.First) }) {
 		return bufs, nil
 	}
-	perm := make([]int32, len(bufs))
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	// Ties broken by index make the unstable sort stable.
-	slices.SortFunc(perm, func(a, b int32) int {
-		if c := cmp.Compare(bufs[a].First, bufs[b].First); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	perm := kernel.ByFirst(bufs)
 	sorted := make([]workloads.Buffer, len(bufs))
 	for k, i := range perm {
 		sorted[k] = bufs[i]
@@ -45,7 +36,7 @@ type objectAssigner func(ctx context.Context, bufs []workloads.Buffer) (ids []in
 // object ids back to p's order and lays the objects out with
 // ObjectsToOffsets.
 func planSortedObjects(ctx context.Context, name string, p *workloads.Problem, assign objectAssigner) (*Plan, error) {
-	if err := recordError(name, p.Buffers); err != nil {
+	if err := kernel.RecordError(name, p.Buffers); err != nil {
 		return nil, err
 	}
 	if len(p.Buffers) > math.MaxInt32 {

@@ -1,7 +1,3 @@
-// Package strategies holds the static memory planners: the Strategy
-// interface, the registry, plans, their validation and the lower bounds.
-//
-// A new heuristic is one file that calls Register from init().
 package strategies
 
 import (
@@ -12,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -198,12 +195,7 @@ func (n named) Name() string { return n.spec }
 func (n named) Unwrap() Strategy { return n.Strategy }
 
 // AlignUp rounds x up to a multiple of align (align <= 1 leaves x as is).
-func AlignUp(x, align int64) int64 {
-	if align <= 1 {
-		return x
-	}
-	return (x + align - 1) / align * align
-}
+func AlignUp(x, align int64) int64 { return kernel.AlignUp(x, align) }
 
 // ObjectsToOffsets lays shared objects back to back in id order, as
 // TFLite's ObjectsToOffsets does, except that where align > 1 each object

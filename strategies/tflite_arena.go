@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -108,7 +109,7 @@ func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
 		}
 		return int64(bufs[i].First)
 	}
-	return stableOrder(len(bufs), size, firstUse)
+	return kernel.StableOrder(len(bufs), size, firstUse)
 }
 
 // tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in
@@ -119,12 +120,15 @@ func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []i
 }
 
 // tfliteArenaChoose is SimpleMemoryArena::Allocate's choice among the gaps.
+// It is not kernel.BestFit, on purpose: TFLite takes a gap when its room
+// after aligning its start (end-a) is below the best gap's whole length
+// (end-start), mixing the two measures; BestFit compares whole lengths.
 func tfliteArenaChoose(align int64) chooser {
-	return func(size int64, live []offsetComp) int64 {
+	return func(size int64, live []kernel.Comp) int64 {
 		best, bestFit := int64(-1), int64(math.MaxInt64)
-		w := newGapWalk(live)
+		w := kernel.NewGapWalk(live)
 		for {
-			start, end, ok := w.next()
+			start, end, ok := w.Next()
 			if !ok {
 				break
 			}
@@ -136,7 +140,7 @@ func tfliteArenaChoose(align int64) chooser {
 			}
 		}
 		if best < 0 {
-			return AlignUp(w.top, align)
+			return AlignUp(w.Top, align)
 		}
 		return best
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -75,7 +76,7 @@ func tflmAlign(p *workloads.Problem) int64 {
 // tflmRounded returns the sizes of bufs rounded up to align, as TFLite
 // Micro's allocator hands them to its planner.
 func tflmRounded(name string, bufs []workloads.Buffer, align int64) ([]workloads.Buffer, error) {
-	if err := recordError(name, bufs); err != nil {
+	if err := kernel.RecordError(name, bufs); err != nil {
 		return nil, err
 	}
 	out := make([]workloads.Buffer, len(bufs))
@@ -123,14 +124,14 @@ func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 
 // tflmGreedyChoose is TFLM's first fit.
 func tflmGreedyChoose(align int64) chooser {
-	return func(size int64, live []offsetComp) int64 { return firstFit(live, size, align) }
+	return func(size int64, live []kernel.Comp) int64 { return kernel.FirstFit(live, size, align) }
 }
 
 // tflmGreedyOrder is GreedyMemoryPlanner's placement order over the sizes
 // of bufs (rounded by the caller): size descending, ties by problem order
 // descending.
 func tflmGreedyOrder(bufs []workloads.Buffer) []int32 {
-	return stableOrder(len(bufs), func(i int32) int64 { return -bufs[i].Size }, func(i int32) int64 { return -int64(i) })
+	return kernel.StableOrder(len(bufs), func(i int32) int64 { return -bufs[i].Size }, func(i int32) int64 { return -int64(i) })
 }
 
 // tflmLinear is TensorFlow Lite Micro's LinearMemoryPlanner: a bump
@@ -157,7 +158,7 @@ func (tflmLinear) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 	offsets := make([]int64, len(rounded))
 	var next int64
 	for i, b := range rounded {
-		if i%ctxCheckEvery == 0 {
+		if i%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}

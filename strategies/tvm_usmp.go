@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -157,7 +158,7 @@ const tvmMaxConflicts = 1 << 27
 // newUSMPGraph builds the conflict graph of bufs: i and j conflict iff they
 // are live at a common task.
 func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, align int64) (*usmpGraph, error) {
-	if err := recordError(name, bufs); err != nil {
+	if err := kernel.RecordError(name, bufs); err != nil {
 		return nil, err
 	}
 	n := len(bufs)
@@ -168,21 +169,12 @@ func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, ali
 	}
 	// In order of (First, index), a buffer conflicts with the ones after it
 	// that start no later than its last task: a run of the next ones.
-	byFirst := make([]int32, n)
-	for i := range byFirst {
-		byFirst[i] = int32(i)
-	}
-	slices.SortFunc(byFirst, func(a, b int32) int {
-		if c := cmp.Compare(bufs[a].First, bufs[b].First); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	byFirst := kernel.ByFirst(bufs)
 	runEnd := make([]int32, n)
 	deg := make([]int64, n)
 	var total int64
 	for a := range n {
-		if a%ctxCheckEvery == 0 {
+		if a%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -205,7 +197,7 @@ func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, ali
 	g.nbr = make([]int32, total)
 	fill := slices.Clone(g.start[:n])
 	for a := range n {
-		if a%ctxCheckEvery == 0 {
+		if a%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -268,7 +260,7 @@ func usmpGreedy(ctx context.Context, g *usmpGraph, order []int32) ([]int64, erro
 	}
 	offsets := make([]int64, n)
 	for q, i := range order {
-		if q%ctxCheckEvery == 0 {
+		if q%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -316,7 +308,7 @@ func (t tvmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error
 // every task of its lifetime to its aligned end (a segment tree). O(n log
 // n) where the graph has up to n^2 edges.
 func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buffer, align int64, byConflicts bool) ([]int64, error) {
-	if err := recordError(name, bufs); err != nil {
+	if err := kernel.RecordError(name, bufs); err != nil {
 		return nil, err
 	}
 	align = max(align, 1)
@@ -348,7 +340,7 @@ func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buff
 	// Time points: the distinct first tasks. A lifetime covers the points
 	// of its span; two lifetimes overlap iff they share a point (the
 	// later-starting one's first task is such a point).
-	ts := newTaskSpans(bufs, false)
+	ts := kernel.NewTaskSpans(bufs, false)
 	// One record per buffer in placement order keeps the loop's reads
 	// sequential.
 	type item struct {
@@ -357,13 +349,13 @@ func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buff
 	}
 	items := make([]item, n)
 	for k, i := range order {
-		sp := ts.span[ts.id[i]]
+		sp := ts.Span[ts.ID[i]]
 		items[k] = item{sp[0], sp[1], i, size[i]}
 	}
-	tr := newChmaxTree(int(ts.tasks()))
+	tr := newChmaxTree(int(ts.Tasks()))
 	offsets := make([]int64, n)
 	for k, it := range items {
-		if k%ctxCheckEvery == 0 {
+		if k%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -533,7 +525,7 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		work := 0
 		for q := int(dirty); q < n; q++ {
 			// Poll ctx by work done: a buffer can conflict with all others.
-			if work += len(conf) + 1; work >= ctxCheckEvery*64 || q == int(dirty) {
+			if work += len(conf) + 1; work >= kernel.CtxCheckEvery*64 || q == int(dirty) {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -98,7 +99,7 @@ func TestUpstreamGoldens(t *testing.T) {
 				p := c.problem(t)
 				var plan *Plan
 				if c.Strategy == "SimpleMemoryArena.Allocate" {
-					offs, fp, err := tfliteArenaAllocate(ctx, p.Buffers, inOrder(len(p.Buffers)), c.Alignment)
+					offs, fp, err := tfliteArenaAllocate(ctx, p.Buffers, kernel.InOrder(len(p.Buffers)), c.Alignment)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -139,50 +140,6 @@ func validateObjects(bufs []workloads.Buffer, align int64, plan *Plan) error {
 	return nil
 }
 
-// keyed pairs a sort key with a buffer index.
-type keyed struct {
-	key int64
-	i   int32
-}
-
-// radixSort sorts s by key, keeping equal keys in their order, using buf
-// (as long as s) as scratch; it returns whichever of the two holds the
-// result. It skips the bytes in which all keys agree, so task ids below
-// 2^24 take three passes.
-func radixSort(s, buf []keyed) []keyed {
-	if len(s) < 2 {
-		return s
-	}
-	// Flipping the sign bit orders negative keys first.
-	ukey := func(k keyed) uint64 { return uint64(k.key) ^ 1<<63 }
-	var diff uint64
-	u0 := ukey(s[0])
-	for _, k := range s {
-		diff |= ukey(k) ^ u0
-	}
-	for shift := uint(0); shift < 64; shift += 8 {
-		if diff>>shift&0xff == 0 {
-			continue
-		}
-		var pos [256]int
-		for _, k := range s {
-			pos[byte(ukey(k)>>shift)]++
-		}
-		sum := 0
-		for b, c := range pos {
-			pos[b] = sum
-			sum += c
-		}
-		for _, k := range s {
-			d := byte(ukey(k) >> shift)
-			buf[pos[d]] = k
-			pos[d]++
-		}
-		s, buf = buf, s
-	}
-	return s
-}
-
 // sweep reports the first pair of conflicting buffers whose address ranges
 // overlap. Inputs are known to be well-formed and overflow-free.
 func sweep(bufs []workloads.Buffer, offsets []int64) error {
@@ -198,21 +155,21 @@ func sweep(bufs []workloads.Buffer, offsets []int64) error {
 	if len(bufs) > math.MaxInt32 {
 		return planErr("%d buffers is more than the validator supports", len(bufs))
 	}
-	starts := make([]keyed, 0, m)
-	ends := make([]keyed, 0, m)
-	byOff := make([]keyed, 0, m)
+	starts := make([]kernel.Keyed, 0, m)
+	ends := make([]kernel.Keyed, 0, m)
+	byOff := make([]kernel.Keyed, 0, m)
 	for i, b := range bufs {
 		if b.Size == 0 {
 			continue
 		}
-		starts = append(starts, keyed{int64(b.First), int32(i)})
-		ends = append(ends, keyed{int64(b.Last), int32(i)})
-		byOff = append(byOff, keyed{offsets[i], int32(i)})
+		starts = append(starts, kernel.Keyed{Key: int64(b.First), I: int32(i)})
+		ends = append(ends, kernel.Keyed{Key: int64(b.Last), I: int32(i)})
+		byOff = append(byOff, kernel.Keyed{Key: offsets[i], I: int32(i)})
 	}
 	// Built in index order, so the stable sort breaks ties by index.
-	scratch := make([]keyed, m)
-	sort := func(s []keyed) []keyed {
-		out := radixSort(s, scratch)
+	scratch := make([]kernel.Keyed, m)
+	sort := func(s []kernel.Keyed) []kernel.Keyed {
+		out := kernel.RadixSort(s, scratch)
 		if &out[0] == &scratch[0] {
 			scratch = s
 		}
@@ -223,28 +180,28 @@ func sweep(bufs []workloads.Buffer, offsets []int64) error {
 	// ordered set. Only buffers with Size > 0 get one.
 	rank := make([]int32, len(bufs))
 	for r, k := range byOff {
-		rank[k.i] = int32(r)
+		rank[k.I] = int32(r)
 	}
 	live := newRankSet(m)
 	e := 0
 	for _, s := range starts {
 		// Starts at task t come before ends at t: lifetimes are inclusive.
-		for ends[e].key < s.key {
-			live.remove(int(rank[ends[e].i]))
+		for ends[e].Key < s.Key {
+			live.remove(int(rank[ends[e].I]))
 			e++
 		}
-		i := int(s.i)
+		i := int(s.I)
 		r := int(rank[i])
 		// Live ranges are disjoint, so only the neighbours of i in address
 		// order can overlap it: the one starting last at or below it and
 		// the one starting first above it.
 		if j := live.pred(r); j >= 0 {
-			if err := overlap(bufs, offsets, i, int(byOff[j].i)); err != nil {
+			if err := overlap(bufs, offsets, i, int(byOff[j].I)); err != nil {
 				return err
 			}
 		}
 		if j := live.succ(r); j >= 0 {
-			if err := overlap(bufs, offsets, i, int(byOff[j].i)); err != nil {
+			if err := overlap(bufs, offsets, i, int(byOff[j].I)); err != nil {
 				return err
 			}
 		}

@@ -1,7 +1,6 @@
 package strategies
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -353,25 +352,6 @@ func TestLowerBounds(t *testing.T) {
 	for _, tt := range tests {
 		if got := LowerBounds(tt.p); got != tt.want {
 			t.Errorf("%s: LowerBounds = %+v, want %+v", tt.name, got, tt.want)
-		}
-	}
-}
-
-// TestRadixSort checks the sort against a stable comparison sort, with
-// negative, equal and wide keys.
-func TestRadixSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
-		for _, spread := range []int64{1, 300, 1 << 40, math.MaxInt64} {
-			in := make([]keyed, n)
-			for i := range in {
-				in[i] = keyed{rng.Int64N(spread) - rng.Int64N(spread)/2, int32(i)}
-			}
-			want := slices.Clone(in)
-			slices.SortStableFunc(want, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
-			if got := radixSort(slices.Clone(in), make([]keyed, n)); !slices.Equal(got, want) {
-				t.Fatalf("n=%d spread=%d: radixSort = %v, want %v", n, spread, got[:min(n, 10)], want[:min(n, 10)])
-			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -95,18 +96,18 @@ func (s xlaHeap) Name() string { return s.name }
 
 func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	bufs := p.Buffers
-	if err := recordError(s.name, bufs); err != nil {
+	if err := kernel.RecordError(s.name, bufs); err != nil {
 		return nil, err
 	}
 	if len(bufs) == 0 {
 		return &Plan{Offsets: []int64{}}, nil
 	}
 	align := max(p.Alignment, 1)
-	spans := newTaskSpans(bufs, false)
+	spans := kernel.NewTaskSpans(bufs, false)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ix := newOffsetCompIndex(spans)
+	ix := kernel.NewCompIndex(spans)
 	choose := xlaHeapChoose(align)
 	end := func(off, size int64) int64 { return AlignUp(off+size, align) }
 	ticks := xlaHeapTicks(bufs)
@@ -120,7 +121,7 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 	// The first run wins if its heap is no larger than the second's. It
 	// goes until its heap passes LB_load: if it never does, it reached
 	// LB_load, which no plan beats.
-	done, err := first.run(ctx, above(spans.loadBound(bufs)))
+	done, err := first.run(ctx, above(workloads.LoadBound(bufs)))
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 	}
 	// Else the second run, in full, and the rest of the first, which gives
 	// up once its heap passes the second's.
-	second := newOneByOne(ix.emptyCopy(), bufs, xlaHeapOrderTicks(bufs, ticks, s.temporal[1]), choose, end)
+	second := newOneByOne(ix.EmptyCopy(), bufs, xlaHeapOrderTicks(bufs, ticks, s.temporal[1]), choose, end)
 	if _, err := second.run(ctx, math.MaxInt64); err != nil {
 		return nil, err
 	}
@@ -165,9 +166,9 @@ func xlaHeapOrderTicks(bufs []workloads.Buffer, ticks [][2]int64, temporal bool)
 	size := func(i int32) int64 { return -bufs[i].Size }
 	dur := func(i int32) int64 { return ticks[i][0] - ticks[i][1] }
 	if temporal {
-		return stableOrder(len(bufs), dur, size)
+		return kernel.StableOrder(len(bufs), dur, size)
 	}
-	return stableOrder(len(bufs), size, dur)
+	return kernel.StableOrder(len(bufs), size, dur)
 }
 
 // xlaHeapTicks numbers each buffer's Alloc and Free call as
@@ -207,41 +208,16 @@ func xlaHeapTicks(bufs []workloads.Buffer) [][2]int64 {
 		return int64(buf(e).First)
 	}
 	kind := func(e int32) int64 { return int64(e % 2) }
-	for tick, e := range stableOrder(m, task, kind, other) {
+	for tick, e := range kernel.StableOrder(m, task, kind, other) {
 		ticks[ev[e/2]][e%2] = int64(tick)
 	}
 	return ticks
 }
 
-// loadBound is LB_load (workloads.LoadBound): the most bytes live at once.
-// The live set only grows at a first task, so the peak is at one of the
-// distinct first tasks, where a difference array over the spans counts
-// it.
-func (ts *taskSpans) loadBound(bufs []workloads.Buffer) int64 {
-	diff := make([]int64, ts.tasks()+1)
-	for i, b := range bufs {
-		sp := ts.span[ts.id[i]]
-		diff[sp[0]] += b.Size
-		diff[sp[1]+1] -= b.Size
-	}
-	var live, peak int64
-	for _, d := range diff {
-		live += d
-		peak = max(peak, live)
-	}
-	return peak
-}
-
 // xlaHeapChoose is XLA's best fit: the smallest free chunk that holds the
 // buffer (ties: the lowest), else the endless chunk above them all.
 func xlaHeapChoose(align int64) chooser {
-	return func(size int64, live []offsetComp) int64 {
-		off, _, found, top := bestFit(live, size, align)
-		if !found {
-			// The endless chunk above every placed buffer starts at an
-			// aligned end already.
-			return top
-		}
-		return off
-	}
+	// The endless chunk above every placed buffer starts at an aligned
+	// end already: BestGap's top.
+	return func(size int64, live []kernel.Comp) int64 { return kernel.BestGap(live, size, align) }
 }

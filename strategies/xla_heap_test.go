@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 	"membench/workloads/synthetic"
 )
@@ -17,7 +18,7 @@ import (
 // of those last used there, both lists in sorted order, the heap taking
 // one tick per call of a sized buffer.
 func refXLAHeapTicks(bufs []workloads.Buffer) [][2]int64 {
-	values := inOrder(len(bufs))
+	values := kernel.InOrder(len(bufs))
 	slices.SortFunc(values, func(x, y int32) int {
 		return cmp.Or(cmp.Compare(bufs[x].First, bufs[y].First), cmp.Compare(bufs[x].Last, bufs[y].Last), cmp.Compare(x, y))
 	})
@@ -56,7 +57,7 @@ func refXLAHeapTicks(bufs []workloads.Buffer) [][2]int64 {
 // comparison sort on XLA's keys: (-size, start-end, buffer) spatial,
 // (start-end, -size, buffer) temporal, start and end being ticks.
 func refXLAHeapOrder(bufs []workloads.Buffer, temporal bool) []int32 {
-	order := inOrder(len(bufs))
+	order := kernel.InOrder(len(bufs))
 	ticks := refXLAHeapTicks(bufs)
 	dur := func(i int32) int64 { return ticks[i][0] - ticks[i][1] }
 	size := func(i int32) int64 { return -bufs[i].Size }
@@ -136,33 +137,6 @@ func TestXLAHeapMatchesReference(t *testing.T) {
 		if wins[w] == 0 {
 			t.Errorf("no problem where %s wins: %v", w, wins)
 		}
-	}
-}
-
-// TestLoadBoundMatchesWorkloads compares loadBound (and so
-// taskSpans.loadBound) with workloads.LoadBound on random problems of
-// every shape, empty and malformed ones among them.
-func TestLoadBoundMatchesWorkloads(t *testing.T) {
-	rng := rand.New(rand.NewPCG(15, 16))
-	for trial := range 400 {
-		n := rng.IntN(200)
-		bufs := randomGapProblem(rng, n, []string{"sparse", "dense", "half", "point"}[trial%4])
-		if trial%5 == 0 {
-			for i := range bufs {
-				bufs[i].First -= n // negative tasks
-			}
-		}
-		if trial%7 == 0 && n > 0 {
-			k := rng.IntN(n)
-			bufs[k].First, bufs[k].Last = bufs[k].Last+1, bufs[k].First // First after Last
-		}
-		if got, want := loadBound(bufs), workloads.LoadBound(bufs); got != want {
-			t.Fatalf("trial %d (n %d): loadBound %d, want %d", trial, n, got, want)
-		}
-	}
-	p := synthetic.RandomDAG(synthetic.DefaultDAG(5000, 1))
-	if got, want := loadBound(p.Buffers), p.LoadBound(); got != want {
-		t.Fatalf("random DAG: loadBound %d, want %d", got, want)
 	}
 }
 

@@ -4,7 +4,68 @@ import "slices"
 
 // LoadBound returns the maximum over tasks of the summed size of the
 // buffers live at that task (LB_load).
+//
+// Where every record is well formed (First <= Last, Size >= 0), as it is
+// for every problem a planner accepts, the live bytes only grow at a
+// first task, so a difference array over the first tasks finds the peak:
+// over the tasks themselves when they span at most a few values per
+// buffer (no sort at all), else over the distinct first tasks (one sort
+// of them). Other records take loadSweep, which gives them a meaning.
 func LoadBound(bufs []Buffer) int64 {
+	if len(bufs) == 0 {
+		return 0
+	}
+	lo, hi := bufs[0].First, bufs[0].Last
+	for _, b := range bufs {
+		if b.First > b.Last || b.Size < 0 {
+			return loadSweep(bufs)
+		}
+		lo, hi = min(lo, b.First), max(hi, b.Last)
+	}
+	// hi >= lo: the unsigned difference is the span even where the
+	// signed one would overflow.
+	if span := uint64(hi) - uint64(lo); span < 4*uint64(len(bufs)) {
+		diff := make([]int64, span+2)
+		for _, b := range bufs {
+			diff[b.First-lo] += b.Size
+			diff[b.Last-lo+1] -= b.Size
+		}
+		return peak(diff)
+	}
+	firsts := make([]int, len(bufs))
+	for i, b := range bufs {
+		firsts[i] = b.First
+	}
+	slices.Sort(firsts)
+	firsts = slices.Compact(firsts)
+	diff := make([]int64, len(firsts)+1)
+	for _, b := range bufs {
+		a, _ := slices.BinarySearch(firsts, b.First)
+		// The last first task <= Last: at or after a, as First <= Last.
+		e, found := slices.BinarySearch(firsts[a:], b.Last)
+		if !found {
+			e--
+		}
+		diff[a] += b.Size
+		diff[a+e+1] -= b.Size
+	}
+	return peak(diff)
+}
+
+// peak returns the largest prefix sum of diff, 0 at least.
+func peak(diff []int64) int64 {
+	var live, p int64
+	for _, d := range diff {
+		live += d
+		p = max(p, live)
+	}
+	return p
+}
+
+// loadSweep is LoadBound by a sweep over alloc and free events, for any
+// records: one whose First is after its Last frees before it allocates,
+// lowering the load in between.
+func loadSweep(bufs []Buffer) int64 {
 	type edge struct {
 		t     int
 		delta int64

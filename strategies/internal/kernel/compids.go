@@ -1,7 +1,7 @@
-package strategies
+package kernel
 
 // compIDTree keeps the components of the placed buffers by ranges of ids,
-// for offsetCompIndex's second part: the placed buffers starting inside a
+// for CompIndex's second part: the placed buffers starting inside a
 // buffer's lifetime are a range of ids, and when lifetimes are long (heavy
 // overlap) that range holds a good part of all buffers. Taken one by one
 // and sorted, they cost O(n log n) per buffer; here the range splits into
@@ -21,9 +21,9 @@ type compIDTree struct {
 	// placed since in pend[node[v].ptr:][:node[v].pend]; its room, up to
 	// node[v+1].ptr, is the number of ids it covers, which bounds both.
 	node     []compIDNode
-	pool     []offsetComp
+	pool     []Comp
 	pend     []int32
-	add, out []offsetComp // sync's scratch
+	add, out []Comp // sync's scratch
 }
 
 type compIDNode struct{ ptr, len, pend int32 }
@@ -56,7 +56,7 @@ func newCompIDTree(n int32) *compIDTree {
 	}
 	t.node[top].ptr = total
 	t.node[0].ptr = 0
-	t.pool = make([]offsetComp, total)
+	t.pool = make([]Comp, total)
 	t.pend = make([]int32, total)
 	return t
 }
@@ -72,28 +72,28 @@ func (t *compIDTree) place(id int32) {
 
 // sync merges node v's pending buffers, whose ranges placed holds, into
 // its components: sorted, then merged with them in one pass, joining
-// ranges that overlap or touch (as mergeComp does).
-func (t *compIDTree) sync(v int32, placed []offsetComp) {
+// ranges that overlap or touch (as MergeComp does).
+func (t *compIDTree) sync(v int32, placed []Comp) {
 	nd := &t.node[v]
 	add := t.add[:0]
 	for _, id := range t.pend[nd.ptr : nd.ptr+nd.pend] {
 		add = append(add, placed[id])
 	}
-	sortComps(add)
+	SortComps(add)
 	old := t.pool[nd.ptr : nd.ptr+nd.len]
 	out := t.out[:0]
 	i, j := 0, 0
 	for i < len(old) || j < len(add) {
-		var c offsetComp
-		if j == len(add) || i < len(old) && old[i].lo <= add[j].lo {
+		var c Comp
+		if j == len(add) || i < len(old) && old[i].Lo <= add[j].Lo {
 			c = old[i]
 			i++
 		} else {
 			c = add[j]
 			j++
 		}
-		if k := len(out) - 1; k >= 0 && c.lo <= out[k].hi {
-			out[k].hi = max(out[k].hi, c.hi)
+		if k := len(out) - 1; k >= 0 && c.Lo <= out[k].Hi {
+			out[k].Hi = max(out[k].Hi, c.Hi)
 		} else {
 			out = append(out, c)
 		}
@@ -107,7 +107,7 @@ func (t *compIDTree) sync(v int32, placed []offsetComp) {
 // [lo, hi) to comps: each kept node's sorted run after the last, its
 // start in runs; the placed ranges (lo >= 0) of the ids outside kept
 // nodes, unsorted, after them, their start returned (len(comps) if none).
-func (t *compIDTree) gather(comps []offsetComp, runs []int32, placed []offsetComp, lo, hi int32) ([]offsetComp, []int32, int) {
+func (t *compIDTree) gather(comps []Comp, runs []int32, placed []Comp, lo, hi int32) ([]Comp, []int32, int) {
 	// The kept nodes inside [lo, hi): round lo up and hi down to whole
 	// compIDLeaf blocks; the ids cut off go one by one.
 	blo := (lo + compIDLeaf - 1) / compIDLeaf
@@ -133,7 +133,7 @@ func (t *compIDTree) gather(comps []offsetComp, runs []int32, placed []offsetCom
 	return comps, runs, start
 }
 
-func (t *compIDTree) appendNode(comps []offsetComp, runs []int32, placed []offsetComp, v int32) ([]offsetComp, []int32) {
+func (t *compIDTree) appendNode(comps []Comp, runs []int32, placed []Comp, v int32) ([]Comp, []int32) {
 	if t.node[v].pend > 0 {
 		t.sync(v, placed)
 	}
@@ -145,9 +145,9 @@ func (t *compIDTree) appendNode(comps []offsetComp, runs []int32, placed []offse
 }
 
 // appendPlaced appends the ranges of the placed buffers among ps.
-func appendPlaced(comps []offsetComp, ps []offsetComp) []offsetComp {
+func appendPlaced(comps []Comp, ps []Comp) []Comp {
 	for _, c := range ps {
-		if c.lo >= 0 {
+		if c.Lo >= 0 {
 			comps = append(comps, c)
 		}
 	}
