@@ -7,30 +7,66 @@ import (
 	"runtime"
 	"runtime/debug"
 	"time"
+	"unsafe"
 
 	"membench/results"
 	"membench/strategies"
 	"membench/workloads"
 )
 
-// executor runs cells inside a worker. It caches the last workload it
-// loaded, since consecutive cells share it.
+// executor runs cells inside a worker. It keeps the workloads it loaded,
+// up to keep bytes of their buffers and events, least recently used out
+// first, so that a worker loads each workload once although a sweep runs
+// its cells repeat by repeat. A workload larger than keep is kept alone,
+// until the next one: consecutive cells share it.
 type executor struct {
-	spec string
-	w    *workloads.Workload
+	keep  int64
+	kept  []keptWorkload // least recently used first
+	bytes int64
+}
+
+// keptWorkloadBytes is what a worker keeps of the workloads it loaded,
+// unless its memory limit is under 16 times that.
+const keptWorkloadBytes = 64 << 20
+
+// keptWorkload is one workload an executor keeps, with its size.
+type keptWorkload struct {
+	spec  string
+	w     *workloads.Workload
+	bytes int64
 }
 
 func (x *executor) load(spec string) (*workloads.Workload, error) {
-	if x.spec == spec && x.w != nil {
-		return x.w, nil
+	for i, k := range x.kept {
+		if k.spec == spec {
+			x.kept = append(append(x.kept[:i:i], x.kept[i+1:]...), k)
+			return k.w, nil
+		}
 	}
-	x.w, x.spec = nil, ""
 	w, err := workloads.Load(spec)
 	if err != nil {
 		return nil, err
 	}
-	x.w, x.spec = w, spec
+	k := keptWorkload{spec, w, workloadBytes(w)}
+	for len(x.kept) > 0 && x.bytes+k.bytes > x.keep {
+		x.bytes -= x.kept[0].bytes
+		x.kept = x.kept[1:]
+	}
+	x.kept = append(x.kept, k)
+	x.bytes += k.bytes
 	return w, nil
+}
+
+// workloadBytes is about what w holds in memory: its buffers and events.
+func workloadBytes(w *workloads.Workload) int64 {
+	var n int64
+	if w.Problem != nil {
+		n += int64(len(w.Problem.Buffers)) * int64(unsafe.Sizeof(workloads.Buffer{}))
+	}
+	if w.Trace != nil {
+		n += int64(len(w.Trace.Events)) * int64(unsafe.Sizeof(workloads.Event{}))
+	}
+	return n
 }
 
 // Execute runs one cell and returns its record. A panic in the subject is

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"membench/results"
 	"membench/workloads"
@@ -86,5 +87,37 @@ func TestCellRecord(t *testing.T) {
 		if !reflect.DeepEqual(r, want) {
 			t.Errorf("record\n got %+v\nwant %+v", r, want)
 		}
+	}
+}
+
+// TestExecutorKeepsWorkloads: a worker's executor loads each workload once
+// although the cells come repeat by repeat, and within its budget drops the
+// least recently used; with no budget it keeps the last workload alone.
+func TestExecutorKeepsWorkloads(t *testing.T) {
+	a, b, c := "synthetic/test-counted?n=2", "synthetic/test-counted?n=3", "synthetic/test-counted?n=4"
+	run := func(x *executor, specs ...string) int64 {
+		countedLoads.Store(0)
+		for _, s := range specs {
+			if _, err := x.load(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return countedLoads.Load()
+	}
+	repeats := []string{a, a, b, b, a, a, b, b}
+	if got := run(&executor{keep: keptWorkloadBytes}, repeats...); got != 2 {
+		t.Errorf("two repeats of two workloads: %d loads, want 2", got)
+	}
+	if got := run(&executor{}, repeats...); got != 4 {
+		t.Errorf("no budget: %d loads, want 4 (once per run of cells)", got)
+	}
+	// Room for two of 2..4 buffers (24 bytes each): c evicts a, the least
+	// recently used once b was used again.
+	x := &executor{keep: 7 * int64(unsafe.Sizeof(workloads.Buffer{}))}
+	if got := run(x, a, b, b, c, b, a); got != 4 {
+		t.Errorf("budget of two: %d loads, want 4 (a, b, c, then a again)", got)
+	}
+	if x.bytes > x.keep {
+		t.Errorf("kept %d bytes, over the budget of %d", x.bytes, x.keep)
 	}
 }

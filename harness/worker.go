@@ -47,6 +47,7 @@ func WorkerMain() int {
 	// Processes a subject starts (exec:PATH planners, which may run
 	// membench) are not workers.
 	os.Unsetenv(workerEnv)
+	x := executor{keep: keptWorkloadBytes}
 	if v := os.Getenv(memLimitEnv); v != "" {
 		os.Unsetenv(memLimitEnv)
 		limit, err := strconv.ParseInt(v, 10, 64)
@@ -54,6 +55,8 @@ func WorkerMain() int {
 			fmt.Fprintf(os.Stderr, "membench worker: bad %s=%q\n", memLimitEnv, v)
 			return 2
 		}
+		// Kept workloads take a small share of the heap a cell may use.
+		x.keep = min(x.keep, limit/16)
 		go watchMemory(limit)
 	}
 	out := os.NewFile(3, "records")
@@ -64,7 +67,6 @@ func WorkerMain() int {
 	closeOnExec(3)
 	in := bufio.NewReader(os.Stdin)
 	enc := json.NewEncoder(out)
-	var x executor
 	for {
 		line, err := in.ReadBytes('\n')
 		if len(line) > 0 {
