@@ -81,9 +81,9 @@ func runAllocator(ctx context.Context, c Cell, w *workloads.Workload, rec *resul
 // drawTimelines replays a workload's trace with each allocator of gs (all
 // on one workload) and draws in-use against reserved bytes, one panel per
 // allocator on shared axes.
-func drawTimelines(ctx context.Context, dir, name string, gs []*results.Group, st *plot.Styles, o plot.Options) ([]string, error) {
+func drawTimelines(ctx context.Context, dir, name string, gs []*results.Group, st *plot.Styles, o plot.Options, load loader) ([]string, error) {
 	workload := gs[0].Workload
-	w, err := workloads.Load(workload)
+	w, err := load(workload)
 	if err != nil {
 		return nil, err
 	}

@@ -93,6 +93,18 @@ type Matrix struct {
 	// Warnings are the readers' warnings about the workloads (a snapshot's
 	// entries with unknown actions, say), each prefixed with its workload.
 	Warnings []string
+	// cache holds the workloads loaded to list the cells, within its
+	// budget, so that the sweep's figures need not load them again.
+	cache *workloadCache
+}
+
+// load returns a workload of the matrix, loading it only if the matrix
+// did not keep it.
+func (m *Matrix) load(spec string) (*workloads.Workload, error) {
+	if m.cache == nil {
+		return workloads.Load(spec)
+	}
+	return m.cache.load(spec)
 }
 
 // Expand lists the cells of the config, from its specs as ParseConfig
@@ -107,11 +119,11 @@ func (c *Config) Expand() (*Matrix, error) {
 		return nil, err
 	}
 	wspecs, only, subs := r.workloads, r.only, r.subs
-	pl := &Matrix{Config: c, Workloads: wspecs, Infos: map[string]WorkloadInfo{}}
+	pl := &Matrix{Config: c, Workloads: wspecs, Infos: map[string]WorkloadInfo{}, cache: r.cache}
 	for _, ws := range wspecs {
 		l, ok := r.loaded[ws]
 		if !ok { // a file, read now
-			w, err := workloads.Load(ws)
+			w, err := pl.load(ws)
 			if err != nil {
 				return nil, err
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -14,19 +15,26 @@ import (
 	"membench/workloads"
 )
 
-// executor runs cells inside a worker. It keeps the workloads it loaded,
-// up to keep bytes of their buffers and events, least recently used out
-// first, so that a worker loads each workload once although a sweep runs
-// its cells repeat by repeat. A workload larger than keep is kept alone,
-// until the next one: consecutive cells share it.
+// executor runs cells inside a worker. Its workload cache keeps what it
+// loaded, so that a worker loads each workload once although a sweep runs
+// its cells repeat by repeat.
 type executor struct {
+	workloadCache
+}
+
+// workloadCache keeps the workloads a process loaded, up to keep bytes of
+// their buffers and events, least recently used out first, so that the
+// process loads each once. A workload larger than keep is kept alone,
+// until the next one. The zero value keeps the last workload only.
+type workloadCache struct {
+	mu    sync.Mutex
 	keep  int64
 	kept  []keptWorkload // least recently used first
 	bytes int64
 }
 
-// keptWorkloadBytes is what a worker keeps of the workloads it loaded,
-// unless its memory limit is under 16 times that.
+// keptWorkloadBytes is what a process keeps of the workloads it loaded
+// (a worker: unless its memory limit is under 16 times that).
 const keptWorkloadBytes = 64 << 20
 
 // keptWorkload is one workload an executor keeps, with its size.
@@ -36,7 +44,9 @@ type keptWorkload struct {
 	bytes int64
 }
 
-func (x *executor) load(spec string) (*workloads.Workload, error) {
+func (x *workloadCache) load(spec string) (*workloads.Workload, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	for i, k := range x.kept {
 		if k.spec == spec {
 			x.kept = append(append(x.kept[:i:i], x.kept[i+1:]...), k)

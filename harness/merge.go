@@ -127,7 +127,7 @@ func Merge(out string, dirs []string, force bool) (*Outcome, error) {
 	if err := merged.write(filepath.Join(stage, "manifest.json")); err != nil {
 		return nil, err
 	}
-	o, err := finish(&Outcome{}, stage, &merged, recs)
+	o, err := finish(&Outcome{}, stage, &merged, recs, workloads.Load)
 	if err != nil && len(o.Failed) == 0 {
 		return nil, err // the reports could not be written
 	}

@@ -26,8 +26,8 @@ const layoutMaxN = 1000
 // drawPlots writes the figures of kind ("" for all) into dir from the
 // records, as PNG at page width, comparing footprints with the shipped
 // best-known table.
-func drawPlots(ctx context.Context, dir string, recs []results.Record, kind string) ([]string, error) {
-	return drawPlotsWith(ctx, dir, recs, plot.Options{Kind: kind, Best: best.Known()})
+func drawPlots(ctx context.Context, dir string, recs []results.Record, kind string, load loader) ([]string, error) {
+	return drawPlotsWith(ctx, dir, recs, plot.Options{Kind: kind, Best: best.Known()}, load)
 }
 
 // drawPlotsWith writes the figures o asks for into dir from the records.
@@ -36,7 +36,7 @@ func drawPlots(ctx context.Context, dir string, recs []results.Record, kind stri
 // the best strategy's on the first workload of at most layoutMaxN buffers,
 // and the timeline compares every allocator on the first workload of at
 // most 10×layoutMaxN buffers.
-func drawPlotsWith(ctx context.Context, dir string, recs []results.Record, o plot.Options) ([]string, error) {
+func drawPlotsWith(ctx context.Context, dir string, recs []results.Record, o plot.Options, load loader) ([]string, error) {
 	if o.Runtimes == nil {
 		o.Runtimes = subjectRuntimes(recs)
 	}
@@ -69,7 +69,7 @@ func drawPlotsWith(ctx context.Context, dir string, recs []results.Record, o plo
 			return files, noChoice(dir, "strategy", o)
 		}
 		if best != nil {
-			fs, err := drawLayout(ctx, dir, layoutName(o, best), best.Workload, best.Subject, o)
+			fs, err := drawLayout(ctx, dir, layoutName(o, best), best.Workload, best.Subject, o, load)
 			files = append(files, fs...)
 			if err != nil {
 				return files, err
@@ -91,7 +91,7 @@ func drawPlotsWith(ctx context.Context, dir string, recs []results.Record, o plo
 			return files, noChoice(dir, "allocator", o)
 		}
 		if len(tl) > 0 {
-			fs, err := drawTimelines(ctx, dir, layoutName(o, tl[0]), tl, plot.NewStyles(recs), o)
+			fs, err := drawTimelines(ctx, dir, layoutName(o, tl[0]), tl, plot.NewStyles(recs), o, load)
 			files = append(files, fs...)
 			if err != nil {
 				return files, err
@@ -152,8 +152,8 @@ func noChoice(dir, kind string, o plot.Options) error {
 }
 
 // drawLayout re-plans a workload and draws the plan.
-func drawLayout(ctx context.Context, dir, name, workload, subject string, o plot.Options) ([]string, error) {
-	w, err := workloads.Load(workload)
+func drawLayout(ctx context.Context, dir, name, workload, subject string, o plot.Options, load loader) ([]string, error) {
+	w, err := load(workload)
 	if err != nil {
 		return nil, err
 	}
@@ -197,5 +197,5 @@ func Replot(ctx context.Context, dir string, o plot.Options) ([]string, error) {
 	if err := os.MkdirAll(plotDir, 0o755); err != nil {
 		return nil, err
 	}
-	return drawPlotsWith(ctx, plotDir, recs, o)
+	return drawPlotsWith(ctx, plotDir, recs, o, workloads.Load)
 }

@@ -23,14 +23,17 @@ type resolved struct {
 	only      map[string]string // workload spec -> the kind it runs under
 	subs      []subject
 	loaded    map[string]loadedWorkload
+	// cache keeps the workloads loaded, within its budget, for Expand
+	// and the sweep's figures.
+	cache *workloadCache
 	// from is what was resolved, to tell whether the config changed since
 	// (flags replace its workloads or subjects).
 	from resolveInput
 }
 
-// loadedWorkload is what the parent keeps of a workload it loaded: its
-// info and its reader's warnings, not the workload itself, so that a
-// config of many workloads holds one in memory at a time.
+// loadedWorkload is what the parent learnt of a workload it loaded: its
+// info and its reader's warnings. The workload itself stays only in the
+// resolution's bounded cache.
 type loadedWorkload struct {
 	info     WorkloadInfo
 	warnings []string
@@ -55,7 +58,8 @@ func (c *Config) resolveInput() resolveInput {
 // it (a config from a manifest, or one whose entries flags replaced) they
 // are usage errors.
 func (c *Config) resolve(f *configFile) (*resolved, error) {
-	r := &resolved{only: map[string]string{}, loaded: map[string]loadedWorkload{}, from: c.resolveInput()}
+	r := &resolved{only: map[string]string{}, loaded: map[string]loadedWorkload{},
+		cache: &workloadCache{keep: keptWorkloadBytes}, from: c.resolveInput()}
 	seen := map[string]int{}
 	lines := f.entryLines("workloads", c.Workloads)
 	for i, e := range c.Workloads {
@@ -81,7 +85,7 @@ func (c *Config) resolve(f *configFile) (*resolved, error) {
 			if st, err := os.Stat(s); err == nil && !st.IsDir() {
 				continue // a file: read, and its errors named, when the sweep starts
 			}
-			w, err := workloads.Load(ws)
+			w, err := r.cache.load(ws)
 			if err != nil {
 				return nil, f.errorAt(lines[i], "%s", specError("workload", s, err))
 			}

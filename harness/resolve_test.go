@@ -3,7 +3,9 @@ package harness
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -105,7 +107,7 @@ func TestExecutorKeepsWorkloads(t *testing.T) {
 		return countedLoads.Load()
 	}
 	repeats := []string{a, a, b, b, a, a, b, b}
-	if got := run(&executor{keep: keptWorkloadBytes}, repeats...); got != 2 {
+	if got := run(&executor{workloadCache{keep: keptWorkloadBytes}}, repeats...); got != 2 {
 		t.Errorf("two repeats of two workloads: %d loads, want 2", got)
 	}
 	if got := run(&executor{}, repeats...); got != 4 {
@@ -113,11 +115,43 @@ func TestExecutorKeepsWorkloads(t *testing.T) {
 	}
 	// Room for two of 2..4 buffers (24 bytes each): c evicts a, the least
 	// recently used once b was used again.
-	x := &executor{keep: 7 * int64(unsafe.Sizeof(workloads.Buffer{}))}
+	x := &executor{workloadCache{keep: 7 * int64(unsafe.Sizeof(workloads.Buffer{}))}}
 	if got := run(x, a, b, b, c, b, a); got != 4 {
 		t.Errorf("budget of two: %d loads, want 4 (a, b, c, then a again)", got)
 	}
 	if x.bytes > x.keep {
 		t.Errorf("kept %d bytes, over the budget of %d", x.bytes, x.keep)
+	}
+}
+
+// TestSweepLoadsOnce: a sweep's parent loads each workload once, to check
+// the config and list the cells, and draws its figures (a layout and a
+// timeline) from the workloads it kept.
+func TestSweepLoadsOnce(t *testing.T) {
+	countedLoads.Store(0)
+	c, err := ParseConfig("once.toml", []byte(`
+name = "once"
+benchtime = "1ms"
+samples = 1
+repeats = 2
+workloads = [{ spec = "synthetic/test-counted", params = { n = [6, 7] } }]
+strategies = ["naive"]
+allocators = ["bump"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Run(context.Background(), Options{Config: c, Out: t.TempDir(), Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var figures []string
+	for _, f := range out.Files {
+		if b := filepath.Base(f); strings.HasPrefix(b, "layout") || strings.HasPrefix(b, "timeline") {
+			figures = append(figures, b)
+		}
+	}
+	if got := countedLoads.Load(); got != 2 || len(figures) != 2 {
+		t.Errorf("the parent loaded the 2 workloads %d times and drew %v; want once each, and a layout and a timeline", got, figures)
 	}
 }

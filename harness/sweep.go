@@ -178,7 +178,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err := man.write(manPath); err != nil {
 		return out, err
 	}
-	return finish(out, o.Out, man, recs)
+	return finish(out, o.Out, man, recs, pl.load)
 }
 
 // cellCheck returns a check that refuses a record of no cell of cells (a
@@ -270,10 +270,11 @@ func removeTemps(dir string, warn io.Writer) {
 }
 
 // finish writes results.txt, summary.md and the plots from the records and
-// reports failed cells as an error.
-func finish(out *Outcome, dir string, man *Manifest, recs []results.Record) (*Outcome, error) {
+// reports failed cells as an error; the figures get their workloads from
+// load.
+func finish(out *Outcome, dir string, man *Manifest, recs []results.Record, load loader) (*Outcome, error) {
 	out.Records = recs
-	files, err := WriteReports(dir, man, recs)
+	files, err := writeReports(dir, man, recs, load)
 	out.Files = files
 	if err != nil {
 		return out, err
@@ -301,6 +302,15 @@ func finish(out *Outcome, dir string, man *Manifest, recs []results.Record) (*Ou
 // WriteReports writes results.txt, summary.md and plots/*.png from the
 // records of a sweep folder.
 func WriteReports(dir string, man *Manifest, recs []results.Record) ([]string, error) {
+	return writeReports(dir, man, recs, workloads.Load)
+}
+
+// loader gets a workload by its spec: workloads.Load, or a sweep's own
+// matrix, which keeps those it loaded.
+type loader func(spec string) (*workloads.Workload, error)
+
+// writeReports is WriteReports with the figures' workloads from load.
+func writeReports(dir string, man *Manifest, recs []results.Record, load loader) ([]string, error) {
 	var files []string
 	txt := filepath.Join(dir, "results.txt")
 	var b strings.Builder
@@ -324,7 +334,7 @@ func WriteReports(dir string, man *Manifest, recs []results.Record) ([]string, e
 	if err := os.MkdirAll(plotDir, 0o755); err != nil {
 		return nil, err
 	}
-	pngs, err := drawPlots(context.Background(), plotDir, recs, "")
+	pngs, err := drawPlots(context.Background(), plotDir, recs, "", load)
 	files = append(files, pngs...)
 	return files, err
 }

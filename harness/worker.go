@@ -47,7 +47,7 @@ func WorkerMain() int {
 	// Processes a subject starts (exec:PATH planners, which may run
 	// membench) are not workers.
 	os.Unsetenv(workerEnv)
-	x := executor{keep: keptWorkloadBytes}
+	x := executor{workloadCache{keep: keptWorkloadBytes}}
 	if v := os.Getenv(memLimitEnv); v != "" {
 		os.Unsetenv(memLimitEnv)
 		limit, err := strconv.ParseInt(v, 10, 64)
