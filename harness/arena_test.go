@@ -2,8 +2,11 @@ package harness
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"membench/internal/tflitebuild"
 	"membench/results"
 )
 
@@ -11,7 +14,10 @@ import (
 // runtime's own arena where it differs from the footprint and the bytes
 // kept outside the arena (a .tflite model's variable tensors).
 func TestRecordsKeepArenaAndPersistent(t *testing.T) {
-	const model = "../workloads/testdata/stateful.tflite"
+	model := filepath.Join(t.TempDir(), "stateful.tflite")
+	if err := os.WriteFile(model, tflitebuild.Stateful().Build(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c, err := ParseConfig("arena.toml", []byte(`
 name = "arena"
 benchtime = "1ms"

@@ -2,138 +2,49 @@ package workloads
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	flatbuffers "github.com/google/flatbuffers/go"
-
 	"membench/internal/hostile"
+	"membench/internal/tflitebuild"
 )
-
-// fbTensor and fbOp describe a model to build with the FlatBuffers
-// library's own builder, so that the reader is tested against an
-// independent writer.
-type fbTensor struct {
-	shape    []int32
-	typ      int8
-	buffer   uint32
-	name     string
-	variable bool
-}
-
-type fbOp struct{ in, out, inter []int32 }
-
-type fbModel struct {
-	tensors         []fbTensor
-	inputs, outputs []int32
-	ops             []fbOp
-	// buffers holds each buffer's data; buffer 0 is conventionally empty.
-	buffers [][]byte
-}
-
-func (m fbModel) build() []byte {
-	b := flatbuffers.NewBuilder(1024)
-	ints := func(v []int32) flatbuffers.UOffsetT {
-		b.StartVector(4, len(v), 4)
-		for i := len(v) - 1; i >= 0; i-- {
-			b.PrependInt32(v[i])
-		}
-		return b.EndVector(len(v))
-	}
-	tables := func(offs []flatbuffers.UOffsetT) flatbuffers.UOffsetT {
-		b.StartVector(4, len(offs), 4)
-		for i := len(offs) - 1; i >= 0; i-- {
-			b.PrependUOffsetT(offs[i])
-		}
-		return b.EndVector(len(offs))
-	}
-	var bufs []flatbuffers.UOffsetT
-	for _, d := range m.buffers {
-		var dv flatbuffers.UOffsetT
-		if len(d) > 0 {
-			dv = b.CreateByteVector(d)
-		}
-		b.StartObject(3)
-		if len(d) > 0 {
-			b.PrependUOffsetTSlot(fbBufferData, dv, 0)
-		}
-		bufs = append(bufs, b.EndObject())
-	}
-	var tens []flatbuffers.UOffsetT
-	for _, t := range m.tensors {
-		shape, name := ints(t.shape), b.CreateString(t.name)
-		b.StartObject(10)
-		b.PrependUOffsetTSlot(fbTensorShape, shape, 0)
-		b.PrependInt8Slot(fbTensorType, t.typ, 0)
-		b.PrependUint32Slot(fbTensorBuffer, t.buffer, 0)
-		b.PrependUOffsetTSlot(fbTensorName, name, 0)
-		b.PrependBoolSlot(fbTensorVariable, t.variable, false)
-		tens = append(tens, b.EndObject())
-	}
-	var ops []flatbuffers.UOffsetT
-	for _, o := range m.ops {
-		in, out, inter := ints(o.in), ints(o.out), ints(o.inter)
-		b.StartObject(9)
-		b.PrependUOffsetTSlot(fbOperatorInputs, in, 0)
-		b.PrependUOffsetTSlot(fbOperatorOutputs, out, 0)
-		if len(o.inter) > 0 {
-			b.PrependUOffsetTSlot(fbOperatorIntermediates, inter, 0)
-		}
-		ops = append(ops, b.EndObject())
-	}
-	tv, iv, ov, opv := tables(tens), ints(m.inputs), ints(m.outputs), tables(ops)
-	b.StartObject(5)
-	b.PrependUOffsetTSlot(fbSubgraphTensors, tv, 0)
-	b.PrependUOffsetTSlot(fbSubgraphInputs, iv, 0)
-	b.PrependUOffsetTSlot(fbSubgraphOutputs, ov, 0)
-	b.PrependUOffsetTSlot(fbSubgraphOperators, opv, 0)
-	sg := b.EndObject()
-	subs, bv := tables([]flatbuffers.UOffsetT{sg}), tables(bufs)
-	b.StartObject(5)
-	b.PrependUint32Slot(0, 3, 0)
-	b.PrependUOffsetTSlot(fbModelSubgraphs, subs, 0)
-	b.PrependUOffsetTSlot(fbModelBuffers, bv, 0)
-	b.FinishWithFileIdentifier(b.EndObject(), []byte("TFL3"))
-	return b.FinishedBytes()
-}
 
 // sampleModel exercises every lifetime rule: graph input, constant weight,
 // chained activations, an intermediate, an omitted optional input, a
 // variable, an unread output of an operator, a graph output, a string
 // tensor, a scalar and a packed INT4 tensor.
-func sampleModel() fbModel {
-	return fbModel{
-		tensors: []fbTensor{
-			{shape: []int32{1, 8, 8, 3}, name: "input"},                  // 0 f32: 768 B
-			{shape: []int32{3, 3, 3, 4}, buffer: 1, name: "weights"},     // 1 constant
-			{shape: []int32{1, 8, 8, 4}, typ: 9, name: "conv"},           // 2 int8: 256 B
-			{shape: []int32{16}, typ: 1, name: "scratch"},                // 3 f16 intermediate: 32 B
-			{shape: []int32{4}, typ: 2, name: "state", variable: true},   // 4 int32 variable: 16 B
-			{shape: []int32{1, 4}, name: "unread"},                       // 5 f32: 16 B
-			{shape: []int32{1, 4}, typ: 18, name: "output"},              // 6 bf16: 8 B
-			{shape: []int32{2}, typ: 5, name: "strings"},                 // 7 STRING: not planned
-			{shape: nil, typ: 4, name: "scalar"},                         // 8 int64 scalar: 8 B
-			{shape: []int32{3, 3}, typ: 17, name: "packed"},              // 9 INT4: 9 nibbles = 5 B
-			{shape: []int32{7}, name: "untouched"},                       // 10 no operator: not planned
-			{shape: []int32{5}, typ: 3, buffer: 2, name: "empty buffer"}, // 11 buffer without data: planned
+func sampleModel() tflitebuild.Model {
+	return tflitebuild.Model{
+		Tensors: []tflitebuild.Tensor{
+			{Shape: []int32{1, 8, 8, 3}, Name: "input"},                   // 0 f32: 768 B
+			{Shape: []int32{3, 3, 3, 4}, Buffer: 1, Name: "weights"},      // 1 constant
+			{Shape: []int32{1, 8, 8, 4}, Type: 9, Name: "conv"},           // 2 int8: 256 B
+			{Shape: []int32{16}, Type: 1, Name: "scratch"},                // 3 f16 intermediate: 32 B
+			{Shape: []int32{4}, Type: 2, Name: "state", Variable: true},   // 4 int32 variable: 16 B
+			{Shape: []int32{1, 4}, Name: "unread"},                        // 5 f32: 16 B
+			{Shape: []int32{1, 4}, Type: 18, Name: "output"},              // 6 bf16: 8 B
+			{Shape: []int32{2}, Type: 5, Name: "strings"},                 // 7 STRING: not planned
+			{Shape: nil, Type: 4, Name: "scalar"},                         // 8 int64 scalar: 8 B
+			{Shape: []int32{3, 3}, Type: 17, Name: "packed"},              // 9 INT4: 9 nibbles = 5 B
+			{Shape: []int32{7}, Name: "untouched"},                        // 10 no operator: not planned
+			{Shape: []int32{5}, Type: 3, Buffer: 2, Name: "empty buffer"}, // 11 buffer without data: planned
 		},
-		inputs:  []int32{0},
-		outputs: []int32{6},
-		ops: []fbOp{
-			{in: []int32{0, 1, -1}, out: []int32{2}, inter: []int32{3}},
-			{in: []int32{2, 4}, out: []int32{5, 7, 8}},
-			{in: []int32{2, 8}, out: []int32{9, 11}},
-			{in: []int32{9, 11}, out: []int32{6}},
+		Inputs:  []int32{0},
+		Outputs: []int32{6},
+		Ops: []tflitebuild.Op{
+			{In: []int32{0, 1, -1}, Out: []int32{2}, Inter: []int32{3}},
+			{In: []int32{2, 4}, Out: []int32{5, 7, 8}},
+			{In: []int32{2, 8}, Out: []int32{9, 11}},
+			{In: []int32{9, 11}, Out: []int32{6}},
 		},
-		buffers: [][]byte{nil, make([]byte, 108*4), nil},
+		Buffers: [][]byte{nil, make([]byte, 108*4), nil},
 	}
 }
 
 func TestReadTFLiteModel(t *testing.T) {
-	data := sampleModel().build()
+	data := sampleModel().Build()
 	w, err := LoadBytes(data, "m.tflite")
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +86,7 @@ func TestReadTFLiteModel(t *testing.T) {
 // corruptions of a valid model give an InputError naming the file, never a
 // panic.
 func TestReadTFLiteModelMalformed(t *testing.T) {
-	data := sampleModel().build()
+	data := sampleModel().Build()
 	for n := 8; n < len(data); n++ {
 		_, err := parseTFLiteModel(data[:n], "cut.tflite")
 		if err == nil {
@@ -195,19 +106,19 @@ func TestReadTFLiteModelMalformed(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		m    func(*fbModel)
+		m    func(*tflitebuild.Model)
 		want string
 	}{
-		{"tensor index", func(m *fbModel) { m.ops[0].out = []int32{99} }, "x.tflite: operator 0 names tensor 99, but subgraph 0 has 12 tensors"},
-		{"input index", func(m *fbModel) { m.inputs = []int32{-5} }, "x.tflite: SubGraph.inputs names tensor -5, but subgraph 0 has 12 tensors"},
-		{"type", func(m *fbModel) { m.tensors[0].typ = 42 }, `x.tflite: tensor 0 ("input") has unknown type 42 (want a TensorType of schema.fbs, 0 to 22)`},
-		{"dynamic", func(m *fbModel) { m.tensors[2].shape = []int32{1, -1} }, `x.tflite: tensor 2 ("conv") has dimension -1 in its shape [1 -1]: a dynamic shape has no size to plan`},
-		{"buffer", func(m *fbModel) { m.tensors[2].buffer = 7 }, `x.tflite: tensor 2 ("conv") names buffer 7, but the model has 3 buffers`},
+		{"tensor index", func(m *tflitebuild.Model) { m.Ops[0].Out = []int32{99} }, "x.tflite: operator 0 names tensor 99, but subgraph 0 has 12 tensors"},
+		{"input index", func(m *tflitebuild.Model) { m.Inputs = []int32{-5} }, "x.tflite: SubGraph.inputs names tensor -5, but subgraph 0 has 12 tensors"},
+		{"type", func(m *tflitebuild.Model) { m.Tensors[0].Type = 42 }, `x.tflite: tensor 0 ("input") has unknown type 42 (want a TensorType of schema.fbs, 0 to 22)`},
+		{"dynamic", func(m *tflitebuild.Model) { m.Tensors[2].Shape = []int32{1, -1} }, `x.tflite: tensor 2 ("conv") has dimension -1 in its shape [1 -1]: a dynamic shape has no size to plan`},
+		{"buffer", func(m *tflitebuild.Model) { m.Tensors[2].Buffer = 7 }, `x.tflite: tensor 2 ("conv") names buffer 7, but the model has 3 buffers`},
 	}
 	for _, c := range cases {
 		m := sampleModel()
 		c.m(&m)
-		_, err := parseTFLiteModel(m.build(), "x.tflite")
+		_, err := parseTFLiteModel(m.Build(), "x.tflite")
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s: got %v, want %s", c.name, err, c.want)
 		}
@@ -219,7 +130,7 @@ func TestReadTFLiteModelMalformed(t *testing.T) {
 }
 
 func FuzzTFLiteModel(f *testing.F) {
-	f.Add(sampleModel().build())
+	f.Add(sampleModel().Build())
 	f.Add(hostile.TFLiteSharedInputs(100))
 	f.Add(hostile.TFLiteSharedShape(100))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -251,47 +162,11 @@ func BenchmarkReadTFLiteModel(b *testing.B) {
 	}
 }
 
-// statefulModel is a small model with a variable tensor (a recurrent
-// state, as in TFLite Micro's keyword benchmark): testdata/stateful.tflite
-// holds its bytes for the command-line tests.
-func statefulModel() fbModel {
-	return fbModel{
-		tensors: []fbTensor{
-			{shape: []int32{1, 10}, typ: 9, name: "input"},                 // 0 int8: 10 B
-			{shape: []int32{10, 20}, typ: 9, buffer: 1, name: "weights"},   // 1 constant
-			{shape: []int32{1, 40}, typ: 9, name: "state", variable: true}, // 2 int8 variable: 40 B
-			{shape: []int32{1, 20}, typ: 9, name: "hidden"},                // 3 int8: 20 B
-			{shape: []int32{1, 4}, typ: 9, name: "output"},                 // 4 int8: 4 B
-		},
-		inputs:  []int32{0},
-		outputs: []int32{4},
-		ops: []fbOp{
-			{in: []int32{0, 1, 2}, out: []int32{3}},
-			{in: []int32{3}, out: []int32{4}},
-		},
-		buffers: [][]byte{nil, make([]byte, 200)},
-	}
-}
-
-var updateStateful = flag.Bool("update-stateful", false, "rewrite testdata/stateful.tflite")
-
 // TestStatefulModel: the variable tensor is persistent, the rest planned;
 // the committed fixture is this model's bytes.
 func TestStatefulModel(t *testing.T) {
-	const path = "testdata/stateful.tflite"
-	data := statefulModel().build()
-	if *updateStateful {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	committed, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(committed, data) {
-		t.Fatalf("%s differs from statefulModel(): rerun with -update-stateful", path)
-	}
+	const path = "stateful.tflite"
+	data := tflitebuild.Stateful().Build()
 	w, err := LoadBytes(data, path)
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +182,7 @@ func TestStatefulModel(t *testing.T) {
 // TestPersistentJSON: a model's persistent tensors survive conversion to
 // membench JSON and back; a label on one is refused.
 func TestPersistentJSON(t *testing.T) {
-	p, err := parseTFLiteModel(statefulModel().build(), "s.tflite")
+	p, err := parseTFLiteModel(tflitebuild.Stateful().Build(), "s.tflite")
 	if err != nil {
 		t.Fatal(err)
 	}

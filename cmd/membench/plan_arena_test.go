@@ -2,20 +2,32 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"membench/internal/tflitebuild"
 )
 
-// stateful is a model with a variable tensor: input (10 B, task 0),
-// hidden (20 B, tasks 0-1), output (4 B, task 1) and a 40-byte state.
-const stateful = "../../workloads/testdata/stateful.tflite"
+// statefulFile writes tflitebuild.Stateful, a model with a variable
+// tensor: input (10 B, task 0), hidden (20 B, tasks 0-1), output (4 B,
+// task 1) and a 40-byte state, to a temporary .tflite file.
+func statefulFile(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "stateful.tflite")
+	if err := os.WriteFile(path, tflitebuild.Stateful().Build(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // TestPlanArenaAndPersistent: a .tflite planned by a TFLite Micro planner
 // is rounded to TFLite Micro's 16 bytes unless --align says otherwise;
 // plan reports the runtime's arena beside the footprint and the variable
 // tensor's bytes apart from both.
 func TestPlanArenaAndPersistent(t *testing.T) {
+	stateful := statefulFile(t)
 	type out struct {
 		Footprint  int64   `json:"footprint"`
 		Arena      int64   `json:"arena"`

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	flatbuffers "github.com/google/flatbuffers/go"
+
+	"membench/internal/tflitebuild"
 )
 
 // Gzip compresses data as one gzip member.
@@ -197,12 +199,12 @@ func TFLiteSharedInputs(n int) []byte {
 		for i := range all {
 			all[i] = int32(i)
 		}
-		shape := ints(b, []int32{4})
+		shape := tflitebuild.Ints(b, []int32{4})
 		tens := make([]flatbuffers.UOffsetT, n)
 		for i := range tens {
 			tens[i] = tensor(b, shape)
 		}
-		in, out := ints(b, all), ints(b, nil)
+		in, out := tflitebuild.Ints(b, all), tflitebuild.Ints(b, nil)
 		opv := make([]flatbuffers.UOffsetT, n)
 		for i := range opv {
 			b.StartObject(9)
@@ -210,7 +212,7 @@ func TFLiteSharedInputs(n int) []byte {
 			b.PrependUOffsetTSlot(2, out, 0)
 			opv[i] = b.EndObject()
 		}
-		return tables(b, tens), tables(b, opv)
+		return tflitebuild.Tables(b, tens), tflitebuild.Tables(b, opv)
 	})
 }
 
@@ -222,29 +224,13 @@ func TFLiteSharedShape(n int) []byte {
 		for i := range dims {
 			dims[i] = 1
 		}
-		shape := ints(b, dims)
+		shape := tflitebuild.Ints(b, dims)
 		tens := make([]flatbuffers.UOffsetT, n)
 		for i := range tens {
 			tens[i] = tensor(b, shape)
 		}
-		return tables(b, tens), tables(b, nil)
+		return tflitebuild.Tables(b, tens), tflitebuild.Tables(b, nil)
 	})
-}
-
-func ints(b *flatbuffers.Builder, v []int32) flatbuffers.UOffsetT {
-	b.StartVector(4, len(v), 4)
-	for i := len(v) - 1; i >= 0; i-- {
-		b.PrependInt32(v[i])
-	}
-	return b.EndVector(len(v))
-}
-
-func tables(b *flatbuffers.Builder, offs []flatbuffers.UOffsetT) flatbuffers.UOffsetT {
-	b.StartVector(4, len(offs), 4)
-	for i := len(offs) - 1; i >= 0; i-- {
-		b.PrependUOffsetT(offs[i])
-	}
-	return b.EndVector(len(offs))
 }
 
 // tensor is a FLOAT32 tensor of the given shape.
@@ -263,14 +249,14 @@ func tflite(n int, body func(b *flatbuffers.Builder) (tensors, ops flatbuffers.U
 	for i := range io {
 		io[i] = int32(i)
 	}
-	iv := ints(b, io)
+	iv := tflitebuild.Ints(b, io)
 	b.StartObject(5)
 	b.PrependUOffsetTSlot(0, tv, 0)
 	b.PrependUOffsetTSlot(1, iv, 0)
 	b.PrependUOffsetTSlot(2, iv, 0)
 	b.PrependUOffsetTSlot(3, opv, 0)
 	sg := b.EndObject()
-	subs := tables(b, []flatbuffers.UOffsetT{sg})
+	subs := tflitebuild.Tables(b, []flatbuffers.UOffsetT{sg})
 	b.StartVector(4, 0, 4)
 	bv := b.EndVector(0)
 	b.StartObject(5)
