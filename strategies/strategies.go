@@ -16,8 +16,13 @@ import (
 type Plan struct {
 	// Offsets[i] is the byte offset of buffer i, in the problem's order.
 	Offsets []int64
-	// Footprint is max(offset+size) over buffers, 0 for none.
+	// Footprint is max(offset+size) over buffers, 0 for none. For a
+	// problem with several memory spaces it is the sum of Footprints.
 	Footprint int64
+	// Footprints[m] is the footprint of memory space m (offsets are within
+	// each space) for a problem with several memory spaces
+	// (workloads.FormMemories); nil otherwise.
+	Footprints []int64
 	// Arena is the arena the strategy's runtime itself would ask for,
 	// where that differs from Footprint: runtimes that round every size
 	// (or the arena's end) up to the alignment count the topmost buffer's
@@ -79,6 +84,12 @@ type Info struct {
 	// + size), where it can (Plan.Arena); "" where they agree.
 	Arena  string
 	Params []workloads.ParamDoc
+	// Forms are the problem forms the strategy honours (workloads.Forms).
+	// The registry refuses the others with ErrUnsupportedForm before the
+	// strategy sees the problem, except hints (advice, ignored) and memory
+	// spaces, which it plans one space at a time unless Forms has
+	// FormMemories.
+	Forms workloads.Forms
 	// New builds the strategy; it reads its parameters from args.
 	New func(args *workloads.Args) (Strategy, error)
 }
@@ -180,13 +191,21 @@ func Lookup(spec string) (Strategy, error) {
 	if err := args.Check(info.Params); err != nil {
 		return nil, err
 	}
-	return named{s, spec}, nil
+	return named{s, spec, info.Name, info.Forms}, nil
 }
 
-// named reports the spec as given as the strategy's name.
+// named reports the spec as given as the strategy's name, and refuses the
+// problem forms the strategy does not honour.
 type named struct {
 	Strategy
-	spec string
+	spec  string
+	name  string
+	forms workloads.Forms
+}
+
+// Plan plans p with the strategy after checking its forms (planForms).
+func (n named) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	return planForms(ctx, n.Strategy, n.name, n.forms, p)
 }
 
 func (n named) Name() string { return n.spec }

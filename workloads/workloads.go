@@ -92,6 +92,23 @@ type Problem struct {
 	// planner's defaults depend on it (FormatTFLiteModel: TFLite Micro's
 	// planners then default to its 16-byte alignment); "" otherwise.
 	Format string
+
+	// The problem forms (forms.go, DESIGN §15), each nil when unused and
+	// otherwise parallel to Buffers.
+
+	// Aligns[i], when > 0, is buffer i's own alignment, in place of
+	// Alignment.
+	Aligns []int64
+	// Gaps[i] are buffer i's gaps, in task order, disjoint.
+	Gaps [][]Gap
+	// Fixed[i] is buffer i's fixed offset, or NoOffset: plan it.
+	Fixed []int64
+	// Hints[i] is a suggested offset for buffer i, or NoOffset.
+	Hints []int64
+	// Spaces[i] is the index in Memories of buffer i's memory space.
+	Spaces []int
+	// Memories are the memory spaces; nil means one space of Capacity.
+	Memories []Memory
 }
 
 // PersistentBytes returns the total size of the persistent tensors.
