@@ -1,0 +1,170 @@
+package strategies
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"membench/workloads"
+)
+
+// spaced returns a problem of the given buffers, each in the memory space
+// spaces[i], with the named spaces of the given capacities (0: none).
+func spaced(bufs []workloads.Buffer, spaces []int, caps ...int64) *workloads.Problem {
+	p := &workloads.Problem{Buffers: bufs, Spaces: spaces}
+	for m, c := range caps {
+		p.Memories = append(p.Memories, workloads.Memory{Name: []string{"dram", "sram", "tcm"}[m], Capacity: c})
+	}
+	return p
+}
+
+// TestUpstreamSpaces: each runtime's memory spaces (XLA's colours,
+// ExecuTorch's mem ids, TVM's pools) planned as its upstream plans them,
+// golden offsets and per-space footprints worked by hand.
+func TestUpstreamSpaces(t *testing.T) {
+	type B = workloads.Buffer
+	cases := []struct {
+		spec  string
+		p     *workloads.Problem
+		offs  []int64
+		fps   []int64
+		arena int64
+	}{
+		// XLA: one heap per colour. In one arena 1 would sit on 0 at 100.
+		{"xla-heap", spaced([]B{{ID: 0, Size: 100, First: 0, Last: 1}, {ID: 1, Size: 50, First: 1, Last: 2},
+			{ID: 2, Size: 60, First: 2, Last: 3}, {ID: 3, Size: 70, First: 0, Last: 0}}, []int{0, 1, 0, 1}, 0, 0),
+			[]int64{0, 0, 0, 0}, []int64{100, 70}, 0},
+		// ExecuTorch greedy, mem ids apart: mem 0 sorts 2 (48) then 0
+		// (32), which overlaps 2 and does not fit above it in 2's object:
+		// a new object at 48; mem 1 ties 1 and 3 at 16, the later first,
+		// both in one object at 0.
+		{"executorch-greedy", spaced([]B{{ID: 0, Size: 32, First: 0, Last: 1}, {ID: 1, Size: 16, First: 0, Last: 0},
+			{ID: 2, Size: 48, First: 1, Last: 2}, {ID: 3, Size: 16, First: 1, Last: 1}}, []int{0, 1, 0, 1}, 0, 0),
+			[]int64{48, 0, 0, 0}, []int64{80, 16}, 0},
+		// ExecuTorch naive: one bump counter per mem id, sizes rounded to
+		// 16.
+		{"executorch-naive", spaced([]B{{ID: 0, Size: 20, First: 0, Last: 1}, {ID: 1, Size: 16, First: 0, Last: 0},
+			{ID: 2, Size: 48, First: 1, Last: 2}, {ID: 3, Size: 16, First: 1, Last: 1}}, []int{0, 1, 0, 1}, 0, 0),
+			[]int64{0, 0, 32, 16}, []int64{80, 32}, 0},
+		// TVM greedy_by_conflicts, pools together: A (dram, 10 B, tasks
+		// 0-1) conflicts with B (dram, 20 B, 1-2) and C (sram, 5 B, 0), so
+		// it has 2 conflicts and goes first: A 0, B 10, C 0. Planned apart,
+		// dram alone would tie A and B at one conflict and put B (the
+		// larger) first.
+		{"tvm-greedy-by-conflicts?workspace_byte_alignment=1", spaced([]B{{ID: 0, Size: 10, First: 0, Last: 1},
+			{ID: 1, Size: 20, First: 1, Last: 2}, {ID: 2, Size: 5, First: 0, Last: 0}}, []int{0, 0, 1}, 0, 0),
+			[]int64{0, 10, 0}, []int64{30, 5}, 0},
+		// greedy_by_size: B 0, A 20 in dram, C 0 in sram; a size hint that
+		// holds them changes nothing.
+		{"tvm-greedy-by-size?workspace_byte_alignment=1", spaced([]B{{ID: 0, Size: 10, First: 0, Last: 1},
+			{ID: 1, Size: 20, First: 1, Last: 2}, {ID: 2, Size: 5, First: 0, Last: 0}}, []int{0, 0, 1}, 30, 5),
+			[]int64{20, 0, 0}, []int64{30, 5}, 0},
+		// Hill climb: the first pass, B 0 and A 20 in dram (10 B each
+		// side), C 0 in sram, totals 35: more than the memory pressure
+		// over all buffers (30), so it climbs; swapping A and B gives the
+		// same total, so the first pass stands.
+		{"tvm-hill-climb?workspace_byte_alignment=1", spaced([]B{{ID: 0, Size: 10, First: 0, Last: 1},
+			{ID: 1, Size: 20, First: 1, Last: 2}, {ID: 2, Size: 5, First: 0, Last: 0}}, []int{0, 0, 1}, 0, 0),
+			[]int64{20, 0, 0}, []int64{30, 5}, 0},
+	}
+	for _, c := range cases {
+		s, err := Lookup(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := s.Plan(context.Background(), c.p)
+		if err != nil {
+			t.Errorf("%s: %v", c.spec, err)
+			continue
+		}
+		var sum int64
+		for _, f := range c.fps {
+			sum += f
+		}
+		if !slices.Equal(plan.Offsets, c.offs) || !slices.Equal(plan.Footprints, c.fps) || plan.Footprint != sum || plan.Arena != c.arena {
+			t.Errorf("%s: offsets %v footprints %v footprint %d arena %d, want %v %v %d %d",
+				c.spec, plan.Offsets, plan.Footprints, plan.Footprint, plan.Arena, c.offs, c.fps, sum, c.arena)
+		}
+	}
+}
+
+// TestTVMPoolSizeHint: a buffer past its pool's size hint is USMP's
+// error, in each TVM planner.
+func TestTVMPoolSizeHint(t *testing.T) {
+	bufs := []workloads.Buffer{{ID: 0, Size: 10, First: 0, Last: 1}, {ID: 1, Size: 20, First: 1, Last: 2}, {ID: 2, Size: 5, First: 0, Last: 0}}
+	for _, c := range []struct{ spec, want string }{
+		{"tvm-greedy-by-size?workspace_byte_alignment=1", `tvm-greedy-by-size: buffer 0 (10 bytes): TVM USMP Error: the space available in the provided pools exceeded (pool "dram", size hint 25 bytes). Please increase the size_hints for memory pools`},
+		{"tvm-greedy-by-conflicts?workspace_byte_alignment=1", `tvm-greedy-by-conflicts: buffer 1 (20 bytes): TVM USMP Error: the space available in the provided pools exceeded (pool "dram", size hint 25 bytes). Please increase the size_hints for memory pools`},
+		{"tvm-hill-climb?workspace_byte_alignment=1", `tvm-hill-climb: buffer 1 (20 bytes): TVM USMP Error: the space available in the provided pools exceeded (pool "dram", size hint 25 bytes). Please increase the size_hints for memory pools`},
+	} {
+		s, err := Lookup(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Plan(context.Background(), spaced(slices.Clone(bufs), []int{0, 0, 1}, 25, 0))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v, want %s", c.spec, err, c.want)
+		}
+	}
+}
+
+// TestTVMGreedyPools compares the interval greedy planners with
+// PostSortAllocation step by step over the conflict lists (usmpGreedy) on
+// random problems with pools and size hints: the same offsets where USMP
+// places every buffer clear of its conflicts, an error where USMP fails
+// or would place a buffer over a conflict in its pool.
+func TestTVMGreedyPools(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(20, 3))
+	for trial := range 400 {
+		bufs := gbsRandomCase(rng, trial)
+		if len(bufs) == 0 {
+			continue
+		}
+		npool := 1 + rng.IntN(3)
+		spaces := make([]int, len(bufs))
+		for i := range spaces {
+			spaces[i] = rng.IntN(npool)
+		}
+		caps := make([]int64, npool)
+		for m := range caps {
+			if rng.IntN(2) == 0 {
+				caps[m] = 1 + rng.Int64N(2*workloads.LoadBound(bufs)+1)
+			}
+		}
+		p := spaced(bufs, spaces, caps...)
+		pools := newUSMPPools(p)
+		g, err := newUSMPGraph(ctx, "test", p.Buffers, 8, pools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, byConflicts := range []bool{false, true} {
+			want, werr := usmpGreedy(ctx, g, usmpOrder(g.size, g.name, g.degrees(), byConflicts))
+			got, gerr := usmpGreedyIntervals(ctx, "test", p.Buffers, 8, byConflicts, pools)
+			if werr == nil && !usmpPoolsOverlap(p, want) {
+				if gerr != nil || !slices.Equal(got, want) {
+					t.Fatalf("trial %d by conflicts %v: %v (%v), want %v", trial, byConflicts, got, gerr, want)
+				}
+			} else if gerr == nil || !strings.Contains(gerr.Error(), "TVM USMP Error") {
+				t.Fatalf("trial %d by conflicts %v: %v (%v), want USMP's error (reference: %v, %v)", trial, byConflicts, got, gerr, want, werr)
+			}
+		}
+	}
+}
+
+// usmpPoolsOverlap reports whether two buffers of one space live at a
+// common task and overlap in bytes.
+func usmpPoolsOverlap(p *workloads.Problem, offs []int64) bool {
+	for i, a := range p.Buffers {
+		for j := i + 1; j < len(p.Buffers); j++ {
+			b := p.Buffers[j]
+			if p.Spaces[i] == p.Spaces[j] && a.First <= b.Last && b.First <= a.Last &&
+				offs[i] < offs[j]+b.Size && offs[j] < offs[i]+a.Size && a.Size > 0 && b.Size > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
