@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,10 +17,15 @@ func init() {
 	Register(Info{
 		Name: "best-of", Runtime: "membench", Kind: Offsets,
 		Doc: "runs several strategies and keeps the plan with the smallest footprint (ties: the first listed), " +
-			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets; stops once a plan reaches LB_load",
+			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets; stops once a plan reaches LB_load; "+
+			"members that refuse the problem's forms sit out; memory spaces are planned one at a time, each keeping its best",
 		Params: []workloads.ParamDoc{{Name: "of", Default: bestOfDefault,
 			Doc: "comma-separated strategy specs to run, in order (a spec's own & must be written %26)"}},
-		New: newBestOf,
+		// The forms pass through to the members, which honour or refuse
+		// them; spaces are planned apart by the registry, so each space
+		// keeps its own winner.
+		Forms: workloads.FormAlign | workloads.FormGaps | workloads.FormFixed,
+		New:   newBestOf,
 	})
 }
 
@@ -54,9 +60,16 @@ func (bestOf) Name() string { return "best-of" }
 func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	var best *Plan
 	var winner Strategy
-	lb := int64(-1) // LB_load, once a member has run
+	var refused error // the first member's refusal of the problem's forms
+	lb := int64(-1)   // LB_load, once a member has run
 	for k, m := range s.members {
 		plan, err := m.Plan(ctx, p)
+		if errors.Is(err, ErrUnsupportedForm) {
+			if refused == nil {
+				refused = err
+			}
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("best-of: %s: %w", m.Name(), err)
 		}
@@ -76,6 +89,9 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 				break
 			}
 		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("best-of: every member refuses the problem's forms: %w", refused)
 	}
 	// Only the winner's plan is reported, so only it needs checking.
 	if err := Validate(p, best); err != nil {

@@ -168,3 +168,64 @@ func usmpPoolsOverlap(p *workloads.Problem, offs []int64) bool {
 	}
 	return false
 }
+
+// TestPlannerForms: the forms each planner declares it honours. Only
+// tflm-greedy keeps fixed offsets (TFLite Micro's offline plan); the TVM
+// planners plan memory spaces together as USMP pools; best-of passes the
+// per-buffer forms to its members; the others honour none, their memory
+// spaces planned one at a time by the registry.
+func TestPlannerForms(t *testing.T) {
+	want := map[string]workloads.Forms{
+		"tflm-greedy":             workloads.FormFixed,
+		"tvm-greedy-by-size":      workloads.FormMemories,
+		"tvm-greedy-by-conflicts": workloads.FormMemories,
+		"tvm-hill-climb":          workloads.FormMemories,
+		"best-of":                 workloads.FormAlign | workloads.FormGaps | workloads.FormFixed,
+	}
+	for _, in := range All() {
+		if in.Name == "exact" {
+			continue // package exact declares its own
+		}
+		if in.Forms != want[in.Name] {
+			t.Errorf("%s: forms %q, want %q", in.Name, in.Forms, want[in.Name])
+		}
+	}
+}
+
+// TestBestOfForms: a member that refuses the problem's forms sits out;
+// when all do, best-of refuses, naming the first refusal.
+func TestBestOfForms(t *testing.T) {
+	p := &workloads.Problem{
+		Buffers: []workloads.Buffer{{ID: 0, Size: 40, First: 0, Last: 1}, {ID: 1, Size: 60, First: 0, Last: 2}},
+		Fixed:   []int64{100, -1},
+	}
+	s, err := Lookup("best-of?of=xla-heap,tflm-greedy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Plan(context.Background(), p)
+	if err != nil || !slices.Equal(plan.Offsets, []int64{100, 0}) {
+		t.Errorf("best-of over a fixed offset: %v, %v; want tflm-greedy's [100 0]", plan, err)
+	}
+	s, err = Lookup("best-of?of=xla-heap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Plan(context.Background(), p)
+	if want := "best-of: every member refuses the problem's forms: unsupported problem form: xla-heap: fixed offsets are not supported"; err == nil || err.Error() != want {
+		t.Errorf("best-of of xla-heap alone: %v, want %s", err, want)
+	}
+}
+
+// TestExecForms: an external planner gets sizes and lifetimes only, so
+// the forms it cannot be told are refused, naming it.
+func TestExecForms(t *testing.T) {
+	s, err := Lookup("exec:/bin/cat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 0, Size: 8, First: 0, Last: 0}}, Fixed: []int64{16}}
+	if _, err := s.Plan(context.Background(), p); err == nil || err.Error() != "unsupported problem form: exec:/bin/cat: fixed offsets are not supported" {
+		t.Errorf("exec with a fixed offset: %v", err)
+	}
+}

@@ -173,7 +173,14 @@ func Names() []string { return registry.Names() }
 // the valid ones.
 func Lookup(spec string) (Strategy, error) {
 	if strings.HasPrefix(spec, "exec:") {
-		return newExec(spec) // exec.go
+		// An external planner gets a MiniMalloc CSV of sizes and
+		// lifetimes (exec.go): it honours no form, and each memory
+		// space goes to it as a problem of its own.
+		s, err := newExec(spec)
+		if err != nil {
+			return nil, err
+		}
+		return named{s, spec, spec, 0}, nil
 	}
 	sp, err := workloads.ParseSpec(spec)
 	if err != nil {
