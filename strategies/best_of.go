@@ -17,7 +17,7 @@ func init() {
 	Register(Info{
 		Name: "best-of", Runtime: "membench", Kind: Offsets,
 		Doc: "runs several strategies and keeps the plan with the smallest footprint (ties: the first listed), " +
-			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets; stops once a plan reaches LB_load; "+
+			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets; stops once a plan reaches LB_load; " +
 			"members that refuse the problem's forms sit out; memory spaces are planned one at a time, each keeping its best",
 		Params: []workloads.ParamDoc{{Name: "of", Default: bestOfDefault,
 			Doc: "comma-separated strategy specs to run, in order (a spec's own & must be written %26)"}},
