@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -227,5 +228,237 @@ func TestExecForms(t *testing.T) {
 	p := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 0, Size: 8, First: 0, Last: 0}}, Fixed: []int64{16}}
 	if _, err := s.Plan(context.Background(), p); err == nil || err.Error() != "unsupported problem form: exec:/bin/cat: fixed offsets are not supported" {
 		t.Errorf("exec with a fixed offset: %v", err)
+	}
+}
+
+// TestTVMUpstreamNoPoolError reproduces test_no_pool_error of
+// tests/python/tir-usmp/test_tir_usmp_algo.py (apache/tvm at
+// fb43fc85774b4d1e65a8ce7451fb09d00e648c45): three 10-byte buffers in a
+// pool with a 10-byte size hint, each listing the next as its conflict
+// (bi_a: bi_b, bi_b: bi_c, bi_c: bi_a, one way only). greedy_by_size
+// places bi_c (the greatest name) at 0, then bi_b finds no room above it:
+// USMP's error. The same three buffers live at once, as a problem, fail in
+// every TVM planner.
+func TestTVMUpstreamNoPoolError(t *testing.T) {
+	g := &usmpGraph{size: []int64{10, 10, 10}, name: []string{"bi_a", "bi_b", "bi_c"},
+		start: []int32{0, 1, 2, 3}, nbr: []int32{1, 2, 0}, align: 1,
+		pools: usmpPools{hint: []int64{10}, names: []string{"tiny_workspace"}}}
+	_, err := usmpGreedy(context.Background(), g, usmpOrder(g.size, g.name, g.degrees(), false))
+	if want := `usmp: buffer 1 (10 bytes): TVM USMP Error: the space available in the provided pools exceeded (pool "tiny_workspace", size hint 10 bytes). Please increase the size_hints for memory pools`; err == nil || err.Error() != want {
+		t.Errorf("greedy_by_size: %v, want %s", err, want)
+	}
+	p := &workloads.Problem{
+		Buffers:  []workloads.Buffer{{ID: 0, Size: 10}, {ID: 1, Size: 10}, {ID: 2, Size: 10}},
+		Spaces:   []int{0, 0, 0},
+		Memories: []workloads.Memory{{Name: "tiny_workspace", Capacity: 10}},
+	}
+	for _, spec := range []string{"tvm-greedy-by-size", "tvm-greedy-by-conflicts", "tvm-hill-climb"} {
+		s, err := Lookup(spec + "?workspace_byte_alignment=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Plan(context.Background(), p); err == nil || !strings.Contains(err.Error(), "TVM USMP Error: the space available in the provided pools exceeded") {
+			t.Errorf("%s: %v, want USMP's error", spec, err)
+		}
+	}
+}
+
+// hillClimbUpstream is HillClimbAllocator::PlanMemory (apache/tvm
+// src/tir/usmp/algo/hill_climb.cc at
+// fb43fc85774b4d1e65a8ce7451fb09d00e648c45) written out plainly: every
+// pass from scratch, every placed conflict (of any pool) sorted by offset
+// and walked with a map of pool candidates, the pools' sizes in a map.
+// Ties of the sorts go by position, as in usmpHillClimb.
+func hillClimbUpstream(g *usmpGraph, desired int64) ([]int64, error) {
+	n := len(g.size)
+	type pa struct {
+		pool int // -1: no pool (NullValue<PoolInfo>)
+		off  int64
+	}
+	order := usmpOrder(g.size, g.name, g.degrees(), false)
+	pos := map[int32]int{}
+	for q, i := range order {
+		pos[i] = q
+	}
+	greedy := func() (map[int32]pa, bool) {
+		allocs := map[int32]pa{}
+		unfit := false
+		for _, b := range order {
+			cands := map[int]int64{}
+			if m := g.pools.poolOf(b); g.pools.fits(m, 0, g.size[b]) {
+				cands[m] = 0
+			}
+			var conf []int32
+			for _, c := range g.conflicts(b) {
+				if _, ok := allocs[c]; ok {
+					conf = append(conf, c)
+				}
+			}
+			slices.SortStableFunc(conf, func(x, y int32) int {
+				if allocs[x].off != allocs[y].off {
+					return int(allocs[x].off - allocs[y].off)
+				}
+				return pos[x] - pos[y]
+			})
+			for _, c := range conf {
+				a := allocs[c]
+				cur, ok := cands[a.pool]
+				if !ok {
+					continue
+				}
+				next := AlignUp(a.off+g.size[c], g.align)
+				if g.pools.fits(a.pool, next, g.size[b]) {
+					if next > cur && cur+g.size[b] > a.off {
+						cands[a.pool] = next
+					}
+				} else {
+					delete(cands, a.pool)
+				}
+			}
+			m := g.pools.poolOf(b)
+			if off, ok := cands[m]; ok {
+				allocs[b] = pa{m, off}
+			} else {
+				unfit = true
+				allocs[b] = pa{-1, 0}
+			}
+		}
+		return allocs, unfit
+	}
+	highest := func(allocs map[int32]pa) map[int]int64 {
+		sizes := map[int]int64{}
+		for b, a := range allocs {
+			if a.pool >= 0 {
+				if h := a.off + g.size[b]; sizes[a.pool] <= h {
+					sizes[a.pool] = h
+				}
+			}
+		}
+		return sizes
+	}
+	var rnd randR
+	var total int64
+	swapI1, swapI2 := -1, -1
+	var allocs, rollback, result map[int32]pa
+	swap := func(i1, i2 int) {
+		if i1 == i2 {
+			return
+		}
+		b1, b2 := order[i1], order[i2]
+		order[i1], order[i2] = b2, b1
+		pos[b1], pos[b2] = i2, i1
+	}
+	for attempts := 0; attempts < usmpMaxAttempts; attempts++ {
+		rollback = allocs
+		var unfit bool
+		allocs, unfit = greedy()
+		sizes := highest(allocs)
+		if len(sizes) == 0 {
+			return nil, errors.New("increase")
+		}
+		var sum int64
+		for _, s := range sizes {
+			sum += s
+		}
+		if total == 0 || (!unfit && (total > sum || int64(rnd.next()%100) < int64(int32(50*uint64(sum-total)/uint64(sum)/uint64(attempts))))) {
+			result = allocs
+			if !unfit {
+				total = sum
+				if total <= desired {
+					break
+				}
+			}
+		} else {
+			swap(swapI2, swapI1)
+			allocs = rollback
+			sizes = highest(allocs)
+		}
+		var top []int32
+		for b, a := range allocs {
+			if a.pool >= 0 && sizes[a.pool] == a.off+g.size[b] {
+				top = append(top, b)
+			}
+		}
+		slices.SortFunc(top, func(x, y int32) int { return pos[x] - pos[y] })
+		node := top[int(rnd.next())%len(top)]
+		var first, second []int32
+		for _, c1 := range g.conflicts(node) {
+			if pos[node] > pos[c1] {
+				first = append(first, c1)
+			}
+			for _, c2 := range g.conflicts(c1) {
+				if pos[c1] > pos[c2] {
+					second = append(second, c2)
+				}
+			}
+		}
+		slices.SortFunc(first, func(x, y int32) int { return pos[x] - pos[y] })
+		slices.SortFunc(second, func(x, y int32) int { return pos[x] - pos[y] })
+		if len(first) == 0 {
+			continue
+		}
+		buf1 := first[int(rnd.next())%len(first)]
+		buf2 := buf1
+		stuck := !slices.ContainsFunc(first, func(b int32) bool { return b != buf1 }) &&
+			!slices.ContainsFunc(second, func(b int32) bool { return b != buf1 })
+		for buf2 == buf1 {
+			if len(second) > 0 && rnd.next()%100 > 25 {
+				buf2 = second[int(rnd.next())%len(second)]
+			} else {
+				buf2 = first[int(rnd.next())%len(first)]
+			}
+			if len(second) < 2 && len(first) < 2 || stuck {
+				break
+			}
+		}
+		if buf1 == buf2 {
+			continue
+		}
+		swapI1, swapI2 = pos[buf1], pos[buf2]
+		swap(swapI1, swapI2)
+	}
+	out := make([]int64, n)
+	for b, a := range result {
+		if a.pool < 0 {
+			return nil, errors.New("exceeded")
+		}
+		out[b] = a.off
+	}
+	return out, nil
+}
+
+// TestTVMHillClimbPools compares tvm-hill-climb's pass with the plain
+// reference on random problems with one to three pools, some with size
+// hints tight enough that buffers find no room.
+func TestTVMHillClimbPools(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(20, 4))
+	for trial := range 150 {
+		bufs := gbsRandomCase(rng, trial)
+		if len(bufs) == 0 || len(bufs) > 60 {
+			continue
+		}
+		npool := 1 + rng.IntN(3)
+		spaces := make([]int, len(bufs))
+		for i := range spaces {
+			spaces[i] = rng.IntN(npool)
+		}
+		caps := make([]int64, npool)
+		lb := workloads.LoadBound(bufs)
+		for m := range caps {
+			if rng.IntN(2) == 0 {
+				caps[m] = lb/2 + rng.Int64N(lb+1)
+			}
+		}
+		p := spaced(bufs, spaces, caps...)
+		g, err := newUSMPGraph(ctx, "test", p.Buffers, 8, newUSMPPools(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr := hillClimbUpstream(g, lb)
+		got, gerr := usmpHillClimb(ctx, g, lb)
+		if (werr == nil) != (gerr == nil) || !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%d buffers, caps %v): %v (%v), want %v (%v)", trial, len(bufs), caps, got, gerr, want, werr)
+		}
 	}
 }
