@@ -697,6 +697,8 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		unfit bool
 	}
 	npool := g.pools.n()
+	// One unbounded pool: every placed conflict counts.
+	plain := g.pools.of == nil && g.pools.hint == nil
 	high := func(a alloc) []int64 { // each pool's size, -1 for a pool no buffer is in
 		h := make([]int64, npool)
 		for m := range h {
@@ -725,6 +727,7 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 	for attempts := 0; attempts < usmpMaxAttempts; attempts++ {
 		rollback = pool
 		cur := alloc{off: make([]int64, n), nope: make([]bool, n)}
+		off := cur.off // the sort's comparator reads it directly
 		if last.off != nil {
 			for _, i := range order[:dirty] {
 				cur.off[i], cur.nope[i] = last.off[i], last.nope[i]
@@ -746,18 +749,27 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 			// order by offset among them is the same.
 			conf = conf[:0]
 			for _, j := range g.conflicts(i) {
-				if pos[j] < int32(q) && !cur.nope[j] && g.pools.poolOf(j) == m {
+				if pos[j] < int32(q) && (plain || !cur.nope[j] && g.pools.poolOf(j) == m) {
 					conf = append(conf, j)
 				}
 			}
 			slices.SortFunc(conf, func(a, b int32) int {
-				if c := cmp.Compare(cur.off[a], cur.off[b]); c != 0 {
+				if c := cmp.Compare(off[a], off[b]); c != 0 {
 					return c
 				}
 				return cmp.Compare(pos[a], pos[b])
 			})
-			in := g.pools.fits(m, 0, g.size[i])
 			var cand int64
+			if plain {
+				for _, j := range conf {
+					if next := AlignUp(cur.off[j]+g.size[j], g.align); next > cand && cand+g.size[i] > cur.off[j] {
+						cand = next
+					}
+				}
+				cur.off[i] = cand
+				continue
+			}
+			in := g.pools.fits(m, 0, g.size[i])
 			for _, j := range conf {
 				if !in {
 					break
