@@ -157,9 +157,17 @@ func (p *Problem) MaxTask() int {
 // LoadBound returns LB_load: the maximum over tasks of the total size of
 // the buffers live at that task. No offset plan can use less memory.
 // It runs in O(n log n) and needs no per-task array, so sparse task ids
-// cost nothing.
+// cost nothing. For a problem with gaps or several memory spaces it is
+// the sum of SpaceLoads, which count gaps.
 func (p *Problem) LoadBound() int64 {
-	return LoadBound(p.Buffers)
+	if p.Gaps == nil && p.Spaces == nil {
+		return LoadBound(p.Buffers)
+	}
+	var sum int64
+	for _, l := range p.SpaceLoads() {
+		sum += l
+	}
+	return sum
 }
 
 // EventKind says what a trace event does.
