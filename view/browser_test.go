@@ -291,8 +291,35 @@ func TestBrowserSnapshot(t *testing.T) {
 	e := build(t, "../../shared/workloads/pytorch-snapshots/silmont_mem_snapshot.pickle", nil, []string{"torch-caching"})
 	url := serve(t, []*Entry{e}, nil)
 	ctx := browser(t)
-	do(t, ctx, chromedp.Navigate(url), visible("#series"), settled(), shot("snapshot.png"))
+	do(t, ctx, chromedp.Navigate(url), visible("#series"), settled())
 	facts := text(t, ctx, "#replay-facts")
+	// Hover the largest block with a stack at the cursor: the tooltip
+	// shows where Python allocated it.
+	do(t, ctx, mouseAt("#series", 0.6, 0.5), until(`document.querySelector("#series").dataset.cursor > 0`))
+	cursor := evalInt(t, ctx, `+document.querySelector("#series").dataset.cursor`)
+	st := e.Replays[0].StateAt(cursor)
+	var pick *Block
+	base := int64(-1)
+	for k := range st.Blocks {
+		b := &st.Blocks[k]
+		if base < 0 || b.Off < base {
+			base = b.Off
+		}
+		if e.StackOf(b.ID) != "" && (pick == nil || b.Chunk > pick.Chunk) {
+			pick = b
+		}
+	}
+	if pick == nil {
+		t.Fatalf("no block with a stack is live at event %d", cursor)
+	}
+	span := max(st.Top-base, st.Reserved, 1)
+	fx := (float64(pick.Off-base) + float64(pick.Chunk)/2) / float64(span)
+	do(t, ctx, mouseAt("#state-0", fx, 0.5), until(`document.querySelector("#tip").textContent.includes("allocated at")`), shot("snapshot.png"))
+	tip := text(t, ctx, "#tip")
+	firstFrame, _, _ := strings.Cut(e.StackOf(pick.ID), "\n")
+	if !strings.HasPrefix(tip, fmt.Sprintf("tensor %d\n", pick.ID)) || !strings.Contains(tip, "allocated at\n"+firstFrame) {
+		t.Errorf("tooltip %q, want tensor %d allocated at %q", tip, pick.ID, firstFrame)
+	}
 	do(t, ctx, js(`document.querySelector("#settings").value = "expandable_segments:True"`), click("#replay-with"),
 		until(`document.querySelectorAll("canvas.state").length === 2`), settled())
 	after := text(t, ctx, "#replay-facts")

@@ -30,6 +30,8 @@ func Export(w io.Writer, entries []*Entry) error {
 	type entryData struct {
 		Plans   []planData   `json:"plans"`
 		Replays []replayData `json:"replays"`
+		Stacks  []string     `json:"stacks,omitempty"`
+		StackOf []int32      `json:"stack_of,omitempty"`
 	}
 	data := struct {
 		Index   Index       `json:"index"`
@@ -44,6 +46,9 @@ func Export(w io.Writer, entries []*Entry) error {
 		}
 		data.Index.Workloads = append(data.Index.Workloads, e.info())
 		var ed entryData
+		if e.Trace != nil && len(e.Replays) > 0 {
+			ed.Stacks, ed.StackOf = e.Trace.Stacks, e.Trace.StackOf
+		}
 		for _, l := range e.Plans {
 			all := Viewport{T0: 0, T1: int64(max(l.Tasks, 1)), A0: 0, A1: max(l.Plan.Footprint, 1), W: 1 << 20, H: 1 << 20}
 			pd := planData{Rects: l.rects(all), Profile: l.Profile.raw}

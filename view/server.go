@@ -148,6 +148,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/profile", s.profile)
 	mux.HandleFunc("GET /api/series", s.series)
 	mux.HandleFunc("GET /api/state", s.state)
+	mux.HandleFunc("GET /api/stack", s.stack)
 	mux.HandleFunc("GET /api/sweep", s.sweepRows)
 	mux.HandleFunc("POST /api/open", s.openCell)
 	mux.HandleFunc("POST /api/replay", s.replayWith)
@@ -319,6 +320,27 @@ func (s *Server) state(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply(w, rp.StateAt(int(e)), nil)
+}
+
+// stack answers with the recorded Python stack of tensor id ("" where the
+// recording gives none).
+func (s *Server) stack(w http.ResponseWriter, r *http.Request) {
+	q := &query{r: r}
+	e := s.entry(q)
+	id := q.int("id")
+	if q.err != nil {
+		reply(w, nil, q.err)
+		return
+	}
+	reply(w, map[string]string{"stack": e.StackOf(int(id))}, nil)
+}
+
+// StackOf returns the recorded stack of tensor id, "" where none.
+func (e *Entry) StackOf(id int) string {
+	if e.Trace == nil || id < 0 || id >= len(e.Trace.StackOf) || e.Trace.StackOf[id] < 0 {
+		return ""
+	}
+	return e.Trace.Stacks[e.Trace.StackOf[id]]
 }
 
 func (s *Server) sweepRows(w http.ResponseWriter, r *http.Request) {

@@ -69,6 +69,10 @@ function local(path, p) {
         recorded: r.recorded ? binsOf(r.recorded, e0, e1, n) : undefined, ooms: r.ooms.filter((o) => o >= e0 && o < e1),
       };
     }
+    case "stack": {
+      const k = w.stack_of && +p.id < w.stack_of.length ? w.stack_of[+p.id] : -1;
+      return { stack: k >= 0 ? w.stacks[k] : "" };
+    }
     case "state": {
       const r = w.replays[+p.id];
       const e = Math.min(Math.max(+p.e, 0), r.in_use.length - 1);
@@ -443,12 +447,25 @@ function replayView(m, w) {
       const r = s.sc.getBoundingClientRect();
       const addr = s.scale.base + (ev.clientX - r.left) / r.width * s.scale.span;
       const b = s.st.blocks.find((b) => b.o <= addr && addr < b.o + b.c);
-      tip(ev, b ? `tensor ${b.id}\nrequested ${bytes(b.s)}\nblock ${bytes(b.c)} at ${num(b.o)}\nlive events ${num(b.f)}–${num(b.t)}` : "");
+      const text = b ? `tensor ${b.id}\nrequested ${bytes(b.s)}\nblock ${bytes(b.c)} at ${num(b.o)}\nlive events ${num(b.f)}–${num(b.t)}` : "";
+      tip(ev, text);
+      s.hovered = b ? b.id : -1;
+      if (b && w.snapshot) {
+        stackOf(b.id).then((st) => { if (s.hovered === b.id && st) tip(ev, text + "\n\nallocated at\n" + st); })
+          .catch((e) => { status(String(e)); console.error(e); });
+      }
     });
     s.sc.addEventListener("mouseleave", () => tip(null, ""));
   }
   window.onresize = redraw;
   redraw().then(showState).catch((e) => { status(String(e)); console.error(e); });
+}
+
+const stacks = new Map();
+async function stackOf(id) {
+  const key = cur + ":" + id;
+  if (!stacks.has(key)) stacks.set(key, (await api("stack", { w: cur, id })).stack);
+  return stacks.get(key);
 }
 
 // ---- sweep view ----
