@@ -144,7 +144,7 @@ func shot(name string) chromedp.Action[chromedp.Void] {
 		if *screenshots == "" {
 			return nil
 		}
-		buf, err := chromedp.FullScreenshot(90)(ctx, tg)
+		buf, err := chromedp.FullScreenshot(100)(ctx, tg)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package view
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,10 @@ import (
 // MaxExportEvents is the most buffers, or trace events, a static page
 // carries: it holds them all and draws them without the server.
 const MaxExportEvents = 100_000
+
+// ErrTooLarge is Export's refusal of a workload larger than
+// MaxExportEvents; test with errors.Is.
+var ErrTooLarge = errors.New("too large for a static page")
 
 // Export writes one self-contained HTML page showing entries: the page,
 // its script and style inlined, and every buffer and block as data. It
@@ -39,10 +44,10 @@ func Export(w io.Writer, entries []*Entry) error {
 	}{Index: Index{Workloads: []EntryInfo{}}}
 	for _, e := range entries {
 		if e.Problem != nil && e.Problem.Len() > MaxExportEvents {
-			return fmt.Errorf("%s: %d buffers: a static page holds at most %d; use membench view without --html", e.Spec, e.Problem.Len(), MaxExportEvents)
+			return fmt.Errorf("%w: %s has %d buffers; a static page holds at most %d (use membench view without --html)", ErrTooLarge, e.Spec, e.Problem.Len(), MaxExportEvents)
 		}
 		if e.Trace != nil && len(e.Trace.Events) > MaxExportEvents && len(e.Replays) > 0 {
-			return fmt.Errorf("%s: %d events: a static page holds at most %d; use membench view without --html", e.Spec, len(e.Trace.Events), MaxExportEvents)
+			return fmt.Errorf("%w: %s has %d events; a static page holds at most %d (use membench view without --html)", ErrTooLarge, e.Spec, len(e.Trace.Events), MaxExportEvents)
 		}
 		data.Index.Workloads = append(data.Index.Workloads, e.info())
 		var ed entryData

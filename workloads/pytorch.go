@@ -507,10 +507,13 @@ type pyStacks struct {
 	stackOf []int32 // by tensor id before renumbering; -1: none
 }
 
-// maxFrames is the most frames of a stack kept, innermost first.
-const maxFrames = 8
+// maxFrames is the most frames of a stack kept, innermost first; frames
+// without a name or a file are left out.
+const maxFrames = 12
 
-// keepStack records the "frames" of alloc entry d for tensor id.
+// keepStack records the "frames" of alloc entry d for tensor id: each
+// "function  file:line", or the function alone where the file is unknown
+// (native frames).
 func (c *pyConv) keepStack(id int, d *types.Dict) {
 	v, ok := dictGet(d, "frames")
 	if !ok {
@@ -521,9 +524,10 @@ func (c *pyConv) keepStack(id int, d *types.Dict) {
 		return
 	}
 	var b strings.Builder
+	kept := 0
 	for i, f := range *l {
-		if i == maxFrames {
-			fmt.Fprintf(&b, "... %d more frames\n", len(*l)-maxFrames)
+		if kept == maxFrames {
+			fmt.Fprintf(&b, "... %d more frames\n", len(*l)-i)
 			break
 		}
 		fd, ok := f.(*types.Dict)
@@ -536,7 +540,15 @@ func (c *pyConv) keepStack(id int, d *types.Dict) {
 		ns, _ := name.(string)
 		fs, _ := file.(string)
 		ln, _ := pyInt(line)
-		fmt.Fprintf(&b, "%s  %s:%d\n", Clip(ns), Clip(fs), ln)
+		switch {
+		case fs != "" && fs != "??":
+			fmt.Fprintf(&b, "%s  %s:%d\n", Clip(ns), Clip(fs), ln)
+		case ns != "":
+			fmt.Fprintf(&b, "%s\n", Clip(ns))
+		default:
+			continue // a frame the recorder could not name
+		}
+		kept++
 	}
 	key := strings.TrimSuffix(b.String(), "\n")
 	if key == "" {

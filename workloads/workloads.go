@@ -227,7 +227,7 @@ type Trace struct {
 	Recording *Recording
 	// Stacks are the distinct Python stacks the recording gives its
 	// allocations (a PyTorch snapshot's frames, innermost first, at most
-	// eight, one "function  file:line" a line), and StackOf[id] the index
+	// twelve named ones, one "function  file:line" a line), and StackOf[id] the index
 	// in Stacks of tensor id's, or -1; both nil where it gives none. The
 	// trace text format does not keep them.
 	Stacks  []string

@@ -86,7 +86,11 @@ func runView(ctx context.Context, e *env, args []string) error {
 			}
 			return badUsage("view: --html %s: %v", *html, unwrapPath(err))
 		}
-		return results.WriteAtomic(*html, func(f io.Writer) error { return view.Export(f, entries) })
+		err := results.WriteAtomic(*html, func(f io.Writer) error { return view.Export(f, entries) })
+		if errors.Is(err, view.ErrTooLarge) {
+			return usageErr{fmt.Errorf("view: --html: %w", err)}
+		}
+		return err
 	}
 	srv := view.New(entries, sweep, view.Options{Load: func(spec string) (*workloads.Workload, error) { return e.loadMax(spec, *maxInput) }})
 	ln, err := net.Listen("tcp", *addr)

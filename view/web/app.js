@@ -319,13 +319,15 @@ function drawProfile(pn, vp, bins) {
     const x = (b.lo - vp.t0) * sx, x2 = (b.hi - vp.t0) * sx;
     g.fillRect(x, h - b.max * sy, Math.max(x2 - x, 1), b.max * sy);
   }
-  const line = (v, color, label) => {
+  const line = (v, color, label) => { // a bound across the chart
     const y = h - v * sy;
     g.strokeStyle = color; g.beginPath(); g.moveTo(0, y); g.lineTo(w, y); g.stroke();
     g.fillStyle = color; g.fillText(label, 4, Math.max(y - 2, 10));
   };
   line(pn.p.lb_load, "#08519c", "LB_load " + bytes(pn.p.lb_load));
-  line(pn.p.footprint, "#c00", "footprint");
+  const y = h - pn.p.footprint * sy;
+  g.strokeStyle = "#c00"; g.setLineDash([4, 3]); g.beginPath(); g.moveTo(0, y); g.lineTo(w, y); g.stroke(); g.setLineDash([]);
+  g.fillStyle = "#c00"; g.textAlign = "right"; g.fillText("footprint " + bytes(pn.p.footprint), w - 4, Math.max(y - 2, 10)); g.textAlign = "left";
 }
 
 // ---- replay and snapshot view ----
@@ -352,7 +354,7 @@ function replayView(m, w) {
     if (!STATIC) m.append(el("div", {}, "torch-caching with PYTORCH_CUDA_ALLOC_CONF ", inp, " ", btn));
   }
   const legend = el("div", { class: "legend" });
-  reps.forEach((r, k) => legend.append(el("span", {}, el("i", { style: "background:" + COLORS[k % COLORS.length] }), r.name + " reserved (band: allocated, in use)")));
+  reps.forEach((r, k) => legend.append(el("span", {}, el("i", { style: "background:" + COLORS[k % COLORS.length] }), r.name + ": reserved (line), allocated and in use (shaded)")));
   if (reps.some(() => w.snapshot)) legend.append(el("span", {}, el("i", { style: "background:#000" }), "recorded reserved"));
   legend.append(el("span", {}, el("i", { style: "background:#c00" }), "OOM"));
   legend.append(el("button", { id: "reset", onclick: () => { Object.assign(vp, { t0: 0, t1: events, a0: 0, a1: top * 1.05 }); redraw(); } }, "reset zoom"));
@@ -385,9 +387,10 @@ function replayView(m, w) {
     const Y = (v) => h - (v - vp.a0) * sy;
     data.forEach((d, k) => {
       const col = COLORS[k % COLORS.length];
+      // Allocated and in-use bytes as areas under their bin maximums.
       const band = (bins, alpha) => {
         g.globalAlpha = alpha; g.fillStyle = col;
-        for (const b of bins) { const x = (b.lo - vp.t0) * sx; g.fillRect(x, Y(b.max), Math.max((b.hi - b.lo) * sx, 1), Math.max(Y(b.min) - Y(b.max), 1)); }
+        for (const b of bins) { const x = (b.lo - vp.t0) * sx; g.fillRect(x, Y(b.max), Math.max((b.hi - b.lo) * sx, 1), Math.max(Y(Math.max(vp.a0, 0)) - Y(b.max), 0)); }
         g.globalAlpha = 1;
       };
       band(d.allocated, 0.25);
