@@ -22,8 +22,8 @@ import (
 )
 
 // The viewer's scale benchmarks (DESIGN §16): zoom requests answered by
-// the server's handler, JSON included, on a plan of 10^5 and 10^6 buffers
-// and on replays of 10^5 to 10^7 events, and the first complete paint in
+// the server's handler, JSON included, on plans of 10^5 and 10^6 buffers
+// (xla-heap's) and on replays of 10^5 to 10^7 events (bfc's), and the first complete paint in
 // chromium. Each size runs in its own process for its peak RSS:
 //
 //	go test ./view -run '^$' -bench 'Zoom/series-1e7' -benchtime 200x
@@ -51,14 +51,13 @@ func scaleTrace(n int) *workloads.Trace {
 	return tr
 }
 
-// scaleEntry builds the entry the benchmarks serve: a plan of n/2 buffers
-// (each event of the trace is an allocation or a free) or a replay of n
-// events.
+// scaleEntry builds the entry the benchmarks serve: a plan of n buffers
+// (from a trace of 2n events) or a replay of n events.
 func scaleEntry(b *testing.B, kind string, n int) *Entry {
 	b.Helper()
-	tr := scaleTrace(n)
 	ctx := context.Background()
 	if kind == "plan" {
+		tr := scaleTrace(2 * n)
 		p, err := tr.ToProblem()
 		if err != nil {
 			b.Fatal(err)
@@ -77,6 +76,7 @@ func scaleEntry(b *testing.B, kind string, n int) *Entry {
 		}
 		return &Entry{Spec: tr.Name, Problem: p, Plans: []*Layout{l}}
 	}
+	tr := scaleTrace(n)
 	f, err := allocators.Lookup("bfc")
 	if err != nil {
 		b.Fatal(err)

@@ -203,7 +203,7 @@ func TestBrowserPlan(t *testing.T) {
 	}
 	b, lay := l[big], e.Plans[0]
 	fx := (float64(b.First) + float64(b.Last+1)) / 2 / float64(lay.Tasks)
-	fy := 1 - (float64(lay.Plan.Offsets[big])+float64(b.Size)/2)/float64(lay.Plan.Footprint)
+	fy := 1 - (float64(lay.Plan.Offsets[big])+float64(b.Size)/2)/float64(lay.Top())
 	do(t, ctx, chromedp.Navigate(url), visible("#layout-1"), settled())
 	facts := text(t, ctx, "#plan-facts")
 	do(t, ctx, mouseAt("#layout-0", fx, fy), until(`!document.querySelector("#tip").hidden`), shot("plan.png"))

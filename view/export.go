@@ -55,7 +55,7 @@ func Export(w io.Writer, entries []*Entry) error {
 			ed.Stacks, ed.StackOf = e.Trace.Stacks, e.Trace.StackOf
 		}
 		for _, l := range e.Plans {
-			all := Viewport{T0: 0, T1: int64(max(l.Tasks, 1)), A0: 0, A1: max(l.Plan.Footprint, 1), W: 1 << 20, H: 1 << 20}
+			all := Viewport{T0: 0, T1: int64(max(l.Tasks, 1)), A0: 0, A1: max(l.top, 1), W: 1 << 20, H: 1 << 20}
 			pd := planData{Rects: l.rects(all), Profile: l.Profile.raw}
 			ed.Plans = append(ed.Plans, pd)
 		}

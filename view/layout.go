@@ -19,9 +19,17 @@ type Layout struct {
 	Profile  *Series
 	LBLoad   int64
 	PeakTask int
+	// SpaceBases are where each memory space starts in the drawing, for a
+	// plan of several (nil otherwise).
+	SpaceBases []int64
 	// moved[i] marks buffer i as placed elsewhere by the layout it is
 	// compared with (nil: none).
 	moved []bool
+	// offs are the offsets drawn: the plan's, each memory space of a
+	// problem with several stacked above the one before it.
+	offs []int64
+	// top is the height drawn: the footprint, or the spaces' sum.
+	top int64
 }
 
 // NewLayout checks plan against p and builds its layout.
@@ -45,8 +53,25 @@ func NewLayout(name string, p *workloads.Problem, plan *strategies.Plan) (*Layou
 			peak, peakAt = cur, t
 		}
 	}
-	return &Layout{Name: name, Problem: p, Plan: plan, Tasks: tasks, Profile: NewSeries(live), LBLoad: peak, PeakTask: peakAt}, nil
+	l := &Layout{Name: name, Problem: p, Plan: plan, Tasks: tasks, Profile: NewSeries(live), LBLoad: peak, PeakTask: peakAt,
+		offs: plan.Offsets, top: plan.Footprint}
+	if plan.Footprints != nil {
+		base := make([]int64, len(plan.Footprints))
+		for m := 1; m < len(base); m++ {
+			base[m] = base[m-1] + plan.Footprints[m-1]
+		}
+		l.offs = make([]int64, len(plan.Offsets))
+		for i, o := range plan.Offsets {
+			l.offs[i] = o + base[p.MemoryOf(i)]
+		}
+		l.SpaceBases = base
+	}
+	return l, nil
 }
+
+// Top is the height of the layout as drawn: the footprint, or with
+// several memory spaces the sum of theirs.
+func (l *Layout) Top() int64 { return l.top }
 
 // Compare marks in a and b the buffers the two layouts of one problem
 // place at different offsets.
@@ -115,7 +140,7 @@ const (
 func (l *Layout) rects(v Viewport) []Rect {
 	out := []Rect{}
 	for i, b := range l.Problem.Buffers {
-		off := l.Plan.Offsets[i]
+		off := l.offs[i]
 		if int64(b.First) < v.T1 && int64(b.Last)+1 > v.T0 && off < v.A1 && off+b.Size > v.A0 && b.Size > 0 {
 			out = append(out, l.rect(i))
 		}
@@ -126,7 +151,7 @@ func (l *Layout) rects(v Viewport) []Rect {
 // rect is buffer i's rectangle.
 func (l *Layout) rect(i int) Rect {
 	b := l.Problem.Buffers[i]
-	r := Rect{I: i, First: b.First, Last: b.Last, Off: l.Plan.Offsets[i], Size: b.Size,
+	r := Rect{I: i, First: b.First, Last: b.Last, Off: l.offs[i], Size: b.Size,
 		Peak: b.First <= l.PeakTask && l.PeakTask <= b.Last}
 	if l.moved != nil {
 		r.Moved = l.moved[i]
@@ -162,7 +187,7 @@ func (l *Layout) query(v Viewport, maxRects int) Tiles {
 	}
 	var big []cand
 	var small []int
-	bufs, offs := l.Problem.Buffers, l.Plan.Offsets
+	bufs, offs := l.Problem.Buffers, l.offs
 	for i, b := range bufs {
 		t0, t1 := max(int64(b.First), v.T0), min(int64(b.Last)+1, v.T1)
 		a0, a1 := max(offs[i], v.A0), min(offs[i]+b.Size, v.A1)

@@ -68,6 +68,9 @@ func newReplay(name string, tr *workloads.Trace, res *allocators.ReplayResult) (
 	for _, o := range res.OOMsAt {
 		rp.OOMs = append(rp.OOMs, o.Event-1)
 	}
+	// The series and blocks hold what the timeline and the allocation
+	// records said; at 10^7 events those are most of the memory.
+	res.Timeline, res.Allocs = nil, nil
 	if rec := tr.Recording; rec != nil && len(rec.Segments) > 0 {
 		v := make([]int64, n)
 		cur, s := rec.Reserved, 0

@@ -425,6 +425,18 @@ type PlanInfo struct {
 	Bound     int64  `json:"bound,omitempty"`
 	Optimal   bool   `json:"optimal,omitempty"`
 	Moved     int    `json:"moved"`
+	// Top is the height drawn (the sum of the spaces' footprints where
+	// there are several) and Spaces each space's name, start and
+	// footprint in the drawing.
+	Top    int64       `json:"top"`
+	Spaces []SpaceInfo `json:"spaces,omitempty"`
+}
+
+// SpaceInfo is one memory space of a plan's drawing.
+type SpaceInfo struct {
+	Name      string `json:"name"`
+	Base      int64  `json:"base"`
+	Footprint int64  `json:"footprint"`
 }
 
 // ReplayInfo describes a replay.
@@ -455,8 +467,16 @@ func (e *Entry) info() EntryInfo {
 				moved++
 			}
 		}
-		in.Plans = append(in.Plans, PlanInfo{Name: l.Name, Tasks: l.Tasks, Footprint: l.Plan.Footprint, LBLoad: l.LBLoad,
-			PeakTask: l.PeakTask, Bound: l.Plan.Bound, Optimal: l.Plan.Optimal, Moved: moved})
+		pi := PlanInfo{Name: l.Name, Tasks: l.Tasks, Footprint: l.Plan.Footprint, LBLoad: l.LBLoad,
+			PeakTask: l.PeakTask, Bound: l.Plan.Bound, Optimal: l.Plan.Optimal, Moved: moved, Top: l.top}
+		for m, base := range l.SpaceBases {
+			name := fmt.Sprint(m)
+			if m < len(e.Problem.Memories) {
+				name = e.Problem.Memories[m].Name
+			}
+			pi.Spaces = append(pi.Spaces, SpaceInfo{Name: name, Base: base, Footprint: l.Plan.Footprints[m]})
+		}
+		in.Plans = append(in.Plans, pi)
 	}
 	for _, r := range e.Replays {
 		ri := ReplayInfo{Name: r.Name, Events: r.InUse.Len(), PeakInUse: r.Result.PeakInUse,

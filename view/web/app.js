@@ -161,13 +161,14 @@ function render() {
 
 function planView(m, w) {
   const plans = w.plans;
-  const top = Math.max(...plans.map((p) => p.footprint), 1);
+  const top = Math.max(...plans.map((p) => p.top), 1);
   const tasks = Math.max(...plans.map((p) => p.tasks), 1);
   const vp = { t0: 0, t1: tasks, a0: 0, a1: top };
   const facts = plans.map((p) =>
     `${p.name}: footprint ${bytes(p.footprint)}, LB_load ${bytes(p.lb_load)}, ratio ${(p.footprint / Math.max(p.lb_load, 1)).toFixed(4)}` +
     (p.bound ? `, bound ${bytes(p.bound)}${p.optimal ? " (optimal)" : ""}` : "") + `, peak at task ${p.peak_task}` +
-    (plans.length === 2 ? `, ${num(p.moved)} buffers placed differently` : "")).join("\n");
+    (plans.length === 2 ? `, ${num(p.moved)} buffers placed differently` : "") +
+    (p.spaces ? "\n  memory spaces, stacked bottom up: " + p.spaces.map((s) => `${s.name} ${bytes(s.footprint)}`).join(", ") : "")).join("\n");
   m.append(el("div", { class: "facts", id: "plan-facts" }, `${w.spec}: ${num(w.buffers)} buffers\n` + facts));
   m.append(el("div", { class: "legend" },
     el("span", {}, el("i", { style: "background:#4e79a7" }), "buffer"),
@@ -302,6 +303,13 @@ function drawLayout(pn, vp) {
       g.strokeRect(x + 0.5, y + 0.5, x2 - x - 1, y2 - y - 1);
     }
   }
+  // Memory spaces, stacked: a line where each starts.
+  for (const s of pn.p.spaces || []) {
+    if (!s.base) continue;
+    const y = h - (s.base - vp.a0) * sy;
+    g.strokeStyle = "#333"; g.setLineDash([2, 2]); g.beginPath(); g.moveTo(0, y); g.lineTo(w, y); g.stroke(); g.setLineDash([]);
+    g.fillStyle = "#333"; g.fillText("space " + s.name, 4, y - 3);
+  }
   // The peak task.
   const px = (pn.p.peak_task + 0.5 - vp.t0) * sx;
   g.strokeStyle = "#c00";
@@ -312,7 +320,7 @@ function drawLayout(pn, vp) {
 
 function drawProfile(pn, vp, bins) {
   const { g, w, h } = fitCanvas(pn.pc);
-  const top = Math.max(pn.p.footprint, 1);
+  const top = Math.max(pn.p.top, pn.p.lb_load, 1);
   const sx = w / (vp.t1 - vp.t0), sy = (h - 4) / top;
   g.fillStyle = "#9ecae1";
   for (const b of bins) {
@@ -325,7 +333,7 @@ function drawProfile(pn, vp, bins) {
     g.fillStyle = color; g.fillText(label, 4, Math.max(y - 2, 10));
   };
   line(pn.p.lb_load, "#08519c", "LB_load " + bytes(pn.p.lb_load));
-  const y = h - pn.p.footprint * sy;
+  const y = h - pn.p.top * sy;
   g.strokeStyle = "#c00"; g.setLineDash([4, 3]); g.beginPath(); g.moveTo(0, y); g.lineTo(w, y); g.stroke(); g.setLineDash([]);
   g.fillStyle = "#c00"; g.textAlign = "right"; g.fillText("footprint " + bytes(pn.p.footprint), w - 4, Math.max(y - 2, 10)); g.textAlign = "left";
 }
