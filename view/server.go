@@ -124,7 +124,11 @@ func (e *Entry) AddPlan(ctx context.Context, spec string) error {
 // workload) with an allocator spec.
 func (e *Entry) AddReplay(ctx context.Context, spec string) error {
 	if e.Trace == nil {
-		e.Trace = e.Problem.ToTrace()
+		tr, err := e.Problem.ToTrace()
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Spec, err)
+		}
+		e.Trace = tr
 	}
 	f, err := allocators.LookupFor(spec, e.Trace)
 	if err != nil {

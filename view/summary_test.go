@@ -237,3 +237,40 @@ func TestStateAt(t *testing.T) {
 		t.Fatalf("reserved at the end %d, allocator says %d", r.Reserved.At(5), r.Result.Final.Reserved)
 	}
 }
+
+// TestLayoutSpaces draws a plan of two memory spaces stacked: the second
+// space's buffers sit above the first space's footprint.
+func TestLayoutSpaces(t *testing.T) {
+	p := &workloads.Problem{
+		Buffers:  []workloads.Buffer{{ID: 0, Size: 10, First: 0, Last: 1}, {ID: 1, Size: 20, First: 0, Last: 1}, {ID: 2, Size: 5, First: 1, Last: 2}},
+		Spaces:   []int{0, 1, 0},
+		Memories: []workloads.Memory{{Name: "dram"}, {Name: "sram"}},
+	}
+	s, err := strategies.Lookup("greedy-by-size")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLayout("greedy-by-size", p, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Footprints) != 2 || plan.Footprints[0] != 15 || plan.Footprints[1] != 20 {
+		t.Fatalf("footprints %v, want [15 20]", plan.Footprints)
+	}
+	if l.Top() != 35 || l.SpaceBases[1] != 15 {
+		t.Fatalf("top %d, bases %v; want 35 and [0 15]", l.Top(), l.SpaceBases)
+	}
+	tiles := l.Query(Viewport{0, 3, 0, 35, 300, 350})
+	for _, r := range tiles.Rects {
+		if r.I == 1 && r.Off != 15 {
+			t.Fatalf("sram's buffer drawn at %d, want 15 (above dram's footprint)", r.Off)
+		}
+	}
+	if len(tiles.Rects) != 3 {
+		t.Fatalf("%d rects, want 3", len(tiles.Rects))
+	}
+}
