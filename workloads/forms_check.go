@@ -125,3 +125,14 @@ func checkGaps(b Buffer, gaps []Gap) string {
 	}
 	return ""
 }
+
+// refuseForms is the error of a writer or conversion, named by what, that
+// cannot hold the forms f (nil when f is empty): a UsageError, since the
+// user asked for it.
+func refuseForms(what string, f Forms) error {
+	if f == 0 {
+		return nil
+	}
+	verb := "cannot hold"
+	return Usagef("%s %s %s: write the problem as membench JSON, which holds every form", what, verb, f)
+}
