@@ -172,8 +172,7 @@ func usmpPoolsOverlap(p *workloads.Problem, offs []int64) bool {
 
 // TestPlannerForms: the forms each planner declares it honours. Only
 // tflm-greedy keeps fixed offsets (TFLite Micro's offline plan); the TVM
-// planners plan memory spaces together as USMP pools; the XLA heaps take
-// one alignment per memory space (a colour's); best-of passes the
+// planners plan memory spaces together as USMP pools; best-of passes the
 // per-buffer forms to its members; the others honour none, their memory
 // spaces planned one at a time by the registry.
 func TestPlannerForms(t *testing.T) {
@@ -183,9 +182,6 @@ func TestPlannerForms(t *testing.T) {
 		"tvm-greedy-by-conflicts": workloads.FormMemories,
 		"tvm-hill-climb":          workloads.FormMemories,
 		"best-of":                 workloads.FormAlign | workloads.FormGaps | workloads.FormFixed,
-		"xla-heap":                workloads.FormAlign,
-		"xla-heap-spatial":        workloads.FormAlign,
-		"xla-heap-temporal":       workloads.FormAlign,
 	}
 	for _, in := range All() {
 		if in.Name == "exact" {
@@ -464,32 +460,5 @@ func TestTVMHillClimbPools(t *testing.T) {
 		if (werr == nil) != (gerr == nil) || !slices.Equal(got, want) {
 			t.Fatalf("trial %d (%d buffers, caps %v): %v (%v), want %v (%v)", trial, len(bufs), caps, got, gerr, want, werr)
 		}
-	}
-}
-
-// TestXLAColourAlignment: XLA aligns by colour, so per-buffer alignments
-// are honoured where each memory space's buffers share one: space dram
-// aligns to 64, so 1 (live with 0, 10 bytes) goes to 64, not 10; space
-// sram aligns to 16. Different alignments within a space are refused.
-func TestXLAColourAlignment(t *testing.T) {
-	p := spaced([]workloads.Buffer{{ID: 0, Size: 10, First: 0, Last: 1}, {ID: 1, Size: 10, First: 1, Last: 2},
-		{ID: 2, Size: 5, First: 0, Last: 1}, {ID: 3, Size: 5, First: 0, Last: 0}}, []int{0, 0, 1, 1}, 0, 0)
-	p.Aligns = []int64{64, 64, 16, 0}
-	p.Alignment = 16
-	s, err := Lookup("xla-heap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := s.Plan(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []int64{0, 64, 0, 16}; !slices.Equal(plan.Offsets, want) || !slices.Equal(plan.Footprints, []int64{74, 21}) {
-		t.Errorf("offsets %v footprints %v, want %v [74 21]", plan.Offsets, plan.Footprints, want)
-	}
-	p.Aligns[3] = 32
-	_, err = s.Plan(context.Background(), p)
-	if want := `memory space "sram": unsupported problem form: xla-heap: per-buffer alignment is supported as one alignment per memory space (XLA aligns by colour), but buffer id 2 wants 16 and buffer id 3 wants 32`; err == nil || err.Error() != want {
-		t.Errorf("mixed alignments: %v, want %s", err, want)
 	}
 }

@@ -2,7 +2,6 @@ package strategies
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"membench/strategies/internal/kernel"
@@ -14,21 +13,18 @@ func init() {
 		Name: "xla-heap-spatial", Runtime: "xla", Kind: Offsets,
 		Doc: "XLA GlobalDecreasingSizeBestFitHeap, spatial order: size desc, duration (in heap calls) desc; " +
 			"best-fit free chunk (ties: lowest offset); honours the problem's alignment",
-		Forms: workloads.FormAlign,
-		New:   Simple(func() Strategy { return xlaHeap{"xla-heap-spatial", []bool{false}} }),
+		New: Simple(func() Strategy { return xlaHeap{"xla-heap-spatial", []bool{false}} }),
 	})
 	Register(Info{
 		Name: "xla-heap-temporal", Runtime: "xla", Kind: Offsets,
 		Doc: "XLA GlobalDecreasingSizeBestFitHeap, temporal order: duration (in heap calls) desc, size desc; " +
 			"best-fit free chunk (ties: lowest offset); honours the problem's alignment",
-		Forms: workloads.FormAlign,
-		New:   Simple(func() Strategy { return xlaHeap{"xla-heap-temporal", []bool{true}} }),
+		New: Simple(func() Strategy { return xlaHeap{"xla-heap-temporal", []bool{true}} }),
 	})
 	Register(Info{
 		Name: "xla-heap", Runtime: "xla", Kind: Offsets,
-		Doc:   "XLA ChooseBestHeapAlgorithm: xla-heap-spatial and xla-heap-temporal, keeps the smaller heap (ties: spatial)",
-		Forms: workloads.FormAlign,
-		New:   Simple(func() Strategy { return xlaHeap{"xla-heap", []bool{false, true}} }),
+		Doc: "XLA ChooseBestHeapAlgorithm: xla-heap-spatial and xla-heap-temporal, keeps the smaller heap (ties: spatial)",
+		New: Simple(func() Strategy { return xlaHeap{"xla-heap", []bool{false, true}} }),
 	})
 }
 
@@ -51,9 +47,7 @@ func init() {
 //     defined there, then Free for the values whose last use it is, each
 //     group in that order. The buffer is the HloValue id: problem order.
 //     The alignment is the backend's for the buffers' colour (set by each
-//     compiler, not by the heap); here it is the problem's, or the one
-//     per-buffer alignment every buffer of the memory space shares
-//     (buffers of one space wanting different alignments are refused).
+//     compiler, not by the heap); here it is the problem's.
 //   - The heap numbers those calls: an Alloc or Free of a sized buffer
 //     takes the next tick, and a buffer's [start, end] are its two ticks
 //     (xlaHeapTicks). Two buffers conflict when their tick intervals
@@ -89,7 +83,9 @@ func init() {
 //
 // Not modelled: colocations (buffers XLA forces to share an offset, and
 // the simulator's sharing of an operand's buffer with its user, which
-// needs the HLO op), preferred offsets, sliced allocations, and the per-heap
+// needs the HLO op), preferred offsets, sliced allocations, the per-colour
+// alignment (color_alignment_; here every space takes the problem's
+// alignment, and per-buffer alignments are refused), and the per-heap
 // size limit of ConstrainedGlobalDecreasingSizeBestFitHeap (its default,
 // no limit, is one heap). Gaps and fixed offsets have no XLA counterpart
 // and are refused.
@@ -118,10 +114,7 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 	if len(bufs) == 0 {
 		return &Plan{Offsets: []int64{}}, nil
 	}
-	align, err := xlaColourAlignment(s.name, p)
-	if err != nil {
-		return nil, err
-	}
+	align := max(p.Alignment, 1)
 	spans := kernel.NewTaskSpans(bufs, false)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -160,26 +153,6 @@ func (s xlaHeap) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) 
 		return &Plan{Offsets: first.offsets, Footprint: first.fp}, nil
 	}
 	return &Plan{Offsets: second.offsets, Footprint: second.fp}, nil
-}
-
-// xlaColourAlignment returns the heap's alignment for p, one memory space
-// (a colour): XLA aligns every buffer of a colour alike
-// (color_alignment_), so per-buffer alignments are honoured where every
-// buffer of the space has the same one, and refused otherwise.
-func xlaColourAlignment(name string, p *workloads.Problem) (int64, error) {
-	align := max(p.Alignment, 1)
-	if p.Aligns == nil {
-		return align, nil
-	}
-	align = p.AlignOf(0)
-	for i := range p.Buffers {
-		if a := p.AlignOf(i); a != align {
-			return 0, fmt.Errorf("%w: %s: per-buffer alignment is supported as one alignment per memory space "+
-				"(XLA aligns by colour), but buffer id %d wants %d and buffer id %d wants %d",
-				ErrUnsupportedForm, name, p.Buffers[0].ID, align, p.Buffers[i].ID, a)
-		}
-	}
-	return align, nil
 }
 
 // above returns the limit under which a run gives up once its footprint
