@@ -2,7 +2,6 @@ package strategies
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -18,14 +17,12 @@ func init() {
 		Name: "best-of", Runtime: "membench", Kind: Offsets,
 		Doc: "runs several strategies and keeps the plan with the smallest footprint (ties: the first listed), " +
 			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets; stops once a plan reaches LB_load; " +
-			"members that refuse the problem's forms sit out; memory spaces are planned one at a time, each keeping its best",
+			"honours the forms every member honours; memory spaces are planned one at a time, each keeping its best",
 		Params: []workloads.ParamDoc{{Name: "of", Default: bestOfDefault,
 			Doc: "comma-separated strategy specs to run, in order (a spec's own & must be written %26)"}},
-		// The forms pass through to the members, which honour or refuse
-		// them; spaces are planned apart by the registry, so each space
-		// keeps its own winner.
-		Forms: workloads.FormAlign | workloads.FormGaps | workloads.FormFixed,
-		New:   newBestOf,
+		// The default members honour no form in common; an instance
+		// honours those all its members do (bestOf.honours).
+		New: newBestOf,
 	})
 }
 
@@ -57,19 +54,25 @@ func newBestOf(args *workloads.Args) (Strategy, error) {
 
 func (bestOf) Name() string { return "best-of" }
 
+// honours returns the forms every member honours, which Lookup declares
+// for the instance: each member then plans a problem best-of accepts.
+// Memory spaces are left to the registry, one space at a time, as best-of
+// compares one footprint per plan.
+func (s bestOf) honours() workloads.Forms {
+	all := workloads.AllForms
+	for _, m := range s.members {
+		f, _ := DeclaredForms(m)
+		all &= f
+	}
+	return all &^ workloads.FormMemories
+}
+
 func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	var best *Plan
 	var winner Strategy
-	var refused error // the first member's refusal of the problem's forms
-	lb := int64(-1)   // LB_load, once a member has run
+	lb := int64(-1) // LB_load, once a member has run
 	for k, m := range s.members {
 		plan, err := m.Plan(ctx, p)
-		if errors.Is(err, ErrUnsupportedForm) {
-			if refused == nil {
-				refused = err
-			}
-			continue
-		}
 		if err != nil {
 			return nil, fmt.Errorf("best-of: %s: %w", m.Name(), err)
 		}
@@ -89,9 +92,6 @@ func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 				break
 			}
 		}
-	}
-	if best == nil {
-		return nil, fmt.Errorf("best-of: every member refuses the problem's forms: %w", refused)
 	}
 	// Only the winner's plan is reported, so only it needs checking.
 	if err := Validate(p, best); err != nil {

@@ -172,16 +172,16 @@ func usmpPoolsOverlap(p *workloads.Problem, offs []int64) bool {
 
 // TestPlannerForms: the forms each planner declares it honours. Only
 // tflm-greedy keeps fixed offsets (TFLite Micro's offline plan); the TVM
-// planners plan memory spaces together as USMP pools; best-of passes the
-// per-buffer forms to its members; the others honour none, their memory
-// spaces planned one at a time by the registry.
+// planners plan memory spaces together as USMP pools; the others honour
+// none, their memory spaces planned one at a time by the registry
+// (best-of's instances honour what all their members do:
+// TestBestOfForms).
 func TestPlannerForms(t *testing.T) {
 	want := map[string]workloads.Forms{
 		"tflm-greedy":             workloads.FormFixed,
 		"tvm-greedy-by-size":      workloads.FormMemories,
 		"tvm-greedy-by-conflicts": workloads.FormMemories,
 		"tvm-hill-climb":          workloads.FormMemories,
-		"best-of":                 workloads.FormAlign | workloads.FormGaps | workloads.FormFixed,
 	}
 	for _, in := range All() {
 		if in.Name == "exact" {
@@ -193,28 +193,35 @@ func TestPlannerForms(t *testing.T) {
 	}
 }
 
-// TestBestOfForms: a member that refuses the problem's forms sits out;
-// when all do, best-of refuses, naming the first refusal.
+// TestBestOfForms: an instance of best-of honours the forms all its
+// members honour, and refuses the others as the registry does.
 func TestBestOfForms(t *testing.T) {
 	p := &workloads.Problem{
 		Buffers: []workloads.Buffer{{ID: 0, Size: 40, First: 0, Last: 1}, {ID: 1, Size: 60, First: 0, Last: 2}},
 		Fixed:   []int64{100, -1},
 	}
-	s, err := Lookup("best-of?of=xla-heap,tflm-greedy")
+	s, err := Lookup("best-of?of=tflm-greedy")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if f, _ := DeclaredForms(s); f != workloads.FormFixed {
+		t.Errorf("best-of of tflm-greedy honours %q, want %q", f, workloads.FormFixed)
 	}
 	plan, err := s.Plan(context.Background(), p)
 	if err != nil || !slices.Equal(plan.Offsets, []int64{100, 0}) {
 		t.Errorf("best-of over a fixed offset: %v, %v; want tflm-greedy's [100 0]", plan, err)
 	}
-	s, err = Lookup("best-of?of=xla-heap")
+	s, err = Lookup("best-of?of=xla-heap,tflm-greedy")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.Plan(context.Background(), p)
-	if want := "best-of: every member refuses the problem's forms: unsupported problem form: xla-heap: fixed offsets are not supported"; err == nil || err.Error() != want {
-		t.Errorf("best-of of xla-heap alone: %v, want %s", err, want)
+	if want := "unsupported problem form: best-of: fixed offsets are not supported"; err == nil || err.Error() != want {
+		t.Errorf("best-of of xla-heap and tflm-greedy: %v, want %s", err, want)
+	}
+	s, _ = Lookup("best-of?of=tvm-greedy-by-size,tvm-hill-climb")
+	if f, _ := DeclaredForms(s); f != 0 {
+		t.Errorf("best-of of TVM planners honours %q, want none: spaces go one at a time", f)
 	}
 }
 

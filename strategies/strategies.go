@@ -198,7 +198,11 @@ func Lookup(spec string) (Strategy, error) {
 	if err := args.Check(info.Params); err != nil {
 		return nil, err
 	}
-	return named{s, spec, info.Name, info.Forms}, nil
+	forms := info.Forms
+	if h, ok := s.(interface{ honours() workloads.Forms }); ok {
+		forms = h.honours() // forms that depend on the parameters (best-of's members)
+	}
+	return named{s, spec, info.Name, forms}, nil
 }
 
 // named reports the spec as given as the strategy's name, and refuses the
