@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -14,7 +13,10 @@ func init() {
 		Runtime: "tflite-gpu",
 		Kind:    Objects,
 		Doc:     "TFLite EQUALITY: reuse the most recently released object of exactly the tensor's size, else a new object",
-		New:     Simple(func() Strategy { return equality{} }),
+		// Textures compare extents (EqualityAssignment), BHWC shapes hash
+		// them (equality_shapes.go).
+		SizeTypes: []workloads.SizeType{workloads.SizeTexture2D, workloads.SizeTexture3D, workloads.SizeBHWC},
+		New:       Simple(func() Strategy { return equality{} }),
 	})
 }
 
@@ -25,6 +27,9 @@ type equality struct{}
 func (equality) Name() string { return "equality" }
 
 func (equality) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	if p.SizeType != workloads.SizeBytes {
+		return equalityShapes(ctx, p)
+	}
 	return planSortedObjects(ctx, "equality", p, equalityAssign)
 }
 
@@ -35,21 +40,14 @@ func equalityAssign(ctx context.Context, bufs []workloads.Buffer) ([]int, []int6
 	// objs (indexed by object id), headed in a hash table slot per size.
 	pool := newSizeTable(n)
 	objs := make([]equalityObject, 0, n)
-	start, released := releaseLists(bufs)
-	var batch []releasedObject
+	queue := newObjectQueue(bufs)
 	for i, b := range bufs {
-		if i%kernel.CtxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-		}
 		// TFLite's queue releases by last task, ties by object id; the
 		// order decides which object each stack offers first.
-		batch = batch[:0]
-		for _, t := range released[start[i]:start[i+1]] {
-			batch = append(batch, releasedObject{bufs[t].Last, int32(ids[t])})
+		batch, err := queue.inOrder(ctx, i, bufs, ids)
+		if err != nil {
+			return nil, nil, err
 		}
-		sortReleased(batch)
 		for _, r := range batch {
 			o := &objs[r.id]
 			o.next = pool.slots[o.slot].head

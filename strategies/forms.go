@@ -28,12 +28,12 @@ func DeclaredForms(s Strategy) (forms workloads.Forms, ok bool) {
 	return n.forms, ok
 }
 
-// Declare wraps s as Lookup wraps a registered strategy honouring forms:
-// its Plan refuses the other forms and plans memory spaces one at a time
+// Declare wraps s as Lookup wraps a registered strategy honouring forms
+// and byte sizes only: its Plan refuses the other forms and plans memory spaces one at a time
 // unless forms has FormMemories. It is for strategies built outside the
 // registry (tests, programs embedding a planner).
 func Declare(s Strategy, forms workloads.Forms) Strategy {
-	return named{s, s.Name(), s.Name(), forms}
+	return named{s, s.Name(), s.Name(), forms, nil}
 }
 
 // checkForms refuses the forms of p that a strategy honouring have does

@@ -2,8 +2,8 @@ package strategies
 
 import (
 	"context"
+	"fmt"
 
-	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -12,18 +12,39 @@ func init() {
 		Name:    "greedy-in-order",
 		Runtime: "tflite-gpu",
 		Kind:    Objects,
-		Doc:     "TFLite GREEDY_IN_ORDER: in order of first use, take the free object that wastes least (grow it if smaller)",
-		New:     Simple(func() Strategy { return greedyInOrder{} }),
+		Doc:     "TFLite GREEDY_IN_ORDER: in order of first use, take the free object that wastes least (grow it if smaller); honours a reallocation graph; on textures, the least-waste free object that covers the tensor",
+		// Textures take GreedyInOrderAssignmentMultidimensional
+		// (greedy_in_order_shapes.go); BHWC shapes have no variant.
+		SizeTypes: []workloads.SizeType{workloads.SizeTexture2D, workloads.SizeTexture3D},
+		New:       Simple(func() Strategy { return greedyInOrder{} }),
 	})
 }
 
-// greedyInOrder is TFLite's GreedyInOrderAssignment without a reallocation
-// graph. The free pool is an ordered set on (size, id).
+// greedyInOrder is TFLite's GreedyInOrderAssignment. Without a
+// reallocation graph the free pool is an ordered set on (size, id) and a
+// tensor looks at its two neighbours in it; with one (Problem.Reuse) it is
+// greedyInOrderReuse, and on textures greedyInOrderShapes.
 type greedyInOrder struct{}
 
 func (greedyInOrder) Name() string { return "greedy-in-order" }
 
 func (greedyInOrder) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	switch {
+	case p.SizeType == workloads.SizeTexture2D || p.SizeType == workloads.SizeTexture3D:
+		dims := p.SizeType.Dims()
+		return planSortedShapes(ctx, "greedy-in-order", p, func(ctx context.Context, bufs []workloads.Buffer, shapes []workloads.Shape) ([]int, []workloads.Shape, error) {
+			return greedyInOrderShapes(ctx, bufs, shapes, dims)
+		})
+	case p.SizeType != workloads.SizeBytes:
+		return nil, fmt.Errorf("greedy-in-order: %s sizes: %w", p.SizeType, ErrUnsupportedSizeType)
+	case p.Reuse != nil:
+		if err := workloads.CheckShapes(p); err != nil {
+			return nil, fmt.Errorf("greedy-in-order: %w", err)
+		}
+		return planSorted(ctx, "greedy-in-order", p, func(ctx context.Context, bufs []workloads.Buffer, perm []int32) ([]int, []int64, error) {
+			return greedyInOrderReuse(ctx, bufs, perm, p.Reuse)
+		})
+	}
 	return planSortedObjects(ctx, "greedy-in-order", p, greedyInOrderAssign)
 }
 
@@ -31,15 +52,14 @@ func greedyInOrderAssign(ctx context.Context, bufs []workloads.Buffer) ([]int, [
 	n := len(bufs)
 	ids := make([]int, n)
 	pool := objectPool{root: -1, seed: 2463534242}
-	start, released := releaseLists(bufs)
+	queue := newObjectQueue(bufs)
 	for i, b := range bufs {
-		if i%kernel.CtxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
+		out, err := queue.before(ctx, i)
+		if err != nil {
+			return nil, nil, err
 		}
 		// Objects go back to the pool in any order: it is a set.
-		for _, t := range released[start[i]:start[i+1]] {
+		for _, t := range out {
 			pool.insert(int32(ids[t]))
 		}
 		s := b.Size

@@ -31,11 +31,23 @@ func byFirst(bufs []workloads.Buffer) ([]workloads.Buffer, []int32) {
 // First: ids[i] is the object of buffer i, sizes[k] the size of object k.
 type objectAssigner func(ctx context.Context, bufs []workloads.Buffer) (ids []int, sizes []int64, err error)
 
+// permAssigner is an objectAssigner that is also told perm: perm[k] is the
+// problem index of sorted buffer k (nil: the identity).
+type permAssigner func(ctx context.Context, bufs []workloads.Buffer, perm []int32) (ids []int, sizes []int64, err error)
+
 // planSortedObjects checks p's buffers, runs assign on them stably sorted
 // by First (the order TFLite's queue-based planners assume), maps the
 // object ids back to p's order and lays the objects out with
 // ObjectsToOffsets.
 func planSortedObjects(ctx context.Context, name string, p *workloads.Problem, assign objectAssigner) (*Plan, error) {
+	return planSorted(ctx, name, p, func(ctx context.Context, bufs []workloads.Buffer, _ []int32) ([]int, []int64, error) {
+		return assign(ctx, bufs)
+	})
+}
+
+// planSorted is planSortedObjects for an assigner that needs the sorted
+// buffers' problem indexes.
+func planSorted(ctx context.Context, name string, p *workloads.Problem, assign permAssigner) (*Plan, error) {
 	if err := kernel.RecordError(name, p.Buffers); err != nil {
 		return nil, err
 	}
@@ -46,7 +58,7 @@ func planSortedObjects(ctx context.Context, name string, p *workloads.Problem, a
 		return nil, err
 	}
 	sorted, perm := byFirst(p.Buffers)
-	ids, sizes, err := assign(ctx, sorted)
+	ids, sizes, err := assign(ctx, sorted, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -121,4 +133,44 @@ func releaseLists(bufs []workloads.Buffer) (start, list []int32) {
 		}
 	}
 	return start[:n+1], list
+}
+
+// objectQueue replays TFLite's queue of objects in use for buffers sorted
+// by First: each buffer's object leaves it before the first buffer whose
+// First is after the buffer's Last (releaseLists).
+type objectQueue struct {
+	start, list []int32
+	batch       []releasedObject
+}
+
+func newObjectQueue(bufs []workloads.Buffer) *objectQueue {
+	start, list := releaseLists(bufs)
+	return &objectQueue{start: start, list: list}
+}
+
+// before checks ctx every kernel.CtxCheckEvery buffers and returns the
+// buffers whose objects leave the queue before buffer i, in no order.
+func (q *objectQueue) before(ctx context.Context, i int) ([]int32, error) {
+	if i%kernel.CtxCheckEvery == 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return q.list[q.start[i]:q.start[i+1]], nil
+}
+
+// inOrder is before with the objects (ids[t] of buffer t) in the order the
+// queue releases them: by last task, ties by object id. The slice is valid
+// until the next call.
+func (q *objectQueue) inOrder(ctx context.Context, i int, bufs []workloads.Buffer, ids []int) ([]releasedObject, error) {
+	out, err := q.before(ctx, i)
+	if err != nil {
+		return nil, err
+	}
+	q.batch = q.batch[:0]
+	for _, t := range out {
+		q.batch = append(q.batch, releasedObject{bufs[t].Last, int32(ids[t])})
+	}
+	sortReleased(q.batch)
+	return q.batch, nil
 }

@@ -35,6 +35,10 @@ type Plan struct {
 	ObjectIDs []int
 	// ObjectSizes[k] is the size of shared object k; nil for offset planners.
 	ObjectSizes []int64
+	// ObjectShapes[k] is the extents of shared object k in a plan of a
+	// problem whose sizes are textures or BHWC shapes (workloads.SizeType;
+	// ObjectSizes then holds their bytes); nil otherwise.
+	ObjectShapes []workloads.Shape
 	// Bound is a lower bound on the footprint the strategy proved (at least
 	// LB_load); 0 when it proved none.
 	Bound int64
@@ -90,6 +94,11 @@ type Info struct {
 	// spaces, which it plans one space at a time unless Forms has
 	// FormMemories.
 	Forms workloads.Forms
+	// SizeTypes are the size types other than bytes the strategy plans
+	// (workloads.SizeType), as TFLite's AssignObjectsToTensors dispatches
+	// them; the registry refuses a problem of any other with
+	// ErrUnsupportedSizeType.
+	SizeTypes []workloads.SizeType
 	// New builds the strategy; it reads its parameters from args.
 	New func(args *workloads.Args) (Strategy, error)
 }
@@ -180,7 +189,7 @@ func Lookup(spec string) (Strategy, error) {
 		if err != nil {
 			return nil, err
 		}
-		return named{s, spec, spec, 0}, nil
+		return named{s, spec, spec, 0, nil}, nil
 	}
 	sp, err := workloads.ParseSpec(spec)
 	if err != nil {
@@ -202,20 +211,25 @@ func Lookup(spec string) (Strategy, error) {
 	if h, ok := s.(interface{ honours() workloads.Forms }); ok {
 		forms = h.honours() // forms that depend on the parameters (best-of's members)
 	}
-	return named{s, spec, info.Name, forms}, nil
+	return named{s, spec, info.Name, forms, info.SizeTypes}, nil
 }
 
 // named reports the spec as given as the strategy's name, and refuses the
-// problem forms the strategy does not honour.
+// problem forms and size types the strategy does not honour.
 type named struct {
 	Strategy
 	spec  string
 	name  string
 	forms workloads.Forms
+	sizes []workloads.SizeType
 }
 
-// Plan plans p with the strategy after checking its forms (planForms).
+// Plan plans p with the strategy after checking its size type
+// (checkSizeType) and forms (planForms).
 func (n named) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	if err := checkSizeType(n.name, p, n.sizes); err != nil {
+		return nil, err
+	}
 	return planForms(ctx, n.Strategy, n.name, n.forms, p)
 }
 

@@ -80,7 +80,8 @@ func planErr(format string, args ...any) error {
 // buffers overlap only within one memory space, where offsets are
 // relative to the space; and for several spaces Footprints holds each
 // space's max(offset+size), within its capacity, and Footprint their
-// sum. (Object plans are checked space by space.)
+// sum. (Object plans are checked space by space.) A problem of textures
+// or BHWC shapes adds validateShapes' checks.
 //
 // It runs in O(n log n): a sweep over time keeps the address ranges of the
 // live buffers in an ordered set, and each new buffer is compared with the
@@ -140,6 +141,9 @@ func Validate(p *workloads.Problem, plan *Plan) error {
 		if err := validateSpaceObjects(p, plan); err != nil {
 			return err
 		}
+	}
+	if err := validateShapes(p, plan); err != nil {
+		return err
 	}
 	fp, err := validateFootprints(p, plan, fps)
 	if err != nil {

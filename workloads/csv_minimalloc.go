@@ -400,6 +400,9 @@ func WriteMiniMalloc(w io.Writer, p *Problem) error {
 	if err := refuseForms("the MiniMalloc format", forms&FormMemories); err != nil {
 		return err
 	}
+	if err := refuseShapes("the MiniMalloc format", p); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	labels := len(p.Labels) == len(p.Buffers)
 	align := p.Alignment > 0 || forms&FormAlign != 0

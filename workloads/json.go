@@ -591,6 +591,9 @@ func jsonTok(tok json.Token) string {
 // written when the problem has them; alignment, capacity and persistent
 // buffers when set.
 func WriteJSON(w io.Writer, p *Problem) error {
+	if err := refuseShapes("membench JSON", p); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	name, _ := json.Marshal(p.Name)
 	fmt.Fprintf(bw, "{\n  \"name\": %s,\n", name)

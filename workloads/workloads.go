@@ -129,6 +129,24 @@ type Problem struct {
 	Spaces []int
 	// Memories are the memory spaces; nil means one space of Capacity.
 	Memories []Memory
+
+	// Size types (shapes.go, DESIGN §16).
+
+	// SizeType is what the records' sizes are: SizeBytes (the zero value)
+	// or a texture extent or BHWC shape held in Shapes.
+	SizeType SizeType
+	// Shapes[i] is buffer i's extents when SizeType is not SizeBytes (nil
+	// otherwise); Buffers[i].Size is then their product times
+	// ElementSize, the byte view every byte planner plans.
+	Shapes []Shape
+	// ElementSize is the bytes of one element of Shapes (a texel, a
+	// tensor element); >= 1 when Shapes is set.
+	ElementSize int64
+	// Reuse, when not nil, is TFLite's reallocation graph: Reuse[i] lists,
+	// ascending, the buffers that may reuse buffer i's memory. Only
+	// greedy-in-order on byte sizes reads it, as in TFLite; the other
+	// planners ignore it.
+	Reuse [][]int
 }
 
 // PersistentBytes returns the total size of the persistent tensors.

@@ -54,7 +54,7 @@ func TestBadInputCorpus(t *testing.T) {
 	cases := map[string]string{
 		// TFLite records.
 		"tflite-not-int.csv":  `3: last_task: want an integer, got "abc"`,
-		"tflite-header.csv":   `1: unknown header "size,first,last": want size,first_task,last_task`,
+		"tflite-header.csv":   `1: unknown header "size,first,last": want size,first_task,last_task[,reuse|deps] or x,y[,z],first_task,last_task[,element_size] or b,h,w,c,first_task,last_task[,element_size]`,
 		"tflite-columns.csv":  `3: want 3 columns (size,first_task,last_task), got 2`,
 		"tflite-overflow.csv": `4: size: 99999999999999999999 overflows (max 9223372036854775807)`,
 		"tflite-order.csv":    `2: last_task 2 is before first_task 5`,
