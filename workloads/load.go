@@ -237,8 +237,8 @@ func sniff(data []byte, name string) (string, error) {
 			return FormatMiniMalloc, nil
 		}
 	}
-	if string(f[0]) == "size" {
-		return FormatTFLite, nil // its reader explains a wrong header
+	if string(f[0]) == "size" || slices.ContainsFunc(f, func(c []byte) bool { return string(c) == "first_task" }) {
+		return FormatTFLite, nil // its reader explains a wrong header (texture and BHWC headers: DESIGN §16)
 	}
 	return "", &InputError{File: name, Line: s.line, Msg: fmt.Sprintf("unknown header %s: want %s", Echo(l), formatsWanted)}
 }

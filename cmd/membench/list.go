@@ -67,6 +67,13 @@ func runList(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(tw, "  [%s]\t\t\n", g.Runtime)
 				for _, in := range g.Infos {
 					fmt.Fprintf(tw, "  %s\t%s\t%s\n", in.Name, in.Kind, in.Doc)
+					if len(in.SizeTypes) > 0 {
+						var names []string
+						for _, t := range strategies.SizeTypesOf(in) {
+							names = append(names, t.String())
+						}
+						fmt.Fprintf(tw, "    sizes\t\tthe size types it plans (DESIGN §16): %s\n", strings.Join(names, ", "))
+					}
 					if in.Arena != "" {
 						fmt.Fprintf(tw, "    arena\t\tthe runtime's arena, reported beside the footprint: %s\n", in.Arena)
 					}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/montanaflynn/stats"
@@ -45,6 +47,13 @@ type planOutput struct {
 	// Bound and Optimal are what the strategy proved (DESIGN §10).
 	Bound   int64 `json:"bound,omitempty"`
 	Optimal bool  `json:"optimal,omitempty"`
+
+	// For a workload of textures or BHWC shapes (DESIGN §16): the size
+	// type, the bytes of an element and each object's extents (its bytes
+	// are object_sizes).
+	SizeType     string    `json:"size_type,omitempty"`
+	ElementSize  int64     `json:"element_size,omitempty"`
+	ObjectShapes [][]int64 `json:"object_shapes,omitempty"`
 }
 
 func runPlan(ctx context.Context, e *env, args []string) error {
@@ -132,6 +141,13 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			}
 			out.ObjectSizes = &sizes
 		}
+		if plan.ObjectShapes != nil {
+			out.SizeType, out.ElementSize = p.SizeType.String(), p.ElementSize
+			out.ObjectShapes = make([][]int64, len(plan.ObjectShapes))
+			for k, o := range plan.ObjectShapes {
+				out.ObjectShapes[k] = o[:p.SizeType.Dims()]
+			}
+		}
 		enc := json.NewEncoder(e.stdout)
 		return enc.Encode(out)
 	case "csv":
@@ -153,11 +169,30 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if plan.IsObjects() {
 		fmt.Fprintf(e.stdout, labelFormat+"%d\n", "objects", len(plan.ObjectSizes))
 	}
+	if plan.ObjectShapes != nil {
+		writeShapes(e.stdout, p, plan)
+	}
 	if plan.Bound > 0 {
 		fmt.Fprintf(e.stdout, labelFormat+"%d bytes  %s\n", "bound (proved)", plan.Bound, provedWord(plan.Optimal))
 	}
 	fmt.Fprintf(e.stdout, labelFormat+"%s (median of %d)\n", "time", time.Duration(secs*float64(time.Second)), *repeat)
 	return nil
+}
+
+// writeShapes prints the texture or BHWC assignment of a plan as TFLite
+// reports it (ObjectsAssignment: each tensor's object id, each object's
+// extents), with each object's bytes beside its extents.
+func writeShapes(w io.Writer, p *workloads.Problem, plan *strategies.Plan) {
+	dims := p.SizeType.Dims()
+	fmt.Fprintf(w, labelFormat+"%s (%s), %d-byte elements; footprints are bytes\n", "size type", p.SizeType, strings.Join(p.SizeType.Columns(), ","), p.ElementSize)
+	ids := make([]string, len(plan.ObjectIDs))
+	for i, id := range plan.ObjectIDs {
+		ids[i] = strconv.Itoa(id)
+	}
+	fmt.Fprintf(w, labelFormat+"%s\n", "object ids", strings.Join(ids, " "))
+	for k, o := range plan.ObjectShapes {
+		fmt.Fprintf(w, labelFormat+"%s  %d bytes\n", fmt.Sprintf("  object %d", k), o.Format(dims), plan.ObjectSizes[k])
+	}
 }
 
 // provedWord says whether a proved bound makes the plan optimal.
