@@ -253,6 +253,13 @@ type Trace struct {
 	// Recording is what the recording says of the allocator's own device
 	// memory, to calibrate a replay against; nil where it says nothing.
 	Recording *Recording
+	// Stacks are the distinct Python stacks the recording gives its
+	// allocations (a PyTorch snapshot's frames, innermost first, at most
+	// twelve named ones, one "function  file:line" a line), and StackOf[id] the index
+	// in Stacks of tensor id's, or -1; both nil where it gives none. The
+	// trace text format does not keep them.
+	Stacks  []string
+	StackOf []int32
 }
 
 // CacheSegment is a segment an allocator holds: Size bytes reserved for
