@@ -227,3 +227,35 @@ func FuzzONNXModel(f *testing.F) {
 		}
 	})
 }
+
+// TestONNXInferenceMatchesValueInfo: on the exported models
+// (scripts/onnx/export.py, in MEMBENCH_ONNX_DIR or ../shared/models/onnx),
+// the shapes inferred with value_info ignored give the records the
+// declared shapes give.
+func TestONNXInferenceMatchesValueInfo(t *testing.T) {
+	dir := os.Getenv("MEMBENCH_ONNX_DIR")
+	if dir == "" {
+		dir = "../../shared/models/onnx"
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.onnx"))
+	if len(files) == 0 {
+		t.Skipf("no .onnx files in %s (export with scripts/onnx/export.py and set MEMBENCH_ONNX_DIR)", dir)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		declared, err := parseONNXModelWith(data, f, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inferred, err := parseONNXModelWith(data, f, true)
+		if err != nil {
+			t.Fatalf("value_info ignored: %v", err)
+		}
+		if !slices.Equal(declared.Buffers, inferred.Buffers) {
+			t.Errorf("%s: inferred records differ from the declared ones", f)
+		}
+	}
+}
