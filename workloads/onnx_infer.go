@@ -83,8 +83,11 @@ func init() {
 	}
 	onnxInfer["Flatten"] = func(r *onnxReader, n *onnxNode) ([]int64, bool) {
 		d, ok := r.in(n, 0)
-		axis, ok2 := r.axis(n, "axis", 1, len(d)+1)
-		if !ok || !ok2 {
+		axis := r.int(n, "axis", 1) // in [-rank, rank]
+		if axis < 0 {
+			axis += int64(len(d))
+		}
+		if !ok || axis < 0 || axis > int64(len(d)) {
 			return nil, false
 		}
 		a, ok3 := elems(d[:axis])
@@ -420,6 +423,9 @@ func (r *onnxReader) window(n *onnxNode, conv bool) ([]int64, bool) {
 		case "SAME_UPPER", "SAME_LOWER":
 			o = (in + strides[i] - 1) / strides[i]
 		case "VALID":
+			if in < k {
+				return nil, false
+			}
 			o = (in-k)/strides[i] + 1
 		default:
 			span := in + pads[i] + pads[i+spatial] - k
@@ -427,7 +433,9 @@ func (r *onnxReader) window(n *onnxNode, conv bool) ([]int64, bool) {
 				return nil, false
 			}
 			o = span/strides[i] + 1
-			if ceil && span%strides[i] != 0 {
+			// ceil_mode rounds up, but a last window that would start
+			// in the end padding is dropped (ONNX's pooling rule).
+			if ceil && span%strides[i] != 0 && o*strides[i] < in+pads[i] {
 				o++
 			}
 		}

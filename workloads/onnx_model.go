@@ -50,11 +50,12 @@ func isONNXModel(data []byte, name string) bool {
 // lifetime rules of ReadTFLiteModel:
 //
 //   - the nodes of the main graph, in order, are the tasks 0..T-1, except
-//     the nodes ONNX Runtime folds when a session loads (its
-//     ConstantFolding): a Constant node, and a node every input of which
-//     is a constant, unless it is RandomUniform, RandomNormal,
-//     RandomUniformLike, RandomNormalLike or Multinomial; a folded node's
-//     outputs are constants;
+//     those folded as ONNX Runtime's ConstantFolding folds them when a
+//     session loads (its basic rule, not its exceptions for quantized
+//     graphs): a Constant node, and a node of the default domain every
+//     input of which is a constant, unless it is RandomUniform,
+//     RandomNormal, RandomUniformLike, RandomNormalLike or Multinomial; a
+//     folded node's outputs are constants;
 //   - a value produced by a task lives from that task to its last
 //     consumer; a graph input lives from task 0; a graph output lives to
 //     the end (task T-1); a produced value nobody reads lives at its
@@ -737,6 +738,9 @@ func (r *onnxReader) ioName(vi pbSpan, what string) *onnxValue {
 			name = r.str(f, "ValueInfoProto.name")
 		}
 	})
+	if r.err == nil && name == "" {
+		r.fail(vi.at, "%s has no name", what)
+	}
 	if r.err != nil {
 		return nil
 	}

@@ -161,7 +161,9 @@ func TestONNXErrors(t *testing.T) {
 		{"negative dims", func(g *ob.Graph) { g.Initializers[0].Dims = []int64{-4, 3, 3, 3} },
 			`x.onnx: byte 204: GraphProto.initializer "W" has dimension -4: want dimensions >= 0: not a well-formed ONNX model (protobuf ModelProto, onnx.proto)`},
 		{"unnamed", func(g *ob.Graph) { g.Initializers[1].Name = "" },
-			`x.onnx: byte `},
+			`x.onnx: byte 652: GraphProto.initializer has no name: not a well-formed ONNX model`},
+		{"unnamed input", func(g *ob.Graph) { g.Inputs[2].Name = "" },
+			`x.onnx: byte 723: GraphProto.input has no name: not a well-formed ONNX model`},
 	}
 	for _, c := range cases {
 		m := tinyONNX(false)
@@ -256,6 +258,78 @@ func TestONNXInferenceMatchesValueInfo(t *testing.T) {
 		}
 		if !slices.Equal(declared.Buffers, inferred.Buffers) {
 			t.Errorf("%s: inferred records differ from the declared ones", f)
+		}
+	}
+}
+
+// TestONNXInfer checks the inferred shape of one node's output, y, over
+// graph inputs x, w (and z) and int64 initializers named "k".
+func TestONNXInfer(t *testing.T) {
+	f := func(dims ...int64) []int64 { return dims }
+	k := func(v ...int64) ob.Tensor {
+		return ob.Tensor{Name: "k", Type: ob.Int64, Dims: []int64{int64(len(v))}, Int64s: v}
+	}
+	cases := []struct {
+		name   string
+		node   ob.Node
+		shapes [][]int64 // of x, w, z
+		init   []ob.Tensor
+		want   []int64 // nil: not inferred
+	}{
+		{"conv", ob.Node{Op: "Conv", Inputs: []string{"x", "w"}, Attrs: []ob.Attr{ob.Ints("strides", 2, 2), ob.Ints("pads", 3, 3, 3, 3)}}, [][]int64{f(1, 3, 224, 224), f(64, 3, 7, 7)}, nil, f(1, 64, 112, 112)},
+		{"conv same", ob.Node{Op: "Conv", Inputs: []string{"x", "w"}, Attrs: []ob.Attr{ob.Ints("strides", 2, 2), {Name: "auto_pad", S: "SAME_UPPER"}}}, [][]int64{f(1, 3, 15, 15), f(8, 3, 3, 3)}, nil, f(1, 8, 8, 8)},
+		{"conv dilated", ob.Node{Op: "Conv", Inputs: []string{"x", "w"}, Attrs: []ob.Attr{ob.Ints("dilations", 2)}}, [][]int64{f(1, 4, 10), f(2, 4, 3)}, nil, f(1, 2, 6)},
+		{"conv rank", ob.Node{Op: "Conv", Inputs: []string{"x", "w"}}, [][]int64{f(1, 3, 8, 8), f(8, 3, 3)}, nil, nil},
+		{"conv valid too small", ob.Node{Op: "Conv", Inputs: []string{"x", "w"}, Attrs: []ob.Attr{{Name: "auto_pad", S: "VALID"}, ob.Ints("strides", 2)}}, [][]int64{f(1, 1, 2), f(1, 1, 3)}, nil, nil},
+		{"maxpool", ob.Node{Op: "MaxPool", Inputs: []string{"x"}, Attrs: []ob.Attr{ob.Ints("kernel_shape", 3, 3), ob.Ints("strides", 2, 2), ob.Ints("pads", 1, 1, 1, 1)}}, [][]int64{f(1, 64, 112, 112)}, nil, f(1, 64, 56, 56)},
+		{"maxpool ceil", ob.Node{Op: "MaxPool", Inputs: []string{"x"}, Attrs: []ob.Attr{ob.Ints("kernel_shape", 3, 3), ob.Ints("strides", 2, 2), ob.Int("ceil_mode", 1)}}, [][]int64{f(1, 1, 6, 6)}, nil, f(1, 1, 3, 3)},
+		{"maxpool ceil drops a window in the padding", ob.Node{Op: "MaxPool", Inputs: []string{"x"}, Attrs: []ob.Attr{ob.Ints("kernel_shape", 2), ob.Ints("strides", 2), ob.Ints("pads", 1, 1), ob.Int("ceil_mode", 1)}}, [][]int64{f(1, 1, 3)}, nil, f(1, 1, 2)},
+		{"global pool", ob.Node{Op: "GlobalAveragePool", Inputs: []string{"x"}}, [][]int64{f(1, 2048, 7, 7)}, nil, f(1, 2048, 1, 1)},
+		{"flatten", ob.Node{Op: "Flatten", Inputs: []string{"x"}}, [][]int64{f(1, 2048, 1, 1)}, nil, f(1, 2048)},
+		{"flatten -1", ob.Node{Op: "Flatten", Inputs: []string{"x"}, Attrs: []ob.Attr{ob.Int("axis", -1)}}, [][]int64{f(2, 3, 4)}, nil, f(6, 4)},
+		{"gemm", ob.Node{Op: "Gemm", Inputs: []string{"x", "w"}, Attrs: []ob.Attr{ob.Int("transB", 1)}}, [][]int64{f(1, 2048), f(1000, 2048)}, nil, f(1, 1000)},
+		{"matmul batched", ob.Node{Op: "MatMul", Inputs: []string{"x", "w"}}, [][]int64{f(1, 12, 128, 64), f(1, 12, 64, 128)}, nil, f(1, 12, 128, 128)},
+		{"matmul vector", ob.Node{Op: "MatMul", Inputs: []string{"x", "w"}}, [][]int64{f(128, 64), f(64)}, nil, f(128)},
+		{"matmul broadcast", ob.Node{Op: "MatMul", Inputs: []string{"x", "w"}}, [][]int64{f(64), f(3, 64, 5)}, nil, f(3, 5)},
+		{"matmul mismatch", ob.Node{Op: "MatMul", Inputs: []string{"x", "w"}}, [][]int64{f(2, 3), f(4, 5)}, nil, nil},
+		{"add", ob.Node{Op: "Add", Inputs: []string{"x", "w"}}, [][]int64{f(1, 128, 768), f(768)}, nil, f(1, 128, 768)},
+		{"mul both ways", ob.Node{Op: "Mul", Inputs: []string{"x", "w"}}, [][]int64{f(4, 1), f(1, 5)}, nil, f(4, 5)},
+		{"add mismatch", ob.Node{Op: "Add", Inputs: []string{"x", "w"}}, [][]int64{f(4, 3), f(5)}, nil, nil},
+		{"where", ob.Node{Op: "Where", Inputs: []string{"x", "w", "z"}}, [][]int64{f(2, 1), f(3), f(1)}, nil, f(2, 3)},
+		{"equal", ob.Node{Op: "Equal", Inputs: []string{"x", "w"}}, [][]int64{f(2, 3), f(3)}, nil, f(2, 3)},
+		{"reshape", ob.Node{Op: "Reshape", Inputs: []string{"x", "k"}}, [][]int64{f(1, 128, 768)}, []ob.Tensor{k(1, 128, 12, 64)}, f(1, 128, 12, 64)},
+		{"reshape 0 -1", ob.Node{Op: "Reshape", Inputs: []string{"x", "k"}}, [][]int64{f(2, 3, 4)}, []ob.Tensor{k(0, -1)}, f(2, 12)},
+		{"reshape indivisible", ob.Node{Op: "Reshape", Inputs: []string{"x", "k"}}, [][]int64{f(2, 3, 4)}, []ob.Tensor{k(5, -1)}, nil},
+		{"reshape of a graph input's values", ob.Node{Op: "Reshape", Inputs: []string{"x", "w"}}, [][]int64{f(2, 3), f(2)}, nil, nil},
+		{"transpose", ob.Node{Op: "Transpose", Inputs: []string{"x"}, Attrs: []ob.Attr{ob.Ints("perm", 0, 2, 1, 3)}}, [][]int64{f(1, 128, 12, 64)}, nil, f(1, 12, 128, 64)},
+		{"transpose reversed", ob.Node{Op: "Transpose", Inputs: []string{"x"}}, [][]int64{f(2, 3, 4)}, nil, f(4, 3, 2)},
+		{"gather", ob.Node{Op: "Gather", Inputs: []string{"x", "w"}}, [][]int64{f(30522, 768), f(1, 128)}, nil, f(1, 128, 768)},
+		{"gather scalar", ob.Node{Op: "Gather", Inputs: []string{"x", "w"}, Attrs: []ob.Attr{ob.Int("axis", 1)}}, [][]int64{f(2, 3, 4), f()}, nil, f(2, 4)},
+		{"concat", ob.Node{Op: "Concat", Inputs: []string{"x", "w"}, Attrs: []ob.Attr{ob.Int("axis", -1)}}, [][]int64{f(2, 3), f(2, 5)}, nil, f(2, 8)},
+		{"unsqueeze", ob.Node{Op: "Unsqueeze", Inputs: []string{"x", "k"}}, [][]int64{f(3)}, []ob.Tensor{k(0, -1)}, f(1, 3, 1)},
+		{"unsqueeze attr", ob.Node{Op: "Unsqueeze", Inputs: []string{"x"}, Attrs: []ob.Attr{ob.Ints("axes", 1)}}, [][]int64{f(2, 3)}, nil, f(2, 1, 3)},
+		{"shape", ob.Node{Op: "Shape", Inputs: []string{"x"}}, [][]int64{f(2, 3, 4)}, nil, f(3)},
+		{"softmax", ob.Node{Op: "Softmax", Inputs: []string{"x"}}, [][]int64{f(1, 12, 128, 128)}, nil, f(1, 12, 128, 128)},
+		{"custom domain", ob.Node{Op: "Relu", Domain: "com.example", Inputs: []string{"x"}}, [][]int64{f(2)}, nil, nil},
+	}
+	for _, c := range cases {
+		g := ob.Graph{Initializers: c.init}
+		c.node.Outputs = []string{"y"}
+		g.Nodes = []ob.Node{c.node}
+		for i, s := range c.shapes {
+			g.Inputs = append(g.Inputs, ob.V([]string{"x", "w", "z"}[i], ob.Float, s...))
+		}
+		r := &onnxReader{data: ob.Model{Graph: g}.Bytes(), name: "m.onnx", byName: map[string]int32{}}
+		r.model()
+		r.declarations()
+		r.lifetimes()
+		if r.err != nil {
+			t.Errorf("%s: %v", c.name, r.err)
+			continue
+		}
+		y := r.value("y")
+		if got := y.dims; (c.want == nil) != (y.rank < 0) || !slices.Equal(got, c.want) {
+			t.Errorf("%s: inferred %v (rank %d), want %v", c.name, got, y.rank, c.want)
 		}
 	}
 }
