@@ -74,6 +74,7 @@ func FuzzLoadBytes(f *testing.F) {
 	}
 	f.Add(hostile.Gzip([]byte("a,1,64\nf,1,\n")))
 	f.Add([]byte("\x1f\x8b"))
+	f.Add(tinyONNX(false).Bytes()) // sniffed by its content: the name is "f"
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := decode(data, "f", nil, 1<<20)
 		mustInputError(t, err)

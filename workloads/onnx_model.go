@@ -261,6 +261,11 @@ func (r *onnxReader) fields(m pbSpan, what string, fn func(f pbField)) {
 			var v []byte
 			v, k = protowire.ConsumeBytes(rest)
 			f.b = pbSpan{v, at + n + k - len(v)}
+		case protowire.StartGroupType, protowire.EndGroupType:
+			// Deprecated, and in no message of onnx.proto: refused
+			// rather than skipped level by nested level.
+			r.fail(at, "%s field %d: wire type %d (a group), which onnx.proto does not use", what, num, typ)
+			return
 		default:
 			k = protowire.ConsumeFieldValue(num, typ, rest)
 		}
@@ -282,7 +287,11 @@ func pbWords(n int) string {
 	if err == io.ErrUnexpectedEOF {
 		return "the message ends inside a field (truncated)"
 	}
-	return err.Error()
+	// An invalid field number, a varint overflow, a reserved wire type,
+	// without the library's "proto:" prefix (which it writes with a
+	// space or a no-break space, so that no one matches on it).
+	_, msg, _ := strings.Cut(err.Error(), ":")
+	return strings.TrimLeft(msg, " \u00a0")
 }
 
 // bytes checks that f is length-delimited, as the field what is.

@@ -181,6 +181,10 @@ func TestONNXErrors(t *testing.T) {
 		{[]byte("\x08"), "x.onnx: byte 0: ModelProto field 1: the message ends inside a field (truncated): not a well-formed ONNX model (protobuf ModelProto, onnx.proto)"},
 		{[]byte("\x3a\x04\x0a\x02\x22\x01"), "x.onnx: byte 4: NodeProto field 4: the message ends inside a field (truncated): not a well-formed ONNX model (protobuf ModelProto, onnx.proto)"},
 		{[]byte("\x3d\x00\x00\x00\x00"), "x.onnx: byte 0: ModelProto.graph has wire type 5, want 2 (length-delimited): not a well-formed ONNX model (protobuf ModelProto, onnx.proto)"},
+		{[]byte("\x08\x08\x3f"), "x.onnx: byte 2: ModelProto field 7: cannot parse reserved wire type: not a well-formed ONNX model (protobuf ModelProto, onnx.proto)"},
+		{[]byte("\x08\x08\x00"), "x.onnx: byte 2: ModelProto: invalid field number: not a well-formed ONNX model (protobuf ModelProto, onnx.proto)"},
+		{[]byte("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"), "x.onnx: byte 0: ModelProto field 1: variable length integer overflow: not a well-formed ONNX model (protobuf ModelProto, onnx.proto)"},
+		{[]byte("\x08\x08\xcb\x06\xcb\x06"), "x.onnx: byte 2: ModelProto field 105: wire type 3 (a group), which onnx.proto does not use: not a well-formed ONNX model (protobuf ModelProto, onnx.proto)"},
 	} {
 		_, err := parseONNXModel(c.data, "x.onnx")
 		if err == nil || err.Error() != c.want {

@@ -284,6 +284,13 @@ func ONNXSharedRank(n, dims int) []byte {
 	return onnxbuild.Model{Graph: g}.Bytes()
 }
 
+// ONNXDeepGroups is a file named .onnx of n nested protobuf groups (the
+// deprecated wire type 3), which a recursive skipper follows level by
+// level.
+func ONNXDeepGroups(n int) []byte {
+	return []byte(strings.Repeat("\xcb\x06", n)) // field 105, start group
+}
+
 // File is one hostile input of the corpus.
 type File struct {
 	Name string
@@ -329,5 +336,6 @@ func Files() []File {
 		{"tflite-shared-inputs.tflite", func() []byte { return TFLiteSharedInputs(2500) }, false},
 		{"tflite-shared-shape.tflite", func() []byte { return TFLiteSharedShape(2000) }, false},
 		{"onnx-shared-rank.onnx", func() []byte { return ONNXSharedRank(20000, 20000) }, false},
+		{"onnx-deep-groups.onnx", func() []byte { return ONNXDeepGroups(1_000_000) }, false},
 	}
 }
