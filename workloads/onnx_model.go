@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -87,53 +88,44 @@ func ReadONNXModel(r io.Reader, name string) (*Problem, error) {
 	return readParsed(r, name, parseONNXModel)
 }
 
-// Field numbers of onnx.proto, the only ones read.
+// Field numbers of onnx.proto, the only ones read, by message.
 const (
-	pbModelIRVersion = 1
-	pbModelGraph     = 7
+	pbModelIRVersion, pbModelGraph = 1, 7
 
-	pbGraphNode         = 1
-	pbGraphInitializer  = 5
-	pbGraphSparseInit   = 15
-	pbGraphInput        = 11
-	pbGraphOutput       = 12
-	pbGraphValueInfo    = 13
-	pbNodeInput         = 1
-	pbNodeOutput        = 2
-	pbNodeOpType        = 4
-	pbNodeDomain        = 7
-	pbNodeAttribute     = 5
-	pbAttrName          = 1
-	pbAttrInt           = 3
-	pbAttrTensor        = 5
-	pbAttrGraph         = 6
-	pbAttrInts          = 8
-	pbAttrGraphs        = 11
-	pbAttrString        = 4
-	pbTensorDims        = 1
-	pbTensorDataType    = 2
-	pbTensorInt32Data   = 5
-	pbTensorInt64Data   = 7
-	pbTensorName        = 8
-	pbTensorRawData     = 9
-	pbSparseValues      = 1
-	pbSparseDims        = 3
-	pbValueInfoName     = 1
-	pbValueInfoType     = 2
-	pbTypeTensor        = 1
-	pbTensorTypeElem    = 1
-	pbTensorTypeShape   = 2
-	pbShapeDim          = 1
-	pbDimValue          = 1
-	pbDimParam          = 2
-	onnxTypeString      = 8
-	onnxTypeInt32       = 6
-	onnxTypeInt64       = 7
-	onnxMaxConstElems   = 1 << 10 // int constants kept for inference: shapes, axes
-	onnxReadsPerByte    = 4
-	onnxReadsFree       = 1 << 16
-	onnxUndefinedType   = 0
-	onnxNotTensorType   = -1
+	pbGraphNode, pbGraphInitializer, pbGraphSparseInit    = 1, 5, 15
+	pbGraphInput, pbGraphOutput, pbGraphValueInfo         = 11, 12, 13
+	pbNodeInput, pbNodeOutput, pbNodeOpType, pbNodeDomain = 1, 2, 4, 7
+	pbNodeAttribute                                       = 5
+	pbAttrName, pbAttrInt, pbAttrString, pbAttrTensor     = 1, 3, 4, 5
+	pbAttrGraph, pbAttrInts, pbAttrGraphs                 = 6, 8, 11
+	pbTensorDims, pbTensorDataType, pbTensorInt32Data     = 1, 2, 5
+	pbTensorInt64Data, pbTensorName, pbTensorRawData      = 7, 8, 9
+	pbSparseValues, pbSparseDims                          = 1, 3
+	pbValueInfoName, pbValueInfoType                      = 1, 2
+	pbTypeTensor, pbTypeDenotation                        = 1, 6
+	pbTensorTypeElem, pbTensorTypeShape, pbShapeDim       = 1, 2, 1
+	pbDimValue, pbDimParam                                = 1, 2
+)
+
+// TensorProto.DataType values the reader names.
+const (
+	onnxUndefinedType = 0
+	onnxTypeInt32     = 6
+	onnxTypeInt64     = 7
+	onnxTypeString    = 8
+	// onnxNotTensorType marks a sequence, map, optional or sparse tensor.
+	onnxNotTensorType = -1
+)
+
+const (
+	// onnxMaxConstElems bounds the int constants kept for inference:
+	// shapes and axes are short.
+	onnxMaxConstElems = 1 << 10
+	// The work budget: onnxReadsPerByte steps per byte of the file plus
+	// onnxReadsFree.
+	onnxReadsPerByte = 4
+	onnxReadsFree    = 1 << 16
+
 	onnxUnknownRank     = -1
 	onnxDimUnknown      = -1
 	onnxTaskNone        = -1
@@ -623,7 +615,7 @@ func static(dims []int64) bool {
 func (r *onnxReader) typeProto(t pbSpan, elem int32, dims []int64, rank int) (int32, []int64, int) {
 	r.fields(t, "TypeProto", func(f pbField) {
 		if f.num != pbTypeTensor {
-			if f.typ == protowire.BytesType && f.num != 6 { // 6: denotation
+			if f.typ == protowire.BytesType && f.num != pbTypeDenotation {
 				elem = onnxNotTensorType
 			}
 			return
@@ -686,9 +678,17 @@ type onnxNode struct {
 	decoded []onnxAttr
 }
 
-// what names the node in messages.
+// what names the node in messages: its op_type bare when it is a plain
+// name, as every operator's is, else quoted and cut.
 func (n *onnxNode) what() string {
-	return fmt.Sprintf("node %d (%s)", n.index, n.op)
+	plain := n.op != "" && len(n.op) <= onnxMaxNameInErrors
+	for _, c := range n.op {
+		plain = plain && (c == '_' || c == '.' || unicode.IsLetter(c) || unicode.IsDigit(c))
+	}
+	if plain {
+		return fmt.Sprintf("node %d (%s)", n.index, n.op)
+	}
+	return fmt.Sprintf("node %d (op_type %s)", n.index, quote(n.op))
 }
 
 // lifetimes walks the nodes in order: graph inputs live from task 0,
@@ -777,7 +777,11 @@ func (r *onnxReader) node(b pbSpan, index int) {
 	r.fields(b, "NodeProto", func(f pbField) {
 		switch f.num {
 		case pbNodeInput, pbNodeOutput:
-			name := r.str(f, "NodeProto.input")
+			what := "NodeProto.input"
+			if f.num == pbNodeOutput {
+				what = "NodeProto.output"
+			}
+			name := r.str(f, what)
 			var v *onnxValue
 			if name != "" { // "": an omitted optional input or output
 				v = r.value(name)
@@ -799,9 +803,6 @@ func (r *onnxReader) node(b pbSpan, index int) {
 	})
 	if r.err != nil {
 		return
-	}
-	if len(n.op) > onnxMaxNameInErrors {
-		n.op = n.op[:onnxMaxNameInErrors] + "…"
 	}
 	for _, a := range n.attrs {
 		r.fields(a, "AttributeProto", func(f pbField) {

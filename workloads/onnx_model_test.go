@@ -153,6 +153,8 @@ func TestONNXErrors(t *testing.T) {
 			`x.onnx: value "x" has no static type and shape: the model's inputs, outputs and value_info give none, and membench infers them only for Abs,`},
 		{"unknown op", func(g *ob.Graph) { g.Nodes[1].Op = "Swish" },
 			`x.onnx: value "r" has no static type and shape`},
+		{"odd op_type named", func(g *ob.Graph) { g.Nodes[1].Op = "a\nb"; g.Nodes[1].Attrs = []ob.Attr{{Name: "g", G: &ob.Graph{}}} },
+			`x.onnx: node 1 (op_type "a\nb") has a subgraph attribute`},
 		{"subgraph", func(g *ob.Graph) { g.Nodes[1].Attrs = []ob.Attr{{Name: "then_branch", G: &ob.Graph{}}} },
 			`x.onnx: node 1 (Relu) has a subgraph attribute: control flow (If, Loop, Scan) is not supported`},
 		{"type", func(g *ob.Graph) { g.Inputs[0].Type = 99 },
