@@ -339,3 +339,22 @@ func TestONNXInfer(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadONNXModel reads the exported ResNet-50 (102 MB, nearly all
+// weights, which the reader skips).
+func BenchmarkReadONNXModel(b *testing.B) {
+	dir := os.Getenv("MEMBENCH_ONNX_DIR")
+	if dir == "" {
+		dir = "../../shared/models/onnx"
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "resnet-50.onnx"))
+	if err != nil {
+		b.Skipf("exported model absent: %v", err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := parseONNXModel(data, "resnet-50.onnx"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
