@@ -7,7 +7,7 @@ import (
 	"membench/workloads"
 )
 
-// validateShapes checks the size-type part of a plan (DESIGN §16). For a
+// validateShapes checks the size-type part of a plan (DESIGN §17). For a
 // problem of textures or BHWC shapes the plan must assign objects, give
 // each object its extents (Plan.ObjectShapes) and their bytes
 // (Plan.ObjectSizes), put each tensor in an object that covers it in

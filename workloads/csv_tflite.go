@@ -15,7 +15,7 @@ import (
 const tfliteHeader = "size,first_task,last_task"
 
 // tfliteHeaders lists the headers the TFLite records format accepts, for
-// messages (DESIGN §16).
+// messages (DESIGN §17).
 const tfliteHeaders = "size,first_task,last_task[,reuse|deps] or x,y[,z],first_task,last_task[,element_size] or b,h,w,c,first_task,last_task[,element_size]"
 
 // maxDepsRecords bounds the records of a file with a deps column: the
@@ -27,7 +27,7 @@ const maxDepsRecords = 1 << 12
 // lines and lines starting with '#' are skipped. name is used in error
 // messages and as the problem's Name.
 //
-// The header names the size type (DESIGN §16): size,first_task,last_task
+// The header names the size type (DESIGN §17): size,first_task,last_task
 // for byte sizes; x,y,first_task,last_task for 2D textures,
 // x,y,z,first_task,last_task for 3D textures and b,h,w,c,first_task,last_task
 // for BHWC shapes, each optionally followed by element_size (the bytes of

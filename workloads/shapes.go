@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Size types (DESIGN §16): TFLite's GPU delegate plans records whose size
+// Size types (DESIGN §17): TFLite's GPU delegate plans records whose size
 // is a byte count (size_t), a 2D or 3D texture extent (uint2, uint3: x, y
 // and z in texels) or a BHWC tensor shape. A problem of another size type
 // than bytes holds each record's extents in Problem.Shapes and its byte
@@ -62,7 +62,7 @@ func (t SizeType) String() string {
 func (t SizeType) Dims() int { return len(sizeTypes[t].columns) }
 
 // Columns returns the names of t's size columns in the TFLite records
-// format (DESIGN §16).
+// format (DESIGN §17).
 func (t SizeType) Columns() []string { return sizeTypes[t].columns }
 
 // MaxExtent returns the largest extent TFLite's type for t holds.

@@ -5,7 +5,7 @@
 // # File formats
 //
 // Load sniffs a file's format (DESIGN §5); each has a reader and, except
-// PyTorch snapshots and TFLite models, a writer:
+// PyTorch snapshots, TFLite and ONNX models, a writer:
 //
 //   - TFLite records (ReadTFLite): header size,first_task,last_task, one
 //     inclusive record per line.
@@ -23,6 +23,9 @@
 //     JSON; its [memory] events on one device, as a trace.
 //   - TFLite models (ReadTFLiteModel): a `.tflite` FlatBuffer (identifier
 //     TFL3), read only; usage records as TFLite's interpreter plans them.
+//   - ONNX models (ReadONNXModel): a `.onnx` protobuf ModelProto, sniffed
+//     by its name or its content (it has no magic), read only; usage
+//     records by the `.tflite` rules, weights and folded constants aside.
 //
 // The membench JSON schema, with inclusive lifetimes:
 //
@@ -130,7 +133,7 @@ type Problem struct {
 	// Memories are the memory spaces; nil means one space of Capacity.
 	Memories []Memory
 
-	// Size types (shapes.go, DESIGN §16).
+	// Size types (shapes.go, DESIGN §17).
 
 	// SizeType is what the records' sizes are: SizeBytes (the zero value)
 	// or a texture extent or BHWC shape held in Shapes.

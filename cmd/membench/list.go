@@ -72,7 +72,7 @@ func runList(ctx context.Context, e *env, args []string) error {
 						for _, t := range strategies.SizeTypesOf(in) {
 							names = append(names, t.String())
 						}
-						fmt.Fprintf(tw, "    sizes\t\tthe size types it plans (DESIGN §16): %s\n", strings.Join(names, ", "))
+						fmt.Fprintf(tw, "    sizes\t\tthe size types it plans (DESIGN §17): %s\n", strings.Join(names, ", "))
 					}
 					if in.Arena != "" {
 						fmt.Fprintf(tw, "    arena\t\tthe runtime's arena, reported beside the footprint: %s\n", in.Arena)
