@@ -589,7 +589,8 @@ func jsonTok(tok json.Token) string {
 
 // WriteJSON writes p as membench JSON, one buffer per line. Labels are
 // written when the problem has them; alignment, capacity and persistent
-// buffers when set.
+// buffers when set. A problem of texture or BHWC sizes or with a
+// reallocation graph is refused: the schema has no place for them.
 func WriteJSON(w io.Writer, p *Problem) error {
 	if err := refuseShapes("membench JSON", p); err != nil {
 		return err

@@ -8,7 +8,9 @@
 // PyTorch snapshots, TFLite and ONNX models, a writer:
 //
 //   - TFLite records (ReadTFLite): header size,first_task,last_task, one
-//     inclusive record per line.
+//     inclusive record per line; x,y[,z] or b,h,w,c in place of size for
+//     textures and BHWC shapes, and a reallocation graph for byte sizes
+//     (shapes.go, DESIGN §17).
 //   - MiniMalloc (ReadMiniMalloc): header id,lower,upper,size, half-open
 //     [lower, upper); legacy buffer,start,end,size with inclusive end. The
 //     optional alignment, hint, gaps and offset columns carry the problem
@@ -66,7 +68,9 @@
 //
 // A writer refuses, naming them, the forms its format cannot hold:
 // MiniMalloc CSV holds all but memory spaces, TFLite records and traces
-// (Problem.ToTrace) none.
+// (Problem.ToTrace) none. Size types other than bytes and reallocation
+// graphs are held by TFLite records only; membench JSON and MiniMalloc
+// CSV refuse them, and traces take the byte view.
 //
 // Every reader reports malformed input as an *InputError naming the file,
 // the line and what was expected; none panics.
