@@ -122,6 +122,7 @@ const (
 	familyIntervals
 	familyRepeated
 	familyAdversarial
+	familyTextures
 )
 
 func (c DAGConfig) generate() *workloads.Problem { return RandomDAG(c) }
