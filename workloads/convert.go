@@ -261,9 +261,13 @@ func (c *traceCheck) completions(sp *SyncPoints) []int32 {
 }
 
 // checkProblem rejects problems no reader would produce: negative sizes,
-// lifetimes ending before they start or outside [0, MaxTask].
+// lifetimes ending before they start or outside [0, MaxTask], malformed
+// forms or shapes.
 func checkProblem(p *Problem) error {
 	if err := CheckForms(p); err != nil {
+		return fmt.Errorf("%s: %w", p.Name, err)
+	}
+	if err := CheckShapes(p); err != nil {
 		return fmt.Errorf("%s: %w", p.Name, err)
 	}
 	for i, b := range p.Buffers {

@@ -167,7 +167,12 @@ func parseTFLite(data []byte, name string) (*Problem, error) {
 		}
 	}
 	if lay.extra == "deps" {
+		// Kept as a reuse column would read back: each list present,
+		// without the repeats a cyclic graph gives.
 		lists = ReallocationGraph(lists)
+		for i, l := range lists {
+			lists[i] = append([]int{}, slices.Compact(l)...)
+		}
 	}
 	p.Reuse = lists
 	return p, nil

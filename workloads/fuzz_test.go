@@ -57,6 +57,10 @@ func checkValid(t *testing.T, p *Problem) {
 func FuzzReadTFLite(f *testing.F) {
 	addSeeds(f, "testdata/load/*.csv")
 	f.Add([]byte("size,first_task,last_task\n16,0,1\n-1,2,1\n"))
+	f.Add([]byte("x,y,first_task,last_task,element_size\n2,8,0,1,8\n1,12,2,4,8\n"))
+	f.Add([]byte("b,h,w,c,first_task,last_task\n1,1,2,8,0,1\n"))
+	f.Add([]byte("size,first_task,last_task,reuse\n4,0,0,2 1\n4,1,1,\n4,2,2,0\n"))
+	f.Add([]byte("size,first_task,last_task,deps\n4,0,0,1\n4,1,1,0 2\n4,2,2,\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ReadTFLite(bytes.NewReader(data), "f")
 		mustInputError(t, err)
