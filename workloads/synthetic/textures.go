@@ -53,9 +53,11 @@ func (c TexturesConfig) elem() int64 {
 // RandomDAG's defaults draw them (its stream, so equal seeds give equal
 // lifetimes), and for each tensor a batch of 1, a square side of 2^a
 // (a in [0, 7]) and 2^b channels (b in [2, 10]). Its extents are, as the
-// delegate lays a BHWC tensor out (4 channels a texel): 2d x = width,
-// y = height times the channel slices ceil(c/4); 3d x = width,
-// y = height, z = slices; bhwc the shape itself. Few distinct extents
+// delegate lays a BHWC tensor out (4 channels a texel: LiteRT
+// tflite/delegates/gpu/common/task/tensor_desc.cc, GetStorageDims, at
+// f67457790c9c, with batch and depth 1): 2d (TEXTURE_2D) x = width,
+// y = height times the channel slices ceil(c/4); 3d (TEXTURE_3D) x =
+// width, y = height, z = slices; bhwc the shape itself. Few distinct extents
 // repeat, so EQUALITY finds reuse. It panics on a configuration Validate
 // rejects.
 func Textures(c TexturesConfig) *workloads.Problem {
