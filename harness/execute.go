@@ -157,7 +157,7 @@ func runStrategy(ctx context.Context, c Cell, p *workloads.Problem, rec *results
 	if plan.IsObjects() {
 		rec.Objects = len(plan.ObjectSizes)
 	}
-	rec.Bound, rec.Optimal = plan.Bound, plan.Optimal
+	rec.Bound, rec.Optimal, rec.Nodes = plan.Bound, plan.Optimal, plan.Nodes
 	iters, samples, err := measure(ctx, c, first, func() error {
 		_, err := s.Plan(ctx, p)
 		return err

@@ -59,6 +59,9 @@ type Record struct {
 	Bound int64 `json:"bound,omitempty"`
 	// Optimal reports that the subject proved its footprint optimal.
 	Optimal bool `json:"optimal,omitempty"`
+	// Nodes is the number of search nodes the strategy visited, where it
+	// says (Plan.Nodes); absent otherwise.
+	Nodes int64 `json:"nodes,omitempty"`
 
 	// Alloc holds an allocator replay's statistics.
 	Alloc *AllocStats `json:"alloc,omitempty"`
