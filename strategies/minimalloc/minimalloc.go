@@ -50,7 +50,14 @@
 // neither the problem nor capacity= gives a capacity, membench takes the
 // highest fixed offset plus size (0 for none) plus the sum of every
 // buffer's size plus its alignment less one: all the buffers stacked fit
-// in it. That is the only rule of membench's own.
+// in it.
+//
+// One more rule is membench's own: upstream's dominance rule never places
+// a buffer of size 0 (its top is its offset, so it always lies at or above
+// the lowest top), so with check_dominance upstream fails on any problem
+// that has one. membench sets such buffers aside at offset 0 (or their
+// fixed offset) and solves the others as upstream solves the problem
+// without them.
 //
 // Per-buffer alignment, gaps (with their windows), fixed offsets and
 // hints are MiniMalloc's own forms; hints are read and, as upstream's
@@ -187,11 +194,38 @@ func (s *strategy) Plan(ctx context.Context, p *workloads.Problem) (*strategies.
 	if capacity == 0 {
 		capacity = stackedCapacity(bufs)
 	}
-	res, err := solveProblem(ctx, bufs, capacity, &s.params, s.timeout)
+	// Upstream's dominance rule never places a buffer of size 0 (its top
+	// is its offset, so it prunes itself): with check_dominance, such
+	// buffers are set aside at offset 0 (or their fixed offset) and the
+	// rest is solved as upstream solves it without them.
+	keep := make([]int, 0, len(bufs))
+	for i, b := range bufs {
+		if b.size > 0 || !s.params.CheckDominance {
+			keep = append(keep, i)
+		}
+	}
+	solveBufs := bufs
+	if len(keep) < len(bufs) {
+		solveBufs = make([]buffer, len(keep))
+		for k, i := range keep {
+			solveBufs[k] = bufs[i]
+		}
+	}
+	res, err := solveProblem(ctx, solveBufs, capacity, &s.params, s.timeout)
 	if err != nil {
 		return nil, err
 	}
-	plan := &strategies.Plan{Offsets: res.Offsets, Footprint: res.Height, Nodes: res.Nodes}
+	offs := res.Offsets
+	if len(keep) < len(bufs) {
+		offs = make([]int64, len(bufs))
+		for i, b := range bufs {
+			offs[i] = max(b.fixed, 0)
+		}
+		for k, i := range keep {
+			offs[i] = res.Offsets[k]
+		}
+	}
+	plan := &strategies.Plan{Offsets: offs, Footprint: strategies.Footprint(p.Buffers, offs), Nodes: res.Nodes}
 	if s.params.MinimizeCapacity && res.Complete && p.Forms()&(workloads.FormGaps|workloads.FormFixed) == 0 {
 		plan.Bound, plan.Optimal = res.Height, true
 	}

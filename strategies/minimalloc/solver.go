@@ -150,10 +150,16 @@ type solver struct {
 
 	nodesLeft int64
 
-	// Scratch: section marks for updateSectionData.
-	mark    []int64
-	stamp   int64
-	touched []int
+	// Scratch: section marks for updateSectionData; the stack of the
+	// dynamic orders of the levels of the search; the raised buffers of
+	// computeOrdering; the stacks of changes to undo.
+	mark     []int64
+	stamp    int64
+	touched  []int
+	ords     []orderData
+	raised   []orderData
+	offStack []offsetChange
+	secStack []sectionChange
 }
 
 func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult) *solver {
@@ -276,11 +282,12 @@ func (s *solver) subSolve(pt *partition, h string) status {
 
 // updateMinOffsets raises the lowest offset of every unplaced buffer that
 // overlaps buffer i, just placed, to i's offset plus i's effective size
-// below it, rounded up to its alignment. It reports the changes, whether
+// below it, rounded up to its alignment. It pushes the changes on
+// s.offStack and reports whether
 // i has any unplaced overlap at all (hatless: none), whether a fixed
 // buffer was pushed above its offset, and, with unallocated_floor, marks
 // the sections of the raised buffers.
-func (s *solver) updateMinOffsets(i int) (changes []offsetChange, hatless, fixedFail bool) {
+func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 	hatless = true
 	off := s.assign[i]
 	if s.params.UnallocatedFloor {
@@ -297,7 +304,7 @@ func (s *solver) updateMinOffsets(i int) (changes []offsetChange, hatless, fixed
 		if s.minOffs[o] >= h {
 			continue
 		}
-		changes = append(changes, offsetChange{o, s.minOffs[o]})
+		s.offStack = append(s.offStack, offsetChange{o, s.minOffs[o]})
 		s.minOffs[o] = h
 		ob := &s.bufs[o]
 		if d := s.minOffs[o] % ob.align; d > 0 {
@@ -318,47 +325,52 @@ func (s *solver) updateMinOffsets(i int) (changes []offsetChange, hatless, fixed
 			}
 		}
 	}
-	return changes, hatless, fixedFail
+	return hatless, fixedFail
 }
 
-// updateSectionData raises the floor of each section buffer i spans to
+// updateSectionData pushes on s.secStack the changes it makes: it raises the floor of each section buffer i spans to
 // the top of its window there and takes its bytes off the section's
 // total; then raises the floor of each marked section to the lowest
 // offset any of its unplaced buffers may take.
-func (s *solver) updateSectionData(i int) []sectionChange {
-	var changes []sectionChange
+func (s *solver) updateSectionData(i int) {
 	off := s.assign[i]
 	for _, sp := range s.sw.data[i].spans {
 		h := off + sp.win.hi
 		for k := sp.lo; k < sp.hi; k++ {
-			changes = append(changes, sectionChange{k, s.floor[k]})
+			s.secStack = append(s.secStack, sectionChange{k, s.floor[k]})
 			s.floor[k] = h
 			s.total[k] -= sp.win.hi - sp.win.lo
 		}
 	}
 	if !s.params.UnallocatedFloor {
-		return changes
+		return
 	}
 	for _, k := range s.touched {
+		// The floor rises only when every unplaced buffer's minimum offset
+		// is above it, so the first at or below it settles the question.
 		lo := int64(math.MaxInt64)
 		for _, o := range s.sw.sections[k] {
 			if s.assign[o] == noOffset {
 				lo = min(lo, s.minOffs[o])
+				if lo <= s.floor[k] {
+					break
+				}
 			}
 		}
 		if lo != math.MaxInt64 && s.floor[k] < lo {
-			changes = append(changes, sectionChange{k, s.floor[k]})
+			s.secStack = append(s.secStack, sectionChange{k, s.floor[k]})
 			s.floor[k] = lo
 		}
 	}
-	return changes
 }
 
-// restoreSectionData undoes updateSectionData.
-func (s *solver) restoreSectionData(changes []sectionChange, i int) {
-	for c := len(changes) - 1; c >= 0; c-- {
-		s.floor[changes[c].sec] = changes[c].floor
+// restoreSectionData undoes updateSectionData for buffer i, popping the
+// changes above top.
+func (s *solver) restoreSectionData(top, i int) {
+	for c := len(s.secStack) - 1; c >= top; c-- {
+		s.floor[s.secStack[c].sec] = s.secStack[c].floor
 	}
+	s.secStack = s.secStack[:top]
 	for _, sp := range s.sw.data[i].spans {
 		for k := sp.lo; k < sp.hi; k++ {
 			s.total[k] += sp.win.hi - sp.win.lo
@@ -366,11 +378,13 @@ func (s *solver) restoreSectionData(changes []sectionChange, i int) {
 	}
 }
 
-// restoreMinOffsets undoes updateMinOffsets.
-func (s *solver) restoreMinOffsets(changes []offsetChange) {
-	for c := len(changes) - 1; c >= 0; c-- {
-		s.minOffs[changes[c].idx] = changes[c].min
+// restoreMinOffsets undoes updateMinOffsets, popping the changes above
+// top.
+func (s *solver) restoreMinOffsets(top int) {
+	for c := len(s.offStack) - 1; c >= top; c-- {
+		s.minOffs[s.offStack[c].idx] = s.offStack[c].min
 	}
+	s.offStack = s.offStack[:top]
 }
 
 // check is the inference test after placing a buffer at off: in every
@@ -395,27 +409,80 @@ func (s *solver) check(pt *partition, off int64) bool {
 
 // computeOrdering lists the unplaced buffers of orig with their lowest
 // offsets now, sorted by offset and then preorder with dynamic_ordering.
+// The list is pushed on s.ords; the caller pops it (popOrdering).
+//
+// Offsets only rise between orig and now, so the buffers whose offset is
+// unchanged are still in order when orig was: those are merged with the
+// few raised ones, sorted apart, which gives the order a full sort gives
+// (the keys are distinct).
 func (s *solver) computeOrdering(pre []preorderData, orig []orderData) []orderData {
-	var order []orderData
+	top := len(s.ords)
+	s.raised = s.raised[:0]
+	inOrder := true
+	var last orderData
+	haveLast := false
 	for _, o := range orig {
 		i := pre[o.pre].idx
 		if s.assign[i] != noOffset {
 			continue
 		}
-		order = append(order, orderData{s.minOffs[i], o.pre})
+		no := orderData{s.minOffs[i], o.pre}
+		if s.params.DynamicOrdering && no.offset != o.offset {
+			s.raised = append(s.raised, no)
+			continue
+		}
+		if haveLast && !orderLess(last, no) {
+			inOrder = false
+		}
+		last, haveLast = no, true
+		s.ords = append(s.ords, no)
 	}
-	if s.params.DynamicOrdering {
-		slices.SortFunc(order, func(a, b orderData) int {
-			if a.offset != b.offset {
-				if a.offset < b.offset {
-					return -1
-				}
-				return 1
+	if !s.params.DynamicOrdering {
+		return s.ords[top:len(s.ords):len(s.ords)]
+	}
+	if !inOrder {
+		s.ords = append(s.ords, s.raised...)
+		slices.SortFunc(s.ords[top:], orderCmp)
+		return s.ords[top:len(s.ords):len(s.ords)]
+	}
+	if len(s.raised) > 0 {
+		slices.SortFunc(s.raised, orderCmp)
+		// Merge from the back, in place.
+		k := len(s.ords) - top
+		s.ords = append(s.ords, s.raised...)
+		out := s.ords[top:]
+		i, j, w := k-1, len(s.raised)-1, len(out)-1
+		for j >= 0 {
+			if i >= 0 && orderLess(s.raised[j], out[i]) {
+				out[w] = out[i]
+				i--
+			} else {
+				out[w] = s.raised[j]
+				j--
 			}
-			return a.pre - b.pre
-		})
+			w--
+		}
 	}
-	return order
+	return s.ords[top:len(s.ords):len(s.ords)]
+}
+
+// orderLess is upstream's dynamic order: lower offset first, then earlier
+// in the preorder.
+func orderLess(a, b orderData) bool {
+	if a.offset != b.offset {
+		return a.offset < b.offset
+	}
+	return a.pre < b.pre
+}
+
+func orderCmp(a, b orderData) int {
+	if orderLess(a, b) {
+		return -1
+	}
+	if orderLess(b, a) {
+		return 1
+	}
+	return 0
 }
 
 // search is upstream's SearchSolutions: a depth-first search that places
@@ -430,7 +497,9 @@ func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orde
 	if s.run.expired() {
 		return stDeadline
 	}
+	top := len(s.ords)
 	order := s.computeOrdering(pre, orig)
+	defer func() { s.ords = s.ords[:top] }()
 	if len(order) == 0 {
 		for _, i := range pt.bufs {
 			s.sol[i] = s.assign[i]
@@ -454,8 +523,9 @@ func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orde
 			continue
 		}
 		s.assign[i] = off
-		offChanges, hatless, fixedFail := s.updateMinOffsets(i)
-		secChanges := s.updateSectionData(i)
+		offTop, secTop := len(s.offStack), len(s.secStack)
+		hatless, fixedFail := s.updateMinOffsets(i)
+		s.updateSectionData(i)
 		st := stNotFound
 		if !fixedFail && s.check(pt, off) {
 			if s.params.DynamicDecomposition {
@@ -464,10 +534,8 @@ func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orde
 				st = s.search(pt, h, pre, order, off, p)
 			}
 		}
-		s.restoreSectionData(secChanges, i)
-		if !hatless {
-			s.restoreMinOffsets(offChanges)
-		}
+		s.restoreSectionData(secTop, i)
+		s.restoreMinOffsets(offTop) // none when hatless
 		s.assign[i] = noOffset
 		if st != stNotFound {
 			return st
