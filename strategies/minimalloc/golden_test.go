@@ -135,9 +135,9 @@ func TestGolden(t *testing.T) {
 
 // TestGoldenPlan plans every golden case through the registry, from a
 // workloads.Problem with the same forms and a spec with the same
-// parameters, and requires the C++'s offsets. Cases with a buffer of size
-// 0 under check_dominance are left out: there the strategy sets them
-// aside, where upstream fails.
+// parameters, and requires the C++'s offsets, valid by membench's rules.
+// Cases with a buffer of size 0 under check_dominance are left out: there
+// the strategy sets them aside, where upstream fails.
 func TestGoldenPlan(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.jsonl")
 	n := 0
@@ -159,7 +159,8 @@ func TestGoldenPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := s.Plan(context.Background(), toProblem(bufs))
+			prob := toProblem(bufs)
+			plan, err := s.Plan(context.Background(), prob)
 			switch {
 			case c.Status != "ok":
 				if !errors.Is(err, ErrNoSolution) {
@@ -169,6 +170,10 @@ func TestGoldenPlan(t *testing.T) {
 				t.Errorf("%s: %v, C++ found %v", c.Name, err, c.Offsets)
 			case !slices.Equal(plan.Offsets, c.Offsets):
 				t.Errorf("%s: offsets %v, C++ %v", c.Name, plan.Offsets, c.Offsets)
+			default:
+				if err := strategies.Validate(prob, plan); err != nil {
+					t.Errorf("%s: %v", c.Name, err)
+				}
 			}
 		}
 	}
@@ -244,7 +249,12 @@ func checkGolden(t *testing.T, c *goldenCase) {
 		t.Fatal(err)
 	}
 	p := caseParams(c)
-	res, err := solveProblem(context.Background(), bufs, c.Capacity, &p, 0)
+	prob := toProblem(bufs)
+	if err := workloads.CheckForms(prob); err != nil {
+		t.Fatal(err)
+	}
+	eff := func(a, b int) (int64, bool) { return workloads.EffectiveSize(prob, a, b) }
+	res, err := solveProblem(context.Background(), bufs, eff, c.Capacity, &p, 0)
 	got := "ok"
 	if err != nil {
 		got = "NOT_FOUND"

@@ -1,7 +1,8 @@
 // Package minimalloc is the strategy `minimalloc`: a port of google/
 // minimalloc's solver (Moffitt, ASPLOS'23) at commit 9f5cf81, files
-// src/solver.cc (the search), src/sweeper.cc (the sections and
-// partitions) and src/minimalloc.cc (Buffer::effective_size). For the same
+// src/solver.cc (the search) and src/sweeper.cc (the sections and
+// partitions); Buffer::effective_size (src/minimalloc.cc) is membench's
+// shared rule, workloads.EffectiveSize. For the same
 // buffers, capacity and parameters it returns the offsets MiniMalloc's C++
 // returns; its tests hold cases solved by the C++ as goldens.
 //
@@ -183,6 +184,9 @@ func (s *strategy) Plan(ctx context.Context, p *workloads.Problem) (*strategies.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := workloads.CheckForms(p); err != nil {
+		return nil, fmt.Errorf("minimalloc: %w", err)
+	}
 	bufs, err := convert(p)
 	if err != nil {
 		return nil, err
@@ -211,7 +215,8 @@ func (s *strategy) Plan(ctx context.Context, p *workloads.Problem) (*strategies.
 			solveBufs[k] = bufs[i]
 		}
 	}
-	res, err := solveProblem(ctx, solveBufs, capacity, &s.params, s.timeout)
+	eff := func(a, b int) (int64, bool) { return workloads.EffectiveSize(p, keep[a], keep[b]) }
+	res, err := solveProblem(ctx, solveBufs, eff, capacity, &s.params, s.timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -232,8 +237,8 @@ func (s *strategy) Plan(ctx context.Context, p *workloads.Problem) (*strategies.
 	return plan, nil
 }
 
-// convert returns p's buffers in MiniMalloc's terms, refusing gaps and
-// fixed offsets it cannot take.
+// convert returns p's buffers in MiniMalloc's terms (p's forms are
+// checked: workloads.CheckForms).
 func convert(p *workloads.Problem) ([]buffer, error) {
 	bufs := make([]buffer, len(p.Buffers))
 	for i, b := range p.Buffers {
@@ -245,24 +250,11 @@ func convert(p *workloads.Problem) ([]buffer, error) {
 		}
 		mb := buffer{lower: int64(b.First), upper: int64(b.Last) + 1, size: b.Size, align: p.AlignOf(i), fixed: noOffset}
 		if f, ok := p.FixedOf(i); ok {
-			if f < 0 {
-				return nil, fmt.Errorf("minimalloc: buffer %d (id %d) has negative fixed offset %d", i, b.ID, f)
-			}
 			mb.fixed = f
 		}
-		prev := b.First - 1
-		for k, g := range p.GapsOf(i) {
-			if g.First <= prev || g.Last < g.First || g.Last > b.Last {
-				return nil, fmt.Errorf("minimalloc: buffer %d (id %d): gap %d [%d, %d] is not within its lifetime [%d, %d] after the gap before it",
-					i, b.ID, k, g.First, g.Last, b.First, b.Last)
-			}
-			prev = g.Last
+		for _, g := range p.GapsOf(i) {
 			mg := gap{lower: int64(g.First), upper: int64(g.Last) + 1}
 			if g.Window != nil {
-				if g.Window.Lo < 0 || g.Window.Lo > g.Window.Hi || g.Window.Hi > b.Size {
-					return nil, fmt.Errorf("minimalloc: buffer %d (id %d): gap %d has window [%d, %d), want within [0, %d)",
-						i, b.ID, k, g.Window.Lo, g.Window.Hi, b.Size)
-				}
 				mg.hasWin, mg.win = true, window{g.Window.Lo, g.Window.Hi}
 			}
 			mb.gaps = append(mb.gaps, mg)
@@ -295,11 +287,13 @@ func satAdd(a, b int64) int64 {
 	return a + b
 }
 
-// solveProblem runs MiniMalloc's solver on bufs: in capacity mode a plan within
-// capacity, in minimise mode the binary search below it.
-func solveProblem(ctx context.Context, bufs []buffer, capacity int64, params *solverParams, timeout time.Duration) (*result, error) {
+// solveProblem runs MiniMalloc's solver on bufs: in capacity mode a plan
+// within capacity, in minimise mode the binary search below it. eff(a, b)
+// is buffer a's effective size below b (upstream's Buffer::effective_size:
+// workloads.EffectiveSize, the rule membench shares).
+func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration) (*result, error) {
 	r := &run{ctx: ctx, start: time.Now(), timeout: timeout}
-	sw, err := sweep(bufs, func(a, b int) (int64, bool) { return effectiveSize(&bufs[a], &bufs[b]) }, ctx.Err)
+	sw, err := sweep(bufs, eff, ctx.Err)
 	if err != nil {
 		return nil, err
 	}

@@ -173,7 +173,7 @@ func TestBadInput(t *testing.T) {
 	bad := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 7, First: 0, Last: 5, Size: 4}},
 		Gaps: [][]workloads.Gap{{{First: 3, Last: 7}}}}
 	_, err := lookup(t, "minimalloc").Plan(context.Background(), bad)
-	if want := "minimalloc: buffer 0 (id 7): gap 0 [3, 7] is not within its lifetime [0, 5] after the gap before it"; err == nil || err.Error() != want {
+	if want := "minimalloc: buffer 0: gap 0: tasks 3..7 are not inside the lifetime 0..5"; err == nil || err.Error() != want {
 		t.Errorf("gap outside the lifetime: %v, want %q", err, want)
 	}
 }
