@@ -379,7 +379,7 @@ func randomCase(rng *rand.Rand, name string, n int, vary bool) goldenCase {
 	return c
 }
 
-// TestGenerateGolden writes testdata/random.jsonl from MiniMalloc's C++,
+// TestGenerateGolden writes goldens from MiniMalloc's C++ ($MINIMALLOC_OUT),
 // run through the driver program named by $MINIMALLOC_DRIVER (see
 // testdata/README.md); skipped without it.
 func TestGenerateGolden(t *testing.T) {
