@@ -68,9 +68,10 @@
 // solver at this revision does, not used. The plan's Nodes is the number
 // of search nodes visited (the calls of upstream's SearchSolutions that
 // pass its node limit), over every turn and every capacity tried. In
-// minimise mode, when no search timed out and no buffer has gaps or a
-// fixed offset, the plan is marked optimal (the search is complete there,
-// so the capacity below the answer was proved too small).
+// minimise mode, when no search timed out and no buffer has an alignment
+// of its own, gaps or a fixed offset, the plan is marked optimal: the
+// capacity below the answer was proved too small (tests check this
+// against exact, which plans none of those forms).
 package minimalloc
 
 import (
@@ -234,7 +235,7 @@ func (s *strategy) Plan(ctx context.Context, p *workloads.Problem) (*strategies.
 		}
 	}
 	plan := &strategies.Plan{Offsets: offs, Footprint: strategies.Footprint(p.Buffers, offs), Nodes: res.Nodes}
-	if s.params.MinimizeCapacity && res.Complete && p.Forms()&(workloads.FormGaps|workloads.FormFixed) == 0 {
+	if s.params.MinimizeCapacity && res.Complete && p.Forms()&(workloads.FormAlign|workloads.FormGaps|workloads.FormFixed) == 0 {
 		plan.Bound, plan.Optimal = res.Height, true
 	}
 	return plan, nil
