@@ -13,6 +13,8 @@ package plugins
 import (
 	// The exact offset planner (strategy "exact").
 	_ "membench/strategies/exact"
+	// MiniMalloc's solver (strategy "minimalloc").
+	_ "membench/strategies/minimalloc"
 	// Workload families: MiniMalloc's instances, recorded traces,
 	// synthetic generators, TFLite and ONNX models and the model zoo.
 	_ "membench/workloads/minimalloc"
