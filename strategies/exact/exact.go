@@ -27,6 +27,10 @@
 // upper bound; a complete search that finds none proves the bound C+1.
 // The solver stops when the bounds meet (the plan is proved optimal) or
 // its budget of wall time or search nodes ends.
+//
+// It honours per-buffer alignment, gaps and fixed offsets (forms.go says
+// how), starting then from a first-fit plan of its own rather than
+// best-of's, whose members need not honour them.
 package exact
 
 import (
@@ -45,6 +49,10 @@ func init() {
 		Name:    "exact",
 		Runtime: "membench",
 		Kind:    strategies.Offsets,
+		// Memory spaces are left to the registry, one at a time: no
+		// buffer of one meets one of another, so planning them together
+		// gains nothing.
+		Forms: workloads.FormAlign | workloads.FormGaps | workloads.FormFixed,
 		Doc: "Anytime exact offset planner: a MiniMalloc-style search over canonical solutions " +
 			"tightens the best heuristic plan and proves lower bounds; proved optimal when they meet",
 		Params: []workloads.ParamDoc{
@@ -98,6 +106,9 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 			return nil, fmt.Errorf("exact: buffer %d (id %d) has first task %d after last task %d", i, b.ID, b.First, b.Last)
 		}
 	}
+	if err := checkFixed(p); err != nil {
+		return nil, err
+	}
 	bud := &budget{ctx: ctx, nodes: -1}
 	if e.timeout > 0 {
 		bud.deadline = time.Now().Add(e.timeout)
@@ -105,36 +116,34 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if e.nodes > 0 {
 		bud.nodes = e.nodes
 	}
-	best, err := heuristic(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	lb := p.LoadBound()
-	if e.capacity > 0 && lb > e.capacity {
-		return nil, fmt.Errorf("exact: %w in capacity %d (proved: LB_load is %d)", ErrInfeasible, e.capacity, lb)
-	}
 	in, err := newInstance(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	// Aligned offsets: each section's buffers, stacked, take their sizes
-	// rounded up, all but the top one.
-	alb := lb
-	for _, pt := range in.parts {
-		alb = max(alb, pt.alb)
+	var offs []int64
+	if in.uniform {
+		best, err := heuristic(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		offs = best.Offsets
+	} else {
+		offs = greedy(p, in)
 	}
-	if e.capacity > 0 && alb > e.capacity {
-		return nil, fmt.Errorf("exact: %w in capacity %d (proved: with offsets aligned to %d, some task needs %d)",
-			ErrInfeasible, e.capacity, in.align, alb)
+	if err := e.bounds(p, in); err != nil {
+		return nil, err
 	}
-	lb = alb
-	sv := &solver{in: in, b: bud, offs: best.Offsets}
+	sv := &solver{in: in, b: bud, offs: offs}
 	for i, b := range p.Buffers {
 		if b.Size == 0 {
-			sv.offs[i] = 0
+			sv.offs[i], _ = p.FixedOf(i)
 		}
 	}
-	sv.lo, sv.hi = lb, strategies.Footprint(p.Buffers, sv.offs)
+	sv.lo = in.fixedTop
+	for _, pt := range in.parts {
+		sv.lo = max(sv.lo, pt.lb, pt.alb)
+	}
+	sv.slo, sv.hi = sv.lo, strategies.Footprint(p.Buffers, sv.offs)
 	if e.capacity > 0 {
 		err = sv.feasible(e.capacity)
 	} else {
@@ -151,10 +160,48 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 		plan.Bound = plan.Footprint
 	}
 	// A proved bound is only as good as the plan beside it.
-	if err := strategies.Validate(p, plan); err != nil {
+	if in.uniform {
+		err = strategies.Validate(p, plan)
+	} else {
+		err = checkPlan(p, in, plan.Offsets)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("exact: internal error, the plan found is invalid: %w", err)
 	}
 	return plan, nil
+}
+
+// bounds refuses a capacity below what the static bounds prove: LB_load,
+// the aligned stacks of the sections, and with forms the fixed buffers
+// and the windows of the gaps.
+func (e exact) bounds(p *workloads.Problem, in *instance) error {
+	if e.capacity <= 0 {
+		return nil
+	}
+	if in.uniform {
+		if lb := p.LoadBound(); lb > e.capacity {
+			return fmt.Errorf("exact: %w in capacity %d (proved: LB_load is %d)", ErrInfeasible, e.capacity, lb)
+		}
+	}
+	for i, b := range p.Buffers {
+		if o, ok := p.FixedOf(i); ok && o+b.Size > e.capacity {
+			return fmt.Errorf("exact: %w in capacity %d (proved: buffer %d (id %d) is fixed at %d and ends at %d)",
+				ErrInfeasible, e.capacity, i, b.ID, o, o+b.Size)
+		}
+	}
+	var lb, alb int64
+	for _, pt := range in.parts {
+		lb, alb = max(lb, pt.lb), max(alb, pt.alb)
+	}
+	switch {
+	case lb > e.capacity:
+		return fmt.Errorf("exact: %w in capacity %d (proved: with its gap windows and fixed offsets, some task needs %d)",
+			ErrInfeasible, e.capacity, lb)
+	case alb > e.capacity:
+		return fmt.Errorf("exact: %w in capacity %d (proved: with offsets aligned to %d, some task needs %d)",
+			ErrInfeasible, e.capacity, in.align, alb)
+	}
+	return nil
 }
 
 // heuristic returns the best plan of the quick offset heuristics: best-of
@@ -180,6 +227,10 @@ type solver struct {
 	// footprint; lo the best lower bound proved.
 	offs   []int64
 	lo, hi int64
+	// slo is the lowest capacity the search has not ruled out: lo where
+	// its searches prove what they rule out (instance.proofs), else
+	// above it.
+	slo int64
 }
 
 // orders are the static orders of the searches, MiniMalloc's default
@@ -202,25 +253,25 @@ func (sv *solver) minimise() {
 			low.close()
 		}
 	}()
-	for limit := sv.baseLimit(); sv.lo < sv.hi; limit *= 2 {
-		if low == nil || low.c != sv.lo {
+	for limit := sv.baseLimit(); sv.slo < sv.hi; limit *= 2 {
+		if low == nil || low.c != sv.slo {
 			if low != nil {
 				low.close()
 			}
-			low = sv.newTrial(sv.lo)
+			low = sv.newTrial(sv.slo)
 		}
-		unknown := sv.lo - 1 // highest capacity that aborted this round
+		unknown := sv.slo - 1 // highest capacity that aborted this round
 		switch sv.step(low, limit) {
 		case infeasible:
-			sv.lo++
+			sv.ruledOut(sv.slo)
 		case aborted:
-			unknown = sv.lo
+			unknown = sv.slo
 		}
-		for tries := 0; tries < 2 && sv.lo < sv.hi; tries++ {
+		for tries := 0; tries < 2 && sv.slo < sv.hi; tries++ {
 			if sv.b.spent() || sv.b.nodes == 0 {
 				return
 			}
-			from := max(sv.lo, unknown+1)
+			from := max(sv.slo, unknown+1)
 			if from > sv.hi-1 {
 				break
 			}
@@ -228,7 +279,7 @@ func (sv *solver) minimise() {
 			tr := sv.newTrial(c)
 			switch sv.step(tr, max(sv.baseLimit(), limit/8)) {
 			case infeasible:
-				sv.lo = c + 1
+				sv.ruledOut(c)
 			case aborted:
 				unknown = c
 			}
@@ -237,6 +288,15 @@ func (sv *solver) minimise() {
 		if sv.b.spent() || sv.b.nodes == 0 {
 			return
 		}
+	}
+}
+
+// ruledOut records that a complete search found no plan within c: a
+// proof that none exists where the search is complete.
+func (sv *solver) ruledOut(c int64) {
+	sv.slo = max(sv.slo, c+1)
+	if sv.in.proofs {
+		sv.lo = max(sv.lo, c+1)
 	}
 }
 
@@ -253,7 +313,10 @@ func (sv *solver) feasible(c int64) error {
 		case found:
 			return nil
 		case infeasible:
-			sv.lo = c + 1
+			sv.ruledOut(c)
+			if !sv.in.proofs {
+				return fmt.Errorf("exact: found no plan in capacity %d (with these gap windows the search proves nothing)", c)
+			}
 			return fmt.Errorf("exact: %w in capacity %d (proved)", ErrInfeasible, c)
 		}
 		if sv.b.spent() || sv.b.nodes == 0 {

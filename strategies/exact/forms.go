@@ -1,0 +1,254 @@
+package exact
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"membench/workloads"
+)
+
+// How exact honours the problem forms (workloads.Forms):
+//
+//   - Per-buffer alignment: a buffer's minimum offset is rounded up to its
+//     own alignment. The stacking arguments of the bounds and of the
+//     search round sizes up to g, the greatest common divisor of every
+//     alignment and every fixed offset: every offset of a plan is a
+//     multiple of g, so a stack of buffers still takes each one's size
+//     rounded up to g, all but the top one.
+//   - Gaps: buffers conflict by the pairwise rule of MiniMalloc's
+//     validator (effSize): b sits above a when b's offset is at least a's
+//     plus b's effective size above a. Sections of time are cut at every
+//     gap's ends too, and in each section a buffer takes only its in-use
+//     window (nothing in a gap without one): loads, floors and the rooms
+//     of the search count those windows.
+//   - Fixed offsets: a fixed buffer goes at its offset and nowhere else.
+//     The search places it in its turn of the canonical order (by offset)
+//     and places no buffer above its offset while it waits; a free buffer
+//     goes at the lowest aligned offset, above the placed buffers it
+//     conflicts with, that conflicts with no fixed buffer (firstFit).
+//   - Memory spaces: not declared, so the registry plans each space as a
+//     problem of its own (strategies.SpaceProblems); exact has nothing to
+//     gain from planning them together, as no buffer of one space meets
+//     one of another.
+//
+// The canonical argument (a solution sorted by offset can be pushed down
+// into one the search builds) needs every conflicting pair to take a
+// positive effective size both ways, so that the earlier of two
+// conflicting buffers in offset order is the lower one. Gap windows can
+// break that (a buffer whose window during the gap starts above the whole
+// of the other's); such a problem is still planned, but the search no
+// longer proves anything: its bound is the static one.
+
+// effSize returns buffer b's effective size above buffer a of p, and
+// whether the two use memory at some task together: b may sit at or above
+// a's offset plus the result. Without gaps it is a's size wherever their
+// lifetimes meet. It is MiniMalloc's Buffer::effective_size in membench's
+// terms (inclusive tasks, gaps and windows of workloads.Gap): the largest,
+// over the tasks both use memory, of the end of a's in-use window minus
+// the start of b's.
+//
+// It is the one place exact reads the pairwise rule, kept so that it can
+// become workloads' shared one without touching the search.
+func effSize(p *workloads.Problem, a, b int) (int64, bool) {
+	ba, bb := p.Buffers[a], p.Buffers[b]
+	lo, hi := max(ba.First, bb.First), min(ba.Last, bb.Last)
+	if lo > hi {
+		return 0, false
+	}
+	ga, gb := p.GapsOf(a), p.GapsOf(b)
+	if len(ga) == 0 && len(gb) == 0 {
+		return ba.Size, true
+	}
+	// The windows are constant between the ends of the gaps: look at the
+	// first task of every such stretch within [lo, hi].
+	points := []int{lo}
+	for _, gs := range [][]workloads.Gap{ga, gb} {
+		for _, g := range gs {
+			for _, t := range []int{g.First, g.Last + 1} {
+				if t > lo && t <= hi {
+					points = append(points, t)
+				}
+			}
+		}
+	}
+	var d int64
+	ok := false
+	for _, t := range points {
+		wa, ina := windowAt(ba.Size, ga, t)
+		wb, inb := windowAt(bb.Size, gb, t)
+		if ina && inb {
+			if x := wa.Hi - wb.Lo; !ok || x > d {
+				d, ok = x, true
+			}
+		}
+	}
+	return d, ok
+}
+
+// windowAt returns the window of a buffer of the given size and gaps in
+// use at task t (inside its lifetime), and false when none of it is.
+func windowAt(size int64, gaps []workloads.Gap, t int) (workloads.Window, bool) {
+	for _, g := range gaps {
+		if g.First <= t && t <= g.Last {
+			if g.Window == nil {
+				return workloads.Window{}, false
+			}
+			return *g.Window, true
+		}
+	}
+	return workloads.Window{Lo: 0, Hi: size}, true
+}
+
+// conflict reports whether buffers a and b of p, at offsets oa and ob,
+// break the pairwise rule: each must sit above the other by its effective
+// size, one way or the other.
+func conflict(p *workloads.Problem, a, b int, oa, ob int64) bool {
+	dab, ok := effSize(p, a, b)
+	if !ok || p.Buffers[a].Size == 0 || p.Buffers[b].Size == 0 {
+		return false
+	}
+	dba, _ := effSize(p, b, a)
+	return ob < oa+dab && oa < ob+dba
+}
+
+// obstacle is a range [lo, hi) of offsets that a free buffer may not take
+// because of one fixed buffer.
+type obstacle struct{ lo, hi int64 }
+
+// firstFit returns the lowest offset >= x, aligned to a, outside every
+// obstacle of obs (sorted by lo).
+func firstFit(x, a int64, obs []obstacle) int64 {
+	o := alignUp(max(x, 0), a)
+	for _, ob := range obs {
+		if ob.hi <= o {
+			continue
+		}
+		if ob.lo > o {
+			break
+		}
+		o = alignUp(ob.hi, a)
+	}
+	return o
+}
+
+// checkFixed reports the first pair of fixed buffers of p that break the
+// pairwise rule, and the first fixed offset that is negative or not a
+// multiple of its buffer's alignment, as an error naming both.
+func checkFixed(p *workloads.Problem) error {
+	var fixed []int
+	for i := range p.Buffers {
+		if o, ok := p.FixedOf(i); ok {
+			b := p.Buffers[i]
+			if a := p.AlignOf(i); o < 0 || o%a != 0 {
+				return fmt.Errorf("exact: buffer %d (id %d) is fixed at offset %d, not a multiple of its alignment %d", i, b.ID, o, a)
+			}
+			fixed = append(fixed, i)
+		}
+	}
+	for x, i := range fixed {
+		for _, j := range fixed[x+1:] {
+			oi, _ := p.FixedOf(i)
+			oj, _ := p.FixedOf(j)
+			if conflict(p, i, j, oi, oj) {
+				return fmt.Errorf("exact: %w: buffers %d (id %d) fixed at %d and %d (id %d) fixed at %d overlap while both are live",
+					ErrInfeasible, i, p.Buffers[i].ID, oi, j, p.Buffers[j].ID, oj)
+			}
+		}
+	}
+	return nil
+}
+
+// checkPlan checks offs against every form of p the way exact reads them:
+// alignment, fixed offsets and the pairwise rule between the buffers
+// whose lifetimes meet (in.overlaps). It stands beside strategies.Validate,
+// which checks the plain problem, for the forms.
+func checkPlan(p *workloads.Problem, in *instance, offs []int64) error {
+	for i := range p.Buffers {
+		if o, ok := p.FixedOf(i); ok && offs[i] != o {
+			return fmt.Errorf("buffer %d (id %d) is fixed at %d, planned at %d", i, p.Buffers[i].ID, o, offs[i])
+		}
+		if a := p.AlignOf(i); offs[i] < 0 || offs[i]%a != 0 {
+			return fmt.Errorf("buffer %d (id %d) at %d: not a multiple of its alignment %d", i, p.Buffers[i].ID, offs[i], a)
+		}
+	}
+	for k, js := range in.overlaps {
+		for _, j := range js {
+			a, b := in.idx[k], in.idx[j]
+			if a < b && conflict(p, a, b, offs[a], offs[b]) {
+				return fmt.Errorf("buffers %d (id %d) at %d and %d (id %d) at %d overlap while both are live",
+					a, p.Buffers[a].ID, offs[a], b, p.Buffers[b].ID, offs[b])
+			}
+		}
+	}
+	return nil
+}
+
+// greedy is the starting plan of a problem with forms, which the
+// heuristics of best-of may not honour: fixed buffers at their offsets,
+// then the others, largest first, each at the lowest aligned offset that
+// conflicts with no buffer placed before it.
+func greedy(p *workloads.Problem, in *instance) []int64 {
+	offs := make([]int64, len(p.Buffers))
+	for i := range p.Buffers {
+		offs[i], _ = p.FixedOf(i)
+	}
+	n := len(in.idx)
+	placed := make([]bool, n)
+	order := make([]int32, 0, n)
+	for k := range n {
+		if in.fixed != nil && in.fixed[k] != noOffset {
+			placed[k] = true
+		} else {
+			order = append(order, int32(k))
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(in.size[b], in.size[a]) })
+	var obs []obstacle
+	for _, k := range order {
+		obs = obs[:0]
+		for x, j := range in.overlaps[k] {
+			if placed[j] {
+				obs = append(obs, in.forbidden(k, x, offs[in.idx[j]]))
+			}
+		}
+		slices.SortFunc(obs, func(a, b obstacle) int { return cmp.Compare(a.lo, b.lo) })
+		offs[in.idx[k]] = firstFit(0, in.alignOf(k), obs)
+		placed[k] = true
+	}
+	return offs
+}
+
+// fixedBound returns the least capacity that section t can hold its
+// buffers in: the free ones' windows must fit beside the fixed ones'
+// below it. A capacity C leaves C less the bytes the fixed windows cover
+// below C for the others, whose windows at t are disjoint; so C is at
+// least the first point where the uncovered bytes below it reach the free
+// load. Without fixed buffers it is the section's load.
+func (in *instance) fixedBound(t int32) int64 {
+	var free int64
+	var cover []obstacle
+	for _, k := range in.secBufs[t] {
+		r := in.runOf(k, t)
+		if in.fixed != nil && in.fixed[k] != noOffset {
+			cover = append(cover, obstacle{in.fixed[k] + r.wlo, in.fixed[k] + r.whi})
+		} else {
+			free += r.whi - r.wlo
+		}
+	}
+	if len(cover) == 0 {
+		return free
+	}
+	slices.SortFunc(cover, func(a, b obstacle) int { return cmp.Compare(a.lo, b.lo) })
+	pos := int64(0)
+	for _, c := range cover {
+		if c.lo > pos {
+			if free <= c.lo-pos {
+				return pos + free
+			}
+			free -= c.lo - pos
+		}
+		pos = max(pos, c.hi)
+	}
+	return pos + free
+}
