@@ -44,6 +44,11 @@ type instance struct {
 	obst [][]obstacle
 	// fixedTop is the highest end of a fixed buffer, zero-size ones too.
 	fixedTop int64
+	// quantum divides the footprint of every canonical plan, so of an
+	// optimal one (quantumOf).
+	quantum int64
+	// Section s holds the tasks points[s] .. points[s+1]-1.
+	points []int
 	// Buffer k lives in sections secLo[k] .. secHi[k]-1, and uses memory
 	// in the runs runs[runAt[k]:runAt[k+1]] of them.
 	secLo, secHi []int32
@@ -138,6 +143,42 @@ func (in *instance) forbidden(k int32, x int, o int64) obstacle {
 // isFixed reports whether buffer k has a fixed offset.
 func (in *instance) isFixed(k int32) bool { return in.fixed != nil && in.fixed[k] != noOffset }
 
+// quantumOf returns q, the greatest common divisor of the sizes, the
+// alignments above 1, the fixed offsets and the ends of the gap windows of
+// p (1 if that is 0). Every plan the search builds has a footprint that q
+// divides, and so does an optimal plan, since the search finds one (its
+// plans are canonical: each buffer at 0, at its fixed offset, or at the
+// offset of a buffer below plus an effective size or at the end of a
+// fixed buffer's forbidden range, rounded up to its alignment). By
+// induction every offset is a multiple of q: 0 and fixed offsets are; an
+// offset plus a size or a difference of window ends is; rounding up to an
+// alignment of 1 keeps it and to one above 1 gives a multiple of that,
+// which q divides. A footprint, an offset plus a size, is one too. So a
+// search that proves no plan fits within c proves the bound c+1 rounded
+// up to a multiple of q; where every size is a multiple of 1,024 (as in
+// MiniMalloc's instances) a proof raises the bound by 1,024, not 1.
+func quantumOf(p *workloads.Problem) int64 {
+	var q int64
+	for i, b := range p.Buffers {
+		q = gcd(q, b.Size)
+		if a := p.AlignOf(i); a > 1 {
+			q = gcd(q, a)
+		}
+		if o, ok := p.FixedOf(i); ok {
+			q = gcd(q, o)
+		}
+		for _, g := range p.GapsOf(i) {
+			if g.Window != nil {
+				q = gcd(gcd(q, g.Window.Lo), g.Window.Hi)
+			}
+		}
+	}
+	return max(q, 1)
+}
+
+// roundUp returns x rounded up to a multiple of q.
+func roundUp(x, q int64) int64 { return (x + q - 1) / q * q }
+
 func gcd(a, b int64) int64 {
 	for b != 0 {
 		a, b = b, a%b
@@ -199,6 +240,7 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 	}
 	slices.Sort(points)
 	points = slices.Compact(points)
+	in.points = points
 	nsec := max(len(points)-1, 0)
 	in.secLo = make([]int32, n)
 	in.secHi = make([]int32, n)
@@ -285,6 +327,7 @@ func newInstance(ctx context.Context, p *workloads.Problem) (*instance, error) {
 	if err := in.overlapsOf(ctx, p, gaps); err != nil {
 		return nil, err
 	}
+	in.quantum = quantumOf(p)
 	if in.fixed != nil {
 		in.minInit = make([]int64, n)
 		in.obst = make([][]obstacle, n)
