@@ -180,12 +180,7 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 		plan.Bound = plan.Footprint
 	}
 	// A proved bound is only as good as the plan beside it.
-	if in.uniform {
-		err = strategies.Validate(p, plan)
-	} else {
-		err = checkPlan(p, in, plan.Offsets)
-	}
-	if err != nil {
+	if err := strategies.Validate(p, plan); err != nil {
 		return nil, fmt.Errorf("exact: internal error, the plan found is invalid: %w", err)
 	}
 	return plan, nil

@@ -17,8 +17,8 @@ import (
 //     multiple of g, so a stack of buffers still takes each one's size
 //     rounded up to g, all but the top one.
 //   - Gaps: buffers conflict by the pairwise rule of MiniMalloc's
-//     validator (effSize): b sits above a when b's offset is at least a's
-//     plus b's effective size above a. Sections of time are cut at every
+//     validator (workloads.EffectiveSize and Collide): b sits above a when
+//     b's offset is at least a's plus a's effective size below b. Sections of time are cut at every
 //     gap's ends too, and in each section a buffer takes only its in-use
 //     window (nothing in a gap without one): loads, floors and the rooms
 //     of the search count those windows.
@@ -40,52 +40,6 @@ import (
 // of the other's); such a problem is still planned, but the search no
 // longer proves anything: its bound is the static one.
 
-// effSize returns buffer b's effective size above buffer a of p, and
-// whether the two use memory at some task together: b may sit at or above
-// a's offset plus the result. Without gaps it is a's size wherever their
-// lifetimes meet. It is MiniMalloc's Buffer::effective_size in membench's
-// terms (inclusive tasks, gaps and windows of workloads.Gap): the largest,
-// over the tasks both use memory, of the end of a's in-use window minus
-// the start of b's.
-//
-// It is the one place exact reads the pairwise rule, kept so that it can
-// become workloads' shared one without touching the search.
-func effSize(p *workloads.Problem, a, b int) (int64, bool) {
-	ba, bb := p.Buffers[a], p.Buffers[b]
-	lo, hi := max(ba.First, bb.First), min(ba.Last, bb.Last)
-	if lo > hi {
-		return 0, false
-	}
-	ga, gb := p.GapsOf(a), p.GapsOf(b)
-	if len(ga) == 0 && len(gb) == 0 {
-		return ba.Size, true
-	}
-	// The windows are constant between the ends of the gaps: look at the
-	// first task of every such stretch within [lo, hi].
-	points := []int{lo}
-	for _, gs := range [][]workloads.Gap{ga, gb} {
-		for _, g := range gs {
-			for _, t := range []int{g.First, g.Last + 1} {
-				if t > lo && t <= hi {
-					points = append(points, t)
-				}
-			}
-		}
-	}
-	var d int64
-	ok := false
-	for _, t := range points {
-		wa, ina := windowAt(ba.Size, ga, t)
-		wb, inb := windowAt(bb.Size, gb, t)
-		if ina && inb {
-			if x := wa.Hi - wb.Lo; !ok || x > d {
-				d, ok = x, true
-			}
-		}
-	}
-	return d, ok
-}
-
 // windowAt returns the window of a buffer of the given size and gaps in
 // use at task t (inside its lifetime), and false when none of it is.
 func windowAt(size int64, gaps []workloads.Gap, t int) (workloads.Window, bool) {
@@ -98,18 +52,6 @@ func windowAt(size int64, gaps []workloads.Gap, t int) (workloads.Window, bool) 
 		}
 	}
 	return workloads.Window{Lo: 0, Hi: size}, true
-}
-
-// conflict reports whether buffers a and b of p, at offsets oa and ob,
-// break the pairwise rule: each must sit above the other by its effective
-// size, one way or the other.
-func conflict(p *workloads.Problem, a, b int, oa, ob int64) bool {
-	dab, ok := effSize(p, a, b)
-	if !ok || p.Buffers[a].Size == 0 || p.Buffers[b].Size == 0 {
-		return false
-	}
-	dba, _ := effSize(p, b, a)
-	return ob < oa+dab && oa < ob+dba
 }
 
 // obstacle is a range [lo, hi) of offsets that a free buffer may not take
@@ -150,34 +92,9 @@ func checkFixed(p *workloads.Problem) error {
 		for _, j := range fixed[x+1:] {
 			oi, _ := p.FixedOf(i)
 			oj, _ := p.FixedOf(j)
-			if conflict(p, i, j, oi, oj) {
+			if workloads.Collide(p, i, j, oi, oj) {
 				return fmt.Errorf("exact: %w: buffers %d (id %d) fixed at %d and %d (id %d) fixed at %d overlap while both are live",
 					ErrInfeasible, i, p.Buffers[i].ID, oi, j, p.Buffers[j].ID, oj)
-			}
-		}
-	}
-	return nil
-}
-
-// checkPlan checks offs against every form of p the way exact reads them:
-// alignment, fixed offsets and the pairwise rule between the buffers
-// whose lifetimes meet (in.overlaps). It stands beside strategies.Validate,
-// which checks the plain problem, for the forms.
-func checkPlan(p *workloads.Problem, in *instance, offs []int64) error {
-	for i := range p.Buffers {
-		if o, ok := p.FixedOf(i); ok && offs[i] != o {
-			return fmt.Errorf("buffer %d (id %d) is fixed at %d, planned at %d", i, p.Buffers[i].ID, o, offs[i])
-		}
-		if a := p.AlignOf(i); offs[i] < 0 || offs[i]%a != 0 {
-			return fmt.Errorf("buffer %d (id %d) at %d: not a multiple of its alignment %d", i, p.Buffers[i].ID, offs[i], a)
-		}
-	}
-	for k, js := range in.overlaps {
-		for _, j := range js {
-			a, b := in.idx[k], in.idx[j]
-			if a < b && conflict(p, a, b, offs[a], offs[b]) {
-				return fmt.Errorf("buffers %d (id %d) at %d and %d (id %d) at %d overlap while both are live",
-					a, p.Buffers[a].ID, offs[a], b, p.Buffers[b].ID, offs[b])
 			}
 		}
 	}

@@ -433,11 +433,11 @@ func (in *instance) overlapsOf(ctx context.Context, p *workloads.Problem, gaps b
 				break
 			}
 			if gaps {
-				ab, ok := effSize(p, in.idx[a], in.idx[b])
+				ab, ok := workloads.EffectiveSize(p, in.idx[a], in.idx[b])
 				if !ok {
 					continue
 				}
-				ba, _ := effSize(p, in.idx[b], in.idx[a])
+				ba, _ := workloads.EffectiveSize(p, in.idx[b], in.idx[a])
 				if ab <= 0 || ba <= 0 {
 					// One may sit below the other although it comes
 					// later in offset order: see forms.go.
