@@ -396,6 +396,16 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		// its unplaced buffers; if j's was above the floor, another
 		// buffer's holds the floor down, and raising j's changes nothing
 		// there.
+		if in.uniform {
+			// One run: the whole lifetime (the hot path, kept plain).
+			for t := in.secLo[j]; t < in.secHi[j]; t++ {
+				if !s.mark[t] && old <= s.floor[t] {
+					s.mark[t] = true
+					s.touched = append(s.touched, t)
+				}
+			}
+			continue
+		}
 		for _, r := range in.runsOf(j) {
 			for t := r.lo; t < r.hi; t++ {
 				if !s.mark[t] && old <= s.floor[t] {
