@@ -14,7 +14,9 @@ import (
 	// The exact offset planner (strategy "exact").
 	_ "membench/strategies/exact"
 	// Workload families: MiniMalloc's instances, recorded traces,
+	// the field's instance sets (idealloc's, MiniMalloc's small set),
 	// synthetic generators, TFLite models and the model zoo.
+	_ "membench/workloads/fieldsets"
 	_ "membench/workloads/minimalloc"
 	_ "membench/workloads/recorded"
 	_ "membench/workloads/synthetic"
