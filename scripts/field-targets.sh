@@ -40,7 +40,7 @@ cell() {
 		return
 	fi
 	jq -r --arg w "$w" --arg wall "$wall" --arg rss "$rss" \
-		'"| \($w) | \(.strategy) | \(.seconds * 1000 | round / 1000) s | \(.footprint / .lower_bound * 10000 | round / 10000) | \(if .optimal == null then "" elif .optimal then "optimal" else "not proved" end) | \($wall) | \($rss) |"' "$tmp/out"
+		'"| \($w) | \(.strategy) | \(.seconds * 1000 | round / 1000) s | \(.footprint / .lower_bound * 10000 | round / 10000) | \(if has("bound") | not then "" elif .optimal then "optimal" else "not proved" end) | \($wall) | \($rss) |"' "$tmp/out"
 }
 
 header() {
