@@ -16,7 +16,9 @@ import (
 	// MiniMalloc's solver (strategy "minimalloc").
 	_ "membench/strategies/minimalloc"
 	// Workload families: MiniMalloc's instances, recorded traces,
+	// the field's instance sets (idealloc's, MiniMalloc's small set),
 	// synthetic generators, TFLite and ONNX models and the model zoo.
+	_ "membench/workloads/fieldsets"
 	_ "membench/workloads/minimalloc"
 	_ "membench/workloads/onnxmodels"
 	_ "membench/workloads/recorded"

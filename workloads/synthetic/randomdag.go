@@ -122,6 +122,8 @@ const (
 	familyIntervals
 	familyRepeated
 	familyAdversarial
+	familyTiling
+	familyPinwheel
 )
 
 func (c DAGConfig) generate() *workloads.Problem { return RandomDAG(c) }
