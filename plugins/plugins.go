@@ -13,6 +13,8 @@ package plugins
 import (
 	// The exact offset planner (strategy "exact").
 	_ "membench/strategies/exact"
+	// idealloc (strategy "idealloc").
+	_ "membench/strategies/idealloc"
 	// Workload families: MiniMalloc's instances, recorded traces,
 	// synthetic generators, TFLite models and the model zoo.
 	_ "membench/workloads/minimalloc"

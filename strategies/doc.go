@@ -36,5 +36,6 @@
 //	megengine-pushdown       megengine    megengine.go
 //	best-of                  membench     best_of.go
 //	exact                    membench     exact/exact.go (package exact)
+//	idealloc                 idealloc     idealloc/idealloc.go, idealloc/boxing.go, idealloc/rheap.go (package idealloc)
 //	exec:COMMAND             (external)   exec.go, exec_*.go
 package strategies
