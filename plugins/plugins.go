@@ -15,6 +15,8 @@ import (
 	_ "membench/strategies/exact"
 	// idealloc (strategy "idealloc").
 	_ "membench/strategies/idealloc"
+	// TelaMalloc as OmniMalloc adapts it (strategy "telamalloc").
+	_ "membench/strategies/telamalloc"
 	// Workload families: MiniMalloc's instances, recorded traces,
 	// synthetic generators, TFLite models and the model zoo.
 	_ "membench/workloads/minimalloc"

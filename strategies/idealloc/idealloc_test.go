@@ -1,7 +1,6 @@
 package idealloc_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,95 +11,15 @@ import (
 
 	_ "membench/plugins"
 	"membench/strategies"
+	"membench/strategies/internal/goldentest"
 	"membench/strategies/strategytest"
 	"membench/workloads"
 )
 
-// golden reads a .golden file: the spec, then upstream's "OFF id offset"
-// lines (ids are the order of the CSV's non-empty buffers) and its
-// "MAKESPAN m".
-func golden(t *testing.T, path string) (spec string, offs map[int]int64, makespan int64) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	offs = map[int]int64{}
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		var id int
-		var off int64
-		switch text := sc.Text(); {
-		case strings.HasPrefix(text, "#"):
-		case strings.HasPrefix(text, "SPEC "):
-			spec = strings.TrimPrefix(text, "SPEC ")
-		case strings.HasPrefix(text, "OFF "):
-			if _, err := fmt.Sscanf(text, "OFF %d %d", &id, &off); err != nil {
-				t.Fatalf("%s:%d: %v", path, line, err)
-			}
-			offs[id] = off
-		case strings.HasPrefix(text, "MAKESPAN "):
-			if _, err := fmt.Sscanf(text, "MAKESPAN %d", &makespan); err != nil {
-				t.Fatalf("%s:%d: %v", path, line, err)
-			}
-		default:
-			t.Fatalf("%s:%d: unexpected line %q", path, line, text)
-		}
-	}
-	return spec, offs, makespan
-}
-
-func checkGolden(t *testing.T, csv, gold string) {
-	w, err := workloads.LoadFile(csv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, want, makespan := golden(t, gold)
-	s, err := strategies.Lookup(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := s.Plan(context.Background(), w.Problem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := strategies.Validate(w.Problem, plan); err != nil {
-		t.Fatal(err)
-	}
-	if plan.Footprint != makespan {
-		t.Errorf("footprint %d, upstream's makespan %d", plan.Footprint, makespan)
-	}
-	k, diffs := 0, 0
-	for i, b := range w.Problem.Buffers {
-		if b.Size == 0 {
-			continue
-		}
-		if plan.Offsets[i] != want[k] && diffs < 5 {
-			t.Errorf("buffer %d: offset %d, upstream %d", i, plan.Offsets[i], want[k])
-			diffs++
-		}
-		k++
-	}
-	if k != len(want) {
-		t.Errorf("%d buffers, upstream placed %d", k, len(want))
-	}
-}
-
 // TestUpstreamGolden compares plans with upstream idealloc's (built with
 // the deterministic choices of the doc comment) on random instances,
 // several where boxing beats the bootstrap.
-func TestUpstreamGolden(t *testing.T) {
-	golds, _ := filepath.Glob("testdata/rand-*.golden")
-	if len(golds) < 10 {
-		t.Fatalf("%d golden files", len(golds))
-	}
-	for _, g := range golds {
-		t.Run(filepath.Base(g), func(t *testing.T) {
-			checkGolden(t, strings.TrimSuffix(g, ".golden")+".csv", g)
-		})
-	}
-}
+func TestUpstreamGolden(t *testing.T) { goldentest.CheckAll(t, "testdata/rand-*.golden", 10) }
 
 // TestUpstreamInstances compares plans on idealloc's own instances.
 func TestUpstreamInstances(t *testing.T) {
@@ -113,7 +32,7 @@ func TestUpstreamInstances(t *testing.T) {
 		{"somas/resnet50.csv", "somas-resnet50.golden"},
 	} {
 		t.Run(c.gold, func(t *testing.T) {
-			checkGolden(t, filepath.Join(dir, c.csv), filepath.Join("testdata", c.gold))
+			goldentest.Check(t, filepath.Join(dir, c.csv), filepath.Join("testdata", c.gold))
 		})
 	}
 }
@@ -204,3 +123,6 @@ func TestConformance(t *testing.T) {
 	}
 	strategytest.Run(t, s, strategies.Offsets)
 }
+
+// FuzzIdealloc plans random problems of the strategytest generator.
+func FuzzIdealloc(f *testing.F) { goldentest.Fuzz(f, "idealloc?max_lives=2") }
