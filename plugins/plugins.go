@@ -18,8 +18,9 @@ import (
 	// TelaMalloc as OmniMalloc adapts it (strategy "telamalloc").
 	_ "membench/strategies/telamalloc"
 	// Workload families: MiniMalloc's instances, recorded traces,
-	// synthetic generators, TFLite models and the model zoo.
+	// synthetic generators, TFLite and ONNX models and the model zoo.
 	_ "membench/workloads/minimalloc"
+	_ "membench/workloads/onnxmodels"
 	_ "membench/workloads/recorded"
 	_ "membench/workloads/synthetic"
 	_ "membench/workloads/tflitemodels"
