@@ -15,6 +15,10 @@ import (
 	_ "membench/strategies/exact"
 	// MiniMalloc's solver (strategy "minimalloc").
 	_ "membench/strategies/minimalloc"
+	// idealloc (strategy "idealloc").
+	_ "membench/strategies/idealloc"
+	// TelaMalloc as OmniMalloc adapts it (strategy "telamalloc").
+	_ "membench/strategies/telamalloc"
 	// Workload families: MiniMalloc's instances, recorded traces,
 	// the field's instance sets (idealloc's, MiniMalloc's small set),
 	// synthetic generators, TFLite and ONNX models and the model zoo.

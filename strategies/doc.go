@@ -37,5 +37,7 @@
 //	best-of                  membench     best_of.go
 //	exact                    membench     exact/exact.go (package exact)
 //	minimalloc               minimalloc   minimalloc/minimalloc.go (package minimalloc)
+//	idealloc                 idealloc     idealloc/idealloc.go, idealloc/boxing.go, idealloc/rheap.go (package idealloc)
+//	telamalloc               telamalloc   telamalloc/telamalloc.go (package telamalloc)
 //	exec:COMMAND             (external)   exec.go, exec_*.go
 package strategies
