@@ -1,0 +1,112 @@
+package strategies_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"membench/strategies"
+	"membench/workloads"
+)
+
+// readOmniGoldens reads testdata/omnimalloc/goldens.txt (written by
+// gen.py there): problems as "size first last fixed" lines, then plans
+// as a spec line and the offsets OmniMalloc returns.
+func readOmniGoldens(t *testing.T) (map[string]*workloads.Problem, [][3]string) {
+	t.Helper()
+	f, err := os.Open("testdata/omnimalloc/goldens.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	probs := map[string]*workloads.Problem{}
+	var plans [][3]string
+	sc := bufio.NewScanner(f)
+	var cur *workloads.Problem
+	for sc.Scan() {
+		line := sc.Text()
+		switch fields := strings.Fields(line); {
+		case fields[0] == "problem":
+			cur = &workloads.Problem{Name: fields[1]}
+			probs[fields[1]] = cur
+		case fields[0] == "end":
+			if slices.ContainsFunc(cur.Fixed, func(o int64) bool { return o >= 0 }) == false {
+				cur.Fixed = nil
+			}
+			cur = nil
+		case fields[0] == "plan":
+			if !sc.Scan() {
+				t.Fatalf("plan %s %s: no offsets line", fields[1], fields[2])
+			}
+			plans = append(plans, [3]string{fields[1], fields[2], sc.Text()})
+		case cur != nil:
+			var v [4]int64
+			for k := range v {
+				v[k], err = strconv.ParseInt(fields[k], 10, 64)
+				if err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+			}
+			cur.Buffers = append(cur.Buffers, workloads.Buffer{ID: len(cur.Buffers), Size: v[0], First: int(v[1]), Last: int(v[2])})
+			cur.Fixed = append(cur.Fixed, v[3])
+		}
+	}
+	return probs, plans
+}
+
+// TestOmniMallocGoldens checks that the OmniMalloc planners return the
+// plans OmniMalloc returns: its C++ for simulated-annealing, hill-climb
+// and tabu-search, its Python loops over DEAP and CPython's random for
+// genetic and random-search, its greedy orders.
+func TestOmniMallocGoldens(t *testing.T) {
+	probs, plans := readOmniGoldens(t)
+	if len(plans) < 100 {
+		t.Fatalf("read %d plans, want the whole file", len(plans))
+	}
+	for _, pl := range plans {
+		p, spec, want := probs[pl[0]], pl[1], pl[2]
+		s, err := strategies.Lookup(spec)
+		if err != nil {
+			t.Fatalf("Lookup(%q): %v", spec, err)
+		}
+		plan, err := s.Plan(context.Background(), p)
+		if err != nil {
+			t.Errorf("%s on %s: %v", spec, pl[0], err)
+			continue
+		}
+		if err := strategies.Validate(p, plan); err != nil {
+			t.Errorf("%s on %s: %v", spec, pl[0], err)
+		}
+		var got []string
+		for _, o := range plan.Offsets {
+			got = append(got, strconv.FormatInt(o, 10))
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("%s on %s:\n got %s\nwant %s", spec, pl[0], g, want)
+		}
+	}
+}
+
+// suiteSpecs are the specs the conformance suite and the fuzz target run
+// the order-search planners by: their default budgets are sized for a
+// benchmark, these for a test.
+var suiteSpecs = map[string]string{
+	"simulated-annealing": "simulated-annealing?max_iterations=100",
+	"hill-climb":          "hill-climb?max_iterations=100",
+	"tabu-search":         "tabu-search?max_iterations=20&neighborhood_size=5",
+	"genetic":             "genetic?population_size=10&max_generations=5",
+	"random-search":       "random-search?num_trials=20",
+	"greedy":              "greedy?order=all",
+}
+
+// suiteSpec returns the spec the suites run the strategy name by.
+func suiteSpec(name string) string {
+	if s, ok := suiteSpecs[name]; ok {
+		return s
+	}
+	return name
+}
