@@ -100,6 +100,9 @@ func NewPlacer(ctx context.Context, name string, p *workloads.Problem) (*Placer,
 // Len returns the number of buffers.
 func (pl *Placer) Len() int { return len(pl.Size) }
 
+// Conflicts returns the buffers conflicting with i (not to be changed).
+func (pl *Placer) Conflicts(i int) []int32 { return pl.nbr[pl.start[i]:pl.start[i+1]] }
+
 // Degree returns the number of buffers conflicting with i.
 func (pl *Placer) Degree(i int) int { return int(pl.start[i+1] - pl.start[i]) }
 
