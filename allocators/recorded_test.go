@@ -24,7 +24,10 @@ func TestRecordedTraces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := wl.Problem.ToTrace()
+		tr, err := wl.Problem.ToTrace()
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, info := range allocators.All() {
 			res, err := allocators.Replay(context.Background(), mustNew(t, info.Name), tr, allocators.ReplayOptions{Verify: true})
 			if err != nil {

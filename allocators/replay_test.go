@@ -231,7 +231,10 @@ func TestReplayCancelled(t *testing.T) {
 // pass, halfway or at its last look returns context.Canceled within a few
 // more looks at its context, for every allocator; counted, not timed.
 func TestReplayStops(t *testing.T) {
-	tr := synthetic.RandomDAG(synthetic.DefaultDAG(20_000, 1)).ToTrace()
+	tr, err := synthetic.RandomDAG(synthetic.DefaultDAG(20_000, 1)).ToTrace()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"first-fit", "bfc", "torch-caching", "oneflow-bin"} {
 		a, err := Lookup(name)
 		if err != nil {

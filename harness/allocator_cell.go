@@ -12,12 +12,17 @@ import (
 	"membench/workloads"
 )
 
-// trace returns the workload's recorded trace, or its problem's (DESIGN §1).
-func trace(w *workloads.Workload) *workloads.Trace {
+// trace returns the workload's recorded trace, or its problem's (DESIGN
+// §1); a problem with forms a trace cannot hold is refused.
+func trace(w *workloads.Workload) (*workloads.Trace, error) {
 	if w.Trace == nil {
-		w.Trace = w.Problem.ToTrace()
+		tr, err := w.Problem.ToTrace()
+		if err != nil {
+			return nil, err
+		}
+		w.Trace = tr
 	}
-	return w.Trace
+	return w.Trace, nil
 }
 
 // runAllocator replays the workload's trace, under its recorded allocator
@@ -26,7 +31,10 @@ func trace(w *workloads.Workload) *workloads.Trace {
 // Samples samples of BenchTime each, as testing.B would, each sample the
 // mean ns per trace event over its replays.
 func runAllocator(ctx context.Context, c Cell, w *workloads.Workload, rec *results.Record) error {
-	tr := trace(w)
+	tr, err := trace(w)
+	if err != nil {
+		return err
+	}
 	f, err := allocators.LookupFor(c.Subject, tr)
 	if err != nil {
 		return err
@@ -88,12 +96,16 @@ func drawTimelines(ctx context.Context, dir, name string, gs []*results.Group, s
 		return nil, err
 	}
 	var panels []plot.TimelinePanel
+	tr, err := trace(w)
+	if err != nil {
+		return nil, err
+	}
 	for _, g := range gs {
-		f, err := allocators.LookupFor(g.Subject, trace(w))
+		f, err := allocators.LookupFor(g.Subject, tr)
 		if err != nil {
 			return nil, err
 		}
-		res, err := allocators.Replay(ctx, f.New(), trace(w), allocators.ReplayOptions{Timeline: true})
+		res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Timeline: true})
 		if err != nil {
 			return nil, fmt.Errorf("timeline: %s on %s: %w", g.Subject, workload, err)
 		}

@@ -14,6 +14,28 @@ import (
 // supported".
 var ErrUnsupportedForm = errors.New("unsupported problem form")
 
+// ErrOverCapacity is the error of a plan of a memory space that needs
+// more than the space's capacity (workloads.Memory.Capacity), from a
+// strategy that plans spaces one at a time without regard to it; test
+// with errors.Is.
+var ErrOverCapacity = errors.New("over capacity")
+
+// DeclaredForms returns the forms s honours (Info.Forms) when s was built
+// by Lookup or Declare, which then refuse the others; ok is false for a
+// strategy built otherwise, which sees every problem as it is.
+func DeclaredForms(s Strategy) (forms workloads.Forms, ok bool) {
+	n, ok := s.(named)
+	return n.forms, ok
+}
+
+// Declare wraps s as Lookup wraps a registered strategy honouring forms:
+// its Plan refuses the other forms and plans memory spaces one at a time
+// unless forms has FormMemories. It is for strategies built outside the
+// registry (tests, programs embedding a planner).
+func Declare(s Strategy, forms workloads.Forms) Strategy {
+	return named{s, s.Name(), s.Name(), forms}
+}
+
 // checkForms refuses the forms of p that a strategy honouring have does
 // not. Hints are advice and never refused; memory spaces are planned one
 // space at a time (planSpaces) for strategies that do not plan them
@@ -86,7 +108,8 @@ func SpaceProblems(p *workloads.Problem) ([]*workloads.Problem, [][]int) {
 // planSpaces plans each memory space of p apart with s and joins the
 // plans: offsets are within each space, Footprints holds each space's
 // footprint and Footprint their sum. Object plans are joined with their
-// object ids renumbered space by space.
+// object ids renumbered space by space. A space planned past its capacity
+// is an error wrapping ErrOverCapacity.
 func planSpaces(ctx context.Context, s Strategy, p *workloads.Problem) (*Plan, error) {
 	subs, idx := SpaceProblems(p)
 	out := &Plan{Offsets: make([]int64, len(p.Buffers)), Footprints: make([]int64, len(subs))}
@@ -99,6 +122,9 @@ func planSpaces(ctx context.Context, s Strategy, p *workloads.Problem) (*Plan, e
 				return nil, fmt.Errorf("memory space %q: %w", p.Memories[m].Name, err)
 			}
 			return nil, err
+		}
+		if c := sp.Capacity; m < len(p.Memories) && c > 0 && plan.Footprint > c {
+			return nil, fmt.Errorf("%w: memory space %q: footprint %d exceeds its capacity %d", ErrOverCapacity, p.Memories[m].Name, plan.Footprint, c)
 		}
 		for j, i := range idx[m] {
 			out.Offsets[i] = plan.Offsets[j]

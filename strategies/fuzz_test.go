@@ -1,6 +1,7 @@
 package strategies_test
 
 import (
+	"hash/fnv"
 	"testing"
 
 	"membench/strategies"
@@ -12,15 +13,25 @@ import (
 var fuzzAlign = []int64{0, 0, 1, 4, 8, 24, 64, 128}
 
 // decodeProblem turns fuzz bytes into a problem of at most 64 buffers.
-// Byte 0 picks the alignment; then every 4 bytes are one buffer: two for
-// the size (the top 2 bits pick zero, bytes, 4 KiB pages or just under
-// 2^40, the other 14 are the value), one for the first task and one for
-// the span (long when >= 200). Buffers come in any order.
+// Byte 0 picks the alignment (low 3 bits) and the problem forms (the
+// other 5, a workloads.Forms), drawn by strategytest.WithForms from a
+// hash of the input; then every 4 bytes are one buffer: two for the size
+// (the top 2 bits pick zero, bytes, 4 KiB pages or just under 2^40, the
+// other 14 are the value), one for the first task and one for the span
+// (long when >= 200). Buffers come in any order.
 func decodeProblem(data []byte) *workloads.Problem {
 	p := &workloads.Problem{Name: "fuzz"}
 	if len(data) == 0 {
 		return p
 	}
+	forms := workloads.Forms(data[0]>>3) & workloads.AllForms
+	h := fnv.New64a()
+	h.Write(data)
+	defer func() {
+		if forms != 0 {
+			*p = *strategytest.WithForms(p, forms, h.Sum64())
+		}
+	}()
 	p.Alignment = fuzzAlign[int(data[0])%len(fuzzAlign)]
 	data = data[1:]
 	for i := 0; len(data) >= 4 && i < 64; i++ {
@@ -73,11 +84,21 @@ func TestDecodeProblem(t *testing.T) {
 	if n := len(decodeProblem(make([]byte, 1+4*100)).Buffers); n != 64 {
 		t.Errorf("decoded %d buffers, want at most 64", n)
 	}
+	// The high bits of byte 0 are forms.
+	data := encodeSmall(7|byte(workloads.FormFixed|workloads.FormMemories)<<3, [3]int{16, 0, 1}, [3]int{8, 1, 2}, [3]int{64, 2, 3})
+	if got := decodeProblem(data).Forms() &^ workloads.FormFixed; got != workloads.FormMemories {
+		t.Errorf("forms %s, want memory spaces (and maybe fixed offsets)", got)
+	}
+	if err := workloads.CheckForms(decodeProblem(data)); err != nil {
+		t.Error(err)
+	}
 }
 
-// FuzzStrategies feeds random small problems to every registered strategy
-// and checks each plan with the conformance suite's Check (Validate,
-// lower bounds, kind, determinism).
+// FuzzStrategies feeds random small problems, with problem forms or
+// without, to every registered strategy and checks each with the
+// conformance suite's CheckForms: a valid plan (Validate, lower bounds,
+// kind, determinism) where the strategy declares the forms, else the
+// registry's refusal.
 func FuzzStrategies(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(encodeSmall(0, [3]int{16, 0, 1}))
@@ -88,6 +109,11 @@ func FuzzStrategies(f *testing.F) {
 	f.Add(encodeSmall(7, [3]int{16, 0, 1}, [3]int{8, 1, 2}, [3]int{64, 2, 3}, [3]int{32, 3, 4}, [3]int{8, 4, 5}))
 	f.Add(encodeSmall(5, [3]int{32, 3, 3}, [3]int{32, 3, 3}, [3]int{32, 3, 3}, [3]int{0, 3, 3}, [3]int{0, 0, 9}))
 	f.Add([]byte{0, 0xc0, 0, 0, 2, 0x82, 0, 1, 3, 0xc0, 4, 3, 4, 0x00, 0, 0, 15})
+	// Each form alone and all of them, on the TFLite records.
+	for _, forms := range []workloads.Forms{workloads.FormAlign, workloads.FormGaps, workloads.FormFixed, workloads.FormHints, workloads.FormMemories, workloads.AllForms} {
+		f.Add(encodeSmall(3|byte(forms)<<3, [3]int{32, 0, 1}, [3]int{32, 1, 4}, [3]int{8, 2, 5}, [3]int{16, 3, 5}, [3]int{8, 4, 5},
+			[3]int{64, 5, 7}, [3]int{8, 6, 8}, [3]int{8, 7, 8}, [3]int{16, 8, 9}))
+	}
 	var subjects []strategies.Strategy
 	var kinds []strategies.Kind
 	for _, info := range strategies.All() {
@@ -104,7 +130,7 @@ func FuzzStrategies(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := decodeProblem(data)
 		for i, s := range subjects {
-			if err := strategytest.Check(s, kinds[i], p); err != nil {
+			if err := strategytest.CheckForms(s, kinds[i], p); err != nil {
 				t.Error(err)
 			}
 		}

@@ -12,19 +12,43 @@ import (
 
 // Bounds are the lower bounds on a problem's footprint.
 type Bounds struct {
-	// Load is LB_load: the peak of live bytes over tasks.
+	// Load is LB_load: the peak of live bytes over tasks. With gaps it
+	// counts, at each task, only the bytes in use (a gap's window, or
+	// none), and at least each buffer's size; with several memory spaces
+	// it is the sum of Loads (workloads.Problem.SpaceLoads).
 	Load int64
-	// Objects is LB_objects: the sum of TFLite's positional maximums.
+	// Objects is LB_objects: the sum of TFLite's positional maximums,
+	// summed over the memory spaces.
 	Objects int64
+	// Loads[m] is LB_load of memory space m, for a problem with several
+	// spaces (workloads.FormMemories); nil otherwise.
+	Loads []int64
 }
 
-// LowerBounds computes both lower bounds of p.
+// LowerBounds computes the lower bounds of p.
 func LowerBounds(p *workloads.Problem) Bounds {
-	var objs int64
-	for _, m := range PositionalMaximums(p.Buffers) {
-		objs += m
+	if p.Spaces == nil && p.Memories == nil {
+		var objs int64
+		for _, m := range PositionalMaximums(p.Buffers) {
+			objs += m
+		}
+		return Bounds{Load: p.LoadBound(), Objects: objs}
 	}
-	return Bounds{Load: p.LoadBound(), Objects: objs}
+	var b Bounds
+	b.Loads = p.SpaceLoads()
+	for _, l := range b.Loads {
+		b.Load += l
+	}
+	subs, _ := SpaceProblems(p)
+	for _, sp := range subs {
+		for _, m := range PositionalMaximums(sp.Buffers) {
+			b.Objects += m
+		}
+	}
+	if p.Forms()&workloads.FormMemories == 0 {
+		b.Loads = nil
+	}
+	return b
 }
 
 // Validate's errors wrap one of these, so callers can tell a bad input
@@ -49,9 +73,20 @@ func planErr(format string, args ...any) error {
 // lay their objects out as ObjectsToOffsets does with objects that cover
 // their tensors, and Footprint is max(offset+size).
 //
+// The problem forms (DESIGN §15) add: the problem must pass
+// workloads.CheckForms; each buffer's own alignment replaces the
+// problem's; a fixed offset is kept; two buffers with gaps, or one with
+// gaps and one without, conflict by the gap rule (workloads.Collide);
+// buffers overlap only within one memory space, where offsets are
+// relative to the space; and for several spaces Footprints holds each
+// space's max(offset+size), within its capacity, and Footprint their
+// sum. (Object plans are checked space by space.)
+//
 // It runs in O(n log n): a sweep over time keeps the address ranges of the
 // live buffers in an ordered set, and each new buffer is compared with the
-// live range that starts last below its end.
+// live range that starts last below its end. Buffers with gaps take an
+// exact path instead: each is compared with every buffer of its space,
+// O(n) apiece.
 func Validate(p *workloads.Problem, plan *Plan) error {
 	if p == nil {
 		return problemErr("nil problem")
@@ -72,37 +107,181 @@ func Validate(p *workloads.Problem, plan *Plan) error {
 			return problemErr("buffer %d has first task %d > last task %d", i, b.First, b.Last)
 		}
 	}
+	if err := workloads.CheckForms(p); err != nil {
+		return problemErr("%v", err)
+	}
 	if len(plan.Offsets) != n {
 		return planErr("%d offsets for %d buffers", len(plan.Offsets), n)
 	}
 	align := p.Alignment
-	var fp int64
+	// fps[m] is space m's max(offset+size); one space without Memories.
+	fps := make([]int64, max(len(p.Memories), 1))
 	for i, off := range plan.Offsets {
 		if off < 0 {
 			return planErr("buffer %d has negative offset %d", i, off)
 		}
+		if p.Aligns != nil {
+			align = p.AlignOf(i)
+		}
 		if align > 1 && off%align != 0 {
 			return planErr("buffer %d has offset %d, not a multiple of the alignment %d", i, off, align)
+		}
+		if fixed, ok := p.FixedOf(i); ok && off != fixed {
+			return planErr("buffer %d has offset %d, not its fixed offset %d", i, off, fixed)
 		}
 		size := bufs[i].Size
 		if off > math.MaxInt64-size {
 			return planErr("buffer %d: offset %d + size %d overflows int64", i, off, size)
 		}
-		fp = max(fp, off+size)
+		m := p.MemoryOf(i)
+		fps[m] = max(fps[m], off+size)
 	}
 	if plan.IsObjects() || plan.ObjectSizes != nil {
-		if err := validateObjects(bufs, align, plan); err != nil {
+		if err := validateSpaceObjects(p, plan); err != nil {
 			return err
 		}
 	}
-	if plan.Footprint != fp {
-		return planErr("footprint %d, want max(offset+size) = %d", plan.Footprint, fp)
+	fp, err := validateFootprints(p, plan, fps)
+	if err != nil {
+		return err
 	}
 	// A runtime's own arena holds every buffer: it can only add rounding.
 	if plan.Arena < 0 || plan.Arena != 0 && plan.Arena < fp {
 		return planErr("arena %d is below the footprint %d", plan.Arena, fp)
 	}
-	return sweep(bufs, plan.Offsets)
+	if p.Gaps == nil && p.Spaces == nil {
+		return sweep(bufs, plan.Offsets, nil)
+	}
+	return sweepForms(p, plan.Offsets)
+}
+
+// validateFootprints checks Footprint, and Footprints for a problem with
+// several memory spaces, against fps, each space's max(offset+size), and
+// returns the footprint.
+func validateFootprints(p *workloads.Problem, plan *Plan, fps []int64) (int64, error) {
+	if p.Forms()&workloads.FormMemories == 0 {
+		fp := fps[0]
+		for _, f := range fps[1:] {
+			fp = max(fp, f)
+		}
+		if plan.Footprints != nil && (len(plan.Footprints) != 1 || plan.Footprints[0] != fp) {
+			return 0, planErr("footprints %v for a problem with one memory space, want none or [%d]", plan.Footprints, fp)
+		}
+		if plan.Footprint != fp {
+			return 0, planErr("footprint %d, want max(offset+size) = %d", plan.Footprint, fp)
+		}
+		return fp, nil
+	}
+	if len(plan.Footprints) != len(fps) {
+		return 0, planErr("%d footprints for %d memory spaces", len(plan.Footprints), len(fps))
+	}
+	var sum int64
+	for m, f := range fps {
+		name := p.Memories[m].Name
+		if plan.Footprints[m] != f {
+			return 0, planErr("memory space %q: footprint %d, want max(offset+size) = %d", name, plan.Footprints[m], f)
+		}
+		if c := p.Memories[m].Capacity; c > 0 && f > c {
+			return 0, planErr("memory space %q: footprint %d exceeds its capacity %d", name, f, c)
+		}
+		if sum > math.MaxInt64-f {
+			return 0, planErr("the footprints of the memory spaces overflow int64")
+		}
+		sum += f
+	}
+	if plan.Footprint != sum {
+		return 0, planErr("footprint %d, want the sum of the memory spaces' footprints %d", plan.Footprint, sum)
+	}
+	return sum, nil
+}
+
+// validateSpaceObjects checks the shared-object part of a plan space by
+// space: each space lays out its own objects, a run of ids no other space
+// uses (as planSpaces numbers them).
+func validateSpaceObjects(p *workloads.Problem, plan *Plan) error {
+	if p.Spaces == nil {
+		return validateObjects(p.Buffers, p.Alignment, plan)
+	}
+	if len(plan.ObjectIDs) != len(p.Buffers) {
+		return planErr("%d object ids for %d buffers", len(plan.ObjectIDs), len(p.Buffers))
+	}
+	subs, idx := SpaceProblems(p)
+	owner := make([]int, len(plan.ObjectSizes))
+	for k := range owner {
+		owner[k] = -1
+	}
+	for m, sp := range subs {
+		lo, hi := len(plan.ObjectSizes), -1
+		for _, i := range idx[m] {
+			id := plan.ObjectIDs[i]
+			if id < 0 || id >= len(plan.ObjectSizes) {
+				return planErr("buffer %d has object id %d, want 0..%d", i, id, len(plan.ObjectSizes)-1)
+			}
+			if owner[id] >= 0 && owner[id] != m {
+				return planErr("buffer %d of memory space %q is in object %d of memory space %q",
+					i, p.Memories[m].Name, id, p.Memories[owner[id]].Name)
+			}
+			owner[id] = m
+			lo, hi = min(lo, id), max(hi, id)
+		}
+		if hi < 0 {
+			continue
+		}
+		sub := &Plan{Offsets: make([]int64, len(idx[m])), ObjectIDs: make([]int, len(idx[m])), ObjectSizes: plan.ObjectSizes[lo : hi+1]}
+		for j, i := range idx[m] {
+			sub.Offsets[j] = plan.Offsets[i]
+			sub.ObjectIDs[j] = plan.ObjectIDs[i] - lo
+		}
+		if err := validateObjects(sp.Buffers, sp.Alignment, sub); err != nil {
+			return fmt.Errorf("memory space %q (buffer and object numbers within it): %w", p.Memories[m].Name, err)
+		}
+	}
+	return nil
+}
+
+// sweepForms is sweep for a problem with gaps or memory spaces: buffers
+// without gaps are swept space by space, and each buffer with gaps is
+// compared by the gap rule with every other buffer of its space.
+func sweepForms(p *workloads.Problem, offsets []int64) error {
+	subs, idx := SpaceProblems(p)
+	for m, sp := range subs {
+		var bufs []workloads.Buffer
+		var offs []int64
+		var ids, gapped []int
+		for j, i := range idx[m] {
+			if len(p.GapsOf(i)) > 0 {
+				gapped = append(gapped, i)
+				continue
+			}
+			bufs = append(bufs, sp.Buffers[j])
+			offs = append(offs, offsets[i])
+			ids = append(ids, i)
+		}
+		if err := sweep(bufs, offs, ids); err != nil {
+			return err
+		}
+		for _, i := range gapped {
+			a := p.Buffers[i]
+			for _, j := range idx[m] {
+				b := p.Buffers[j]
+				// Gapped pairs are compared once; plain address or time
+				// disjointness rules a conflict out, as windows lie
+				// within the buffers.
+				if j == i || len(p.GapsOf(j)) > 0 && j < i || !workloads.Conflicts(a, b) ||
+					offsets[i] >= offsets[j]+b.Size || offsets[j] >= offsets[i]+a.Size {
+					continue
+				}
+				if workloads.Collide(p, i, j, offsets[i], offsets[j]) {
+					si, _ := workloads.EffectiveSize(p, i, j)
+					sj, _ := workloads.EffectiveSize(p, j, i)
+					lo, hi := min(i, j), max(i, j)
+					return planErr("buffers %d and %d overlap where both use memory: buffer %d at offset %d needs %d bytes below buffer %d at offset %d, which needs %d below it",
+						lo, hi, i, offsets[i], si, j, offsets[j], sj)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // validateObjects checks the shared-object part of a plan: ids in range,
@@ -141,8 +320,9 @@ func validateObjects(bufs []workloads.Buffer, align int64, plan *Plan) error {
 }
 
 // sweep reports the first pair of conflicting buffers whose address ranges
-// overlap. Inputs are known to be well-formed and overflow-free.
-func sweep(bufs []workloads.Buffer, offsets []int64) error {
+// overlap. Inputs are known to be well-formed and overflow-free. ids, when
+// not nil, gives each buffer's index in the problem, for the message.
+func sweep(bufs []workloads.Buffer, offsets []int64, ids []int) error {
 	m := 0
 	for _, b := range bufs {
 		if b.Size > 0 {
@@ -196,12 +376,12 @@ func sweep(bufs []workloads.Buffer, offsets []int64) error {
 		// order can overlap it: the one starting last at or below it and
 		// the one starting first above it.
 		if j := live.pred(r); j >= 0 {
-			if err := overlap(bufs, offsets, i, int(byOff[j].I)); err != nil {
+			if err := overlap(bufs, offsets, ids, i, int(byOff[j].I)); err != nil {
 				return err
 			}
 		}
 		if j := live.succ(r); j >= 0 {
-			if err := overlap(bufs, offsets, i, int(byOff[j].I)); err != nil {
+			if err := overlap(bufs, offsets, ids, i, int(byOff[j].I)); err != nil {
 				return err
 			}
 		}
@@ -211,8 +391,9 @@ func sweep(bufs []workloads.Buffer, offsets []int64) error {
 }
 
 // overlap reports buffers i and j, live at i's first task, if their
-// address ranges overlap.
-func overlap(bufs []workloads.Buffer, offsets []int64, i, j int) error {
+// address ranges overlap; ids, when not nil, maps them to the problem's
+// indexes.
+func overlap(bufs []workloads.Buffer, offsets []int64, ids []int, i, j int) error {
 	if i > j {
 		i, j = j, i
 	}
@@ -221,8 +402,12 @@ func overlap(bufs []workloads.Buffer, offsets []int64, i, j int) error {
 	if ilo >= jhi || jlo >= ihi {
 		return nil
 	}
+	task := max(bufs[i].First, bufs[j].First)
+	if ids != nil {
+		i, j = ids[i], ids[j]
+	}
 	return planErr("buffers %d and %d overlap: [%d,%d) and [%d,%d) both live at task %d",
-		i, j, ilo, ihi, jlo, jhi, max(bufs[i].First, bufs[j].First))
+		i, j, ilo, ihi, jlo, jhi, task)
 }
 
 // rankSet is an ordered set of small integers: a 64-ary tree of bitsets

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -338,19 +339,19 @@ func TestLowerBounds(t *testing.T) {
 		p    *workloads.Problem
 		want Bounds
 	}{
-		{"empty", recs(0), Bounds{0, 0}},
-		{"one", recs(0, [3]int64{16, 0, 1}), Bounds{16, 16}},
-		{"chain", chain, Bounds{96, 96}},
+		{"empty", recs(0), Bounds{Load: 0, Objects: 0}},
+		{"one", recs(0, [3]int64{16, 0, 1}), Bounds{Load: 16, Objects: 16}},
+		{"chain", chain, Bounds{Load: 96, Objects: 96}},
 		// Positional maximums 64, 32, 8, 8 (UPSTREAM_TESTS.md internal_test).
-		{"complex", complexRecs, Bounds{96, 112}},
-		{"zero sizes", recs(0, [3]int64{0, 0, 3}, [3]int64{0, 1, 2}), Bounds{0, 0}},
-		{"disjoint", recs(0, [3]int64{10, 0, 0}, [3]int64{20, 1, 1}, [3]int64{5, 2, 2}), Bounds{20, 20}},
+		{"complex", complexRecs, Bounds{Load: 96, Objects: 112}},
+		{"zero sizes", recs(0, [3]int64{0, 0, 3}, [3]int64{0, 1, 2}), Bounds{Load: 0, Objects: 0}},
+		{"disjoint", recs(0, [3]int64{10, 0, 0}, [3]int64{20, 1, 1}, [3]int64{5, 2, 2}), Bounds{Load: 20, Objects: 20}},
 		// Load peaks at task 1 (10+20); objects need 20 + 10 + 10.
-		{"objects above load", recs(0, [3]int64{10, 0, 1}, [3]int64{20, 1, 1}, [3]int64{10, 0, 2}, [3]int64{10, 2, 2}), Bounds{40, 40}},
-		{"objects strictly above load", recs(0, [3]int64{30, 0, 0}, [3]int64{1, 0, 0}, [3]int64{15, 1, 1}, [3]int64{15, 1, 1}), Bounds{31, 45}},
+		{"objects above load", recs(0, [3]int64{10, 0, 1}, [3]int64{20, 1, 1}, [3]int64{10, 0, 2}, [3]int64{10, 2, 2}), Bounds{Load: 40, Objects: 40}},
+		{"objects strictly above load", recs(0, [3]int64{30, 0, 0}, [3]int64{1, 0, 0}, [3]int64{15, 1, 1}, [3]int64{15, 1, 1}), Bounds{Load: 31, Objects: 45}},
 	}
 	for _, tt := range tests {
-		if got := LowerBounds(tt.p); got != tt.want {
+		if got := LowerBounds(tt.p); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: LowerBounds = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}

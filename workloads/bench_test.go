@@ -43,7 +43,7 @@ func BenchmarkReadJSON1M(b *testing.B) {
 
 // BenchmarkReadTrace1M reads the 2,000,000-event trace of 1,000,000 buffers.
 func BenchmarkReadTrace1M(b *testing.B) {
-	benchRead(b, func(w *bytes.Buffer) { WriteTrace(w, bigProblem().ToTrace()) },
+	benchRead(b, func(w *bytes.Buffer) { WriteTrace(w, mustTrace(b, bigProblem())) },
 		func(d []byte) error { _, err := ReadTrace(bytes.NewReader(d), "b"); return err })
 }
 

@@ -103,3 +103,45 @@ func loadSweep(bufs []Buffer) int64 {
 	}
 	return peak
 }
+
+// SpaceLoads returns LB_load of each memory space (one for a problem
+// without Memories), counting gaps: at each task a buffer uses its
+// window's bytes in a gap (none without a window) and its size elsewhere.
+// Under the gap rule (EffectiveSize) the windows in use at one task are
+// disjoint, so a space's footprint is at least the most bytes in use at
+// any task, and at least the size of each of its buffers.
+func (p *Problem) SpaceLoads() []int64 {
+	k := max(len(p.Memories), 1)
+	loads := make([]int64, k)
+	if p.Gaps == nil && k == 1 {
+		loads[0] = LoadBound(p.Buffers)
+		return loads
+	}
+	pieces := make([][]Buffer, k)
+	for i, b := range p.Buffers {
+		m := p.MemoryOf(i)
+		gaps := p.GapsOf(i)
+		if len(gaps) == 0 {
+			pieces[m] = append(pieces[m], b)
+			continue
+		}
+		loads[m] = max(loads[m], b.Size)
+		t := b.First
+		for _, g := range gaps {
+			if g.First > t {
+				pieces[m] = append(pieces[m], Buffer{Size: b.Size, First: t, Last: g.First - 1})
+			}
+			if g.Window != nil {
+				pieces[m] = append(pieces[m], Buffer{Size: g.Window.Hi - g.Window.Lo, First: g.First, Last: g.Last})
+			}
+			t = g.Last + 1
+		}
+		if t <= b.Last {
+			pieces[m] = append(pieces[m], Buffer{Size: b.Size, First: t, Last: b.Last})
+		}
+	}
+	for m, ps := range pieces {
+		loads[m] = max(loads[m], LoadBound(ps))
+	}
+	return loads
+}

@@ -10,7 +10,15 @@ import (
 // order, first allocate every buffer with First == t, then free every buffer
 // with Last == t, each group in ID order (ties in file order). It sorts
 // twice and merges, so it costs O(n log n) however sparse the task ids are.
-func (p *Problem) ToTrace() *Trace {
+//
+// A trace holds sizes and lifetimes only (the problem's alignment is the
+// allocator's business, as before): a problem with any form (DESIGN §15)
+// is refused with a UsageError naming them, since a replay of it would
+// not be the same workload.
+func (p *Problem) ToTrace() (*Trace, error) {
+	if err := refuseForms("a trace", p.Forms()); err != nil {
+		return nil, err
+	}
 	type key struct {
 		task, id int
 		idx      int32
@@ -49,7 +57,7 @@ func (p *Problem) ToTrace() *Trace {
 			t.Events = append(t.Events, Event{Kind: Free, ID: frees[j].id})
 		}
 	}
-	return t
+	return t, nil
 }
 
 // ToProblem turns the trace into a problem by numbering events (task =
@@ -255,6 +263,9 @@ func (c *traceCheck) completions(sp *SyncPoints) []int32 {
 // checkProblem rejects problems no reader would produce: negative sizes,
 // lifetimes ending before they start or outside [0, MaxTask].
 func checkProblem(p *Problem) error {
+	if err := CheckForms(p); err != nil {
+		return fmt.Errorf("%s: %w", p.Name, err)
+	}
 	for i, b := range p.Buffers {
 		switch {
 		case b.Size < 0:

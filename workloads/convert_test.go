@@ -45,7 +45,7 @@ func TestToTrace(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := &Problem{Name: "p", Buffers: c.bufs}
-			tr := p.ToTrace()
+			tr := mustTrace(t, p)
 			if tr.Name != "p" {
 				t.Errorf("Name = %q", tr.Name)
 			}
@@ -83,11 +83,11 @@ func TestToTraceBFCFixture(t *testing.T) {
 	if len(p.Buffers) != 500 || len(w.Trace.Events) != 1000 {
 		t.Fatalf("fixture has %d records, %d events", len(p.Buffers), len(w.Trace.Events))
 	}
-	if got, want := traceText(t, p.ToTrace()), traceText(t, w.Trace); got != want {
+	if got, want := traceText(t, mustTrace(t, p)), traceText(t, w.Trace); got != want {
 		t.Fatal("ToTrace differs from the BFC fixture's trace")
 	}
 	// And back: every record freed, so trace -> problem -> trace is exact.
-	if got := traceText(t, w.Problem.ToTrace()); got != traceText(t, w.Trace) {
+	if got := traceText(t, mustTrace(t, w.Problem)); got != traceText(t, w.Trace) {
 		t.Fatal("trace -> problem -> trace changed the trace")
 	}
 	if got, want := w.Problem.LoadBound(), p.LoadBound(); got != want {
@@ -175,7 +175,7 @@ func TestRoundTrips(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for iter := range 200 {
 		p := randomProblem(r, 1+r.IntN(60), 1+r.IntN(40))
-		tr := p.ToTrace()
+		tr := mustTrace(t, p)
 		q, err := tr.ToProblem()
 		if err != nil {
 			t.Fatal(err)
@@ -201,7 +201,7 @@ func TestRoundTrips(t *testing.T) {
 				}
 			}
 		}
-		if got, want := traceText(t, q.ToTrace()), traceText(t, tr); got != want {
+		if got, want := traceText(t, mustTrace(t, q)), traceText(t, tr); got != want {
 			t.Fatalf("iter %d: trace -> problem -> trace differs:\n%s\nwant\n%s", iter, got, want)
 		}
 	}
@@ -221,7 +221,7 @@ func TestViewsRoundTrip(t *testing.T) {
 	if lb := p.LoadBound(); lb != 14 {
 		t.Fatalf("LB_load = %d, want 14", lb)
 	}
-	if got, want := traceText(t, p.ToTrace()), "a,1,10\na,3,4\nf,1,\nf,3,\n"; got != want {
+	if got, want := traceText(t, mustTrace(t, p)), "a,1,10\na,3,4\nf,1,\nf,3,\n"; got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
@@ -232,4 +232,14 @@ func BenchmarkToTrace1M(b *testing.B) {
 	for b.Loop() {
 		p.ToTrace()
 	}
+}
+
+// mustTrace is p.ToTrace for a problem without forms.
+func mustTrace(t testing.TB, p *Problem) *Trace {
+	t.Helper()
+	tr, err := p.ToTrace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }

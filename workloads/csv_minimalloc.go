@@ -18,34 +18,60 @@ const (
 	mmEnd   // inclusive (legacy)
 	mmSize
 	mmAlign
+	mmHint
+	mmGaps
+	mmOffset
 	mmRoles
 )
 
-// mmColumns maps MiniMalloc header names to roles. The legacy header
-// buffer,start,end,size has an inclusive end.
+// mmColumns maps MiniMalloc header names to roles, with the aliases
+// MiniMalloc's converter accepts (begin, start; buffer, buffer_id). An end
+// column is inclusive: MiniMalloc reads its values, and the upper ends of
+// the gaps beside it, as one less than an upper.
 var mmColumns = map[string]int{
-	"id": mmID, "buffer": mmID,
-	"lower": mmLower, "start": mmLower,
+	"id": mmID, "buffer": mmID, "buffer_id": mmID,
+	"lower": mmLower, "start": mmLower, "begin": mmLower,
 	"upper": mmUpper, "end": mmEnd,
 	"size":      mmSize,
 	"alignment": mmAlign,
+	"hint":      mmHint,
+	"gaps":      mmGaps,
+	"offset":    mmOffset,
 }
 
-const mmWant = "id,lower,upper,size[,alignment] or buffer,start,end,size"
+const mmWant = "id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size"
 
-// ReadMiniMalloc reads a MiniMalloc problem: header id,lower,upper,size with
-// an optional alignment column, lifetimes half-open [lower, upper) (so
-// First = lower, Last = upper-1); or the legacy header buffer,start,end,size
-// whose end is inclusive. Columns may come in any order.
+// ReadMiniMalloc reads a MiniMalloc problem (google/minimalloc's CSV, as
+// its src/converter.cc reads it at revision 9f5cf81): header
+// id,lower,upper,size with lifetimes half-open [lower, upper) (so First =
+// lower, Last = upper-1), or the legacy header buffer,start,end,size whose
+// end is inclusive. Columns may come in any order, under MiniMalloc's
+// aliases (buffer and buffer_id for id, start and begin for lower).
 //
 // Ids that are all canonical integers become Buffer.ID; otherwise buffers
 // are numbered in file order and the ids are kept in Problem.Labels. Either
 // way WriteMiniMalloc reproduces them. Duplicate ids are refused.
 //
-// Problem has a single Alignment: when the alignment column is present every
-// row must give the same value, which becomes Problem.Alignment (rows that
-// differ are refused; membench does not plan per-buffer alignments). The
-// gaps and offset columns are refused with an error naming the column.
+// The optional columns are the problem forms (DESIGN §15):
+//
+//   - alignment: a positive integer per buffer. The first row's becomes
+//     Problem.Alignment; rows that differ from it get their own
+//     (Problem.Aligns), so a file with one alignment has no form.
+//   - hint: an offset the solver may try first; a negative value is none
+//     (MiniMalloc's rule), kept as NoOffset.
+//   - gaps: space-separated gaps lower-upper or lower-upper@lo:hi, each a
+//     half-open stretch [lower, upper) of the lifetime (with an end column,
+//     upper is inclusive too) in which the buffer uses no memory or only
+//     the bytes [lo, hi) of its own. Gaps must lie inside the lifetime, in
+//     order, disjoint and non-empty, with windows inside [0, size).
+//   - offset: the buffer's fixed offset. MiniMalloc reads every value of the
+//     column as a fixed position (its own solutions carry it); membench
+//     reads -1 as "plan this buffer" (NoOffset, as MiniMalloc's hint and
+//     TFLite Micro's offline plans mark none), a value MiniMalloc could
+//     never satisfy. Other negative values are refused, and a fixed offset
+//     must be a multiple of the buffer's alignment.
+//
+// Blank lines are skipped (MiniMalloc stops at the first).
 func ReadMiniMalloc(r io.Reader, name string) (*Problem, error) {
 	return readParsed(r, name, parseMiniMalloc)
 }
@@ -109,8 +135,6 @@ func (r *mmReader) header(h []byte) error {
 		r.names[i] = n
 		role, ok := mmColumns[n]
 		switch {
-		case n == "gaps" || n == "offset":
-			return r.fail(fmt.Sprintf("column %s is not supported (want %s)", Echo(n), mmWant))
 		case !ok:
 			return r.fail(fmt.Sprintf("unknown column %s in header %s: want %s", Echo(n), Echo(h), mmWant))
 		case r.col[role] >= 0:
@@ -161,9 +185,36 @@ func (r *mmReader) row(f [][]byte, n int) error {
 	if msg != "" {
 		return r.fail(msg)
 	}
+	i := len(r.p.Buffers)
 	if c := r.col[mmAlign]; c >= 0 {
-		if err := r.alignment(f[c]); err != nil {
+		if err := r.alignment(f[c], i, n); err != nil {
 			return err
+		}
+	}
+	if c := r.col[mmHint]; c >= 0 {
+		h, isNum, overflow := parseInt(f[c])
+		if !isNum || overflow {
+			return r.fail(fmt.Sprintf("hint: want an integer (negative for none), got %s", Echo(f[c])))
+		}
+		r.p.Hints = appendForm(r.p.Hints, i, n, max(h, NoOffset), NoOffset)
+	}
+	if c := r.col[mmOffset]; c >= 0 {
+		o, isNum, overflow := parseInt(f[c])
+		if !isNum || overflow || o < NoOffset {
+			return r.fail(fmt.Sprintf("offset: want an offset >= 0, or %d to plan the buffer, got %s", NoOffset, Echo(f[c])))
+		}
+		r.p.Fixed = appendForm(r.p.Fixed, i, n, o, NoOffset)
+	}
+	if c := r.col[mmGaps]; c >= 0 {
+		gaps, msg := r.gaps(f[c])
+		if msg != "" {
+			return r.fail(msg)
+		}
+		if gaps != nil && r.p.Gaps == nil {
+			r.p.Gaps = make([][]Gap, i, max(n, i+1))
+		}
+		if r.p.Gaps != nil {
+			r.p.Gaps = append(r.p.Gaps, gaps)
 		}
 	}
 	id, err := r.id(f[r.col[mmID]], n)
@@ -175,9 +226,24 @@ func (r *mmReader) row(f [][]byte, n int) error {
 	return nil
 }
 
-// alignment checks a row's alignment: the first sets the problem's, and
-// every other must be the same.
-func (r *mmReader) alignment(text []byte) error {
+// appendForm appends buffer i's value v to a form's slice s, which stays
+// nil while every value is the default def; capacity n.
+func appendForm[T comparable](s []T, i, n int, v, def T) []T {
+	if s == nil {
+		if v == def {
+			return nil
+		}
+		s = make([]T, i, max(n, i+1))
+		for k := range s {
+			s[k] = def
+		}
+	}
+	return append(s, v)
+}
+
+// alignment reads buffer i's alignment: the first sets the problem's, and
+// one that differs becomes the buffer's own.
+func (r *mmReader) alignment(text []byte, i, n int) error {
 	a, isNum, overflow := parseInt(text)
 	switch {
 	case !isNum:
@@ -186,11 +252,64 @@ func (r *mmReader) alignment(text []byte) error {
 		return r.fail(fmt.Sprintf("alignment: want a positive integer, got %s", Clip(text)))
 	case r.alignLine == 0:
 		r.p.Alignment, r.alignLine = a, r.s.line
-	case a != r.p.Alignment:
-		return r.fail(fmt.Sprintf("alignment %d differs from %d on line %d: membench supports one alignment per problem",
-			a, r.p.Alignment, r.alignLine))
 	}
+	own := a
+	if a == r.p.Alignment {
+		own = 0
+	}
+	r.p.Aligns = appendForm(r.p.Aligns, i, n, own, 0)
 	return nil
+}
+
+// gaps parses a gaps field: space-separated lower-upper[@lo:hi]. It
+// returns nil for none.
+func (r *mmReader) gaps(text []byte) ([]Gap, string) {
+	var gaps []Gap
+	for _, g := range bytes.Fields(text) {
+		span, window, hasWindow := bytes.Cut(g, []byte{'@'})
+		lo, hi, ok := bytes.Cut(span, []byte{'-'})
+		bad := func(why string) string {
+			return fmt.Sprintf("gaps: %s in gap %s (want lower-upper or lower-upper@lo:hi, space-separated)", why, Echo(g))
+		}
+		if !ok {
+			return nil, bad("no '-'")
+		}
+		first, msg := intField("lower", lo, MaxTask)
+		if msg != "" {
+			return nil, bad(msg)
+		}
+		end, msg := intField("upper", hi, MaxTask)
+		if msg != "" {
+			return nil, bad(msg)
+		}
+		last := end
+		if !r.inclusive {
+			if end <= first {
+				return nil, bad(fmt.Sprintf("upper %d must be greater than lower %d (the gap is half-open)", end, first))
+			}
+			last = end - 1
+		} else if end < first {
+			return nil, bad(fmt.Sprintf("upper %d is before lower %d", end, first))
+		}
+		gap := Gap{First: int(first), Last: int(last)}
+		if hasWindow {
+			wlo, whi, ok := bytes.Cut(window, []byte{':'})
+			if !ok {
+				return nil, bad("no ':' in the window")
+			}
+			a, msg := intField("window lower", wlo, 1<<63-1)
+			if msg != "" {
+				return nil, bad(msg)
+			}
+			b, msg := intField("window upper", whi, 1<<63-1)
+			if msg != "" {
+				return nil, bad(msg)
+			}
+			gap.Window = &Window{Lo: a, Hi: b}
+		}
+		gaps = append(gaps, gap)
+	}
+	return gaps, ""
 }
 
 // id returns the Buffer.ID of a row whose id column holds text. While the
@@ -224,9 +343,17 @@ func (r *mmReader) id(text []byte, n int) (int64, error) {
 	return int64(len(r.p.Buffers)), nil
 }
 
-// finish sets the labels, or refuses repeated integer ids.
+// finish sets the labels, or refuses repeated integer ids, and checks the
+// forms of every buffer.
 func (r *mmReader) finish() (*Problem, error) {
 	p := r.p
+	if p.Gaps != nil || p.Fixed != nil {
+		for i := range p.Buffers {
+			if msg := checkBufferForms(p, i); msg != "" {
+				return nil, &InputError{File: r.name, Line: int(r.lines[i]), Msg: msg}
+			}
+		}
+	}
 	if r.labels != nil {
 		p.Labels = r.labels
 		return p, nil
@@ -261,17 +388,32 @@ func capacityFromName(path string) int64 {
 }
 
 // WriteMiniMalloc writes p as MiniMalloc CSV: id,lower,upper,size with
-// upper = Last+1, plus the alignment column when p.Alignment > 0. Ids come
-// from p.Labels when set, else from Buffer.ID. Capacity is not part of the
-// format (MiniMalloc puts it in the file name).
+// upper = Last+1, then, as MiniMalloc's converter orders them, the
+// alignment column when p.Alignment > 0 or a buffer has its own, hint when
+// a buffer has one (-1 for none), gaps when a buffer has some and offset
+// when a buffer has a fixed one (-1 for none); ReadMiniMalloc reads it
+// back to the same problem. Ids come from p.Labels when set, else from
+// Buffer.ID. Capacity is not part of the format (MiniMalloc puts it in the
+// file name), nor are memory spaces: a problem with several is refused.
 func WriteMiniMalloc(w io.Writer, p *Problem) error {
+	forms := p.Forms()
+	if err := refuseForms("the MiniMalloc format", forms&FormMemories); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	labels := len(p.Labels) == len(p.Buffers)
-	if p.Alignment > 0 {
-		bw.WriteString("id,lower,upper,size,alignment\n")
-	} else {
-		bw.WriteString("id,lower,upper,size\n")
+	align := p.Alignment > 0 || forms&FormAlign != 0
+	hints, gaps, fixed := forms&FormHints != 0, forms&FormGaps != 0, forms&FormFixed != 0
+	bw.WriteString("id,lower,upper,size")
+	for _, c := range []struct {
+		on   bool
+		name string
+	}{{align, "alignment"}, {hints, "hint"}, {gaps, "gaps"}, {fixed, "offset"}} {
+		if c.on {
+			bw.WriteString("," + c.name)
+		}
 	}
+	bw.WriteByte('\n')
 	var buf []byte
 	for i, b := range p.Buffers {
 		if labels {
@@ -285,9 +427,34 @@ func WriteMiniMalloc(w io.Writer, p *Problem) error {
 		buf = strconv.AppendInt(buf, int64(b.Last)+1, 10)
 		buf = append(buf, ',')
 		buf = strconv.AppendInt(buf, b.Size, 10)
-		if p.Alignment > 0 {
+		if align {
 			buf = append(buf, ',')
-			buf = strconv.AppendInt(buf, p.Alignment, 10)
+			buf = strconv.AppendInt(buf, p.AlignOf(i), 10)
+		}
+		if hints {
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, p.Hints[i], 10)
+		}
+		if gaps {
+			buf = append(buf, ',')
+			for k, g := range p.GapsOf(i) {
+				if k > 0 {
+					buf = append(buf, ' ')
+				}
+				buf = strconv.AppendInt(buf, int64(g.First), 10)
+				buf = append(buf, '-')
+				buf = strconv.AppendInt(buf, int64(g.Last)+1, 10)
+				if g.Window != nil {
+					buf = append(buf, '@')
+					buf = strconv.AppendInt(buf, g.Window.Lo, 10)
+					buf = append(buf, ':')
+					buf = strconv.AppendInt(buf, g.Window.Hi, 10)
+				}
+			}
+		}
+		if fixed {
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, p.Fixed[i], 10)
 		}
 		buf = append(buf, '\n')
 		bw.Write(buf)

@@ -75,8 +75,12 @@ func spanOrder(firstCol string, first int64, lastCol string, last int64) string 
 }
 
 // WriteTFLite writes p as TFLite usage records. The format has no ids,
-// alignment or capacity; they are dropped.
+// alignment or capacity; they are dropped. It holds no problem form
+// either: a problem with any is refused, naming them.
 func WriteTFLite(w io.Writer, p *Problem) error {
+	if err := refuseForms("the TFLite records format", p.Forms()); err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	bw.WriteString(tfliteHeader + "\n")
 	var buf []byte

@@ -76,6 +76,10 @@ func FuzzReadTFLite(f *testing.F) {
 func FuzzReadMiniMalloc(f *testing.F) {
 	addSeeds(f, "testdata/load/*.csv", "minimalloc/data/example.12.csv")
 	f.Add([]byte("id,lower,upper,size,alignment\nb1,0,3,4,64\n2,3,9,4,64\n"))
+	// The forms, in both headers and with MiniMalloc's aliases.
+	f.Add([]byte("id,lower,upper,size,alignment,hint,gaps,offset\n0,0,9,8,4,-1,2-5 5-6@0:4,-1\n1,0,3,4,2,16,,8\n"))
+	f.Add([]byte("buffer_id,begin,end,size,gaps,offset\nx,0,9,8,3-3@0:0 4-4,0\ny,2,5,4,,-1\n"))
+	f.Add([]byte("id,lower,upper,size,hint,alignment\n0,0,3,4,-7,3\n1,2,3,4,12,6\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ReadMiniMalloc(bytes.NewReader(data), "f")
 		mustInputError(t, err)
@@ -132,6 +136,9 @@ func FuzzReadJSON(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add([]byte(`{"name": "x", "alignment": 64, "buffers": [{"id": 3, "label": "b", "size": 1, "first": 0, "last": 2}, {"size": 2, "first": 1, "last": 1}]}`))
+	f.Add([]byte(`{"memories": [{"name": "s", "capacity": 64}, {"name": "d"}], "buffers": [` +
+		`{"size": 8, "first": 0, "last": 9, "align": 4, "offset": 8, "hint": -1, "memory": "s", "gaps": [{"first": 2, "last": 3, "window": [0, 4]}, {"first": 5, "last": 5}]},` +
+		`{"size": 8, "first": 0, "last": 9, "offset": -1, "hint": 16, "memory": "d"}, {"size": 1, "first": 3, "last": 3}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ReadJSON(bytes.NewReader(data), "f")
 		mustInputError(t, err)
@@ -143,7 +150,8 @@ func FuzzReadJSON(f *testing.F) {
 		WriteJSON(&buf, p)
 		q, err := ReadJSON(&buf, "f")
 		if err != nil || !reflect.DeepEqual(p.Buffers, q.Buffers) && len(p.Buffers)+len(q.Buffers) > 0 ||
-			!reflect.DeepEqual(p.Labels, q.Labels) || p.Alignment != q.Alignment || p.Capacity != q.Capacity {
+			!reflect.DeepEqual(p.Labels, q.Labels) || p.Alignment != q.Alignment || p.Capacity != q.Capacity ||
+			!reflect.DeepEqual([]any{p.Aligns, p.Gaps, p.Fixed, p.Hints, p.Spaces, p.Memories}, []any{q.Aligns, q.Gaps, q.Fixed, q.Hints, q.Spaces, q.Memories}) {
 			t.Fatalf("write/read changed the problem: %v\n%+v\n%+v", err, p, q)
 		}
 	})

@@ -20,10 +20,29 @@ type jsonBuffer struct {
 	Size  json.RawMessage `json:"size"`
 	First json.RawMessage `json:"first"`
 	Last  json.RawMessage `json:"last"`
+	// The problem forms (DESIGN §15).
+	Align  json.RawMessage `json:"align"`
+	Offset json.RawMessage `json:"offset"`
+	Hint   json.RawMessage `json:"hint"`
+	Memory *string         `json:"memory"`
+	Gaps   json.RawMessage `json:"gaps"`
 }
 
-const jsonTopFields = "name, provenance, alignment, capacity, buffers, persistent"
-const jsonBufferFields = "id, label, size, first, last"
+// jsonGap is one element of a buffer's "gaps".
+type jsonGap struct {
+	First  json.RawMessage   `json:"first"`
+	Last   json.RawMessage   `json:"last"`
+	Window []json.RawMessage `json:"window"`
+}
+
+// jsonMemory is one element of "memories".
+type jsonMemory struct {
+	Name     *string         `json:"name"`
+	Capacity json.RawMessage `json:"capacity"`
+}
+
+const jsonTopFields = "name, provenance, alignment, capacity, memories, buffers, persistent"
+const jsonBufferFields = "id, label, size, first, last, align, gaps, offset, hint, memory"
 
 // ReadJSON reads a problem in membench JSON (schema in the package doc):
 //
@@ -74,6 +93,8 @@ type jsonReader struct {
 	labels    []string
 	lines     []int
 	hasLabels bool
+	memories  int       // the line of "memories"
+	memNames  []*string // each buffer's memory's name (nil: the first), once one names one
 }
 
 func newJSONReader(data []byte, name string) *jsonReader {
@@ -112,7 +133,11 @@ func (r *jsonReader) decodeErr(err error, at int64, what string) error {
 		if s, uerr := strconv.Unquote(field); uerr == nil {
 			field = Echo(s)
 		}
-		return r.fail(at, "%s: unknown field %s (valid: %s)", what, field, jsonBufferFields)
+		valid := jsonBufferFields
+		if what == "memories" {
+			valid = "name, capacity"
+		}
+		return r.fail(at, "%s: unknown field %s (valid: %s)", what, field, valid)
 	}
 	return r.fail(at, "%s: %v", what, err)
 }
@@ -177,6 +202,9 @@ func (r *jsonReader) field() error {
 	case "capacity":
 		r.p.Capacity, err = r.number("capacity", vat, 1<<63-1)
 		return err
+	case "memories":
+		r.memories = r.lc.line(vat)
+		return r.readMemories(vat)
 	case "buffers":
 		return r.list("buffers", "buffer", r.addBuffer)
 	case "persistent":
@@ -209,8 +237,38 @@ func (r *jsonReader) list(key, noun string, add func(jb *jsonBuffer, b Buffer, a
 	return r.delim(']', key)
 }
 
+// readMemories reads "memories": [{"name": ..., "capacity": ...}, ...].
+func (r *jsonReader) readMemories(at int64) error {
+	var ms []jsonMemory
+	if err := r.value(&ms, at, "memories"); err != nil {
+		return err
+	}
+	r.p.Memories = make([]Memory, len(ms))
+	for m, jm := range ms {
+		if jm.Name == nil {
+			return r.fail(at, "memories: memory %d: missing field \"name\"", m)
+		}
+		r.p.Memories[m].Name = *jm.Name
+		if jm.Capacity != nil {
+			c, msg := jsonInt("capacity", jm.Capacity, 1<<63-1)
+			if msg != "" {
+				return r.fail(at, "memories: memory %d: %s", m, msg)
+			}
+			r.p.Memories[m].Capacity = c
+		}
+	}
+	if msg := checkMemories(r.p.Memories); msg != "" {
+		return r.fail(at, "memories: %s", msg)
+	}
+	return nil
+}
+
 // addBuffer adds an element of "buffers", read at offset at.
 func (r *jsonReader) addBuffer(jb *jsonBuffer, b Buffer, at int64) string {
+	i := len(r.p.Buffers)
+	if msg := r.forms(jb, i); msg != "" {
+		return msg
+	}
 	r.p.Buffers = append(r.p.Buffers, b)
 	r.lines = append(r.lines, r.lc.line(at))
 	if jb.Label != nil {
@@ -228,6 +286,9 @@ func (r *jsonReader) addBuffer(jb *jsonBuffer, b Buffer, at int64) string {
 func (r *jsonReader) addPersistent(jb *jsonBuffer, b Buffer, _ int64) string {
 	if jb.Label != nil {
 		return "persistent buffers take no label"
+	}
+	if jb.Align != nil || jb.Gaps != nil || jb.Offset != nil || jb.Hint != nil || jb.Memory != nil {
+		return "persistent buffers take no align, gaps, offset, hint or memory"
 	}
 	r.p.Persistent = append(r.p.Persistent, b)
 	return ""
@@ -248,10 +309,142 @@ func (r *jsonReader) finish() (*Problem, error) {
 	if r.hasLabels {
 		p.Labels = r.labels
 	}
+	if err := r.spaces(); err != nil {
+		return nil, err
+	}
+	if p.Aligns != nil || p.Gaps != nil || p.Fixed != nil || p.Hints != nil || p.Spaces != nil || p.Memories != nil {
+		for i := range p.Buffers {
+			if msg := checkBufferForms(p, i); msg != "" {
+				return nil, &InputError{File: r.name, Line: r.lines[i], Msg: fmt.Sprintf("buffer %d: %s", i, msg)}
+			}
+		}
+	}
 	if i, j := duplicateID(p.Buffers); i >= 0 {
 		return nil, &InputError{File: r.name, Line: r.lines[j], Msg: fmt.Sprintf("buffer %d: id %d repeats buffer %d on line %d", j, p.Buffers[j].ID, i, r.lines[i])}
 	}
 	return p, nil
+}
+
+// forms reads the forms of buffer b, the i-th, into the problem.
+func (r *jsonReader) forms(jb *jsonBuffer, i int) string {
+	p := r.p
+	if jb.Align != nil {
+		a, msg := jsonInt("align", jb.Align, 1<<63-1)
+		if msg == "" && a == 0 {
+			msg = "align: want a positive integer, got 0"
+		}
+		if msg != "" {
+			return msg
+		}
+		p.Aligns = appendForm(p.Aligns, i, 0, a, 0)
+	} else if p.Aligns != nil {
+		p.Aligns = append(p.Aligns, 0)
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		s    *[]int64
+	}{{"offset", jb.Offset, &p.Fixed}, {"hint", jb.Hint, &p.Hints}} {
+		v := NoOffset
+		if f.raw != nil && string(f.raw) != "-1" {
+			var msg string
+			if v, msg = jsonInt(f.name, f.raw, 1<<63-1); msg != "" {
+				return msg + " (or -1 for none)"
+			}
+		}
+		*f.s = appendForm(*f.s, i, 0, v, NoOffset)
+	}
+	if jb.Memory != nil && r.memNames == nil {
+		r.memNames = make([]*string, i)
+	}
+	if r.memNames != nil {
+		r.memNames = append(r.memNames, jb.Memory)
+	}
+	if jb.Gaps == nil {
+		if p.Gaps != nil {
+			p.Gaps = append(p.Gaps, nil)
+		}
+		return ""
+	}
+	gaps, msg := jsonGaps(jb.Gaps)
+	if msg != "" {
+		return msg
+	}
+	if len(gaps) > 0 && p.Gaps == nil {
+		p.Gaps = make([][]Gap, i)
+	}
+	if p.Gaps != nil {
+		p.Gaps = append(p.Gaps, gaps)
+	}
+	return ""
+}
+
+// jsonGaps reads a buffer's "gaps": [{"first": F, "last": L, "window":
+// [LO, HI]}, ...].
+func jsonGaps(raw json.RawMessage) ([]Gap, string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	var jg []jsonGap
+	if err := dec.Decode(&jg); err != nil {
+		return nil, `gaps: want an array of {"first": TASK, "last": TASK, "window": [LO, HI]} (window optional)`
+	}
+	var gaps []Gap
+	for k, g := range jg {
+		if g.First == nil || g.Last == nil {
+			return nil, fmt.Sprintf("gap %d: want fields first and last", k)
+		}
+		first, msg := jsonInt("first", g.First, MaxTask)
+		if msg != "" {
+			return nil, fmt.Sprintf("gap %d: %s", k, msg)
+		}
+		last, msg := jsonInt("last", g.Last, MaxTask)
+		if msg != "" {
+			return nil, fmt.Sprintf("gap %d: %s", k, msg)
+		}
+		gap := Gap{First: int(first), Last: int(last)}
+		if g.Window != nil {
+			if len(g.Window) != 2 {
+				return nil, fmt.Sprintf("gap %d: window: want [LO, HI], got %d numbers", k, len(g.Window))
+			}
+			lo, msg := jsonInt("window", g.Window[0], 1<<63-1)
+			if msg != "" {
+				return nil, fmt.Sprintf("gap %d: %s", k, msg)
+			}
+			hi, msg := jsonInt("window", g.Window[1], 1<<63-1)
+			if msg != "" {
+				return nil, fmt.Sprintf("gap %d: %s", k, msg)
+			}
+			gap.Window = &Window{Lo: lo, Hi: hi}
+		}
+		gaps = append(gaps, gap)
+	}
+	return gaps, ""
+}
+
+// spaces turns the buffers' memory names into Problem.Spaces.
+func (r *jsonReader) spaces() error {
+	if r.memNames == nil {
+		return nil
+	}
+	p := r.p
+	index := make(map[string]int, len(p.Memories))
+	for m, mem := range p.Memories {
+		index[mem.Name] = m
+	}
+	p.Spaces = make([]int, len(p.Buffers))
+	for i, name := range r.memNames {
+		if name == nil {
+			continue // the first memory
+		}
+		m, ok := index[*name]
+		if !ok {
+			return &InputError{File: r.name, Line: r.lines[i],
+				Msg: fmt.Sprintf("buffer %d: memory %s is not in \"memories\" (%d listed)", i, Echo(*name), len(p.Memories))}
+		}
+		p.Spaces[i] = m
+	}
+	return nil
 }
 
 // buffer checks and converts one JSON buffer; i is its index.
@@ -373,7 +566,10 @@ func jsonWant(goType string) string {
 	case "string", "*string":
 		return "a string"
 	}
-	if strings.Contains(goType, "jsonBuffer") {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.Contains(goType, "jsonBuffer"), strings.Contains(goType, "jsonMemory"), strings.HasPrefix(goType, "map["):
 		return "an object"
 	}
 	return goType
@@ -404,24 +600,40 @@ func WriteJSON(w io.Writer, p *Problem) error {
 	if p.Capacity != 0 {
 		fmt.Fprintf(bw, "  \"capacity\": %d,\n", p.Capacity)
 	}
+	if p.Memories != nil {
+		bw.WriteString("  \"memories\": [")
+		for m, mem := range p.Memories {
+			if m > 0 {
+				bw.WriteString(", ")
+			}
+			q, _ := json.Marshal(mem.Name)
+			fmt.Fprintf(bw, "{\"name\": %s", q)
+			if mem.Capacity != 0 {
+				fmt.Fprintf(bw, ", \"capacity\": %d", mem.Capacity)
+			}
+			bw.WriteString("}")
+		}
+		bw.WriteString("],\n")
+	}
 	labels := len(p.Labels) == len(p.Buffers)
 	writeJSONBuffers(bw, "buffers", p.Buffers, func(i int) []string {
 		if labels {
 			return p.Labels[i : i+1]
 		}
 		return nil
-	})
+	}, p)
 	if len(p.Persistent) > 0 {
 		bw.WriteString(",\n")
-		writeJSONBuffers(bw, "persistent", p.Persistent, func(int) []string { return nil })
+		writeJSONBuffers(bw, "persistent", p.Persistent, func(int) []string { return nil }, nil)
 	}
 	bw.WriteString("\n}\n")
 	return bw.Flush()
 }
 
 // writeJSONBuffers writes field key: an array of bufs, one a line; label
-// returns buffer i's label, or nothing.
-func writeJSONBuffers(bw *bufio.Writer, key string, bufs []Buffer, label func(i int) []string) {
+// returns buffer i's label, or nothing. forms, when not nil, is the
+// problem whose forms the buffers carry.
+func writeJSONBuffers(bw *bufio.Writer, key string, bufs []Buffer, label func(i int) []string, forms *Problem) {
 	bw.WriteString("  \"" + key + "\": [")
 	var buf []byte
 	for i, b := range bufs {
@@ -442,6 +654,9 @@ func writeJSONBuffers(bw *bufio.Writer, key string, bufs []Buffer, label func(i 
 		buf = strconv.AppendInt(buf, int64(b.First), 10)
 		buf = append(buf, ", \"last\": "...)
 		buf = strconv.AppendInt(buf, int64(b.Last), 10)
+		if forms != nil {
+			buf = appendJSONForms(buf, forms, i)
+		}
 		buf = append(buf, '}')
 		bw.Write(buf)
 	}
@@ -449,4 +664,47 @@ func writeJSONBuffers(bw *bufio.Writer, key string, bufs []Buffer, label func(i 
 		bw.WriteString("\n  ")
 	}
 	bw.WriteString("]")
+}
+
+// appendJSONForms appends buffer i's forms, as fields of its JSON object.
+func appendJSONForms(buf []byte, p *Problem, i int) []byte {
+	if p.Aligns != nil && p.Aligns[i] > 0 {
+		buf = append(buf, ", \"align\": "...)
+		buf = strconv.AppendInt(buf, p.Aligns[i], 10)
+	}
+	if o, ok := p.FixedOf(i); ok {
+		buf = append(buf, ", \"offset\": "...)
+		buf = strconv.AppendInt(buf, o, 10)
+	}
+	if h, ok := p.HintOf(i); ok {
+		buf = append(buf, ", \"hint\": "...)
+		buf = strconv.AppendInt(buf, h, 10)
+	}
+	if p.Spaces != nil {
+		buf = append(buf, ", \"memory\": "...)
+		q, _ := json.Marshal(p.Memories[p.Spaces[i]].Name)
+		buf = append(buf, q...)
+	}
+	if gaps := p.GapsOf(i); len(gaps) > 0 {
+		buf = append(buf, ", \"gaps\": ["...)
+		for k, g := range gaps {
+			if k > 0 {
+				buf = append(buf, ", "...)
+			}
+			buf = append(buf, "{\"first\": "...)
+			buf = strconv.AppendInt(buf, int64(g.First), 10)
+			buf = append(buf, ", \"last\": "...)
+			buf = strconv.AppendInt(buf, int64(g.Last), 10)
+			if g.Window != nil {
+				buf = append(buf, ", \"window\": ["...)
+				buf = strconv.AppendInt(buf, g.Window.Lo, 10)
+				buf = append(buf, ", "...)
+				buf = strconv.AppendInt(buf, g.Window.Hi, 10)
+				buf = append(buf, ']')
+			}
+			buf = append(buf, '}')
+		}
+		buf = append(buf, ']')
+	}
+	return buf
 }

@@ -233,7 +233,7 @@ func sniff(data []byte, name string) (string, error) {
 	}
 	for _, c := range f {
 		switch string(c) {
-		case "id", "buffer", "lower", "upper", "start", "end":
+		case "id", "buffer", "buffer_id", "lower", "upper", "start", "begin", "end":
 			return FormatMiniMalloc, nil
 		}
 	}

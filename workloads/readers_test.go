@@ -98,11 +98,9 @@ func TestReadMiniMallocErrors(t *testing.T) {
 		{"ok legacy", "buffer,start,end,size\n0,0,2,4\n", ""},
 		{"ok reordered", "size,id,upper,lower\n4,0,3,0\n", ""},
 		{"ok alignment", "id,lower,upper,size,alignment\n0,0,3,4,64\n1,0,3,4,64\n", ""},
-		{"empty", "", "m.csv: empty file: want header id,lower,upper,size[,alignment] or buffer,start,end,size"},
-		{"gaps", "id,lower,upper,size,gaps\n", `m.csv:1: column "gaps" is not supported (want id,lower,upper,size[,alignment] or buffer,start,end,size)`},
-		{"offset", "id,lower,upper,size,offset\n", `m.csv:1: column "offset" is not supported (want id,lower,upper,size[,alignment] or buffer,start,end,size)`},
-		{"unknown column", "id,lower,upper,size,colour\n", `m.csv:1: unknown column "colour" in header "id,lower,upper,size,colour": want id,lower,upper,size[,alignment] or buffer,start,end,size`},
-		{"missing column", "id,lower,size\n", `m.csv:1: header "id,lower,size" lacks column "upper": want id,lower,upper,size[,alignment] or buffer,start,end,size`},
+		{"empty", "", "m.csv: empty file: want header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size"},
+		{"unknown column", "id,lower,upper,size,colour\n", `m.csv:1: unknown column "colour" in header "id,lower,upper,size,colour": want id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size`},
+		{"missing column", "id,lower,size\n", `m.csv:1: header "id,lower,size" lacks column "upper": want id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size`},
 		{"repeated column", "id,buffer,lower,upper,size\n", `m.csv:1: column "buffer" repeats column "id"`},
 		{"upper and end", "id,lower,upper,end,size\n", `m.csv:1: header has both "upper" and "end"`},
 		{"not a number", h + "0,0,x,4\n", `m.csv:2: upper: want an integer, got "x"`},
@@ -119,7 +117,26 @@ func TestReadMiniMallocErrors(t *testing.T) {
 		{"duplicate number after label", h + "7,0,3,4\nb2,0,3,4\n7,1,2,3\n", `m.csv:4: id "7" repeats line 2`},
 		{"alignment zero", "id,lower,upper,size,alignment\n0,0,3,4,0\n", "m.csv:2: alignment: want a positive integer, got 0"},
 		{"alignment text", "id,lower,upper,size,alignment\n0,0,3,4,x\n", `m.csv:2: alignment: want an integer, got "x"`},
-		{"alignments differ", "id,lower,upper,size,alignment\n0,0,3,4,64\n1,0,3,4,128\n", "m.csv:3: alignment 128 differs from 64 on line 2: membench supports one alignment per problem"},
+		{"alignments differ", "id,lower,upper,size,alignment\n0,0,3,4,64\n1,0,3,4,128\n", ""},
+		{"ok forms", "id,lower,upper,size,alignment,hint,gaps,offset\n0,0,9,8,4,-1,2-4 5-6@0:4,-1\n1,0,3,4,2,16,,8\n", ""},
+		{"ok aliases", "buffer_id,begin,end,size\n0,0,3,4\n", ""},
+		{"hint text", "id,lower,upper,size,hint\n0,0,3,4,x\n", `m.csv:2: hint: want an integer (negative for none), got "x"`},
+		{"offset text", "id,lower,upper,size,offset\n0,0,3,4,\n", `m.csv:2: offset: want an offset >= 0, or -1 to plan the buffer, got ""`},
+		{"offset negative", "id,lower,upper,size,offset\n0,0,3,4,-2\n", `m.csv:2: offset: want an offset >= 0, or -1 to plan the buffer, got "-2"`},
+		{"offset unaligned", "id,lower,upper,size,alignment,offset\n0,0,3,4,8,0\n1,0,3,4,8,12\n", "m.csv:3: fixed offset 12 is not a multiple of its alignment 8"},
+		{"gap no dash", "id,lower,upper,size,gaps\n0,0,9,4,3\n", `m.csv:2: gaps: no '-' in gap "3" (want lower-upper or lower-upper@lo:hi, space-separated)`},
+		{"gap not a number", "id,lower,upper,size,gaps\n0,0,9,4,1-x\n", `m.csv:2: gaps: upper: want an integer, got "x" in gap "1-x" (want lower-upper or lower-upper@lo:hi, space-separated)`},
+		{"gap empty", "id,lower,upper,size,gaps\n0,0,9,4,3-3\n", `m.csv:2: gaps: upper 3 must be greater than lower 3 (the gap is half-open) in gap "3-3" (want lower-upper or lower-upper@lo:hi, space-separated)`},
+		{"gap legacy one task", "buffer,start,end,size,gaps\n0,0,9,4,3-3\n", ""},
+		{"gap legacy reversed", "buffer,start,end,size,gaps\n0,0,9,4,3-2\n", `m.csv:2: gaps: upper 2 is before lower 3 in gap "3-2" (want lower-upper or lower-upper@lo:hi, space-separated)`},
+		{"gap window no colon", "id,lower,upper,size,gaps\n0,0,9,4,1-2@3\n", `m.csv:2: gaps: no ':' in the window in gap "1-2@3" (want lower-upper or lower-upper@lo:hi, space-separated)`},
+		{"gap two windows", "id,lower,upper,size,gaps\n0,0,9,4,1-2@0:1@0:1\n", `m.csv:2: gaps: window upper: want an integer, got "1@0:1" in gap "1-2@0:1@0:1" (want lower-upper or lower-upper@lo:hi, space-separated)`},
+		{"gap outside", "id,lower,upper,size,gaps\n0,2,9,4,1-3\n", "m.csv:2: gap 0: tasks 1..2 are not inside the lifetime 2..8"},
+		{"gap past the end", "id,lower,upper,size,gaps\n0,2,9,4,8-10\n", "m.csv:2: gap 0: tasks 8..9 are not inside the lifetime 2..8"},
+		{"gaps overlap", "id,lower,upper,size,gaps\n0,0,9,4,1-4 3-5\n", "m.csv:2: gap 1: tasks 3..4 overlap or precede the gap before, which ends at task 3"},
+		{"gaps out of order", "id,lower,upper,size,gaps\n0,0,9,4,5-6 1-2\n", "m.csv:2: gap 1: tasks 1..1 overlap or precede the gap before, which ends at task 5"},
+		{"gap window too big", "id,lower,upper,size,gaps\n0,0,9,4,1-2@2:5\n", "m.csv:2: gap 0: window [2, 5) is not within [0, 4)"},
+		{"gap window reversed", "id,lower,upper,size,gaps\n0,0,9,4,1-2@3:2\n", "m.csv:2: gap 0: window [3, 2) is not within [0, 4)"},
 	}, func(in string) error {
 		_, err := ReadMiniMalloc(strings.NewReader(in), "m.csv")
 		return err
@@ -140,6 +157,14 @@ func TestReadMiniMalloc(t *testing.T) {
 		{"alignment", "id,lower,upper,size,alignment\n0,0,3,4,1\n1,0,3,4,1\n", &Problem{Name: "m", Alignment: 1, Buffers: []Buffer{
 			{ID: 0, Size: 4, First: 0, Last: 2}, {ID: 1, Size: 4, First: 0, Last: 2}}}},
 		{"header only", "id,lower,upper,size\n", &Problem{Name: "m", Buffers: []Buffer{}}},
+		{"forms", "id,lower,upper,size,alignment,hint,gaps,offset\n0,0,9,8,4,-1,2-5 5-6@0:4,-1\n1,0,3,4,2,16,,8\n", &Problem{Name: "m",
+			Buffers:   []Buffer{{ID: 0, Size: 8, First: 0, Last: 8}, {ID: 1, Size: 4, First: 0, Last: 2}},
+			Alignment: 4, Aligns: []int64{0, 2}, Hints: []int64{NoOffset, 16}, Fixed: []int64{NoOffset, 8},
+			Gaps: [][]Gap{{{First: 2, Last: 4}, {First: 5, Last: 5, Window: &Window{0, 4}}}, nil}}},
+		{"legacy gaps", "buffer,start,end,size,gaps\n0,0,9,4,3-5@1:2\n", &Problem{Name: "m",
+			Buffers: []Buffer{{ID: 0, Size: 4, First: 0, Last: 9}}, Gaps: [][]Gap{{{First: 3, Last: 5, Window: &Window{1, 2}}}}}},
+		{"no forms in the columns", "id,lower,upper,size,alignment,hint,gaps,offset\n0,0,9,8,4,-1,,-1\n1,0,3,4,4,-7,,-1\n", &Problem{Name: "m",
+			Buffers: []Buffer{{ID: 0, Size: 8, First: 0, Last: 8}, {ID: 1, Size: 4, First: 0, Last: 2}}, Alignment: 4}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -160,6 +185,10 @@ func TestWriteMiniMalloc(t *testing.T) {
 		"id,lower,upper,size\nb1,0,3,4\n2,3,9,8\n",
 		"id,lower,upper,size,alignment\n0,0,3,4,1\n",
 		"id,lower,upper,size,alignment\n0,0,3,4,128\n1,2,3,4,128\n",
+		"id,lower,upper,size,alignment\n0,0,3,4,128\n1,2,3,4,64\n2,2,3,4,128\n",
+		"id,lower,upper,size,alignment,hint,gaps,offset\n0,0,9,8,4,-1,2-5 5-7@0:4,-1\n1,0,3,4,2,16,,8\n",
+		"id,lower,upper,size,gaps\nx,0,9,8,\ny,0,9,8,0-9@0:0\n",
+		"id,lower,upper,size,offset\n0,0,9,8,0\n",
 	} {
 		p, err := ReadMiniMalloc(strings.NewReader(in), "m")
 		if err != nil {
@@ -182,6 +211,23 @@ func TestWriteMiniMalloc(t *testing.T) {
 	WriteMiniMalloc(&sb, p)
 	if want := "id,lower,upper,size\n0,0,4,4\n"; sb.String() != want {
 		t.Errorf("legacy written as %q, want %q", sb.String(), want)
+	}
+	// Legacy gaps end inclusively, as the lifetimes do.
+	p, err = ReadMiniMalloc(strings.NewReader("buffer,start,end,size,gaps\n0,0,3,4,1-2@0:1\n"), "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.Reset()
+	WriteMiniMalloc(&sb, p)
+	if want := "id,lower,upper,size,gaps\n0,0,4,4,1-3@0:1\n"; sb.String() != want {
+		t.Errorf("legacy gaps written as %q, want %q", sb.String(), want)
+	}
+	// No memory spaces in the format.
+	p.Memories = []Memory{{Name: "0"}, {Name: "1"}}
+	p.Spaces = []int{1}
+	err = WriteMiniMalloc(&sb, p)
+	if want := "the MiniMalloc format cannot hold memory spaces: write the problem as membench JSON, which holds every form"; err == nil || err.Error() != want {
+		t.Errorf("writing memory spaces: %v, want %q", err, want)
 	}
 }
 
@@ -248,9 +294,37 @@ func TestReadJSONErrors(t *testing.T) {
 		{"not an object", "[1]", `p.json:1: top level: want "{", got "["`},
 		{"syntax", "{\n\"buffers\": [\n{\"size\": 1,, }]}", "p.json:3: invalid JSON: invalid character ',' looking for beginning of object key string"},
 		{"truncated", "{\"buffers\": [\n{\"size\": 1", "p.json:2: unexpected end of JSON"},
-		{"unknown top field", "{\n  \"buffers\": [],\n  \"colour\": 1\n}", `p.json:3: unknown field "colour" (valid: name, provenance, alignment, capacity, buffers, persistent)`},
-		{"unknown buffer field", "{\"buffers\": [\n  {\"size\": 1, \"first\": 0, \"last\": 0},\n  {\"size\": 1, \"first\": 0, \"last\": 0, \"offset\": 3}\n]}",
-			`p.json:3: buffer 1: unknown field "offset" (valid: id, label, size, first, last)`},
+		{"unknown top field", "{\n  \"buffers\": [],\n  \"colour\": 1\n}", `p.json:3: unknown field "colour" (valid: name, provenance, alignment, capacity, memories, buffers, persistent)`},
+		{"unknown buffer field", "{\"buffers\": [\n  {\"size\": 1, \"first\": 0, \"last\": 0},\n  {\"size\": 1, \"first\": 0, \"last\": 0, \"colour\": 3}\n]}",
+			`p.json:3: buffer 1: unknown field "colour" (valid: id, label, size, first, last, align, gaps, offset, hint, memory)`},
+		{"ok forms", "{\"memories\": [{\"name\": \"sram\", \"capacity\": 64}, {\"name\": \"dram\"}], \"buffers\": [\n" +
+			"{\"size\": 8, \"first\": 0, \"last\": 9, \"align\": 4, \"offset\": 8, \"hint\": -1, \"memory\": \"sram\", \"gaps\": [{\"first\": 2, \"last\": 3, \"window\": [0, 4]}]},\n" +
+			"{\"size\": 8, \"first\": 0, \"last\": 9, \"offset\": -1, \"memory\": \"dram\"}]}", ""},
+		{"align zero", "{\"buffers\": [\n{\"size\": 8, \"first\": 0, \"last\": 9, \"align\": 0}]}", "p.json:2: buffer 0: align: want a positive integer, got 0"},
+		{"offset negative", "{\"buffers\": [\n{\"size\": 8, \"first\": 0, \"last\": 9, \"offset\": -2}]}", "p.json:2: buffer 0: offset: -2 is negative (or -1 for none)"},
+		{"offset unaligned", "{\"buffers\": [\n{\"size\": 8, \"first\": 0, \"last\": 9, \"align\": 16, \"offset\": 8}]}", "p.json:2: buffer 0: fixed offset 8 is not a multiple of its alignment 16"},
+		{"offset past capacity", "{\"memories\": [{\"name\": \"s\", \"capacity\": 12}], \"buffers\": [\n{\"size\": 8, \"first\": 0, \"last\": 9, \"offset\": 8}]}",
+			`p.json:2: buffer 0: fixed offset 8 + size 8 exceeds the capacity 12 of memory space "s"`},
+		{"hint text", "{\"buffers\": [\n{\"size\": 8, \"first\": 0, \"last\": 9, \"hint\": \"x\"}]}", `p.json:2: buffer 0: hint: want an integer, got string "x" (or -1 for none)`},
+		{"unknown memory", "{\"memories\": [{\"name\": \"s\"}], \"buffers\": [\n{\"size\": 8, \"first\": 0, \"last\": 9},\n{\"size\": 8, \"first\": 0, \"last\": 9, \"memory\": \"t\"}]}",
+			`p.json:3: buffer 1: memory "t" is not in "memories" (1 listed)`},
+		{"memory without memories", "{\"buffers\": [\n{\"size\": 8, \"first\": 0, \"last\": 9, \"memory\": \"t\"}]}", `p.json:2: buffer 0: memory "t" is not in "memories" (0 listed)`},
+		{"memory names repeat", `{"memories": [{"name": "s"}, {"name": "s"}], "buffers": []}`, `p.json:1: memories: memory space 1 repeats the name "s" of space 0`},
+		{"memory without name", `{"memories": [{"capacity": 3}], "buffers": []}`, `p.json:1: memories: memory 0: missing field "name"`},
+		{"memory unknown field", `{"memories": [{"name": "s", "size": 3}], "buffers": []}`, `p.json:1: memories: unknown field "size" (valid: name, capacity)`},
+		{"memory capacity negative", `{"memories": [{"name": "s", "capacity": -3}], "buffers": []}`, `p.json:1: memories: memory 0: capacity: -3 is negative`},
+		{"gaps not a list", "{\"buffers\": [\n{\"size\": 8, \"first\": 0, \"last\": 9, \"gaps\": 3}]}",
+			`p.json:2: buffer 0: gaps: want an array of {"first": TASK, "last": TASK, "window": [LO, HI]} (window optional)`},
+		{"gap outside", "{\"buffers\": [\n{\"size\": 8, \"first\": 2, \"last\": 9, \"gaps\": [{\"first\": 1, \"last\": 3}]}]}",
+			"p.json:2: buffer 0: gap 0: tasks 1..3 are not inside the lifetime 2..9"},
+		{"gap without last", "{\"buffers\": [\n{\"size\": 8, \"first\": 2, \"last\": 9, \"gaps\": [{\"first\": 3}]}]}",
+			"p.json:2: buffer 0: gap 0: want fields first and last"},
+		{"gap window short", "{\"buffers\": [\n{\"size\": 8, \"first\": 2, \"last\": 9, \"gaps\": [{\"first\": 3, \"last\": 3, \"window\": [1]}]}]}",
+			"p.json:2: buffer 0: gap 0: window: want [LO, HI], got 1 numbers"},
+		{"gap window too big", "{\"buffers\": [\n{\"size\": 8, \"first\": 2, \"last\": 9, \"gaps\": [{\"first\": 3, \"last\": 3, \"window\": [1, 9]}]}]}",
+			"p.json:2: buffer 0: gap 0: window [1, 9) is not within [0, 8)"},
+		{"persistent forms", `{"buffers": [], "persistent": [{"size": 8, "first": 0, "last": 9, "offset": 0}]}`,
+			"p.json:1: persistent buffer 0: persistent buffers take no align, gaps, offset, hint or memory"},
 		{"missing buffers", `{"name": "x"}`, `p.json: missing field "buffers"`},
 		{"field twice", `{"buffers": [], "buffers": []}`, `p.json:1: field "buffers" given twice`},
 		{"missing size", "{\"buffers\": [\n  {\"first\": 0, \"last\": 0}]}", `p.json:2: buffer 0: missing field "size"`},
@@ -301,6 +375,36 @@ func TestReadWriteJSON(t *testing.T) {
 	p.Name = "f.json"
 	if !reflect.DeepEqual(got, p) {
 		t.Fatalf("read back %+v\nwant %+v", got, p)
+	}
+	// Every form.
+	p = &Problem{Name: "f.json", Alignment: 8,
+		Buffers:  []Buffer{{ID: 0, Size: 16, First: 0, Last: 9}, {ID: 1, Size: 8, First: 2, Last: 5}, {ID: 2, Size: 8, First: 0, Last: 0}},
+		Aligns:   []int64{0, 4, 0},
+		Gaps:     [][]Gap{{{First: 1, Last: 2}, {First: 3, Last: 4, Window: &Window{4, 8}}}, nil, nil},
+		Fixed:    []int64{NoOffset, 4, NoOffset},
+		Hints:    []int64{32, NoOffset, NoOffset},
+		Spaces:   []int{0, 0, 1},
+		Memories: []Memory{{Name: "sram", Capacity: 64}, {Name: "dram"}}}
+	sb.Reset()
+	if err := WriteJSON(&sb, p); err != nil {
+		t.Fatal(err)
+	}
+	want = `{
+  "name": "f.json",
+  "alignment": 8,
+  "memories": [{"name": "sram", "capacity": 64}, {"name": "dram"}],
+  "buffers": [
+    {"id": 0, "size": 16, "first": 0, "last": 9, "hint": 32, "memory": "sram", "gaps": [{"first": 1, "last": 2}, {"first": 3, "last": 4, "window": [4, 8]}]},
+    {"id": 1, "size": 8, "first": 2, "last": 5, "align": 4, "offset": 4, "memory": "sram"},
+    {"id": 2, "size": 8, "first": 0, "last": 0, "memory": "dram"}
+  ]
+}
+`
+	if sb.String() != want {
+		t.Fatalf("WriteJSON with forms:\n%s\nwant\n%s", sb.String(), want)
+	}
+	if got, err = ReadJSON(strings.NewReader(sb.String()), "f.json"); err != nil || !reflect.DeepEqual(got, p) {
+		t.Fatalf("read back %+v, %v\nwant %+v", got, err, p)
 	}
 	// Empty problem, no labels, ids defaulting to the index.
 	sb.Reset()

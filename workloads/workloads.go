@@ -9,9 +9,10 @@
 //
 //   - TFLite records (ReadTFLite): header size,first_task,last_task, one
 //     inclusive record per line.
-//   - MiniMalloc (ReadMiniMalloc): header id,lower,upper,size[,alignment],
-//     half-open [lower, upper); legacy buffer,start,end,size with inclusive
-//     end. One alignment per problem; gaps and offset columns are refused.
+//   - MiniMalloc (ReadMiniMalloc): header id,lower,upper,size, half-open
+//     [lower, upper); legacy buffer,start,end,size with inclusive end. The
+//     optional alignment, hint, gaps and offset columns carry the problem
+//     forms in MiniMalloc's own syntax (ReadMiniMalloc).
 //   - Trace (ReadTrace): a,ID,BYTES[,STREAM] / f,ID,[STREAM] / v,ID,OF /
 //     r,ID,STREAM / s,STREAM / e lines, # comments (streams: DESIGN §11,
 //     Trace.FreeCompletions).
@@ -30,20 +31,39 @@
 //	  "provenance": {...},        // optional object, informational
 //	  "alignment": 128,           // optional; offsets must be multiples of it
 //	  "capacity": 1048576,        // optional memory budget
+//	  "memories": [               // optional memory spaces
+//	    {"name": "sram", "capacity": 262144},
+//	    {"name": "dram"}
+//	  ],
 //	  "buffers": [                // required, in problem order
 //	    {"id": 0, "size": 16, "first": 0, "last": 1},
-//	    {"id": 1, "label": "b1", "size": 8, "first": 1, "last": 2}
+//	    {"id": 1, "label": "b1", "size": 8, "first": 1, "last": 2},
+//	    {"id": 2, "size": 64, "first": 0, "last": 9, "align": 64,
+//	     "offset": 128, "hint": -1, "memory": "dram",
+//	     "gaps": [{"first": 2, "last": 4}, {"first": 5, "last": 6, "window": [0, 32]}]}
 //	  ],
 //	  "persistent": [             // optional: kept outside the arena
-//	    {"id": 2, "size": 40, "first": 0, "last": 2}
+//	    {"id": 3, "size": 40, "first": 0, "last": 2}
 //	  ]
 //	}
 //
 // In a buffer, size (bytes >= 0), first and last (tasks, first <= last) are
 // required; id defaults to the buffer's index and must be unique; label
-// keeps a non-numeric id (Problem.Labels). Persistent buffers
-// (Problem.Persistent) take the same fields but a label. Unknown fields
-// are errors.
+// keeps a non-numeric id (Problem.Labels). The problem forms (DESIGN §15)
+// are optional per buffer: align (a positive alignment of its own, in
+// place of the problem's), offset (a fixed offset; -1 or absent: plan
+// it), hint (an offset to try first; -1 or absent: none), memory (the
+// name of one of "memories"; absent: the first) and gaps (inclusive
+// tasks inside the lifetime, in order and disjoint, each with an optional
+// window [LO, HI): the bytes still in use then; no window: none).
+// "memories" lists the memory spaces, each an arena of its own with an
+// optional capacity; without it the problem has one. Persistent buffers
+// (Problem.Persistent) take the same fields but a label and the forms.
+// Unknown fields are errors.
+//
+// A writer refuses, naming them, the forms its format cannot hold:
+// MiniMalloc CSV holds all but memory spaces, TFLite records and traces
+// (Problem.ToTrace) none.
 //
 // Every reader reports malformed input as an *InputError naming the file,
 // the line and what was expected; none panics.
@@ -137,9 +157,17 @@ func (p *Problem) MaxTask() int {
 // LoadBound returns LB_load: the maximum over tasks of the total size of
 // the buffers live at that task. No offset plan can use less memory.
 // It runs in O(n log n) and needs no per-task array, so sparse task ids
-// cost nothing.
+// cost nothing. For a problem with gaps or several memory spaces it is
+// the sum of SpaceLoads, which count gaps.
 func (p *Problem) LoadBound() int64 {
-	return LoadBound(p.Buffers)
+	if p.Gaps == nil && p.Spaces == nil {
+		return LoadBound(p.Buffers)
+	}
+	var sum int64
+	for _, l := range p.SpaceLoads() {
+		sum += l
+	}
+	return sum
 }
 
 // EventKind says what a trace event does.

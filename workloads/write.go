@@ -22,7 +22,10 @@ func Write(out io.Writer, w *Workload, format string) error {
 	case FormatTrace:
 		t := w.Trace
 		if t == nil {
-			t = w.Problem.ToTrace()
+			var err error
+			if t, err = w.Problem.ToTrace(); err != nil {
+				return err
+			}
 		}
 		return WriteTrace(out, t)
 	}

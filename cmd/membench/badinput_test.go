@@ -61,8 +61,8 @@ func TestBadInputCorpus(t *testing.T) {
 		// MiniMalloc.
 		"mm-dup-id.csv":    `4: id "0" repeats line 2`,
 		"mm-half-open.csv": `2: upper 3 must be greater than lower 3 (the lifetime [lower, upper) is half-open)`,
-		"mm-column.csv":    `1: unknown column "colour" in header "id,lower,upper,size,colour": want id,lower,upper,size[,alignment] or buffer,start,end,size`,
-		"mm-alignment.csv": `3: alignment 128 differs from 64 on line 2: membench supports one alignment per problem`,
+		"mm-column.csv":    `1: unknown column "colour" in header "id,lower,upper,size,colour": want id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size`,
+		"mm-gap.csv":       `2: gap 0: window [0, 32) is not within [0, 16)`,
 		// Traces.
 		"trace-free.csv":     `3: free of id 2, which was never allocated`,
 		"trace-event.csv":    `2: unknown event "x": want a,ID,BYTES[,STREAM] (alloc), f,ID,[STREAM] (free), v,ID,OF (view), r,ID,STREAM (record stream), s,STREAM (sync) or e (empty cache)`,
@@ -70,7 +70,7 @@ func TestBadInputCorpus(t *testing.T) {
 		"trace-view.csv":     `2: want v,ID,OF, got "v,2"`,
 		// membench JSON.
 		"json-type.json":      `4: buffer 1: size: want an integer, got string "16"`,
-		"json-field.json":     `3: buffer 0: unknown field "colour" (valid: id, label, size, first, last)`,
+		"json-field.json":     `3: buffer 0: unknown field "colour" (valid: id, label, size, first, last, align, gaps, offset, hint, memory)`,
 		"json-syntax.json":    `3: invalid JSON: invalid character ',' looking for beginning of value`,
 		"json-trailing.json":  `6: unexpected data after the JSON object`,
 		"json-truncated.json": `4: unexpected end of JSON`,
@@ -149,9 +149,9 @@ func TestBadInputHugeLine(t *testing.T) {
 		{"mm.csv", "id,lower,upper,size\n0,0,1," + huge + "\n", `:2: size: want an integer, got ` + echo},
 		{"trace.csv", "a,1,64\nf," + huge + ",\n", `:2: id: want an integer, got ` + echo},
 		{"overflow.csv", "a,1,9" + strings.Repeat("9", n-1) + "\n", `:1: bytes: 9` + strings.Repeat("9", workloads.MaxEcho-1) + `… (20971520 bytes) overflows (max 9223372036854775807)`},
-		{"header.csv", huge + "\n", `:1: unknown header ` + echo + `: want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with "traceEvents" or an array of trace events), a PyTorch snapshot pickle or a .tflite model`},
+		{"header.csv", huge + "\n", `:1: unknown header ` + echo + `: want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with "traceEvents" or an array of trace events), a PyTorch snapshot pickle or a .tflite model`},
 		{"p.json", "{\"buffers\": [\n{\"size\": \"" + huge + "\", \"first\": 0, \"last\": 1}]}", `:2: buffer 0: size: want an integer, got string ` + echo},
-		{"key.json", "{\"buffers\": [],\n\"" + huge + "\": 1}", `:2: unknown field ` + echo + ` (valid: name, provenance, alignment, capacity, buffers, persistent)`},
+		{"key.json", "{\"buffers\": [],\n\"" + huge + "\": 1}", `:2: unknown field ` + echo + ` (valid: name, provenance, alignment, capacity, memories, buffers, persistent)`},
 		{"plan-huge.csv", "id,offset\n0," + huge + "\n", `:2: offset ` + echo + `: want a non-negative integer`},
 		// The TOML parser is slow on long strings: 1 MiB shows the cut.
 		{"huge.toml", "strategies = [\"naive\"]\nworkloads = [\"" + huge[:1<<20] + "\"]\n",

@@ -103,7 +103,9 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	}
 	tr := w.Trace
 	if tr == nil {
-		tr = w.Problem.ToTrace()
+		if tr, err = w.Problem.ToTrace(); err != nil {
+			return err
+		}
 	}
 	eff, err := effectiveSpec(*spec, *deviceMem)
 	if err != nil {

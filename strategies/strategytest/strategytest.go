@@ -8,7 +8,10 @@
 // lower bounds, returns plans of the kind it is registered as, and honours
 // context cancellation: cancelled before or during planning, it returns
 // context.Canceled within MaxLooksAfter further looks at its context. The
-// checks count looks (calls to Err and Done), not milliseconds.
+// checks count looks (calls to Err and Done), not milliseconds. On
+// problems with forms (FormsCorpus, CheckForms) a strategy built by
+// strategies.Lookup plans the forms it declares validly and is refused the
+// others.
 package strategytest
 
 import (
@@ -145,6 +148,9 @@ func Describe(p *workloads.Problem) string {
 	fmt.Fprintf(&b, "problem %q (%d buffers", p.Name, len(p.Buffers))
 	if p.Alignment > 1 {
 		fmt.Fprintf(&b, ", alignment %d", p.Alignment)
+	}
+	if f := p.Forms(); f != 0 {
+		fmt.Fprintf(&b, ", forms: %s", f)
 	}
 	if len(p.Buffers) > 0 && len(p.Buffers) <= 16 {
 		b.WriteString(":")
@@ -348,6 +354,7 @@ var checks = []struct {
 	{"random", checkRandom},
 	{"cancelled", checkCancelled},
 	{"cancel-during", checkCancelDuring},
+	{"forms", checkFormsCorpus},
 }
 
 // Test runs the whole suite on s, registered as kind, and returns every

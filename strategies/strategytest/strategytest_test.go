@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -243,6 +244,122 @@ func TestCorpusWellFormed(t *testing.T) {
 			if b.Size < 0 || b.First > b.Last || b.First < 0 {
 				t.Errorf("%s: bad buffer %d: %+v", c.Name, i, b)
 			}
+		}
+	}
+}
+
+// formsFake honours every form: it keeps fixed offsets and stacks the
+// other buffers of each memory space above them, each at its own
+// alignment, so no two ever share bytes.
+type formsFake struct{ fake }
+
+func (f *formsFake) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	k := max(len(p.Memories), 1)
+	tops := make([]int64, k)
+	for i, b := range p.Buffers {
+		if off, ok := p.FixedOf(i); ok {
+			tops[p.MemoryOf(i)] = max(tops[p.MemoryOf(i)], off+b.Size)
+		}
+	}
+	plan := &strategies.Plan{Offsets: make([]int64, len(p.Buffers))}
+	for i, b := range p.Buffers {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if off, ok := p.FixedOf(i); ok {
+			plan.Offsets[i] = off
+			continue
+		}
+		m := p.MemoryOf(i)
+		plan.Offsets[i] = strategies.AlignUp(tops[m], p.AlignOf(i))
+		tops[m] = plan.Offsets[i] + b.Size
+	}
+	fps := make([]int64, k)
+	for i, b := range p.Buffers {
+		fps[p.MemoryOf(i)] = max(fps[p.MemoryOf(i)], plan.Offsets[i]+b.Size)
+	}
+	for _, f := range fps {
+		plan.Footprint += f
+	}
+	if p.Forms()&workloads.FormMemories != 0 {
+		plan.Footprints = fps
+		for m, mem := range p.Memories {
+			if mem.Capacity > 0 && fps[m] > mem.Capacity {
+				return nil, errors.New("over capacity")
+			}
+		}
+	}
+	return plan, nil
+}
+
+// TestSuiteForms: a strategy declaring every form and honouring them
+// passes, as does one declaring none (the wrapper refuses the forms, or
+// plans spaces apart); one declaring forms it ignores is caught.
+func TestSuiteForms(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		s    strategies.Strategy
+		want []string // "" for none
+	}{
+		{"honours every form", strategies.Declare(&formsFake{}, workloads.AllForms), nil},
+		{"declares none", strategies.Declare(&fake{}, 0), nil},
+		{"objects, declares none", strategies.Declare(&fake{objects: true}, 0), nil},
+		{"declares forms it ignores", strategies.Declare(&fake{}, workloads.AllForms), []string{
+			`forms: fake on problem "pinned" (4 buffers, alignment 8, forms: fixed offsets: {16,0,3} {8,1,2} {24,2,5} {8,4,5}): invalid plan: buffer 0 has offset 0, not its fixed offset 32`,
+			`forms: fake on problem "own-alignments" (4 buffers, alignment 4, forms: per-buffer alignment: {10,0,3} {7,1,2} {3,2,5} {20,4,5}): invalid plan: buffer 1 has offset 12, not a multiple of the alignment 24`,
+			`forms: fake on problem "spaces" (4 buffers, forms: memory spaces: {16,0,1} {8,0,1} {8,1,3} {32,2,3}): invalid plan: 0 footprints for 2 memory spaces`,
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := strategytest.Test(tt.s, strategies.Offsets)
+			if tt.name == "objects, declares none" {
+				err = strategytest.Test(tt.s, strategies.Objects)
+			}
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Test = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("Test = nil, want failures")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("failures do not mention %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestWithForms: the random forms are reproducible, pass CheckForms, and
+// their fixed offsets leave the problem feasible.
+func TestWithForms(t *testing.T) {
+	for seed := range uint64(100) {
+		base := strategytest.RandomProblem(seed, 40)
+		p := strategytest.WithForms(base, workloads.AllForms, seed)
+		q := strategytest.WithForms(base, workloads.AllForms, seed)
+		if !reflect.DeepEqual(p, q) {
+			t.Fatalf("seed %d: not reproducible", seed)
+		}
+		if err := workloads.CheckForms(p); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !slices.Equal(base.Buffers, p.Buffers) || base.Aligns != nil {
+			t.Fatalf("seed %d: the base problem changed", seed)
+		}
+		plan, err := (&formsFake{}).Plan(context.Background(), p)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if err := strategies.Validate(p, plan); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
 		}
 	}
 }

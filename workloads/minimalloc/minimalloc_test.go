@@ -43,7 +43,11 @@ func TestRegistered(t *testing.T) {
 			t.Errorf("%s: name %q, %d buffers, LB_load %d, capacity %d; want %d, %d, %d",
 				c.name, p.Name, p.Len(), p.LoadBound(), p.Capacity, c.n, c.lb, c.cap)
 		}
-		q, err := p.ToTrace().ToProblem()
+		tr, err := p.ToTrace()
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := tr.ToProblem()
 		if err != nil {
 			t.Fatal(err)
 		}
