@@ -46,7 +46,8 @@ import (
 // takes from CBC's incumbent only which buffer of each pair lies below and
 // places every buffer at the lowest offset that order allows (a longest
 // path in whole bytes), so CBC's floating-point tolerances never reach the
-// offsets; without an incumbent the first fit is the plan. Plan.Bound is
+// offsets; without an incumbent the first fit is the plan, and where the
+// first fit meets LB_load in every space CBC is not run. Plan.Bound is
 // CBC's lower bound (at least LB_load), Plan.Optimal that CBC proved the
 // plan optimal.
 func init() {
@@ -59,11 +60,12 @@ func init() {
 		Params: []workloads.ParamDoc{
 			{Name: "timeout", Default: "10s", Doc: "CBC's wall-time budget, 0 for none"},
 			{Name: "nodes", Default: "0", Doc: "CBC's branch-and-bound node budget, 0 for none"},
+			{Name: "heuristics", Default: "true", Doc: "run CBC's primal heuristics (false: only branch and bound finds plans)"},
 		},
 		Forms: workloads.FormAlign | workloads.FormFixed | workloads.FormMemories,
 		New: func(args *workloads.Args) (Strategy, error) {
 			ps := search.NewParams("milp", args)
-			m := milp{timeout: ps.Timeout("10s"), nodes: ps.Int("nodes", 0, 0)}
+			m := milp{timeout: ps.Timeout("10s"), nodes: ps.Int("nodes", 0, 0), heuristics: args.Bool("heuristics", true)}
 			return m, ps.Err()
 		},
 	})
@@ -74,8 +76,9 @@ func init() {
 var ErrSolverMissing = errors.New("solver not installed")
 
 type milp struct {
-	timeout time.Duration
-	nodes   int
+	timeout    time.Duration
+	nodes      int
+	heuristics bool
 }
 
 func (milp) Name() string { return "milp" }
@@ -106,6 +109,9 @@ func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if mod.firstOptimal() {
+		return mod.plan(p, cbcResult{}, nil)
+	}
 	dir, err := os.MkdirTemp("", "membench-milp-")
 	if err != nil {
 		return nil, fmt.Errorf("milp: %w", err)
@@ -123,6 +129,9 @@ func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	if m.nodes > 0 {
 		args = append(args, "maxNodes", strconv.Itoa(m.nodes))
 	}
+	if !m.heuristics {
+		args = append(args, "heuristicsOnOff", "off")
+	}
 	args = append(args, "solve", "solution", sol)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
@@ -135,9 +144,6 @@ func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 		return nil, fmt.Errorf("milp: cbc: %v: %s", runErr, lastLines(out, 5))
 	}
 	res := parseCBCLog(out)
-	if res.infeasible {
-		return nil, fmt.Errorf("milp: CBC proved that no plan fits the memory spaces' capacities")
-	}
 	var z map[string]float64
 	if res.incumbent {
 		if z, err = readCBCSolution(sol); err != nil {
@@ -206,6 +212,17 @@ func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error)
 		mod.cap = append(mod.cap, c)
 	}
 	return mod, nil
+}
+
+// firstOptimal reports whether the first fit meets LB_load in every
+// memory space, and so is optimal without a program to solve.
+func (mod *milpModel) firstOptimal() bool {
+	for m, ub := range mod.ub {
+		if ub > mod.lb[m] {
+			return false
+		}
+	}
+	return true
 }
 
 func gcd(a, b int64) int64 {
@@ -362,11 +379,20 @@ func (mod *milpModel) plan(p *workloads.Problem, res cbcResult, z map[string]flo
 		}
 	}
 	plan := &Plan{Offsets: offsets, Footprint: mod.footprint(p, offsets)}
-	if p.Forms()&workloads.FormMemories != 0 {
-		plan.Footprints = make([]int64, len(mod.ub))
-		for i, o := range offsets {
-			plan.Footprints[mod.space[i]] = max(plan.Footprints[mod.space[i]], o+p.Buffers[i].Size)
+	tops := make([]int64, len(mod.ub))
+	for i, o := range offsets {
+		tops[mod.space[i]] = max(tops[mod.space[i]], o+p.Buffers[i].Size)
+	}
+	for m, top := range tops {
+		if c := mod.cap[m] * mod.unit; c > 0 && top > c {
+			if res.infeasible || mod.lb[m] > mod.cap[m] {
+				return nil, fmt.Errorf("milp: no plan fits memory space %q in its capacity %d bytes (proved)", p.Memories[m].Name, p.Memories[m].Capacity)
+			}
+			return nil, fmt.Errorf("milp: found no plan that fits memory space %q in its capacity %d bytes", p.Memories[m].Name, p.Memories[m].Capacity)
 		}
+	}
+	if p.Forms()&workloads.FormMemories != 0 {
+		plan.Footprints = tops
 	}
 	plan.Bound = p.LoadBound()
 	if res.hasBound {

@@ -101,6 +101,7 @@ var suiteSpecs = map[string]string{
 	"genetic":             "genetic?population_size=10&max_generations=5",
 	"random-search":       "random-search?num_trials=20",
 	"greedy":              "greedy?order=all",
+	"milp":                "milp?timeout=0&nodes=1&heuristics=false",
 }
 
 // suiteSpec returns the spec the suites run the strategy name by.
