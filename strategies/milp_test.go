@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"membench/strategies"
 	"membench/workloads"
@@ -115,23 +116,51 @@ func TestMILPReadsCBCSolution(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", bin)
-	bufs := []workloads.Buffer{{ID: 0, Size: 24, First: 0, Last: 2}, {ID: 1, Size: 40, First: 1, Last: 3}, {ID: 2, Size: 8, First: 2, Last: 4}}
+	// First fit by size gives 88, LB_load is 80: cbc runs.
+	bufs := []workloads.Buffer{{ID: 0, Size: 32, First: 4, Last: 6}, {ID: 1, Size: 32, First: 2, Last: 4}, {ID: 2, Size: 16, First: 3, Last: 5}, {ID: 3, Size: 40, First: 1, Last: 2}}
 	p := &workloads.Problem{Buffers: bufs}
 	s, err := strategies.Lookup("milp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// z0_1 and z0_2 = 0 (left out): 1 and 2 below 0; z1_2 = 1: 1 below 2.
-	fake(`Stopped on time - objective value 72.00000000\n      0 F0      72     0\n**    3 z1_2     1     0\n`)
+	// z0_1 = 0 (left out): 1 below 0; 0 below 2, 1 below 2, 1 below 3.
+	fake(`Stopped on time - objective value 80.00000000\n      0 F0      80     0\n      2 z0_2 1 0\n**    3 z1_2     1     0\n      4 z1_3 0.9999999 0\n`)
 	plan, err := s.Plan(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int64{48, 0, 40}; !equalInt64s(plan.Offsets, want) {
+	if want := []int64{32, 0, 64, 32}; !equalInt64s(plan.Offsets, want) {
 		t.Errorf("offsets %v, want %v", plan.Offsets, want)
 	}
 	fake(`Stopped on time - objective value 72\n      0 F0\n`)
 	if _, err := s.Plan(context.Background(), p); err == nil || !strings.Contains(err.Error(), "solution.txt:2: want \"index name value reduced-cost\"") {
 		t.Errorf("a short line: error %v, want one naming the file and line 2", err)
+	}
+}
+
+// TestMILPKillsCBC checks that cancelling the context kills cbc and
+// returns the context's error.
+func TestMILPKillsCBC(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "cbc"), []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s, err := strategies.Lookup("milp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	probs, _ := readOmniGoldens(t)
+	p := probs["rand60"] // its first fit is above LB_load: cbc runs
+	go func() {
+		_, err := s.Plan(ctx, p)
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // let cbc start
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
 	}
 }

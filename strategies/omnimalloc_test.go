@@ -111,3 +111,60 @@ func suiteSpec(name string) string {
 	}
 	return name
 }
+
+// TestOmniMallocBudgets checks the wall-time budget: with one that has run
+// out at once, each search returns the plan it starts from (the genetic
+// algorithm scores only its first individual, the size order; random
+// search decodes only its first shuffle, which random-search?num_trials=1
+// decodes too).
+func TestOmniMallocBudgets(t *testing.T) {
+	probs, _ := readOmniGoldens(t)
+	p := probs["rand60"]
+	plan := func(spec string) []int64 {
+		t.Helper()
+		s, err := strategies.Lookup(spec)
+		if err != nil {
+			t.Fatalf("Lookup(%q): %v", spec, err)
+		}
+		pl, err := s.Plan(context.Background(), p)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		return pl.Offsets
+	}
+	bySize := plan("greedy?order=size")
+	for _, spec := range []string{"simulated-annealing?timeout=1ns", "hill-climb?timeout=1ns", "tabu-search?timeout=1ns", "genetic?timeout=1ns"} {
+		if got := plan(spec); !slices.Equal(got, bySize) {
+			t.Errorf("%s = %v, want the size order's first fit %v", spec, got, bySize)
+		}
+	}
+	if got, want := plan("random-search?timeout=1ns"), plan("random-search?num_trials=1"); !slices.Equal(got, want) {
+		t.Errorf("random-search?timeout=1ns = %v, want its first shuffle's %v", got, want)
+	}
+	if slices.Equal(plan("simulated-annealing?timeout=0"), bySize) {
+		t.Error("simulated-annealing without a budget returned its starting plan; the budget test proves nothing")
+	}
+}
+
+// TestOmniMallocParams checks the parameter errors.
+func TestOmniMallocParams(t *testing.T) {
+	tests := []struct{ spec, want string }{
+		{"simulated-annealing?cooling_rate=0", "simulated-annealing: parameter cooling_rate=0: want a number in (0, 1]"},
+		{"simulated-annealing?initial_temperature=-1", "simulated-annealing: parameter initial_temperature=-1: want a number in [0, +Inf]"},
+		{"hill-climb?max_iterations=0", "hill-climb: parameter max_iterations=0: want an integer of at least 1"},
+		{"hill-climb?cooling_rate=0.5", "cooling_rate"},
+		{"tabu-search?tabu_tenure=0", "tabu-search: parameter tabu_tenure=0: want an integer of at least 1"},
+		{"genetic?mutation_prob=1.5", "genetic: parameter mutation_prob=1.5: want a number in [0, 1]"},
+		{"genetic?max_generations=-1", "genetic: parameter max_generations=-1: want an integer of at least 0"},
+		{"random-search?seed=-3", "random-search: parameter seed=-3: want a non-negative integer"},
+		{"random-search?timeout=soon", "random-search: parameter timeout=\"soon\": want a duration such as 3s or 500ms, 0 for none"},
+		{"greedy?order=height", "greedy: parameter order=\"height\": want one of input, size, duration, area, conflict, conflict-size, start, all"},
+		{"milp?nodes=-1", "milp: parameter nodes=-1: want an integer of at least 0"},
+	}
+	for _, tc := range tests {
+		_, err := strategies.Lookup(tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Lookup(%q) = %v, want an error containing %q", tc.spec, err, tc.want)
+		}
+	}
+}
