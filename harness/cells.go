@@ -50,24 +50,73 @@ type WorkloadInfo struct {
 	Hash      string `json:"hash"`
 	LBLoad    int64  `json:"lb_load"`
 	LBObjects int64  `json:"lb_objects"`
+	// Spaces are the memory spaces of a problem with several, with their
+	// LB_load and capacity (no footprint); nil otherwise.
+	Spaces []results.SpaceStat `json:"spaces,omitempty"`
 }
 
 // Hash returns a content hash of a problem: alignment, capacity and every
-// buffer's size and lifetime in order.
+// buffer's size and lifetime in order, then, for a problem with forms
+// (DESIGN §15) only, so that other hashes stay as they were, each form
+// it has.
 func Hash(p *workloads.Problem) string {
 	h := sha256.New()
 	var buf [8 * 3]byte
-	binary.LittleEndian.PutUint64(buf[0:], uint64(p.Alignment))
-	binary.LittleEndian.PutUint64(buf[8:], uint64(p.Capacity))
-	binary.LittleEndian.PutUint64(buf[16:], uint64(len(p.Buffers)))
-	h.Write(buf[:])
+	put := func(vs ...int64) {
+		for len(vs) > 0 {
+			k := min(len(vs), 3)
+			for j, v := range vs[:k] {
+				binary.LittleEndian.PutUint64(buf[8*j:], uint64(v))
+			}
+			h.Write(buf[:8*k])
+			vs = vs[k:]
+		}
+	}
+	put(p.Alignment, p.Capacity, int64(len(p.Buffers)))
 	for _, b := range p.Buffers {
-		binary.LittleEndian.PutUint64(buf[0:], uint64(b.Size))
-		binary.LittleEndian.PutUint64(buf[8:], uint64(b.First))
-		binary.LittleEndian.PutUint64(buf[16:], uint64(b.Last))
-		h.Write(buf[:])
+		put(b.Size, int64(b.First), int64(b.Last))
+	}
+	if f := p.Forms(); f != 0 {
+		hashForms(p, f, put, h.Write)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// hashForms feeds the forms f of p to a hash: a tag and each buffer's
+// values per form, and the memory spaces' names and capacities.
+func hashForms(p *workloads.Problem, f workloads.Forms, put func(...int64), write func([]byte) (int, error)) {
+	put(int64(f))
+	for i := range p.Buffers {
+		if f&workloads.FormAlign != 0 {
+			put(p.AlignOf(i))
+		}
+		if f&workloads.FormFixed != 0 {
+			put(p.Fixed[i])
+		}
+		if f&workloads.FormHints != 0 {
+			put(p.Hints[i])
+		}
+		if f&workloads.FormMemories != 0 {
+			put(int64(p.MemoryOf(i)))
+		}
+		if f&workloads.FormGaps != 0 {
+			gaps := p.GapsOf(i)
+			put(int64(len(gaps)))
+			for _, g := range gaps {
+				lo, hi := int64(-1), int64(-1)
+				if g.Window != nil {
+					lo, hi = g.Window.Lo, g.Window.Hi
+				}
+				put(int64(g.First), int64(g.Last), lo, hi)
+			}
+		}
+	}
+	if f&workloads.FormMemories != 0 {
+		for _, m := range p.Memories {
+			put(m.Capacity, int64(len(m.Name)))
+			write([]byte(m.Name))
+		}
+	}
 }
 
 // subject is a resolved strategy or allocator entry.

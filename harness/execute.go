@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -158,6 +159,12 @@ func runStrategy(ctx context.Context, c Cell, p *workloads.Problem, rec *results
 		rec.Objects = len(plan.ObjectSizes)
 	}
 	rec.Bound, rec.Optimal = plan.Bound, plan.Optimal
+	if plan.Footprints != nil && len(plan.Footprints) == len(c.Info.Spaces) {
+		rec.Spaces = slices.Clone(c.Info.Spaces)
+		for m := range rec.Spaces {
+			rec.Spaces[m].Footprint = plan.Footprints[m]
+		}
+	}
 	iters, samples, err := measure(ctx, c, first, func() error {
 		_, err := s.Plan(ctx, p)
 		return err

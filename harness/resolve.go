@@ -149,6 +149,10 @@ func firstOn(line int) string {
 func learn(s string, w *workloads.Workload) loadedWorkload {
 	lb := strategies.LowerBounds(w.Problem)
 	l := loadedWorkload{info: WorkloadInfo{N: len(w.Problem.Buffers), Hash: Hash(w.Problem), LBLoad: lb.Load, LBObjects: lb.Objects}}
+	for m, load := range lb.Loads {
+		mem := w.Problem.Memories[m]
+		l.info.Spaces = append(l.info.Spaces, results.SpaceStat{Name: mem.Name, LBLoad: load, Capacity: mem.Capacity})
+	}
 	for _, m := range w.Warnings() {
 		l.warnings = append(l.warnings, s+": "+m)
 	}

@@ -14,8 +14,9 @@ import (
 	// The exact offset planner (strategy "exact").
 	_ "membench/strategies/exact"
 	// Workload families: MiniMalloc's instances, recorded traces,
-	// synthetic generators, TFLite models and the model zoo.
+	// synthetic generators, TFLite and ONNX models and the model zoo.
 	_ "membench/workloads/minimalloc"
+	_ "membench/workloads/onnxmodels"
 	_ "membench/workloads/recorded"
 	_ "membench/workloads/synthetic"
 	_ "membench/workloads/tflitemodels"

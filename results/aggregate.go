@@ -25,6 +25,8 @@ type Group struct {
 	MedianNs float64
 	// Alloc is the allocator statistics of the first ok repeat.
 	Alloc *AllocStats
+	// Spaces is the memory spaces of the first ok repeat (Record.Spaces).
+	Spaces []SpaceStat
 	// Best is the best known of the workload's problem (BestKnown), and
 	// BestRatio the footprint over its footprint; zero where none is known.
 	Best      Best
@@ -63,6 +65,9 @@ func Aggregate(recs []Record, table BestTable) []*Group {
 		g.TimesNs = append(g.TimesNs, r.TimesNs...)
 		if g.Alloc == nil {
 			g.Alloc = r.Alloc
+		}
+		if g.Spaces == nil {
+			g.Spaces = r.Spaces
 		}
 	}
 	// Footprints per group: the median over ok repeats.

@@ -59,6 +59,10 @@ type Record struct {
 	Bound int64 `json:"bound,omitempty"`
 	// Optimal reports that the subject proved its footprint optimal.
 	Optimal bool `json:"optimal,omitempty"`
+	// Spaces holds each memory space's footprint, LB_load and capacity
+	// for a problem with several (DESIGN §15), whose Footprint and LBLoad
+	// are their sums; absent otherwise.
+	Spaces []SpaceStat `json:"spaces,omitempty"`
 
 	// Alloc holds an allocator replay's statistics.
 	Alloc *AllocStats `json:"alloc,omitempty"`
@@ -70,6 +74,15 @@ type Record struct {
 	TimesNs []float64 `json:"times_ns"`
 
 	Error string `json:"error,omitempty"`
+}
+
+// SpaceStat is one memory space of a plan: its name, footprint, LB_load
+// and capacity (0, and absent, for none).
+type SpaceStat struct {
+	Name      string `json:"name"`
+	Footprint int64  `json:"footprint"`
+	LBLoad    int64  `json:"lb_load"`
+	Capacity  int64  `json:"capacity,omitempty"`
 }
 
 // AllocStats are the statistics of one allocator replay (DESIGN §1).

@@ -109,9 +109,40 @@ func WriteSummary(w io.Writer, title string, recs []Record, table BestTable) err
 			t.write(&b, st)
 			t.writeMeanNote(&b)
 		}
+		writeSpaces(&b, name, gs)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSpaces writes, for the groups whose problems have several memory
+// spaces, each space's footprint against its LB_load; nothing when none
+// has.
+func writeSpaces(b *strings.Builder, name string, gs []*Group) {
+	if !slices.ContainsFunc(gs, func(g *Group) bool { return g.Spaces != nil }) {
+		return
+	}
+	fmt.Fprintf(b, "\n## %s: memory spaces, footprint / LB_load (footprint in MiB)\n\n", name)
+	b.WriteString("| workload | subject | space | LB_load (MiB) | capacity (MiB) | footprint / LB_load |\n|---|---|---|---:|---:|---:|\n")
+	ws, _ := Axes(gs)
+	label := map[string]string{}
+	for i, l := range ShortLabels(ws) {
+		label[ws[i]] = l
+	}
+	for _, g := range gs {
+		for _, s := range g.Spaces {
+			capacity := notRun
+			if s.Capacity > 0 {
+				capacity = MiB(s.Capacity)
+			}
+			r := 0.0
+			if s.LBLoad > 0 {
+				r = float64(s.Footprint) / float64(s.LBLoad)
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.4f (%s) |\n", mdEscape(label[g.Workload]), mdEscape(g.Subject), mdEscape(s.Name),
+				MiB(s.LBLoad), capacity, r, MiB(s.Footprint))
+		}
+	}
 }
 
 // Marks of cells without a value, and of a proved optimum.

@@ -16,9 +16,12 @@ func init() {
 	Register(Info{
 		Name: "best-of", Runtime: "membench", Kind: Offsets,
 		Doc: "runs several strategies and keeps the plan with the smallest footprint (ties: the first listed), " +
-			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets; stops once a plan reaches LB_load",
+			"as XLA's ChooseBestHeapAlgorithm and MindSpore SOMAS do; returns its offsets; stops once a plan reaches LB_load; " +
+			"honours the forms every member honours; memory spaces are planned one at a time, each keeping its best",
 		Params: []workloads.ParamDoc{{Name: "of", Default: bestOfDefault,
 			Doc: "comma-separated strategy specs to run, in order (a spec's own & must be written %26)"}},
+		// The default members honour no form in common; an instance
+		// honours those all its members do (bestOf.honours).
 		New: newBestOf,
 	})
 }
@@ -50,6 +53,19 @@ func newBestOf(args *workloads.Args) (Strategy, error) {
 }
 
 func (bestOf) Name() string { return "best-of" }
+
+// honours returns the forms every member honours, which Lookup declares
+// for the instance: each member then plans a problem best-of accepts.
+// Memory spaces are left to the registry, one space at a time, as best-of
+// compares one footprint per plan.
+func (s bestOf) honours() workloads.Forms {
+	all := workloads.AllForms
+	for _, m := range s.members {
+		f, _ := DeclaredForms(m)
+		all &= f
+	}
+	return all &^ workloads.FormMemories
+}
 
 func (s bestOf) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	var best *Plan

@@ -65,8 +65,20 @@ import (
 // tensors live at once (each tensor meets the placed tensors live with
 // it), so O(n^2) when every tensor is live at once.
 //
-// Not modelled: several memory ids (mem_id, each its own arena: this is the
-// single-arena case, mem_id 1), tensors planned in place of an input
+// Memory spaces are ExecuTorch's mem ids (TensorSpec.mem_id; none means
+// 1). greedy sorts all the specs together, then gives each mem id its own
+// list of shared objects (pick_shared_obj over shared_objects[mem_id]),
+// lays each id's objects back to back from 0 (_compute_total_sizes,
+// materialize_buffer) and returns one total per mem id (bufsizes); naive
+// bumps one counter per mem id. The order within a mem id is the global
+// order restricted to it, so planning each space apart gives the same
+// offsets and totals: the registry's per-space planning (Info.Forms leaves
+// out FormMemories) is the rule, Plan.Footprints the per-id footprints and
+// Plan.Arena the sum of the totals. ExecuTorch has no capacity per mem
+// id: a space's capacity is not planned for, and a plan over it fails
+// validation.
+//
+// Not modelled: tensors planned in place of an input
 // (inplace_base), input_mem_buffer_sizes and extra_padding (both 0 here),
 // and MemoryPlanningAlgorithmSuite, which runs several algorithms and keeps
 // the smallest (only greedy by default; best-of does that in membench).

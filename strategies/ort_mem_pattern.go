@@ -50,9 +50,13 @@ func init() {
 //     counts the rounded sizes too: that is Plan.Arena where it differs
 //     from max(offset+size).
 //
+// Memory spaces are ORT's memory locations (OrtMemoryInfo): its
+// MemoryPatternGroup holds one MemoryPattern per location, each traced
+// apart, so the registry's per-space planning (Info.Forms leaves out
+// FormMemories) is ORT's rule, each space's pattern size its footprint.
+//
 // Not modelled: the program-counter variant used in training (blocks
-// reused by time schedule), and the several memory locations ORT plans
-// separately; membench plans one location.
+// reused by time schedule).
 type ortMemPattern struct{}
 
 func (ortMemPattern) Name() string { return "ort-mem-pattern" }

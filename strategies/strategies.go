@@ -173,7 +173,14 @@ func Names() []string { return registry.Names() }
 // the valid ones.
 func Lookup(spec string) (Strategy, error) {
 	if strings.HasPrefix(spec, "exec:") {
-		return newExec(spec) // exec.go
+		// An external planner gets a MiniMalloc CSV of sizes and
+		// lifetimes (exec.go): it honours no form, and each memory
+		// space goes to it as a problem of its own.
+		s, err := newExec(spec)
+		if err != nil {
+			return nil, err
+		}
+		return named{s, spec, spec, 0}, nil
 	}
 	sp, err := workloads.ParseSpec(spec)
 	if err != nil {
@@ -191,7 +198,11 @@ func Lookup(spec string) (Strategy, error) {
 	if err := args.Check(info.Params); err != nil {
 		return nil, err
 	}
-	return named{s, spec, info.Name, info.Forms}, nil
+	forms := info.Forms
+	if h, ok := s.(interface{ honours() workloads.Forms }); ok {
+		forms = h.honours() // forms that depend on the parameters (best-of's members)
+	}
+	return named{s, spec, info.Name, forms}, nil
 }
 
 // named reports the spec as given as the strategy's name, and refuses the

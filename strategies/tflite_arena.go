@@ -67,8 +67,8 @@ const tfliteTensorAlignment = 64
 // Problem.Persistent, and this planner never sees them.
 //
 // Not modelled: in-place sharing of input buffers (actual_tensor_id_), and
-// re-planning from a later node; membench plans every tensor of the
-// problem in one arena.
+// re-planning from a later node. TFLite plans one arena; a problem with
+// several memory spaces is planned one space at a time by the registry.
 type tfliteArena struct{ align int64 }
 
 func (tfliteArena) Name() string { return "tflite-arena" }

@@ -14,9 +14,11 @@ func init() {
 		"as TFLite Micro rounds every size before planning"
 	Register(Info{
 		Name: "tflm-greedy", Runtime: "tflm", Kind: Offsets,
-		Doc: "TFLite Micro GreedyMemoryPlanner: rounded size desc (ties: later buffer first), " +
-			"first gap among simultaneously live buffers, else on top; a .tflite aligns to 16 bytes unless --align says",
+		Doc: "TFLite Micro GreedyMemoryPlanner: fixed (offline-planned) offsets kept and placed first, then " +
+			"rounded size desc (ties: later buffer first), first gap among simultaneously live buffers, else on top; " +
+			"a .tflite aligns to 16 bytes unless --align says",
 		Arena: arena,
+		Forms: workloads.FormFixed,
 		New:   Simple(func() Strategy { return tflmGreedy{} }),
 	})
 	Register(Info{
@@ -56,10 +58,17 @@ const tflmLinearMaxBuffers = 1024
 //     area, which the `.tflite` reader keeps in Problem.Persistent; a
 //     zero-size buffer here lands at offset 0 and takes no space.
 //
-// Not modelled: offline-planned buffers (fixed offsets from model
-// metadata), subgraphs of control-flow operators, and the scratch-buffer
-// limit on the greedy planner's buffer count (it depends on the arena the
-// user gives).
+//   - Offline-planned buffers (the OfflineMemoryAllocation metadata of a
+//     `.tflite`, read by workloads.ReadTFLiteModel into Problem.Fixed, or
+//     any problem's fixed offsets) reach the planner through its AddBuffer
+//     with an offline offset: the greedy planner keeps them (tflmGreedy);
+//     the linear planner has no such AddBuffer, the default one fails, and
+//     so TFLite Micro's CreatePlan fails: tflm-linear does not declare
+//     FormFixed and the registry refuses such a problem.
+//
+// Not modelled: subgraphs of control-flow operators, scratch buffers, and
+// the scratch-buffer limit on the greedy planner's buffer count (it
+// depends on the arena the user gives).
 
 // tflmAlign returns the alignment a TFLite Micro planner rounds sizes to
 // for p.
@@ -103,6 +112,14 @@ func tflmRounded(name string, bufs []workloads.Buffer, align int64) ([]workloads
 //     end up to the next buffer's offset, that holds it, else above them
 //     all. First fit, not best fit.
 //   - The arena is the highest offset plus rounded size.
+//   - Fixed offsets (CalculateOffsetsIfNeeded with offline offsets): the
+//     offline-planned buffers come first, in problem order and unsorted,
+//     each at its own offset as given (no alignment, no check against the
+//     others); the online buffers follow in the order above and take the
+//     first fit among every placed buffer live with them, offline ones
+//     included, with no alignment of their own either (their rounded sizes
+//     keep them aligned only where the offline offsets are). The arena
+//     counts the offline buffers' offsets plus rounded sizes too.
 type tflmGreedy struct{}
 
 func (tflmGreedy) Name() string { return "tflm-greedy" }
@@ -113,11 +130,56 @@ func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 	if err != nil {
 		return nil, err
 	}
+	if p.Fixed != nil {
+		return tflmGreedyFixed(ctx, p, rounded)
+	}
 	offsets, arena, err := placeOneByOne(ctx, "tflm-greedy", rounded, tflmGreedyOrder(rounded), math.MaxInt64,
 		tflmGreedyChoose(align),
 		func(off, size int64) int64 { return AlignUp(off+size, align) })
 	if err != nil {
 		return nil, err
+	}
+	return setArena(&Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, arena), nil
+}
+
+// tflmGreedyFixed plans p, some of whose buffers have fixed offsets, over
+// the rounded sizes: the fixed buffers first, in problem order, each at its
+// offset; then the others in tflmGreedyOrder, first fit without alignment.
+func tflmGreedyFixed(ctx context.Context, p *workloads.Problem, rounded []workloads.Buffer) (*Plan, error) {
+	var order []int32
+	var at []int64 // the fixed offsets of the positive sizes, in order
+	for i := range rounded {
+		if off, ok := p.FixedOf(i); ok {
+			order = append(order, int32(i))
+			if rounded[i].Size > 0 {
+				at = append(at, off)
+			}
+		}
+	}
+	for _, i := range tflmGreedyOrder(rounded) {
+		if _, ok := p.FixedOf(int(i)); !ok {
+			order = append(order, i)
+		}
+	}
+	// placeOneByOne asks for the positive sizes' offsets in order, so the
+	// fixed ones are asked for first.
+	choose := func(size int64, live []kernel.Comp) int64 {
+		if len(at) > 0 {
+			off := at[0]
+			at = at[1:]
+			return off
+		}
+		return kernel.FirstFit(live, size, 1)
+	}
+	offsets, arena, err := placeOneByOne(ctx, "tflm-greedy", rounded, order, math.MaxInt64, choose,
+		func(off, size int64) int64 { return off + size })
+	if err != nil {
+		return nil, err
+	}
+	for i := range offsets {
+		if off, ok := p.FixedOf(i); ok {
+			offsets[i] = off // a zero size too, which placeOneByOne puts at 0
+		}
 	}
 	return setArena(&Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, arena), nil
 }

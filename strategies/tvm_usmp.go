@@ -3,6 +3,7 @@ package strategies
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -77,9 +78,24 @@ import (
 // problem order, and a buffer's conflicts list those live when it starts,
 // then those that start while it lives, each by (first task, buffer).
 //
-// Not modelled: several pools and their size hints (one unbounded pool;
-// TVM fails where a bounded pool overflows), per-buffer alignments (one
-// alignment for every buffer), constant pools.
+// Pools: a problem's memory spaces are USMP's workspace pools, each
+// buffer with its space as its one pool candidate, and a space's capacity
+// is the pool's size_hint_bytes (none: unbounded). The planners plan the
+// pools together, as USMP does (Info.Forms has FormMemories): the order is
+// over all buffers, and the number of conflicts counts those in every
+// pool (ExtractBufferInfo's conflicts ignore pools), but a buffer is only
+// placed against the conflicts in its own pool. A buffer that would end
+// past its pool's size hint is USMP's error ("the space available in the
+// provided pools exceeded ... Please increase the size_hints for memory
+// pools"). The hill climb's total is the sum of the pools' sizes, its
+// memory pressure LB_load over all buffers, and a pass where a buffer
+// found no room is handled as hill_climb.cc does (usmpHillClimb). Each
+// pool is an arena of its own: Plan.Footprints holds each pool's size.
+//
+// Not modelled: several pool candidates per buffer (membench's buffer
+// names one space), per-buffer alignments (USMP rounds a conflict's end
+// up to the conflict's own alignment, not the placed buffer's, which does
+// not align the buffer: refused), constant pools.
 
 func init() {
 	alignDoc := []workloads.ParamDoc{{Name: "workspace_byte_alignment", Default: "16",
@@ -88,6 +104,7 @@ func init() {
 		Name:    "tvm-greedy-by-size",
 		Runtime: "tvm",
 		Kind:    Offsets,
+		Forms:   workloads.FormMemories,
 		Doc: "TVM USMP greedy_by_size: size, then conflicts, then name descending; each buffer " +
 			"above every conflicting buffer placed before it",
 		Params: alignDoc,
@@ -103,6 +120,7 @@ func init() {
 		Name:    "tvm-greedy-by-conflicts",
 		Runtime: "tvm",
 		Kind:    Offsets,
+		Forms:   workloads.FormMemories,
 		Doc: "TVM USMP greedy_by_conflicts: conflicts, then size, then name descending; each buffer " +
 			"above every conflicting buffer placed before it",
 		Params: alignDoc,
@@ -118,6 +136,7 @@ func init() {
 		Name:    "tvm-hill-climb",
 		Runtime: "tvm",
 		Kind:    Offsets,
+		Forms:   workloads.FormMemories,
 		Doc: "TVM USMP hill_climb: up to 500 first-fit passes over orders perturbed by swapping " +
 			"conflicting buffers near the top, glibc rand_r seed 0; stops at LB_load",
 		Params: alignDoc,
@@ -147,6 +166,132 @@ type usmpGraph struct {
 	start []int32
 	nbr   []int32
 	align int64
+	pools usmpPools
+}
+
+// usmpPools are USMP's pools: each buffer's one pool candidate, a memory
+// space of the problem, and each pool's size hint.
+type usmpPools struct {
+	// of[i] is buffer i's pool; nil: every buffer in pool 0.
+	of []int
+	// hint[m] is pool m's size_hint_bytes, 0 for unbounded
+	// (kUnrestrictedPoolSizeHint); nil: every pool unbounded.
+	hint []int64
+	// names are the pools' names, for errors.
+	names []string
+}
+
+// newUSMPPools returns p's memory spaces as USMP pools.
+func newUSMPPools(p *workloads.Problem) usmpPools {
+	if p.Forms()&workloads.FormMemories == 0 {
+		return usmpPools{}
+	}
+	u := usmpPools{of: p.Spaces, hint: make([]int64, len(p.Memories)), names: make([]string, len(p.Memories))}
+	for m, mem := range p.Memories {
+		u.hint[m], u.names[m] = mem.Capacity, mem.Name
+	}
+	return u
+}
+
+// n returns the number of pools.
+func (u usmpPools) n() int { return max(len(u.hint), 1) }
+
+// poolOf returns buffer i's pool.
+func (u usmpPools) poolOf(i int32) int {
+	if u.of == nil {
+		return 0
+	}
+	return u.of[i]
+}
+
+// fits is GreedyBase::IsValidPlacement: a buffer of the given size at
+// offset off stays within pool m's size hint.
+func (u usmpPools) fits(m int, off, size int64) bool {
+	return u.hint == nil || u.hint[m] == 0 || off+size <= u.hint[m]
+}
+
+// exceeded is USMP's error for a buffer no pool candidate holds.
+// name is the planner's, i the buffer's index and size its size.
+func (u usmpPools) exceeded(name string, i int32, size int64) error {
+	m := u.poolOf(i)
+	return fmt.Errorf("%s: buffer %d (%d bytes): TVM USMP Error: the space available in the provided pools exceeded "+
+		"(pool %q, size hint %d bytes). Please increase the size_hints for memory pools",
+		name, i, size, u.names[m], u.hint[m])
+}
+
+// postSort is PostSortAllocation's choice for a buffer of the given size
+// in pool m, its one candidate, given the aligned ends of the conflicts
+// placed before it in that pool, in conflict-list order: the pool is a
+// candidate at 0 if the buffer fits there; a conflict whose end leaves
+// room raises the offset to that end, re-admitting the pool (at 0 and
+// then that end) if an earlier conflict dropped it; one that leaves no
+// room drops the pool. It reports false where the pool ends dropped.
+func (u usmpPools) postSort(m int, size int64, ends []int64) (int64, bool) {
+	in := u.fits(m, 0, size)
+	var off int64
+	for _, next := range ends {
+		if !u.fits(m, next, size) {
+			in = false
+			continue
+		}
+		if !in {
+			in, off = true, 0
+		}
+		off = max(off, next)
+	}
+	return off, in
+}
+
+// tight places buffer i of bufs where the highest aligned end of its
+// conflicts leaves no room in its pool: it gives PostSortAllocation's
+// choice (postSort) over the conflicts placed before it in its pool, in
+// their conflict-list order (by first task, then index: newUSMPGraph's
+// lists), which can still place it in a gap below a conflict that dropped
+// the pool. It reports false where USMP fails, and where USMP would place
+// the buffer over one of those conflicts.
+func (u usmpPools) tight(bufs []workloads.Buffer, offsets []int64, placed []bool, i int32, align int64) (int64, bool) {
+	b, m := bufs[i], u.poolOf(i)
+	var conf []int32
+	for j := range bufs {
+		c := bufs[j]
+		if placed[j] && u.poolOf(int32(j)) == m && c.First <= b.Last && b.First <= c.Last {
+			conf = append(conf, int32(j))
+		}
+	}
+	slices.SortFunc(conf, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(bufs[x].First, bufs[y].First), cmp.Compare(x, y))
+	})
+	ends := make([]int64, len(conf))
+	for k, j := range conf {
+		ends[k] = AlignUp(offsets[j]+bufs[j].Size, align)
+	}
+	off, in := u.postSort(m, b.Size, ends)
+	if !in {
+		return 0, false
+	}
+	for _, j := range conf {
+		if c := bufs[j]; b.Size > 0 && c.Size > 0 && off < offsets[j]+c.Size && offsets[j] < off+b.Size {
+			return 0, false
+		}
+	}
+	return off, true
+}
+
+// footprints returns the plan of offsets with a footprint per pool where
+// there are several pools or a size hint (Plan.Footprints).
+func (u usmpPools) plan(bufs []workloads.Buffer, offsets []int64) *Plan {
+	if u.hint == nil {
+		return &Plan{Offsets: offsets, Footprint: Footprint(bufs, offsets)}
+	}
+	plan := &Plan{Offsets: offsets, Footprints: make([]int64, u.n())}
+	for i, b := range bufs {
+		m := u.poolOf(int32(i))
+		plan.Footprints[m] = max(plan.Footprints[m], offsets[i]+b.Size)
+	}
+	for _, f := range plan.Footprints {
+		plan.Footprint += f
+	}
+	return plan
 }
 
 func (g *usmpGraph) conflicts(i int32) []int32 { return g.nbr[g.start[i]:g.start[i+1]] }
@@ -157,12 +302,12 @@ const tvmMaxConflicts = 1 << 27
 
 // newUSMPGraph builds the conflict graph of bufs: i and j conflict iff they
 // are live at a common task.
-func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, align int64) (*usmpGraph, error) {
+func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, align int64, pools usmpPools) (*usmpGraph, error) {
 	if err := kernel.RecordError(name, bufs); err != nil {
 		return nil, err
 	}
 	n := len(bufs)
-	g := &usmpGraph{size: make([]int64, n), name: make([]string, n), start: make([]int32, n+1), align: max(align, 1)}
+	g := &usmpGraph{size: make([]int64, n), name: make([]string, n), start: make([]int32, n+1), align: max(align, 1), pools: pools}
 	for i, b := range bufs {
 		g.size[i] = b.Size
 		g.name[i] = strconv.Itoa(b.ID)
@@ -250,8 +395,15 @@ func usmpOrder(size []int64, name []string, deg []int32, byConflicts bool) []int
 	return order
 }
 
-// usmpGreedy is GreedyBase::PostSortAllocation on one unbounded pool: each
-// buffer at the highest aligned end of its conflicts placed before it.
+// usmpGreedy is GreedyBase::PostSortAllocation, step by step over the
+// conflict lists: each buffer starts at 0 in its pool if it fits there;
+// each conflict placed before it in the same pool, in list order, either
+// raises that to the conflict's aligned end, re-admitting the pool if a
+// conflict before dropped it, or, where the buffer would overflow the
+// pool's size hint there, drops the pool. A buffer whose pool is dropped
+// at the end is USMP's error. (The re-admission can put the buffer over
+// the conflict that dropped the pool: usmpGreedyIntervals refuses that
+// case; this is the reference it is tested against.)
 func usmpGreedy(ctx context.Context, g *usmpGraph, order []int32) ([]int64, error) {
 	n := len(order)
 	pos := make([]int32, n)
@@ -259,17 +411,23 @@ func usmpGreedy(ctx context.Context, g *usmpGraph, order []int32) ([]int64, erro
 		pos[i] = int32(q)
 	}
 	offsets := make([]int64, n)
+	var ends []int64
 	for q, i := range order {
 		if q%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		var off int64
+		m := g.pools.poolOf(i)
+		ends = ends[:0]
 		for _, j := range g.conflicts(i) {
-			if pos[j] < int32(q) {
-				off = max(off, AlignUp(offsets[j]+g.size[j], g.align))
+			if pos[j] < int32(q) && g.pools.poolOf(j) == m {
+				ends = append(ends, AlignUp(offsets[j]+g.size[j], g.align))
 			}
+		}
+		off, in := g.pools.postSort(m, g.size[i], ends)
+		if !in {
+			return nil, g.pools.exceeded("usmp", i, g.size[i])
 		}
 		offsets[i] = off
 	}
@@ -293,11 +451,12 @@ func (t tvmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error
 	if err != nil {
 		return nil, err
 	}
-	offsets, err := usmpGreedyIntervals(ctx, t.Name(), p.Buffers, align, t.byConflicts)
+	pools := newUSMPPools(p)
+	offsets, err := usmpGreedyIntervals(ctx, t.Name(), p.Buffers, align, t.byConflicts, pools)
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+	return pools.plan(p.Buffers, offsets), nil
 }
 
 // usmpGreedyIntervals is usmpGreedy on the conflict graph of bufs without
@@ -306,8 +465,14 @@ func (t tvmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error
 // searches), and "the highest aligned end among placed conflicting
 // buffers" is a range maximum over time, where placing a buffer raises
 // every task of its lifetime to its aligned end (a segment tree). O(n log
-// n) where the graph has up to n^2 edges.
-func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buffer, align int64, byConflicts bool) ([]int64, error) {
+// n) where the graph has up to n^2 edges. With several pools each has its
+// own tree; a buffer whose highest conflict end leaves no room in its
+// pool goes through PostSortAllocation's walk of its conflicts in list
+// order (usmpPools.tight, O(n log n) for that buffer): USMP's error, or a
+// gap below the conflict that dropped the pool where a later conflict
+// re-admits it; where that re-admission would put the buffer over a
+// conflict, an invalid plan, it is refused with USMP's error too.
+func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buffer, align int64, byConflicts bool, pools usmpPools) ([]int64, error) {
 	if err := kernel.RecordError(name, bufs); err != nil {
 		return nil, err
 	}
@@ -352,15 +517,34 @@ func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buff
 		sp := ts.Span[ts.ID[i]]
 		items[k] = item{sp[0], sp[1], i, size[i]}
 	}
-	tr := newChmaxTree(int(ts.Tasks()))
+	trees := make([]*chmaxTree, pools.n())
 	offsets := make([]int64, n)
+	var placed []bool // with size hints: the buffers placed so far
+	if pools.hint != nil {
+		placed = make([]bool, n)
+	}
 	for k, it := range items {
 		if k%kernel.CtxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
+		m := pools.poolOf(it.i)
+		tr := trees[m]
+		if tr == nil {
+			tr = newChmaxTree(int(ts.Tasks()))
+			trees[m] = tr
+		}
 		off := tr.max(it.lo, it.hi)
+		if !pools.fits(m, off, it.size) {
+			var ok bool
+			if off, ok = pools.tight(bufs, offsets, placed, it.i, align); !ok {
+				return nil, pools.exceeded(name, it.i, it.size)
+			}
+		}
+		if placed != nil {
+			placed[it.i] = true
+		}
 		offsets[it.i] = off
 		tr.raise(it.lo, it.hi, AlignUp(off+it.size, align))
 	}
@@ -443,7 +627,8 @@ func (t tvmHillClimb) Plan(ctx context.Context, p *workloads.Problem) (*Plan, er
 	if err != nil {
 		return nil, err
 	}
-	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, align)
+	pools := newUSMPPools(p)
+	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, align, pools)
 	if err != nil {
 		return nil, err
 	}
@@ -451,7 +636,7 @@ func (t tvmHillClimb) Plan(ctx context.Context, p *workloads.Problem) (*Plan, er
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, nil
+	return pools.plan(p.Buffers, offsets), nil
 }
 
 // usmpMaxAttempts is hill_climb.cc's _max_attempts.
@@ -473,8 +658,17 @@ func (s *randR) next() int32 {
 	return int32(r)
 }
 
-// usmpHillClimb is HillClimbAllocator::PlanMemory on one unbounded pool;
-// desired is its memory_pressure.
+// usmpHillClimb is HillClimbAllocator::PlanMemory; desired is its
+// memory_pressure (over all pools). A pass places each buffer in its pool
+// (USMP's greedy in hill_climb.cc): the conflicts placed before it in the
+// same pool are walked by offset, and one where the buffer would pass the
+// pool's size hint drops the pool for good; a buffer so left without a
+// pool "could not fit" and sits nowhere (offset 0, in no pool's size). A
+// pass's total is the sum of its pools' sizes. A pass where something
+// could not fit is accepted only as the first (and then leaves the total
+// unset, so the next is a first too); the others as with one pool. The
+// buffers reaching the top are those reaching their own pool's size.
+// Where the result keeps a buffer in no pool, that is USMP's error.
 func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, error) {
 	n := len(g.size)
 	if n == 0 {
@@ -496,30 +690,48 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		pos[b1], pos[b2] = i2, i1
 		dirty = min(dirty, i1, i2)
 	}
-	high := func(offsets []int64) int64 {
-		var h int64
-		for i, o := range offsets {
-			h = max(h, o+g.size[i])
+	// A pass's allocations: offsets, and the buffers left in no pool.
+	type alloc struct {
+		off   []int64
+		nope  []bool
+		unfit bool
+	}
+	npool := g.pools.n()
+	// One unbounded pool: every placed conflict counts.
+	plain := g.pools.of == nil && g.pools.hint == nil
+	high := func(a alloc) []int64 { // each pool's size, -1 for a pool no buffer is in
+		h := make([]int64, npool)
+		for m := range h {
+			h[m] = -1
+		}
+		for i, o := range a.off {
+			if !a.nope[i] {
+				m := g.pools.poolOf(int32(i))
+				h[m] = max(h[m], o+g.size[i])
+			}
 		}
 		return h
 	}
+	increase := errors.New("tvm-hill-climb: TVM USMP Error: Please increase the size_hints for memory pools")
 
 	// A pass at a position depends only on the order up to it, so each
 	// pass starts from the lowest position swapped since the last one and
-	// copies the offsets below it.
-	var last []int64
+	// copies the allocations below it.
+	var last alloc
 	var conf []int32
 
 	var totalSize int64
 	swapI1, swapI2 := int32(-1), int32(-1)
-	var pool, rollback, result []int64
+	var pool, rollback, result alloc
 	var first, second []int32
 	for attempts := 0; attempts < usmpMaxAttempts; attempts++ {
 		rollback = pool
-		cur := make([]int64, n)
-		if last != nil {
+		cur := alloc{off: make([]int64, n), nope: make([]bool, n)}
+		off := cur.off // the sort's comparator reads it directly
+		if last.off != nil {
 			for _, i := range order[:dirty] {
-				cur[i] = last[i]
+				cur.off[i], cur.nope[i] = last.off[i], last.nope[i]
+				cur.unfit = cur.unfit || last.nope[i]
 			}
 		}
 		work := 0
@@ -532,42 +744,78 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 				work = 0
 			}
 			i := order[q]
+			m := g.pools.poolOf(i)
+			// Only the conflicts in the buffer's own pool count; the
+			// order by offset among them is the same.
 			conf = conf[:0]
 			for _, j := range g.conflicts(i) {
-				if pos[j] < int32(q) {
+				if pos[j] < int32(q) && (plain || !cur.nope[j] && g.pools.poolOf(j) == m) {
 					conf = append(conf, j)
 				}
 			}
 			slices.SortFunc(conf, func(a, b int32) int {
-				if c := cmp.Compare(cur[a], cur[b]); c != 0 {
+				if c := cmp.Compare(off[a], off[b]); c != 0 {
 					return c
 				}
 				return cmp.Compare(pos[a], pos[b])
 			})
 			var cand int64
+			if plain {
+				for _, j := range conf {
+					if next := AlignUp(cur.off[j]+g.size[j], g.align); next > cand && cand+g.size[i] > cur.off[j] {
+						cand = next
+					}
+				}
+				cur.off[i] = cand
+				continue
+			}
+			in := g.pools.fits(m, 0, g.size[i])
 			for _, j := range conf {
-				next := AlignUp(cur[j]+g.size[j], g.align)
-				if next > cand && cand+g.size[i] > cur[j] {
+				if !in {
+					break
+				}
+				next := AlignUp(cur.off[j]+g.size[j], g.align)
+				if !g.pools.fits(m, next, g.size[i]) {
+					in = false
+				} else if next > cand && cand+g.size[i] > cur.off[j] {
 					cand = next
 				}
 			}
-			cur[i] = cand
+			if !in {
+				cand = 0
+				cur.unfit = true
+			}
+			cur.off[i], cur.nope[i] = cand, !in
 		}
 		last, dirty = cur, int32(n)
 		pool = cur
 
-		total := high(pool)
-		poolSize := total
-		accept := totalSize == 0 || totalSize > total
-		if !accept {
-			// size_t arithmetic, as in TVM.
-			accept = int64(rnd.next()%100) < int64(int32(50*uint64(total-totalSize)/uint64(total)/uint64(attempts)))
+		poolSize := high(pool)
+		var total int64
+		some := false
+		for _, h := range poolSize {
+			if h >= 0 {
+				total, some = total+h, true
+			}
+		}
+		if !some {
+			return nil, increase
+		}
+		accept := totalSize == 0
+		if !accept && !pool.unfit {
+			accept = totalSize > total
+			if !accept {
+				// size_t arithmetic, as in TVM.
+				accept = int64(rnd.next()%100) < int64(int32(50*uint64(total-totalSize)/uint64(total)/uint64(attempts)))
+			}
 		}
 		if accept {
 			result = pool
-			totalSize = total
-			if totalSize <= desired {
-				break
+			if !pool.unfit {
+				totalSize = total
+				if totalSize <= desired {
+					break
+				}
 			}
 		} else {
 			swap(swapI2, swapI1)
@@ -575,12 +823,16 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 			poolSize = high(pool)
 		}
 
-		// The buffers reaching the top, by position; one at random.
+		// The buffers reaching their pool's top, by position; one at
+		// random.
 		var top []int32
 		for q, i := range order {
-			if pool[i]+g.size[i] == poolSize {
+			if !pool.nope[i] && pool.off[i]+g.size[i] == poolSize[g.pools.poolOf(i)] {
 				top = append(top, int32(q))
 			}
+		}
+		if len(top) == 0 {
+			return nil, increase
 		}
 		node := order[top[int(rnd.next())%len(top)]]
 
@@ -621,5 +873,10 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		swapI1, swapI2 = pos[buf1], pos[buf2]
 		swap(swapI1, swapI2)
 	}
-	return result, nil
+	for i, nope := range result.nope {
+		if nope {
+			return nil, g.pools.exceeded("tvm-hill-climb", int32(i), g.size[i])
+		}
+	}
+	return result.off, nil
 }

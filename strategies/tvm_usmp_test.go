@@ -295,7 +295,7 @@ func TestTVMGreedyIntervals(t *testing.T) {
 				p.Buffers[i].Size = 16 * (p.Buffers[i].Size % 3)
 			}
 		}
-		g, err := newUSMPGraph(ctx, "test", p.Buffers, p.Alignment)
+		g, err := newUSMPGraph(ctx, "test", p.Buffers, p.Alignment, usmpPools{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +304,7 @@ func TestTVMGreedyIntervals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := usmpGreedyIntervals(ctx, "test", p.Buffers, p.Alignment, byConflicts)
+			got, err := usmpGreedyIntervals(ctx, "test", p.Buffers, p.Alignment, byConflicts, usmpPools{})
 			if err != nil {
 				t.Fatal(err)
 			}

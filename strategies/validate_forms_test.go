@@ -181,3 +181,64 @@ func TestValidateFormsMatchesBruteForce(t *testing.T) {
 		t.Fatalf("only %d valid plans drawn", valid)
 	}
 }
+
+// TestValidateUpstreamCases are MiniMalloc's validator tests
+// (tests/validator_test.cc at 9f5cf81) that concern the forms, their
+// half-open lifespans [lower, upper) written as inclusive tasks; the
+// capacity is left out (membench's Problem.Capacity is a budget).
+func TestValidateUpstreamCases(t *testing.T) {
+	type hb struct {
+		lo, up      int
+		size, align int64
+		fixed       int64      // -1: none
+		gaps        [][4]int64 // lower, upper, window lo, hi (lo -1: none)
+	}
+	build := func(bs []hb) *workloads.Problem {
+		p := &workloads.Problem{}
+		for i, b := range bs {
+			p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: b.size, First: b.lo, Last: b.up - 1})
+			p.Aligns = append(p.Aligns, b.align)
+			p.Fixed = append(p.Fixed, b.fixed)
+			var gs []workloads.Gap
+			for _, g := range b.gaps {
+				gap := workloads.Gap{First: int(g[0]), Last: int(g[1]) - 1}
+				if g[2] >= 0 {
+					gap.Window = &workloads.Window{Lo: g[2], Hi: g[3]}
+				}
+				gs = append(gs, gap)
+			}
+			p.Gaps = append(p.Gaps, gs)
+		}
+		return p
+	}
+	stairs := []hb{
+		{0, 108, 30, 0, -1, [][4]int64{{36, 72, 10, 30}, {72, 108, 20, 30}}},
+		{36, 144, 50, 0, -1, [][4]int64{{36, 72, 20, 30}, {72, 108, 10, 40}}},
+		{84, 144, 42, 0, -1, [][4]int64{{114, 129, 0, 28}, {129, 144, 0, 14}}},
+		{84, 129, 42, 0, -1, [][4]int64{{99, 114, 14, 42}, {114, 129, 28, 42}}},
+		{99, 144, 70, 0, -1, [][4]int64{{99, 114, 28, 42}, {114, 129, 14, 56}}},
+		{0, 144, 30, 0, -1, [][4]int64{{72, 108, 0, 20}, {108, 144, 0, 10}}},
+	}
+	for _, c := range []struct {
+		name  string
+		bufs  []hb
+		offs  []int64
+		valid bool
+	}{
+		{"ValidatesGoodSolution", []hb{{0, 1, 2, 0, -1, nil}, {1, 3, 1, 0, -1, nil}, {2, 4, 1, 0, -1, nil}, {3, 5, 1, 0, -1, nil}}, []int64{0, 0, 1, 0}, true},
+		{"ValidatesGoodSolutionWithGaps", []hb{{0, 10, 2, 0, -1, [][4]int64{{1, 9, -1, 0}}}, {5, 15, 2, 0, -1, [][4]int64{{6, 14, -1, 0}}}}, []int64{0, 0}, true},
+		{"ValidatesGoodSolutionWithGapsEdgeCase", []hb{{0, 10, 2, 0, -1, [][4]int64{{1, 8, -1, 0}}}, {5, 15, 2, 0, -1, [][4]int64{{8, 14, -1, 0}}}}, []int64{0, 0}, true},
+		{"ValidatesTetris", []hb{{0, 10, 2, 0, -1, [][4]int64{{0, 5, 0, 1}}}, {0, 10, 2, 0, -1, [][4]int64{{5, 10, 1, 2}}}}, []int64{0, 1}, true},
+		{"ValidatesStairs", stairs, []int64{30, 10, 60, 102, 74, 0}, true},
+		{"InvalidatesFixedBuffer", []hb{{0, 1, 2, 0, -1, nil}, {1, 2, 1, 0, -1, nil}, {1, 2, 1, 0, 0, nil}}, []int64{0, 0, 1}, false},
+		{"InvalidatesOverlap", []hb{{0, 1, 2, 0, -1, nil}, {1, 2, 1, 0, -1, nil}, {1, 2, 1, 0, -1, nil}}, []int64{0, 0, 0}, false},
+		{"InvalidatesMisalignment", []hb{{0, 1, 2, 0, -1, nil}, {1, 2, 1, 2, -1, nil}}, []int64{0, 1}, false},
+		{"InvalidatesGapOverlap", []hb{{0, 10, 2, 0, -1, [][4]int64{{1, 7, -1, 0}}}, {5, 15, 2, 0, -1, [][4]int64{{8, 14, -1, 0}}}}, []int64{0, 0}, false},
+	} {
+		p := build(c.bufs)
+		err := Validate(p, offsetPlan(p, c.offs...))
+		if (err == nil) != c.valid {
+			t.Errorf("%s: Validate = %v, want valid %v", c.name, err, c.valid)
+		}
+	}
+}

@@ -70,13 +70,25 @@ func init() {
 //     offset+size: the plan's footprint.
 //   - xla-heap runs spatial, then temporal, and keeps the one with the
 //     strictly smaller heap (ties: spatial), as ChooseBestHeapAlgorithm does.
+//   - Memory spaces are XLA's colours: AssignBuffersWithSequentialOrdering
+//     splits the buffers by colour (SplitBuffersByColor) and runs one
+//     HeapSimulator, with a fresh ChooseBestHeapAlgorithm, per colour over
+//     that colour's buffers only, each its own allocation whose size is
+//     that heap's. So each space is planned apart, its ticks counting its
+//     own calls, and xla-heap picks spatial or temporal per space: the
+//     registry's per-space planning (Info.Forms leaves out FormMemories)
+//     is that rule. A space's capacity is no input to the heap (XLA has no
+//     size limit per colour here): the heap is what it is, and a plan over
+//     a capacity fails validation.
 //
 // Not modelled: colocations (buffers XLA forces to share an offset, and
 // the simulator's sharing of an operand's buffer with its user, which
-// needs the HLO op), preferred offsets, sliced allocations, several
-// memory spaces and the per-heap size limit of
-// ConstrainedGlobalDecreasingSizeBestFitHeap (its default, no limit, is
-// one heap). membench plans the single-arena case.
+// needs the HLO op), preferred offsets, sliced allocations, the per-colour
+// alignment (color_alignment_; here every space takes the problem's
+// alignment, and per-buffer alignments are refused), and the per-heap
+// size limit of ConstrainedGlobalDecreasingSizeBestFitHeap (its default,
+// no limit, is one heap). Gaps and fixed offsets have no XLA counterpart
+// and are refused.
 //
 // xla-heap makes that choice without running a losing run to its end,
 // as heaps only grow: the spatial run goes until its heap passes LB_load;

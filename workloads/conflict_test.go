@@ -197,3 +197,72 @@ func TestEffectiveSizeMatchesUpstream(t *testing.T) {
 		}
 	}
 }
+
+// TestEffectiveSizeUpstreamCases are MiniMalloc's own tests of
+// Buffer::effective_size (tests/minimalloc_test.cc at 9f5cf81), their
+// half-open lifespans [lower, upper) written as inclusive tasks.
+func TestEffectiveSizeUpstreamCases(t *testing.T) {
+	type hb struct {
+		lo, up int // half-open lifespan
+		size   int64
+		gaps   [][4]int64 // lower, upper, window lo, hi (-1: none)
+	}
+	conv := func(b hb) (Buffer, []Gap) {
+		var gs []Gap
+		for _, g := range b.gaps {
+			gap := Gap{First: int(g[0]), Last: int(g[1]) - 1}
+			if g[2] >= 0 {
+				gap.Window = &Window{g[2], g[3]}
+			}
+			gs = append(gs, gap)
+		}
+		return Buffer{Size: b.size, First: b.lo, Last: b.up - 1}, gs
+	}
+	const none = -1
+	cases := []struct {
+		name   string
+		a, b   hb
+		ab, ba int64 // none for nullopt
+	}{
+		{"WithOverlap", hb{0, 2, 4, nil}, hb{1, 3, 5, nil}, 4, 5},
+		{"WithoutOverlap", hb{0, 2, 4, nil}, hb{3, 5, 5, nil}, none, none},
+		{"WithoutOverlapEdgeCase", hb{0, 2, 4, nil}, hb{2, 4, 5, nil}, none, none},
+		{"GapsWithOverlap", hb{0, 10, 4, [][4]int64{{1, 4, -1, 0}, {6, 9, -1, 0}}}, hb{5, 15, 5, [][4]int64{{6, 9, -1, 0}, {11, 14, -1, 0}}}, 4, 5},
+		{"GapsWithoutOverlap", hb{0, 10, 4, [][4]int64{{1, 9, -1, 0}}}, hb{5, 15, 5, [][4]int64{{6, 14, -1, 0}}}, none, none},
+		{"GapsWithoutOverlapEdgeCaseFirst", hb{0, 10, 4, nil}, hb{5, 15, 5, [][4]int64{{5, 10, -1, 0}}}, none, none},
+		{"GapsWithoutOverlapEdgeCaseSecond", hb{0, 10, 4, [][4]int64{{5, 10, -1, 0}}}, hb{5, 15, 5, nil}, none, none},
+	}
+	tetrisA := hb{0, 10, 2, [][4]int64{{0, 5, 0, 1}}}
+	tetrisB := hb{0, 10, 2, [][4]int64{{5, 10, 1, 2}}}
+	stairsA := hb{0, 15, 3, [][4]int64{{0, 5, 0, 1}, {5, 10, 0, 2}}}
+	stairsB := hb{0, 15, 3, [][4]int64{{5, 10, 1, 3}, {10, 15, 2, 3}}}
+	for _, c := range cases {
+		a, ga := conv(c.a)
+		b, gb := conv(c.b)
+		p := &Problem{Buffers: []Buffer{a, b}, Gaps: [][]Gap{ga, gb}}
+		if err := CheckForms(p); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, o := range []struct {
+			i, j int
+			want int64
+		}{{0, 1, c.ab}, {1, 0, c.ba}} {
+			got, ok := EffectiveSize(p, o.i, o.j)
+			if o.want == none && ok || o.want != none && (!ok || got != o.want) {
+				t.Errorf("%s: EffectiveSize(%d, %d) = %d, %v; want %d (-1: none)", c.name, o.i, o.j, got, ok, o.want)
+			}
+		}
+	}
+	// Tetris and Stairs check only A given B: 1.
+	for _, c := range []struct {
+		name string
+		a, b hb
+	}{{"Tetris", tetrisA, tetrisB}, {"Stairs", stairsA, stairsB}} {
+		a, ga := conv(c.a)
+		b, gb := conv(c.b)
+		p := &Problem{Buffers: []Buffer{a, b}, Gaps: [][]Gap{ga, gb}}
+		if got, ok := EffectiveSize(p, 0, 1); !ok || got != 1 {
+			t.Errorf("%s: EffectiveSize = %d, %v; want 1", c.name, got, ok)
+		}
+	}
+}

@@ -29,8 +29,9 @@ func hostileSeeds(prefix string) [][]byte {
 // limit, and the entries decoded (snapshot conversion steps, FlatBuffer
 // vector elements, trace events) stay within the per-byte budgets of the
 // bytes read. Before the bounds, the shared history cost entries^2
-// steps, the shared TFLite inputs operators^2 elements, and the bomb
-// expanded whole. cmd/membench's TestHostileCorpus checks each message.
+// steps, the shared TFLite inputs operators^2 elements, the ONNX model
+// whose nodes all read one value of a huge rank nodes*rank steps of
+// shape inference, and the bomb expanded whole. cmd/membench's TestHostileCorpus checks each message.
 func TestHostileWork(t *testing.T) {
 	const limit = 1 << 20
 	// budget is the most entries a reader may decode from n bytes: the
@@ -73,6 +74,7 @@ func FuzzLoadBytes(f *testing.F) {
 	}
 	f.Add(hostile.Gzip([]byte("a,1,64\nf,1,\n")))
 	f.Add([]byte("\x1f\x8b"))
+	f.Add(tinyONNX(false).Bytes()) // sniffed by its content: the name is "f"
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := decode(data, "f", nil, 1<<20)
 		mustInputError(t, err)

@@ -98,10 +98,11 @@ func LoadWith(spec string, o LoadOptions) (*Workload, error) {
 	return loadRegistered(spec)
 }
 
-// LoadFile reads a workload file, sniffing its format: a pickle (first byte
-// 0x80) is a PyTorch snapshot, '{' starts membench JSON, a CSV header names
-// TFLite records or a MiniMalloc problem, and a/f/v lines are a trace. The
-// problem's Name is the path.
+// LoadFile reads a workload file, sniffing its format: a file named .onnx
+// or holding a protobuf ModelProto is an ONNX model, TFL3 at byte 4 marks
+// a TFLite model, a pickle (first byte 0x80) is a PyTorch snapshot, '{'
+// starts membench JSON, a CSV header names TFLite records or a MiniMalloc
+// problem, and a/f/v lines are a trace. The problem's Name is the path.
 func LoadFile(path string) (*Workload, error) { return loadFile(path, nil, LoadOptions{}) }
 
 // fileOptions are the options each format takes after a file's '?', besides
@@ -189,6 +190,8 @@ func decode(data []byte, name string, opts url.Values, limit int64) (*Workload, 
 		w.Problem, err = parseJSON(data, name)
 	case FormatTFLiteModel:
 		w.Problem, err = parseTFLiteModel(data, name)
+	case FormatONNXModel:
+		w.Problem, err = parseONNXModel(data, name)
 	case FormatChrome:
 		w.Trace, w.Problem, err = parseChromeTrace(data, name, opts.Get("device"))
 	case FormatTrace:
@@ -205,8 +208,12 @@ func decode(data []byte, name string, opts url.Values, limit int64) (*Workload, 
 }
 
 // sniff tells the format of a file from its first byte or first content
-// line.
+// line; an ONNX model, which has no magic number, from its name or its
+// protobuf (isONNXModel).
 func sniff(data []byte, name string) (string, error) {
+	if isONNXModel(data, name) {
+		return FormatONNXModel, nil
+	}
 	if isTFLiteModel(data) {
 		return FormatTFLiteModel, nil
 	}
@@ -245,7 +252,7 @@ func sniff(data []byte, name string) (string, error) {
 
 const formatsWanted = "a TFLite header " + tfliteHeader + ", a MiniMalloc header " + mmWant +
 	", trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with \"traceEvents\" or an array of trace events)," +
-	" a PyTorch snapshot pickle or a .tflite model"
+	" a PyTorch snapshot pickle, a .tflite model or an .onnx model"
 
 // validNames lists the names a user may have meant: all of them when they
 // are few, else those of the family the name asks for, else the families.

@@ -80,10 +80,10 @@ func TestLoadErrors(t *testing.T) {
 		spec, want string
 		input      bool // an *InputError, else a *UsageError
 	}{
-		{"testdata/load/empty.csv", "testdata/load/empty.csv: empty file: want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with \"traceEvents\" or an array of trace events), a PyTorch snapshot pickle or a .tflite model", true},
+		{"testdata/load/empty.csv", "testdata/load/empty.csv: empty file: want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with \"traceEvents\" or an array of trace events), a PyTorch snapshot pickle, a .tflite model or an .onnx model", true},
 		{"testdata/load/badheader.csv", `testdata/load/badheader.csv:4: unknown header "size,first,last": want size,first_task,last_task`, true},
 		{"testdata/load/badrow.csv", `testdata/load/badrow.csv:3: first_task: want an integer, got "x"`, true},
-		{"testdata/load/unknown.txt", `testdata/load/unknown.txt:1: unknown header "hello, world": want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with "traceEvents" or an array of trace events), a PyTorch snapshot pickle or a .tflite model`, true},
+		{"testdata/load/unknown.txt", `testdata/load/unknown.txt:1: unknown header "hello, world": want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with "traceEvents" or an array of trace events), a PyTorch snapshot pickle, a .tflite model or an .onnx model`, true},
 		{"testdata/load", `workload "testdata/load" is a directory, not a file`, false},
 		{"no/such", `unknown workload "no/such": no such file or registered name (valid: test/readers-broken, test/readers-tiny)`, false},
 		{"test/readers-tiny?m=1", `test/readers-tiny: unknown parameter "m" (valid: n)`, false},

@@ -375,6 +375,7 @@ type pyConv struct {
 	budget   *pyBudget
 	ooms     int
 	pyCache
+	pyStacks
 	unknown struct { // entries with actions membench does not know
 		order []string
 		count map[string]int
@@ -494,7 +495,78 @@ func (c *pyConv) alloc(d *types.Dict, where string) error {
 	st := c.stream(d)
 	c.live[addr] = pyLive{id: id, where: where, stream: st}
 	c.events = append(c.events, Event{Kind: Alloc, ID: id, Size: size, Stream: st})
+	c.keepStack(id, d)
 	return nil
+}
+
+// pyStacks keeps the Python stacks of a snapshot's allocations
+// (Trace.Stacks): each distinct stack once.
+type pyStacks struct {
+	stacks  []string
+	stackAt map[string]int32
+	stackOf []int32 // by tensor id before renumbering; -1: none
+}
+
+// maxFrames is the most frames of a stack kept, innermost first; frames
+// without a name or a file are left out.
+const maxFrames = 12
+
+// keepStack records the "frames" of alloc entry d for tensor id: each
+// "function  file:line", or the function alone where the file is unknown
+// (native frames).
+func (c *pyConv) keepStack(id int, d *types.Dict) {
+	v, ok := dictGet(d, "frames")
+	if !ok {
+		return
+	}
+	l, ok := v.(*types.List)
+	if !ok || len(*l) == 0 {
+		return
+	}
+	var b strings.Builder
+	kept := 0
+	for i, f := range *l {
+		if kept == maxFrames {
+			fmt.Fprintf(&b, "... %d more frames\n", len(*l)-i)
+			break
+		}
+		fd, ok := f.(*types.Dict)
+		if !ok {
+			continue
+		}
+		name, _ := dictGet(fd, "name")
+		file, _ := dictGet(fd, "filename")
+		line, _ := dictGet(fd, "line")
+		ns, _ := name.(string)
+		fs, _ := file.(string)
+		ln, _ := pyInt(line)
+		switch {
+		case fs != "" && fs != "??":
+			fmt.Fprintf(&b, "%s  %s:%d\n", Clip(ns), Clip(fs), ln)
+		case ns != "":
+			fmt.Fprintf(&b, "%s\n", Clip(ns))
+		default:
+			continue // a frame the recorder could not name
+		}
+		kept++
+	}
+	key := strings.TrimSuffix(b.String(), "\n")
+	if key == "" {
+		return
+	}
+	k, ok := c.stackAt[key]
+	if !ok {
+		if c.stackAt == nil {
+			c.stackAt = map[string]int32{}
+		}
+		k = int32(len(c.stacks))
+		c.stacks = append(c.stacks, key)
+		c.stackAt[key] = k
+	}
+	for len(c.stackOf) <= id {
+		c.stackOf = append(c.stackOf, -1)
+	}
+	c.stackOf[id] = k
 }
 
 // free converts a "free_requested" (requested set) or "free_completed"
@@ -809,6 +881,18 @@ func (c *pyConv) trace() *Trace {
 		}
 	}
 	c.pos[len(c.events)] = len(t.Events)
+	if len(c.stacks) > 0 {
+		t.Stacks = c.stacks
+		t.StackOf = make([]int32, next)
+		for i := range t.StackOf {
+			t.StackOf[i] = -1
+		}
+		for old, k := range c.stackOf {
+			if k >= 0 {
+				t.StackOf[renum[old]] = k
+			}
+		}
+	}
 	for i := range c.cache {
 		for j := range c.cache[i].Blocks {
 			b := &c.cache[i].Blocks[j]

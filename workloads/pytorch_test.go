@@ -456,3 +456,46 @@ func TestSnapshotDecoder(t *testing.T) {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
+
+// TestReadPyTorchStacks checks that each allocation keeps its recorded
+// stack, each distinct stack once, in both decoders.
+func TestReadPyTorchStacks(t *testing.T) {
+	data := snapshotPickle(9) // three tensors, three frames each
+	for _, stream := range []bool{true, false} {
+		tr, err := parsePyTorchWith(data, "x.pickle", "", stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "_call_impl  /usr/lib/python3/dist-packages/torch/nn/modules/module.py:1500\n" +
+			"_call_impl  /usr/lib/python3/dist-packages/torch/nn/modules/module.py:1501\n" +
+			"_call_impl  /usr/lib/python3/dist-packages/torch/nn/modules/module.py:1502"
+		if len(tr.Stacks) != 1 || tr.Stacks[0] != want {
+			t.Fatalf("stream=%v: stacks %q, want one: %q", stream, tr.Stacks, want)
+		}
+		if len(tr.StackOf) != 3 || tr.StackOf[0] != 0 || tr.StackOf[1] != 0 || tr.StackOf[2] != 0 {
+			t.Fatalf("stream=%v: StackOf %v, want [0 0 0]", stream, tr.StackOf)
+		}
+	}
+	// A real snapshot, where ../shared is present.
+	const real = "../../shared/workloads/pytorch-snapshots/silmont_mem_snapshot.pickle"
+	if _, err := os.Stat(real); err != nil {
+		t.Skip("../shared is absent")
+	}
+	w, err := Load(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := 0
+	for _, k := range w.Trace.StackOf {
+		if k >= 0 {
+			with++
+			if int(k) >= len(w.Trace.Stacks) || w.Trace.Stacks[k] == "" {
+				t.Fatalf("stack index %d of %d", k, len(w.Trace.Stacks))
+			}
+		}
+	}
+	if with == 0 {
+		t.Fatalf("no allocation of %s has a stack", real)
+	}
+	t.Logf("%d of %d allocations have stacks; %d distinct", with, len(w.Trace.StackOf), len(w.Trace.Stacks))
+}

@@ -136,6 +136,11 @@ func TestReadMiniMallocErrors(t *testing.T) {
 		{"gaps overlap", "id,lower,upper,size,gaps\n0,0,9,4,1-4 3-5\n", "m.csv:2: gap 1: tasks 3..4 overlap or precede the gap before, which ends at task 3"},
 		{"gaps out of order", "id,lower,upper,size,gaps\n0,0,9,4,5-6 1-2\n", "m.csv:2: gap 1: tasks 1..1 overlap or precede the gap before, which ends at task 5"},
 		{"gap window too big", "id,lower,upper,size,gaps\n0,0,9,4,1-2@2:5\n", "m.csv:2: gap 0: window [2, 5) is not within [0, 4)"},
+		// MiniMalloc's FromCsvWithEndColumn reads gaps 9-10 (inclusive)
+		// and 12-13 past the lifetime 5..9, which its sweep would read as
+		// the buffer living again after its end: refused.
+		{"upstream gaps past the end", "start,size,buffer,end,alignment,gaps\n6,18,1,11,2,7-8 \n5,15,0,9,1,9-10 12-13\n",
+			"m.csv:3: gap 0: tasks 9..10 are not inside the lifetime 5..9"},
 		{"gap window reversed", "id,lower,upper,size,gaps\n0,0,9,4,1-2@3:2\n", "m.csv:2: gap 0: window [3, 2) is not within [0, 4)"},
 	}, func(in string) error {
 		_, err := ReadMiniMalloc(strings.NewReader(in), "m.csv")
@@ -163,6 +168,10 @@ func TestReadMiniMalloc(t *testing.T) {
 			Gaps: [][]Gap{{{First: 2, Last: 4}, {First: 5, Last: 5, Window: &Window{0, 4}}}, nil}}},
 		{"legacy gaps", "buffer,start,end,size,gaps\n0,0,9,4,3-5@1:2\n", &Problem{Name: "m",
 			Buffers: []Buffer{{ID: 0, Size: 4, First: 0, Last: 9}}, Gaps: [][]Gap{{{First: 3, Last: 5, Window: &Window{1, 2}}}}}},
+		// MiniMalloc's FromCsvWithSolution (tests/converter_test.cc, 9f5cf81):
+		// its offset column fixes every buffer.
+		{"upstream solution", "start,size,offset,buffer,upper\n6,18,21,1,12\n5,15,1,0,10\n", &Problem{Name: "m",
+			Buffers: []Buffer{{ID: 1, Size: 18, First: 6, Last: 11}, {ID: 0, Size: 15, First: 5, Last: 9}}, Fixed: []int64{21, 1}}},
 		{"no forms in the columns", "id,lower,upper,size,alignment,hint,gaps,offset\n0,0,9,8,4,-1,,-1\n1,0,3,4,4,-7,,-1\n", &Problem{Name: "m",
 			Buffers: []Buffer{{ID: 0, Size: 8, First: 0, Last: 8}, {ID: 1, Size: 4, First: 0, Last: 2}}, Alignment: 4}},
 	}
@@ -189,6 +198,8 @@ func TestWriteMiniMalloc(t *testing.T) {
 		"id,lower,upper,size,alignment,hint,gaps,offset\n0,0,9,8,4,-1,2-5 5-7@0:4,-1\n1,0,3,4,2,16,,8\n",
 		"id,lower,upper,size,gaps\nx,0,9,8,\ny,0,9,8,0-9@0:0\n",
 		"id,lower,upper,size,offset\n0,0,9,8,0\n",
+		// MiniMalloc's ToCsv output in its tests/converter_test.cc (9f5cf81).
+		"id,lower,upper,size,alignment,hint,gaps\n0,5,10,15,1,0,\n1,6,12,18,2,-1,7-8 9-10@1:17\n",
 	} {
 		p, err := ReadMiniMalloc(strings.NewReader(in), "m")
 		if err != nil {

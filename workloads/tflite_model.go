@@ -35,7 +35,13 @@ func isTFLiteModel(data []byte) bool {
 //     them dynamic memory outside its arena;
 //   - bytes are the product of the shape (1 for a scalar) times the element
 //     size of the tensor's type; sub-byte types (INT4, UINT4, INT2) are
-//     counted packed, rounded up to whole bytes.
+//     counted packed, rounded up to whole bytes;
+//   - an offline memory plan (metadata "OfflineMemoryAllocation", as Vela
+//     writes it) gives the fixed offsets (Problem.Fixed), read as TFLite
+//     Micro reads it (offlinePlan): an offset of -1 means "plan this
+//     tensor", and a variable tensor with an offset is planned in the
+//     arena at it, from task 0 to the last operator naming it, rather than
+//     kept persistent.
 //
 // Buffer IDs are tensor indices in subgraph 0, in index order. The FlatBuffer is read field by field
 // from schema.fbs's field numbers, every offset checked: a malformed file is
@@ -49,6 +55,10 @@ func ReadTFLiteModel(r io.Reader, name string) (*Problem, error) {
 const (
 	fbModelSubgraphs = 2
 	fbModelBuffers   = 4
+	fbModelMetadata  = 6
+
+	fbMetadataName   = 0
+	fbMetadataBuffer = 1
 
 	fbSubgraphTensors   = 0
 	fbSubgraphInputs    = 1
@@ -255,19 +265,117 @@ func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 	if err := r.lifetimes(); err != nil {
 		return nil, err
 	}
+	offline, err := r.offlinePlan()
+	if err != nil {
+		return nil, err
+	}
 	p := &Problem{Name: name, Format: FormatTFLiteModel}
+	var fixed []int64
 	for i := range r.ntensor {
-		b, kept, err := r.tensor(i)
+		off := NoOffset
+		if offline != nil {
+			off = int64(offline[i])
+		}
+		b, kept, err := r.tensor(i, off != NoOffset)
 		switch {
 		case err != nil:
 			return nil, err
 		case kept == tensorInArena:
 			p.Buffers = append(p.Buffers, b)
+			fixed = append(fixed, off)
 		case kept == tensorPersistent:
 			p.Persistent = append(p.Persistent, b)
 		}
 	}
+	for _, o := range fixed {
+		if o != NoOffset {
+			p.Fixed = fixed
+			break
+		}
+	}
 	return p, nil
+}
+
+// offlinePlanName is the metadata name of TFLite Micro's offline memory
+// plan (kOfflineMemAllocMetadata).
+const offlinePlanName = "OfflineMemoryAllocation"
+
+// offlinePlan returns the offsets of the model's offline memory plan for
+// the tensors of subgraph 0, nil when it has none. It reads the plan as
+// TFLite Micro does (tensorflow/tflite-micro micro_allocation_info.cc,
+// GetOfflinePlannedOffsets, at 90b983c2b3f1480642e040bbd2ddb37b998f3424):
+// the metadata entry named exactly "OfflineMemoryAllocation" (the last
+// such entry wins) names a buffer whose data are little-endian 32-bit
+// words: a version, a subgraph index, the number of offsets, which must
+// equal the number of tensors of all subgraphs together, then the
+// offsets, subgraph 0's tensors first. The reader also checks what TFLite
+// Micro takes on trust: that the buffer holds every word, and that each
+// offset is -1 or at least 0.
+func (r *tfliteReader) offlinePlan() ([]int32, error) {
+	f := r.f
+	metas, nmeta := f.vector(r.model, fbModelMetadata, 4, "Model.metadata")
+	if f.err != nil {
+		return nil, f.err
+	}
+	plan := -1 // the metadata entry of the plan
+	var buf uint64
+	for i := range nmeta {
+		m := f.table(metas, i, "Metadata")
+		if f.str(m, fbMetadataName, "Metadata.name", len(offlinePlanName)+1) == offlinePlanName {
+			plan, buf = i, f.scalar(m, fbMetadataBuffer, 4, "Metadata.buffer")
+		}
+		if f.err != nil {
+			return nil, f.err
+		}
+	}
+	if plan < 0 {
+		return nil, nil
+	}
+	bad := func(format string, args ...any) error {
+		return &InputError{File: r.name, Msg: fmt.Sprintf("metadata %d (%s): ", plan, offlinePlanName) + fmt.Sprintf(format, args...)}
+	}
+	if buf >= uint64(r.nbuf) {
+		return nil, bad("names buffer %d, but the model has %d buffers", buf, r.nbuf)
+	}
+	start, n := f.vector(f.table(r.bufs, int(buf), "Buffer"), fbBufferData, 1, "Buffer.data")
+	if f.err != nil {
+		return nil, f.err
+	}
+	if n < 12 {
+		return nil, bad("buffer %d holds %d bytes: want at least 12 (version, subgraph, number of offsets)", buf, n)
+	}
+	count := int64(f.u32(start+8, "offline plan length"))
+	total, err := r.allTensors()
+	if err != nil {
+		return nil, err
+	}
+	if count != int64(total) {
+		return nil, bad("holds %d offsets, but the model has %d tensors in all its subgraphs: want one offset per tensor", count, total)
+	}
+	if int64(n) < 12+4*count {
+		return nil, bad("buffer %d holds %d bytes: want %d (12 and 4 per offset for %d offsets)", buf, n, 12+4*count, count)
+	}
+	offs := f.i32sAt(start+12, r.ntensor, "offline plan")
+	if f.err != nil {
+		return nil, f.err
+	}
+	for i, o := range offs {
+		if o < -1 {
+			return nil, bad("tensor %d has offset %d: want -1 (plan it) or an offset of at least 0", i, o)
+		}
+	}
+	return offs, nil
+}
+
+// allTensors returns the number of tensors of all subgraphs together.
+func (r *tfliteReader) allTensors() (int, error) {
+	f := r.f
+	total := 0
+	for k := range r.nsub {
+		_, n := f.vector(f.table(r.subs, k, "SubGraph"), fbSubgraphTensors, 4, "SubGraph.tensors")
+		total += n
+	}
+	return total, f.err
 }
 
 // tfliteReader is the state of parseTFLiteModel: where the vectors of the
@@ -276,6 +384,8 @@ type tfliteReader struct {
 	f    *flatbuf
 	name string
 
+	model           int // the Model table
+	subs, nsub      int // Model.subgraphs
 	bufs, nbuf      int // Model.buffers: start, length
 	tv, ntensor     int // SubGraph.tensors
 	ov, nop         int // SubGraph.operators
@@ -289,16 +399,16 @@ type tfliteReader struct {
 // open finds the vectors of the model and of its subgraph 0.
 func (r *tfliteReader) open() error {
 	f := r.f
-	model := f.indirect(0, "root table offset")
-	subs, nsub := f.vector(model, fbModelSubgraphs, 4, "Model.subgraphs")
-	r.bufs, r.nbuf = f.vector(model, fbModelBuffers, 4, "Model.buffers")
+	r.model = f.indirect(0, "root table offset")
+	r.subs, r.nsub = f.vector(r.model, fbModelSubgraphs, 4, "Model.subgraphs")
+	r.bufs, r.nbuf = f.vector(r.model, fbModelBuffers, 4, "Model.buffers")
 	if f.err != nil {
 		return f.err
 	}
-	if nsub == 0 {
+	if r.nsub == 0 {
 		return &InputError{File: r.name, Msg: "the model has no subgraph"}
 	}
-	sg := f.table(subs, 0, "SubGraph 0")
+	sg := f.table(r.subs, 0, "SubGraph 0")
 	r.tv, r.ntensor = f.vector(sg, fbSubgraphTensors, 4, "SubGraph.tensors")
 	r.inputs = f.i32s(sg, fbSubgraphInputs, "SubGraph.inputs")
 	r.outputs = f.i32s(sg, fbSubgraphOutputs, "SubGraph.outputs")
@@ -423,8 +533,9 @@ const (
 	tensorPersistent        // a variable, live throughout
 )
 
-// tensor reads tensor i and returns its buffer and where it goes.
-func (r *tfliteReader) tensor(i int) (Buffer, int, error) {
+// tensor reads tensor i and returns its buffer and where it goes; offline
+// says the offline plan gives it an offset.
+func (r *tfliteReader) tensor(i int, offline bool) (Buffer, int, error) {
 	f := r.f
 	tab := f.table(r.tv, i, "Tensor")
 	shape := f.i32s(tab, fbTensorShape, "Tensor.shape")
@@ -445,7 +556,15 @@ func (r *tfliteReader) tensor(i int) (Buffer, int, error) {
 			return Buffer{}, tensorSkipped, err
 		}
 	}
-	if variable {
+	// TFLite Micro plans a variable with an offline offset in the arena
+	// (InitializeAllocationInfo): created before the first operator, used
+	// to the last operator naming it. One no operator names would overlap
+	// nothing there, which lifetimes cannot say: it stays persistent.
+	planned := variable && offline && r.last[i] >= 0
+	switch {
+	case planned:
+		r.first[i] = 0
+	case variable:
 		r.first[i], r.last[i] = 0, r.end
 	}
 	if r.first[i] < 0 {
@@ -456,7 +575,7 @@ func (r *tfliteReader) tensor(i int) (Buffer, int, error) {
 		return Buffer{}, tensorSkipped, err
 	}
 	b := Buffer{ID: i, Size: size, First: r.first[i], Last: r.last[i]}
-	if variable {
+	if variable && !planned {
 		return b, tensorPersistent, nil
 	}
 	return b, tensorInArena, nil

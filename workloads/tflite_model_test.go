@@ -131,6 +131,7 @@ func TestReadTFLiteModelMalformed(t *testing.T) {
 
 func FuzzTFLiteModel(f *testing.F) {
 	f.Add(sampleModel().Build())
+	f.Add(sampleModel().WithOfflinePlan(planOf(12, map[int]int32{0: 0, 4: 1024})).Build())
 	f.Add(hostile.TFLiteSharedInputs(100))
 	f.Add(hostile.TFLiteSharedShape(100))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -208,5 +209,97 @@ func TestPersistentJSON(t *testing.T) {
 	_, err = parseJSON([]byte(`{"buffers": [], "persistent": [{"label": "x", "size": 1, "first": 0, "last": 0}]}`), "l.json")
 	if err == nil || err.Error() != "l.json:1: persistent buffer 0: persistent buffers take no label" {
 		t.Errorf("labelled persistent buffer: %v", err)
+	}
+}
+
+// planOf returns n offline offsets, all -1 but those in set.
+func planOf(n int, set map[int]int32) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = -1
+		if o, ok := set[i]; ok {
+			out[i] = o
+		}
+	}
+	return out
+}
+
+// TestReadTFLiteModelOfflinePlan: an OfflineMemoryAllocation metadata
+// buffer gives Problem.Fixed, -1 meaning "plan it"; a variable with an
+// offset is planned in the arena from task 0 to its last operator, as
+// TFLite Micro does; offsets of tensors that are not planned (constants,
+// untouched) are dropped with them; the plan counts every subgraph's
+// tensors.
+func TestReadTFLiteModelOfflinePlan(t *testing.T) {
+	m := sampleModel()
+	m.ExtraSubgraphs = []int{2}
+	m = m.WithOfflinePlan(planOf(14, map[int]int32{0: 0, 1: 64, 4: 1024, 6: 2048, 10: 4096, 13: 8}))
+	p, err := parseTFLiteModel(m.Build(), "o.tflite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBufs := []Buffer{
+		{ID: 0, Size: 768, First: 0, Last: 0},
+		{ID: 2, Size: 256, First: 0, Last: 2},
+		{ID: 3, Size: 32, First: 0, Last: 0},
+		{ID: 4, Size: 16, First: 0, Last: 1},
+		{ID: 5, Size: 16, First: 1, Last: 1},
+		{ID: 6, Size: 8, First: 3, Last: 3},
+		{ID: 8, Size: 8, First: 1, Last: 2},
+		{ID: 9, Size: 5, First: 2, Last: 3},
+		{ID: 11, Size: 5, First: 2, Last: 3},
+	}
+	if !slices.Equal(p.Buffers, wantBufs) {
+		t.Errorf("buffers %+v, want %+v", p.Buffers, wantBufs)
+	}
+	if want := []int64{0, -1, -1, 1024, -1, 2048, -1, -1, -1}; !slices.Equal(p.Fixed, want) {
+		t.Errorf("fixed %v, want %v", p.Fixed, want)
+	}
+	if len(p.Persistent) != 0 {
+		t.Errorf("persistent %+v, want none: the variable is offline planned", p.Persistent)
+	}
+	if p.Forms() != FormFixed {
+		t.Errorf("forms %v, want %v", p.Forms(), FormFixed)
+	}
+
+	// A plan of all -1 is no plan: no form.
+	p, err = parseTFLiteModel(sampleModel().WithOfflinePlan(planOf(12, nil)).Build(), "o.tflite")
+	if err != nil || p.Fixed != nil || len(p.Persistent) != 1 {
+		t.Errorf("all -1: fixed %v persistent %v, err %v; want no fixed offsets and the variable persistent", p.Fixed, p.Persistent, err)
+	}
+	// Another metadata name is not the plan.
+	other := sampleModel().WithOfflinePlan(planOf(12, map[int]int32{0: 0}))
+	other.Metadata[0].Name = "OfflineMemoryAllocationX"
+	if p, err := parseTFLiteModel(other.Build(), "o.tflite"); err != nil || p.Fixed != nil {
+		t.Errorf("other name: fixed %v, err %v", p.Fixed, err)
+	}
+}
+
+func TestReadTFLiteModelOfflinePlanMalformed(t *testing.T) {
+	short := sampleModel().WithOfflinePlan(planOf(12, nil))
+	short.Buffers[len(short.Buffers)-1] = short.Buffers[len(short.Buffers)-1][:20]
+	tiny := sampleModel().WithOfflinePlan(nil)
+	tiny.Buffers[len(tiny.Buffers)-1] = tiny.Buffers[len(tiny.Buffers)-1][:8]
+	badBuf := sampleModel().WithOfflinePlan(planOf(12, nil))
+	badBuf.Metadata[0].Buffer = 9
+	cases := []struct {
+		name string
+		m    tflitebuild.Model
+		want string
+	}{
+		{"count", sampleModel().WithOfflinePlan(planOf(11, nil)),
+			"x.tflite: metadata 0 (OfflineMemoryAllocation): holds 11 offsets, but the model has 12 tensors in all its subgraphs: want one offset per tensor"},
+		{"short", short, "x.tflite: metadata 0 (OfflineMemoryAllocation): buffer 3 holds 20 bytes: want 60 (12 and 4 per offset for 12 offsets)"},
+		{"tiny", tiny, "x.tflite: metadata 0 (OfflineMemoryAllocation): buffer 3 holds 8 bytes: want at least 12 (version, subgraph, number of offsets)"},
+		{"negative", sampleModel().WithOfflinePlan(planOf(12, map[int]int32{2: -2})),
+			"x.tflite: metadata 0 (OfflineMemoryAllocation): tensor 2 has offset -2: want -1 (plan it) or an offset of at least 0"},
+		{"buffer", badBuf, "x.tflite: metadata 0 (OfflineMemoryAllocation): names buffer 9, but the model has 4 buffers"},
+	}
+	for _, c := range cases {
+		_, err := parseTFLiteModel(c.m.Build(), "x.tflite")
+		var ie *InputError
+		if err == nil || err.Error() != c.want || !errors.As(err, &ie) {
+			t.Errorf("%s: got %v, want %s", c.name, err, c.want)
+		}
 	}
 }

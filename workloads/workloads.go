@@ -5,7 +5,7 @@
 // # File formats
 //
 // Load sniffs a file's format (DESIGN §5); each has a reader and, except
-// PyTorch snapshots and TFLite models, a writer:
+// PyTorch snapshots, TFLite and ONNX models, a writer:
 //
 //   - TFLite records (ReadTFLite): header size,first_task,last_task, one
 //     inclusive record per line.
@@ -23,6 +23,9 @@
 //     JSON; its [memory] events on one device, as a trace.
 //   - TFLite models (ReadTFLiteModel): a `.tflite` FlatBuffer (identifier
 //     TFL3), read only; usage records as TFLite's interpreter plans them.
+//   - ONNX models (ReadONNXModel): a `.onnx` protobuf ModelProto, sniffed
+//     by its name or its content (it has no magic), read only; usage
+//     records by the `.tflite` rules, weights and folded constants aside.
 //
 // The membench JSON schema, with inclusive lifetimes:
 //
@@ -253,6 +256,13 @@ type Trace struct {
 	// Recording is what the recording says of the allocator's own device
 	// memory, to calibrate a replay against; nil where it says nothing.
 	Recording *Recording
+	// Stacks are the distinct Python stacks the recording gives its
+	// allocations (a PyTorch snapshot's frames, innermost first, at most
+	// twelve named ones, one "function  file:line" a line), and StackOf[id] the index
+	// in Stacks of tensor id's, or -1; both nil where it gives none. The
+	// trace text format does not keep them.
+	Stacks  []string
+	StackOf []int32
 }
 
 // CacheSegment is a segment an allocator holds: Size bytes reserved for

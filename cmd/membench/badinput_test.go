@@ -149,7 +149,7 @@ func TestBadInputHugeLine(t *testing.T) {
 		{"mm.csv", "id,lower,upper,size\n0,0,1," + huge + "\n", `:2: size: want an integer, got ` + echo},
 		{"trace.csv", "a,1,64\nf," + huge + ",\n", `:2: id: want an integer, got ` + echo},
 		{"overflow.csv", "a,1,9" + strings.Repeat("9", n-1) + "\n", `:1: bytes: 9` + strings.Repeat("9", workloads.MaxEcho-1) + `… (20971520 bytes) overflows (max 9223372036854775807)`},
-		{"header.csv", huge + "\n", `:1: unknown header ` + echo + `: want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with "traceEvents" or an array of trace events), a PyTorch snapshot pickle or a .tflite model`},
+		{"header.csv", huge + "\n", `:1: unknown header ` + echo + `: want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with "traceEvents" or an array of trace events), a PyTorch snapshot pickle, a .tflite model or an .onnx model`},
 		{"p.json", "{\"buffers\": [\n{\"size\": \"" + huge + "\", \"first\": 0, \"last\": 1}]}", `:2: buffer 0: size: want an integer, got string ` + echo},
 		{"key.json", "{\"buffers\": [],\n\"" + huge + "\": 1}", `:2: unknown field ` + echo + ` (valid: name, provenance, alignment, capacity, memories, buffers, persistent)`},
 		{"plan-huge.csv", "id,offset\n0," + huge + "\n", `:2: offset ` + echo + `: want a non-negative integer`},

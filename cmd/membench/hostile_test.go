@@ -39,6 +39,8 @@ var hostileCases = map[string]struct {
 	"pickle-shared-history.pickle":     {nil, `: segments[0].blocks[48].history[857]: the snapshot names the same lists or dicts over and over through the pickle memo: reading it would take more than 146776 steps, the limit for a file of its size`},
 	"pickle-shared-history-big.pickle": {nil, `: segments[0].blocks[27].history[11218]: the snapshot names the same lists or dicts over and over through the pickle memo: reading it would take more than 2706776 steps, the limit for a file of its size`},
 	"tflite-shared-inputs.tflite":      {nil, ""}, // read once, used by every operator
+	"onnx-deep-groups.onnx":            {nil, `: byte 0: ModelProto field 105: wire type 3 (a group), which onnx.proto does not use: not a well-formed ONNX model (protobuf ModelProto, onnx.proto)`},
+	"onnx-shared-rank.onnx":            {nil, `: byte 1433: node 89 (Relu): shape inference: the model names the same large values over and over: reading it would take more than 1861284 steps, the limit for a file of its size: not a well-formed ONNX model (protobuf ModelProto, onnx.proto)`},
 	"tflite-shared-shape.tflite":       {nil, `: byte 32108: Tensor.shape: the model's tables point at the same vectors over and over: reading it would take more than 225968 vector elements, the limit for a file of its size: not a well-formed TFLite model (FlatBuffer, schema.fbs)`},
 	// Huge numbers: refused by their length.
 	"pickle-long4.pickle":         {nil, `: not a memory snapshot: byte 86 holds an integer of 9 bytes (LONG4), past the 64 bits of every number a snapshot holds`},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/montanaflynn/stats"
 
+	"membench/results"
 	"membench/strategies"
 	"membench/workloads"
 )
@@ -45,6 +46,13 @@ type planOutput struct {
 	// Bound and Optimal are what the strategy proved (DESIGN §10).
 	Bound   int64 `json:"bound,omitempty"`
 	Optimal bool  `json:"optimal,omitempty"`
+
+	// Forms names the problem's forms (DESIGN §15), if any.
+	Forms string `json:"forms,omitempty"`
+	// Spaces are the memory spaces of a problem with several: each one's
+	// footprint, LB_load and capacity; Footprint and LowerBound are their
+	// sums.
+	Spaces []results.SpaceStat `json:"spaces,omitempty"`
 }
 
 func runPlan(ctx context.Context, e *env, args []string) error {
@@ -118,6 +126,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			LowerBound: lb.Load,
 			Seconds:    secs, Offsets: plan.Offsets,
 			Bound: plan.Bound, Optimal: plan.Optimal,
+			Forms: p.Forms().String(), Spaces: spaceStats(p, plan, lb),
 		}
 		if out.Offsets == nil {
 			out.Offsets = []int64{}
@@ -143,7 +152,11 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, labelFormat+"%s (%d buffers)\n", "workload", w.Spec, len(p.Buffers))
 	fmt.Fprintf(e.stdout, labelFormat+"%s\n", "strategy", *spec)
+	if f := p.Forms(); f != 0 {
+		fmt.Fprintf(e.stdout, labelFormat+"%s\n", "forms", f)
+	}
 	writeBounds(e.stdout, plan, lb)
+	writeSpaces(e.stdout, spaceStats(p, plan, lb))
 	if plan.Arena != 0 {
 		fmt.Fprintf(e.stdout, labelFormat+"%d bytes (%s): what the runtime asks for, sizes rounded up\n", "arena (runtime)", plan.Arena, humanBytes(plan.Arena))
 	}
@@ -180,6 +193,31 @@ func writeBounds(w io.Writer, plan *strategies.Plan, lb strategies.Bounds) {
 	fmt.Fprintf(w, labelFormat+"%d bytes  ratio %s\n", "lower bound (LB_load)", lb.Load, ratio(plan.Footprint, lb.Load))
 	if plan.IsObjects() {
 		fmt.Fprintf(w, labelFormat+"%d bytes  ratio %s\n", "LB_objects", lb.Objects, ratio(plan.Footprint, lb.Objects))
+	}
+}
+
+// spaceStats returns each memory space's footprint, LB_load and capacity
+// for a problem with several (plan.Footprints), else nil.
+func spaceStats(p *workloads.Problem, plan *strategies.Plan, lb strategies.Bounds) []results.SpaceStat {
+	if plan.Footprints == nil || lb.Loads == nil {
+		return nil
+	}
+	out := make([]results.SpaceStat, len(plan.Footprints))
+	for m, fp := range plan.Footprints {
+		out[m] = results.SpaceStat{Name: p.Memories[m].Name, Footprint: fp, LBLoad: lb.Loads[m], Capacity: p.Memories[m].Capacity}
+	}
+	return out
+}
+
+// writeSpaces prints one line per memory space: its footprint, LB_load
+// and capacity.
+func writeSpaces(w io.Writer, spaces []results.SpaceStat) {
+	for _, s := range spaces {
+		line := fmt.Sprintf("%d bytes (%s)  LB_load %d bytes  ratio %s", s.Footprint, humanBytes(s.Footprint), s.LBLoad, ratio(s.Footprint, s.LBLoad))
+		if s.Capacity > 0 {
+			line += fmt.Sprintf("  capacity %d bytes", s.Capacity)
+		}
+		fmt.Fprintf(w, labelFormat+"%s\n", "  space "+s.Name, line)
 	}
 }
 

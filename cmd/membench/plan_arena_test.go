@@ -75,3 +75,38 @@ func TestPlanArenaAndPersistent(t *testing.T) {
 		t.Errorf("arena or persistent where there is none: %s", r.stdout)
 	}
 }
+
+// TestPlanOfflinePlan: a .tflite with TFLite Micro's offline plan
+// (OfflineMemoryAllocation metadata) keeps it under tflm-greedy, which
+// places the offline buffers first and the others around them; the
+// variable with an offline offset is planned in the arena, not kept
+// persistent. tflm-linear refuses it, as TFLite Micro's linear planner
+// fails on an offline offset.
+func TestPlanOfflinePlan(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "offline.tflite")
+	// input, weights, state, hidden, output: state at 0, hidden at 64.
+	m := tflitebuild.Stateful().WithOfflinePlan([]int32{-1, -1, 0, 64, -1})
+	if err := os.WriteFile(path, m.Build(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := expect(t, 0, nil, "plan", "--strategy", "tflm-greedy", "--format", "json", path)
+	var got struct {
+		Footprint  int64   `json:"footprint"`
+		Arena      int64   `json:"arena"`
+		Persistent int64   `json:"persistent"`
+		Offsets    []int64 `json:"offsets"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	// Rounded: input 16, state 48, hidden 32, output 16. state 0 and
+	// hidden 64 first; then output (the later of the equal sizes) below
+	// hidden at 0, input between state and hidden at 48. Arena 64+32.
+	if want := []int64{48, 0, 64, 0}; !slices.Equal(got.Offsets, want) || got.Footprint != 84 || got.Arena != 96 || got.Persistent != 0 {
+		t.Errorf("got %+v, want offsets %v, footprint 84, arena 96, no persistent bytes", got, want)
+	}
+	r = expect(t, 1, nil, "plan", "--strategy", "tflm-linear", path)
+	if !strings.Contains(r.stderr, "tflm-linear: fixed offsets are not supported") {
+		t.Errorf("tflm-linear: %s", r.stderr)
+	}
+}

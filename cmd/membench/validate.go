@@ -51,6 +51,7 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	spacePlan(p, plan)
 	lb := strategies.LowerBounds(p)
 	verr := strategies.Validate(p, plan)
 	if *format == "json" {
@@ -66,12 +67,19 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 			out["capacity"] = p.Capacity
 			out["fits"] = plan.Footprint <= p.Capacity
 		}
+		if s := spaceStats(p, plan, lb); s != nil {
+			out["spaces"] = s
+		}
 		if err := json.NewEncoder(e.stdout).Encode(out); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintf(e.stdout, labelFormat+"%s (%d buffers)\n", "workload", w.Spec, len(p.Buffers))
+		if f := p.Forms(); f != 0 {
+			fmt.Fprintf(e.stdout, labelFormat+"%s\n", "forms", f)
+		}
 		writeBounds(e.stdout, plan, lb)
+		writeSpaces(e.stdout, spaceStats(p, plan, lb))
 		if p.Capacity > 0 {
 			fmt.Fprintf(e.stdout, labelFormat+"%d bytes  fits: %v\n", "capacity", p.Capacity, plan.Footprint <= p.Capacity)
 		}
@@ -85,6 +93,24 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("validate: %s is not a valid plan for %s: %w", *planFile, w.Spec, verr)
 	}
 	return nil
+}
+
+// spacePlan gives a plan read from a file, whose offsets are within each
+// memory space, the footprints of a problem with several spaces: each
+// space's max(offset+size), and their sum.
+func spacePlan(p *workloads.Problem, plan *strategies.Plan) {
+	if p.Forms()&workloads.FormMemories == 0 || plan.Footprints != nil || len(plan.Offsets) != len(p.Buffers) {
+		return
+	}
+	plan.Footprints = make([]int64, len(p.Memories))
+	for i, b := range p.Buffers {
+		m := p.MemoryOf(i)
+		plan.Footprints[m] = max(plan.Footprints[m], plan.Offsets[i]+b.Size)
+	}
+	plan.Footprint = 0
+	for _, f := range plan.Footprints {
+		plan.Footprint += f
+	}
 }
 
 // unwrapPath drops the operation and path of a *os.PathError, which the

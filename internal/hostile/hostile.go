@@ -14,6 +14,7 @@ import (
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
+	"membench/internal/onnxbuild"
 	"membench/internal/tflitebuild"
 )
 
@@ -267,6 +268,29 @@ func tflite(n int, body func(b *flatbuffers.Builder) (tensors, ops flatbuffers.U
 	return b.FinishedBytes()
 }
 
+// ONNXSharedRank is an .onnx model of one graph input of rank dims
+// (every dimension 1) read by n Relu nodes, none of whose outputs has a
+// declared shape: inferring each output's shape visits all the input's
+// dimensions, dims*n steps from a file of about 4*dims + 20*n bytes.
+func ONNXSharedRank(n, dims int) []byte {
+	shape := make([]int64, dims)
+	for i := range shape {
+		shape[i] = 1
+	}
+	g := onnxbuild.Graph{Inputs: []onnxbuild.Value{onnxbuild.V("x", onnxbuild.Float, shape...)}}
+	for i := range n {
+		g.Nodes = append(g.Nodes, onnxbuild.Node{Op: "Relu", Inputs: []string{"x"}, Outputs: []string{"r" + strconv.Itoa(i)}})
+	}
+	return onnxbuild.Model{Graph: g}.Bytes()
+}
+
+// ONNXDeepGroups is a file named .onnx of n nested protobuf groups (the
+// deprecated wire type 3), which a recursive skipper follows level by
+// level.
+func ONNXDeepGroups(n int) []byte {
+	return []byte(strings.Repeat("\xcb\x06", n)) // field 105, start group
+}
+
 // File is one hostile input of the corpus.
 type File struct {
 	Name string
@@ -311,5 +335,7 @@ func Files() []File {
 		{"chrome-deep-1e7.json", func() []byte { return DeepChrome(10_000_000) }, false},
 		{"tflite-shared-inputs.tflite", func() []byte { return TFLiteSharedInputs(2500) }, false},
 		{"tflite-shared-shape.tflite", func() []byte { return TFLiteSharedShape(2000) }, false},
+		{"onnx-shared-rank.onnx", func() []byte { return ONNXSharedRank(20000, 20000) }, false},
+		{"onnx-deep-groups.onnx", func() []byte { return ONNXDeepGroups(1_000_000) }, false},
 	}
 }

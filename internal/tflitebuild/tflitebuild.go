@@ -4,11 +4,17 @@
 // model file write one to a temporary folder rather than commit it.
 package tflitebuild
 
-import flatbuffers "github.com/google/flatbuffers/go"
+import (
+	"encoding/binary"
+	"slices"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+)
 
 // Field slots of TFLite's schema (schema.fbs), by table.
 const (
-	modelVersion, modelSubgraphs, modelBuffers                             = 0, 2, 4
+	modelVersion, modelSubgraphs, modelBuffers, modelMetadata              = 0, 2, 4, 6
+	metadataName, metadataBuffer                                           = 0, 1
 	subgraphTensors, subgraphInputs, subgraphOutputs, subgraphOperators    = 0, 1, 2, 3
 	tensorShape, tensorType, tensorBuffer, tensorName, tensorIsVariable    = 0, 1, 2, 3, 5
 	operatorInputs, operatorOutputs, operatorIntermediates, bufferDataSlot = 1, 2, 8, 0
@@ -33,6 +39,46 @@ type Model struct {
 	Ops             []Op
 	// Buffers holds each buffer's data; buffer 0 is conventionally empty.
 	Buffers [][]byte
+	// Metadata are the model's metadata entries (Model.metadata).
+	Metadata []Metadata
+	// ExtraSubgraphs adds that many subgraphs after subgraph 0, each with
+	// the given number of tensors and no operator (control-flow bodies:
+	// TFLite Micro counts their tensors in an offline plan).
+	ExtraSubgraphs []int
+}
+
+// Metadata is one entry of Model.metadata: a name and the index of the
+// buffer holding its data.
+type Metadata struct {
+	Name   string
+	Buffer uint32
+}
+
+// OfflinePlanName is the metadata name of TFLite Micro's offline memory
+// plan.
+const OfflinePlanName = "OfflineMemoryAllocation"
+
+// OfflinePlan returns the data of an OfflineMemoryAllocation metadata
+// buffer as TFLite Micro reads it (micro_allocation_info.cc,
+// GetOfflinePlannedOffsets): little-endian 32-bit words, the version, the
+// subgraph, the number of offsets, then one offset per tensor of every
+// subgraph in order, -1 for "plan this one online".
+func OfflinePlan(offsets []int32) []byte {
+	out := binary.LittleEndian.AppendUint32(nil, 0)
+	out = binary.LittleEndian.AppendUint32(out, 0)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(offsets)))
+	for _, o := range offsets {
+		out = binary.LittleEndian.AppendUint32(out, uint32(o))
+	}
+	return out
+}
+
+// WithOfflinePlan returns m with an OfflineMemoryAllocation metadata entry
+// holding offsets, in a buffer of its own appended to m.Buffers.
+func (m Model) WithOfflinePlan(offsets []int32) Model {
+	m.Buffers = append(slices.Clone(m.Buffers), OfflinePlan(offsets))
+	m.Metadata = append(slices.Clone(m.Metadata), Metadata{Name: OfflinePlanName, Buffer: uint32(len(m.Buffers) - 1)})
+	return m
 }
 
 // Ints writes v as a vector of int32.
@@ -96,12 +142,40 @@ func (m Model) Build() []byte {
 	b.PrependUOffsetTSlot(subgraphInputs, iv, 0)
 	b.PrependUOffsetTSlot(subgraphOutputs, ov, 0)
 	b.PrependUOffsetTSlot(subgraphOperators, opv, 0)
-	sg := b.EndObject()
-	subs, bv := Tables(b, []flatbuffers.UOffsetT{sg}), Tables(b, bufs)
-	b.StartObject(5)
+	sgs := []flatbuffers.UOffsetT{b.EndObject()}
+	for _, n := range m.ExtraSubgraphs {
+		var ts []flatbuffers.UOffsetT
+		for range n {
+			shape := Ints(b, []int32{1})
+			b.StartObject(10)
+			b.PrependUOffsetTSlot(tensorShape, shape, 0)
+			ts = append(ts, b.EndObject())
+		}
+		tv := Tables(b, ts)
+		b.StartObject(5)
+		b.PrependUOffsetTSlot(subgraphTensors, tv, 0)
+		sgs = append(sgs, b.EndObject())
+	}
+	var metas []flatbuffers.UOffsetT
+	for _, md := range m.Metadata {
+		name := b.CreateString(md.Name)
+		b.StartObject(2)
+		b.PrependUOffsetTSlot(metadataName, name, 0)
+		b.PrependUint32Slot(metadataBuffer, md.Buffer, 0)
+		metas = append(metas, b.EndObject())
+	}
+	subs, bv := Tables(b, sgs), Tables(b, bufs)
+	var mv flatbuffers.UOffsetT
+	if len(metas) > 0 {
+		mv = Tables(b, metas)
+	}
+	b.StartObject(8)
 	b.PrependUint32Slot(modelVersion, 3, 0)
 	b.PrependUOffsetTSlot(modelSubgraphs, subs, 0)
 	b.PrependUOffsetTSlot(modelBuffers, bv, 0)
+	if len(metas) > 0 {
+		b.PrependUOffsetTSlot(modelMetadata, mv, 0)
+	}
 	b.FinishWithFileIdentifier(b.EndObject(), []byte("TFL3"))
 	return b.FinishedBytes()
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 
 	"membench/workloads"
+	"membench/workloads/derived"
 )
 
 //go:embed data/*.json
@@ -46,24 +47,9 @@ func init() {
 		workloads.Register(workloads.Info{
 			Name: "tflite/" + m.Name,
 			Doc:  fmt.Sprintf("MediaPipe %s (%s, sha256 %s…), usage records as TFLite's interpreter sees them", m.File, m.Package, m.SHA256[:12]),
-			New:  loader(m),
+			// The records of a `.tflite`: planners that default by the
+			// model format (TFLite Micro's 16-byte alignment) see one.
+			New: derived.Loader(data, "data/"+m.Name+".json", workloads.FormatTFLiteModel),
 		})
-	}
-}
-
-func loader(m Model) func(*workloads.Args) (*workloads.Problem, error) {
-	return func(*workloads.Args) (*workloads.Problem, error) {
-		raw, err := data.ReadFile("data/" + m.Name + ".json")
-		if err != nil {
-			return nil, err
-		}
-		w, err := workloads.LoadBytes(raw, m.Name+".json")
-		if err != nil {
-			return nil, err
-		}
-		// The records of a `.tflite`: planners that default by the
-		// model format (TFLite Micro's 16-byte alignment) see one.
-		w.Problem.Format = workloads.FormatTFLiteModel
-		return w.Problem, nil
 	}
 }

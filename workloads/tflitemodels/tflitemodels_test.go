@@ -1,14 +1,12 @@
 package tflitemodels
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"os"
 	"testing"
 
 	"membench/workloads"
+	"membench/workloads/derived"
 )
 
 var update = flag.Bool("update", false, "rewrite data/*.json from ../shared/models/tflite")
@@ -22,40 +20,7 @@ func TestDerived(t *testing.T) {
 		t.Skipf("%s absent: %v", shared, err)
 	}
 	for _, m := range Models {
-		raw, err := os.ReadFile(shared + m.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(raw)
-		if got := hex.EncodeToString(sum[:]); got != m.SHA256 {
-			t.Errorf("%s: sha256 %s, recorded %s", m.File, got, m.SHA256)
-		}
-		w, err := workloads.LoadBytes(raw, m.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if w.Format != workloads.FormatTFLiteModel {
-			t.Fatalf("%s sniffed as %s", m.File, w.Format)
-		}
-		w.Problem.Name = m.File
-		var b bytes.Buffer
-		if err := workloads.WriteJSON(&b, w.Problem); err != nil {
-			t.Fatal(err)
-		}
-		path := "data/" + m.Name + ".json"
-		if *update {
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(b.Bytes(), want) {
-			t.Errorf("%s is stale: rerun with -update", path)
-		}
+		derived.Check(t, shared, m.File, m.SHA256, workloads.FormatTFLiteModel, "data/"+m.Name+".json", *update)
 	}
 }
 

@@ -1,0 +1,175 @@
+package view
+
+import (
+	"context"
+	"fmt"
+
+	"membench/allocators"
+	"membench/workloads"
+)
+
+// Replay is one allocator's replay of a trace, ready for zoom requests:
+// requested (in use), allocated and reserved bytes after each trace event,
+// each allocation's block and lifetime, and the failed requests.
+type Replay struct {
+	Name   string
+	Trace  *workloads.Trace
+	Result *allocators.ReplayResult
+	// InUse, Allocated and Reserved hold the bytes after each event.
+	InUse, Allocated, Reserved *Series
+	// Recorded is the reserved bytes the recording itself reports after
+	// each event (a PyTorch snapshot's segments), nil where it says
+	// nothing.
+	Recorded *Series
+	blocks   []block
+	// OOMs are the events (indexes) whose request failed.
+	OOMs []int
+}
+
+// block is one allocation: live over events [From, To) (To: the free's
+// event, or the trace's length), at Off with Chunk bytes for Size asked.
+type block struct {
+	from, to   int32
+	off, chunk int64
+	size       int64
+	id         int
+}
+
+// NewReplay replays tr with a fresh allocator of f, recording the timeline.
+func NewReplay(ctx context.Context, name string, f *allocators.Factory, tr *workloads.Trace) (*Replay, error) {
+	res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Timeline: true, Repeat: 1})
+	if err != nil {
+		return nil, err
+	}
+	return newReplay(name, tr, res)
+}
+
+func newReplay(name string, tr *workloads.Trace, res *allocators.ReplayResult) (*Replay, error) {
+	n := len(tr.Events)
+	if n > 1<<31-1 {
+		return nil, fmt.Errorf("%s: %d events is more than the viewer holds", name, n)
+	}
+	inUse, alloc, resv := make([]int64, n), make([]int64, n), make([]int64, n)
+	// Timeline points are per allocator call, in event order; an event
+	// without a call keeps the state before it.
+	k := 0
+	var u, a, r int64
+	for e := 0; e < n; e++ {
+		for k < len(res.Timeline) && res.Timeline[k].Event <= e {
+			p := res.Timeline[k]
+			u, a, r = p.InUse, p.Allocated, p.Reserved
+			k++
+		}
+		inUse[e], alloc[e], resv[e] = u, a, r
+	}
+	rp := &Replay{Name: name, Trace: tr, Result: res,
+		InUse: NewSeries(inUse), Allocated: NewSeries(alloc), Reserved: NewSeries(resv)}
+	rp.blocks = blocksOf(tr, res)
+	for _, o := range res.OOMsAt {
+		rp.OOMs = append(rp.OOMs, o.Event-1)
+	}
+	// The series and blocks hold what the timeline and the allocation
+	// records said; at 10^7 events those are most of the memory.
+	res.Timeline, res.Allocs = nil, nil
+	if rec := tr.Recording; rec != nil && len(rec.Segments) > 0 {
+		v := make([]int64, n)
+		cur, s := rec.Reserved, 0
+		for e := 0; e < n; e++ {
+			for s < len(rec.Segments) && rec.Segments[s].Event <= e {
+				if rec.Segments[s].Free {
+					cur -= rec.Segments[s].Size
+				} else {
+					cur += rec.Segments[s].Size
+				}
+				s++
+			}
+			v[e] = cur
+		}
+		rp.Recorded = NewSeries(v)
+	}
+	return rp, nil
+}
+
+// blocksOf pairs each allocation with the event that frees it.
+func blocksOf(tr *workloads.Trace, res *allocators.ReplayResult) []block {
+	out := make([]block, 0, len(res.Allocs))
+	live := map[int]int{} // tensor id -> index in out
+	k := 0
+	for e, ev := range tr.Events {
+		switch ev.Kind {
+		case workloads.Alloc:
+			if k >= len(res.Allocs) {
+				continue
+			}
+			a := res.Allocs[k]
+			k++
+			if a.Offset < 0 {
+				continue
+			}
+			live[ev.ID] = len(out)
+			out = append(out, block{from: int32(e), to: int32(len(tr.Events)), off: a.Offset, chunk: a.Chunk, size: a.Size, id: a.ID})
+		case workloads.Free:
+			if j, ok := live[ev.ID]; ok {
+				out[j].to = int32(e)
+				delete(live, ev.ID)
+			}
+		}
+	}
+	return out
+}
+
+// Block is an allocation live at an event, as a state request returns it.
+type Block struct {
+	ID    int   `json:"id"`
+	Off   int64 `json:"o"`
+	Size  int64 `json:"s"`
+	Chunk int64 `json:"c"`
+	From  int   `json:"f"`
+	To    int   `json:"t"`
+}
+
+// State is the allocator's memory after one event: the live blocks (at
+// most MaxRects, largest first; the rest counted in Hidden) and where the
+// reserved bytes went.
+type State struct {
+	Event     int     `json:"event"`
+	Blocks    []Block `json:"blocks"`
+	Hidden    int     `json:"hidden"`
+	InUse     int64   `json:"in_use"`
+	Allocated int64   `json:"allocated"`
+	Reserved  int64   `json:"reserved"`
+	// Rounding is Allocated - InUse (internal fragmentation); Cached is
+	// Reserved - Allocated (free memory the allocator keeps).
+	Rounding int64 `json:"rounding"`
+	Cached   int64 `json:"cached"`
+	// Recorded is what the recording reports reserved, -1 where unknown.
+	Recorded int64 `json:"recorded"`
+	// Top is the highest block end, for the address axis.
+	Top int64 `json:"top"`
+}
+
+// StateAt returns the state after event e.
+func (r *Replay) StateAt(e int) State {
+	n := r.InUse.Len()
+	if n == 0 {
+		return State{Recorded: -1}
+	}
+	e = min(max(e, 0), n-1)
+	s := State{Event: e, InUse: r.InUse.At(e), Allocated: r.Allocated.At(e), Reserved: r.Reserved.At(e), Recorded: -1}
+	s.Rounding, s.Cached = s.Allocated-s.InUse, s.Reserved-s.Allocated
+	if r.Recorded != nil {
+		s.Recorded = r.Recorded.At(e)
+	}
+	for _, b := range r.blocks {
+		if int(b.from) <= e && e < int(b.to) {
+			s.Blocks = append(s.Blocks, Block{ID: b.id, Off: b.off, Size: b.size, Chunk: b.chunk, From: int(b.from), To: int(b.to)})
+			s.Top = max(s.Top, b.off+b.chunk)
+		}
+	}
+	if len(s.Blocks) > MaxRects {
+		sortBySize(s.Blocks)
+		s.Hidden = len(s.Blocks) - MaxRects
+		s.Blocks = s.Blocks[:MaxRects]
+	}
+	return s
+}
