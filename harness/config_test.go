@@ -72,7 +72,7 @@ func TestParseConfigLines(t *testing.T) {
 		{"negative entry max_n", "workloads = [\"synthetic/chain\"]\nstrategies = [{ spec = \"naive\", max_n = -1 }]\n",
 			`exp.toml:2: strategies: max_n = -1: want a buffer count from 0 (no limit) to 1099511627776`},
 		{"long value", "strategies = [\"naive\"]\nworkloads = [\"" + strings.Repeat("x", 200) + "\"]\n",
-			`exp.toml:2: unknown workload "` + strings.Repeat("x", 80) + `…" (200 bytes): no such file or registered name (families: minimalloc/..., onnx/..., recorded/..., synthetic/..., tflite/..., zoo/...; ` + "`membench list workloads`" + ` lists every name)`},
+			`exp.toml:2: unknown workload "` + strings.Repeat("x", 80) + `…" (200 bytes): no such file or registered name (families: idealloc/..., minimalloc-small/..., minimalloc/..., onnx/..., recorded/..., synthetic/..., tflite/..., zoo/...; ` + "`membench list workloads`" + ` lists every name)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig("exp.toml", []byte(tc.in))

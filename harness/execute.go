@@ -158,7 +158,7 @@ func runStrategy(ctx context.Context, c Cell, p *workloads.Problem, rec *results
 	if plan.IsObjects() {
 		rec.Objects = len(plan.ObjectSizes)
 	}
-	rec.Bound, rec.Optimal = plan.Bound, plan.Optimal
+	rec.Bound, rec.Optimal, rec.Nodes = plan.Bound, plan.Optimal, plan.Nodes
 	if plan.Footprints != nil && len(plan.Footprints) == len(c.Info.Spaces) {
 		rec.Spaces = slices.Clone(c.Info.Spaces)
 		for m := range rec.Spaces {

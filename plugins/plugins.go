@@ -13,8 +13,16 @@ package plugins
 import (
 	// The exact offset planner (strategy "exact").
 	_ "membench/strategies/exact"
+	// MiniMalloc's solver (strategy "minimalloc").
+	_ "membench/strategies/minimalloc"
+	// idealloc (strategy "idealloc").
+	_ "membench/strategies/idealloc"
+	// TelaMalloc as OmniMalloc adapts it (strategy "telamalloc").
+	_ "membench/strategies/telamalloc"
 	// Workload families: MiniMalloc's instances, recorded traces,
+	// the field's instance sets (idealloc's, MiniMalloc's small set),
 	// synthetic generators, TFLite and ONNX models and the model zoo.
+	_ "membench/workloads/fieldsets"
 	_ "membench/workloads/minimalloc"
 	_ "membench/workloads/onnxmodels"
 	_ "membench/workloads/recorded"

@@ -63,6 +63,9 @@ type Record struct {
 	// for a problem with several (DESIGN §15), whose Footprint and LBLoad
 	// are their sums; absent otherwise.
 	Spaces []SpaceStat `json:"spaces,omitempty"`
+	// Nodes is the number of search nodes the strategy visited, where it
+	// says (Plan.Nodes); absent otherwise.
+	Nodes int64 `json:"nodes,omitempty"`
 
 	// Alloc holds an allocator replay's statistics.
 	Alloc *AllocStats `json:"alloc,omitempty"`

@@ -4,7 +4,10 @@
 // A new heuristic is one file that calls Register from init(). A planner's
 // file holds that planner only; what several planners share lives in
 // internal/kernel (spans, the interval and time indexes, gap walks,
-// orders and radix sorts, the treap, the record check), and LB_load is
+// orders and radix sorts, the treap, the record check) and, for
+// OmniMalloc's order searches, internal/search (the first-fit decoder,
+// the peak-swap move, the greedy orders, C++'s and CPython's random
+// streams), and LB_load is
 // workloads.LoadBound. Beside the planners: gaps.go (the one-at-a-time
 // offset loop of xla-heap-*, tflite-arena, tflm-* and ort-mem-pattern),
 // sorted.go (the shared-object planners' loop), profiles.go (TFLite's task
@@ -36,5 +39,15 @@
 //	megengine-pushdown       megengine    megengine.go
 //	best-of                  membench     best_of.go
 //	exact                    membench     exact/exact.go (package exact)
+//	minimalloc               minimalloc   minimalloc/minimalloc.go (package minimalloc)
+//	idealloc                 idealloc     idealloc/idealloc.go, idealloc/boxing.go, idealloc/rheap.go (package idealloc)
+//	telamalloc               telamalloc   telamalloc/telamalloc.go (package telamalloc)
+//	milp                     membench     milp.go
+//	greedy                   omnimalloc   greedy.go
+//	simulated-annealing      omnimalloc   simulated_annealing.go
+//	hill-climb               omnimalloc   hill_climb.go
+//	tabu-search              omnimalloc   tabu_search.go
+//	genetic                  omnimalloc   genetic.go
+//	random-search            omnimalloc   random_search.go
 //	exec:COMMAND             (external)   exec.go, exec_*.go
 package strategies

@@ -146,6 +146,7 @@ func planSpaces(ctx context.Context, s Strategy, p *workloads.Problem) (*Plan, e
 			out.ObjectSizes = append(out.ObjectSizes, plan.ObjectSizes...)
 		}
 		out.Bound += plan.Bound
+		out.Nodes += plan.Nodes
 	}
 	if !objects {
 		out.ObjectIDs, out.ObjectSizes = nil, nil

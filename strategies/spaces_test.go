@@ -170,10 +170,10 @@ func usmpPoolsOverlap(p *workloads.Problem, offs []int64) bool {
 	return false
 }
 
-// TestPlannerForms: the forms each planner declares it honours. Only
+// TestPlannerForms: the forms each planner declares it honours.
 // tflm-greedy keeps fixed offsets (TFLite Micro's offline plan); the TVM
-// planners plan memory spaces together as USMP pools; the others honour
-// none, their memory spaces planned one at a time by the registry
+// planners plan memory spaces together as USMP pools; OmniMalloc's
+// searches and milp honour what is listed; the others honour none, their memory spaces planned one at a time by the registry
 // (best-of's instances honour what all their members do:
 // TestBestOfForms).
 func TestPlannerForms(t *testing.T) {
@@ -182,6 +182,16 @@ func TestPlannerForms(t *testing.T) {
 		"tvm-greedy-by-size":      workloads.FormMemories,
 		"tvm-greedy-by-conflicts": workloads.FormMemories,
 		"tvm-hill-climb":          workloads.FormMemories,
+		// OmniMalloc's order searches: fixed offsets are the decoder's
+		// pins, alignments align its first fit; milp writes all three
+		// into its program.
+		"greedy":              workloads.FormAlign | workloads.FormFixed,
+		"simulated-annealing": workloads.FormAlign | workloads.FormFixed,
+		"hill-climb":          workloads.FormAlign | workloads.FormFixed,
+		"tabu-search":         workloads.FormAlign | workloads.FormFixed,
+		"genetic":             workloads.FormAlign | workloads.FormFixed,
+		"random-search":       workloads.FormAlign | workloads.FormFixed,
+		"milp":                workloads.FormAlign | workloads.FormFixed | workloads.FormMemories,
 	}
 	for _, in := range All() {
 		if in.Name == "exact" {

@@ -45,6 +45,9 @@ type Plan struct {
 	// Optimal reports that the strategy proved Footprint optimal
 	// (Footprint == Bound).
 	Optimal bool
+	// Nodes is the number of search nodes a search-based strategy visited
+	// (minimalloc); 0 when it does not say.
+	Nodes int64
 }
 
 // ErrTooManyBuffers is the refusal of a strategy whose runtime plans at

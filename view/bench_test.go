@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,6 +108,9 @@ var scaleSizes = []struct {
 	name string
 	n    int
 }{{"1e5", 100_000}, {"1e6", 1_000_000}, {"1e7", 10_000_000}}
+
+// The benchmarks run under the soft memory limit membench view sets.
+func init() { debug.SetMemoryLimit(1536 << 20) }
 
 // BenchmarkZoom times zoom requests at random viewports, 1,200 by 400
 // pixels, through the HTTP handler; it reports the median and the 99th

@@ -62,15 +62,17 @@ func newReplay(name string, tr *workloads.Trace, res *allocators.ReplayResult) (
 		}
 		inUse[e], alloc[e], resv[e] = u, a, r
 	}
+	// The series hold what the timeline said, and the blocks what the
+	// allocation records say; at 10^7 events those are most of the
+	// memory, so each goes as soon as it is summarised.
+	res.Timeline = nil
 	rp := &Replay{Name: name, Trace: tr, Result: res,
 		InUse: NewSeries(inUse), Allocated: NewSeries(alloc), Reserved: NewSeries(resv)}
 	rp.blocks = blocksOf(tr, res)
+	res.Allocs = nil
 	for _, o := range res.OOMsAt {
 		rp.OOMs = append(rp.OOMs, o.Event-1)
 	}
-	// The series and blocks hold what the timeline and the allocation
-	// records said; at 10^7 events those are most of the memory.
-	res.Timeline, res.Allocs = nil, nil
 	if rec := tr.Recording; rec != nil && len(rec.Segments) > 0 {
 		v := make([]int64, n)
 		cur, s := rec.Reserved, 0

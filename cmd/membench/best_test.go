@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"membench/results"
@@ -22,6 +23,26 @@ func TestPlanJSONExact(t *testing.T) {
 	}
 	if got.Footprint != 96 || got.Bound != 96 || !got.Optimal {
 		t.Errorf("got %+v, want footprint 96, bound 96, optimal", got)
+	}
+}
+
+// TestPlanNodes: minimalloc reports its search nodes, in JSON and text
+// (MiniMalloc's README example takes 8).
+func TestPlanNodes(t *testing.T) {
+	r := expect(t, 0, nil, "plan", "--format", "json", "--strategy", "minimalloc", "minimalloc/example")
+	var got struct {
+		Footprint int64 `json:"footprint"`
+		Nodes     int64 `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Footprint != 12 || got.Nodes != 8 {
+		t.Errorf("got %+v, want footprint 12, nodes 8", got)
+	}
+	r = expect(t, 0, nil, "plan", "--strategy", "minimalloc", "minimalloc/example")
+	if !strings.Contains(r.stdout, "search nodes           8\n") {
+		t.Errorf("text output lacks the search nodes:\n%s", r.stdout)
 	}
 }
 

@@ -55,6 +55,9 @@ type planOutput struct {
 	// footprint, LB_load and capacity; Footprint and LowerBound are their
 	// sums.
 	Spaces []results.SpaceStat `json:"spaces,omitempty"`
+	// Nodes is the number of search nodes the strategy visited, where it
+	// says (Plan.Nodes).
+	Nodes int64 `json:"nodes,omitempty"`
 
 	// For a workload of textures or BHWC shapes (DESIGN §17): the size
 	// type, the bytes of an element and each object's extents (its bytes
@@ -134,7 +137,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			Strategy: *spec, Footprint: plan.Footprint, Arena: plan.Arena, Persistent: p.PersistentBytes(),
 			LowerBound: lb.Load,
 			Seconds:    secs, Offsets: plan.Offsets,
-			Bound: plan.Bound, Optimal: plan.Optimal,
+			Bound: plan.Bound, Optimal: plan.Optimal, Nodes: plan.Nodes,
 			Forms: p.Forms().String(), Spaces: spaceStats(p, plan, lb),
 		}
 		if out.Offsets == nil {
@@ -187,6 +190,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	}
 	if plan.Bound > 0 {
 		fmt.Fprintf(e.stdout, labelFormat+"%d bytes  %s\n", "bound (proved)", plan.Bound, provedWord(plan.Optimal))
+	}
+	if plan.Nodes > 0 {
+		fmt.Fprintf(e.stdout, labelFormat+"%d\n", "search nodes", plan.Nodes)
 	}
 	fmt.Fprintf(e.stdout, labelFormat+"%s (median of %d)\n", "time", time.Duration(secs*float64(time.Second)), *repeat)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"membench/results"
@@ -16,6 +17,9 @@ import (
 	"membench/view"
 	"membench/workloads"
 )
+
+// viewMemoryLimit is the viewer's soft memory limit (runtime/debug).
+const viewMemoryLimit = 1536 << 20
 
 func init() {
 	register(&command{
@@ -40,6 +44,12 @@ func runView(ctx context.Context, e *env, args []string) error {
 	}
 	if fs.NArg() == 0 {
 		return badUsage("view: want a WORKLOAD or a results folder")
+	}
+	// The server holds every workload and its summaries for as long as it
+	// runs: a soft memory limit makes the collector keep the heap near
+	// what is live (GOMEMLIMIT, where set, says otherwise).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(viewMemoryLimit)
 	}
 	var entries []*view.Entry
 	var sweep *view.Sweep

@@ -21,12 +21,20 @@
 // apart. Three static orders (MiniMalloc's TWA, WAT and TAW) search each
 // question side by side, taking turns; each search is a coroutine that
 // pauses when it has spent its share of nodes and resumes where it
-// stopped, so the question at the lower bound (and in feasibility mode,
-// at the capacity) never searches a node twice; the probes between the
-// bounds start afresh each round, with less. A plan found at C lowers the
-// upper bound; a complete search that finds none proves the bound C+1.
-// The solver stops when the bounds meet (the plan is proved optimal) or
-// its budget of wall time or search nodes ends.
+// stopped, so no question searches a node twice. Minimising shares the
+// nodes between the question at the lower bound and capacity probes
+// below the best plan, each resumed with a doubling budget of its own
+// (minimise). A plan found at C lowers the upper bound; a complete search
+// that finds none proves the bound C+1, rounded up to the quantum that
+// divides every canonical footprint (quantumOf). Before minimising, the
+// windows around the peaks of load are solved as problems of their own:
+// their optima are lower bounds too (bounds.go). The solver stops when the
+// bounds meet (the plan is proved optimal) or its budget of wall time or
+// search nodes ends.
+//
+// It honours per-buffer alignment, gaps and fixed offsets (forms.go says
+// how), starting then from a first-fit plan of its own rather than
+// best-of's, whose members need not honour them.
 package exact
 
 import (
@@ -45,6 +53,10 @@ func init() {
 		Name:    "exact",
 		Runtime: "membench",
 		Kind:    strategies.Offsets,
+		// Memory spaces are left to the registry, one at a time: no
+		// buffer of one meets one of another, so planning them together
+		// gains nothing.
+		Forms: workloads.FormAlign | workloads.FormGaps | workloads.FormFixed,
 		Doc: "Anytime exact offset planner: a MiniMalloc-style search over canonical solutions " +
 			"tightens the best heuristic plan and proves lower bounds; proved optimal when they meet",
 		Params: []workloads.ParamDoc{
@@ -98,6 +110,9 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 			return nil, fmt.Errorf("exact: buffer %d (id %d) has first task %d after last task %d", i, b.ID, b.First, b.Last)
 		}
 	}
+	if err := checkFixed(p); err != nil {
+		return nil, err
+	}
 	bud := &budget{ctx: ctx, nodes: -1}
 	if e.timeout > 0 {
 		bud.deadline = time.Now().Add(e.timeout)
@@ -105,39 +120,53 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if e.nodes > 0 {
 		bud.nodes = e.nodes
 	}
-	best, err := heuristic(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	lb := p.LoadBound()
-	if e.capacity > 0 && lb > e.capacity {
-		return nil, fmt.Errorf("exact: %w in capacity %d (proved: LB_load is %d)", ErrInfeasible, e.capacity, lb)
-	}
 	in, err := newInstance(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	// Aligned offsets: each section's buffers, stacked, take their sizes
-	// rounded up, all but the top one.
-	alb := lb
-	for _, pt := range in.parts {
-		alb = max(alb, pt.alb)
+	var offs []int64
+	if in.uniform {
+		best, err := heuristic(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		offs = best.Offsets
+	} else {
+		offs = greedy(p, in)
 	}
-	if e.capacity > 0 && alb > e.capacity {
-		return nil, fmt.Errorf("exact: %w in capacity %d (proved: with offsets aligned to %d, some task needs %d)",
-			ErrInfeasible, e.capacity, in.align, alb)
+	if err := e.bounds(p, in); err != nil {
+		return nil, err
 	}
-	lb = alb
-	sv := &solver{in: in, b: bud, offs: best.Offsets}
+	sv := &solver{in: in, b: bud, offs: offs}
 	for i, b := range p.Buffers {
 		if b.Size == 0 {
-			sv.offs[i] = 0
+			sv.offs[i], _ = p.FixedOf(i)
 		}
 	}
-	sv.lo, sv.hi = lb, strategies.Footprint(p.Buffers, sv.offs)
+	sv.lo = in.fixedTop
+	for _, pt := range in.parts {
+		sv.lo = max(sv.lo, pt.lb, pt.alb)
+	}
+	if in.proofs {
+		// An optimal footprint is a multiple of the quantum.
+		sv.lo = min(roundUp(sv.lo, in.quantum), strategies.Footprint(p.Buffers, sv.offs))
+	}
+	sv.slo, sv.hi = sv.lo, strategies.Footprint(p.Buffers, sv.offs)
 	if e.capacity > 0 {
 		err = sv.feasible(e.capacity)
 	} else {
+		if wb := e.windowBudget(ctx, len(in.size)); sv.lo < sv.hi && wb.nodes > 0 {
+			given := wb.nodes
+			sv.windowBound(ctx, wb)
+			if wb.err != nil {
+				return nil, wb.err
+			}
+			if bud.nodes > 0 {
+				// The windows' nodes come out of the whole budget.
+				bud.nodes = max(bud.nodes-(given-wb.nodes), 1)
+			}
+			sv.slo = max(sv.slo, sv.lo)
+		}
 		sv.minimise()
 	}
 	if bud.err != nil {
@@ -155,6 +184,39 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 		return nil, fmt.Errorf("exact: internal error, the plan found is invalid: %w", err)
 	}
 	return plan, nil
+}
+
+// bounds refuses a capacity below what the static bounds prove: LB_load,
+// the aligned stacks of the sections, and with forms the fixed buffers
+// and the windows of the gaps.
+func (e exact) bounds(p *workloads.Problem, in *instance) error {
+	if e.capacity <= 0 {
+		return nil
+	}
+	if in.uniform {
+		if lb := p.LoadBound(); lb > e.capacity {
+			return fmt.Errorf("exact: %w in capacity %d (proved: LB_load is %d)", ErrInfeasible, e.capacity, lb)
+		}
+	}
+	for i, b := range p.Buffers {
+		if o, ok := p.FixedOf(i); ok && o+b.Size > e.capacity {
+			return fmt.Errorf("exact: %w in capacity %d (proved: buffer %d (id %d) is fixed at %d and ends at %d)",
+				ErrInfeasible, e.capacity, i, b.ID, o, o+b.Size)
+		}
+	}
+	var lb, alb int64
+	for _, pt := range in.parts {
+		lb, alb = max(lb, pt.lb), max(alb, pt.alb)
+	}
+	switch {
+	case lb > e.capacity:
+		return fmt.Errorf("exact: %w in capacity %d (proved: with its gap windows and fixed offsets, some task needs %d)",
+			ErrInfeasible, e.capacity, lb)
+	case alb > e.capacity:
+		return fmt.Errorf("exact: %w in capacity %d (proved: with offsets aligned to %d, some task needs %d)",
+			ErrInfeasible, e.capacity, in.align, alb)
+	}
+	return nil
 }
 
 // heuristic returns the best plan of the quick offset heuristics: best-of
@@ -180,6 +242,13 @@ type solver struct {
 	// footprint; lo the best lower bound proved.
 	offs   []int64
 	lo, hi int64
+	// slo is the lowest capacity the search has not ruled out: lo where
+	// its searches prove what they rule out (instance.proofs), else
+	// above it.
+	slo int64
+	// probes are the capacities minimise probes below hi, in
+	// thousandths of the gap hi-slo (defaultProbes where nil).
+	probes []int64
 }
 
 // orders are the static orders of the searches, MiniMalloc's default
@@ -190,53 +259,125 @@ var orders = []string{"TWA", "WAT", "TAW"}
 // doubles it.
 func (sv *solver) baseLimit() int64 { return int64(2 * len(sv.in.size)) }
 
-// minimise narrows [lo, hi] until the bounds meet or the budget ends. Each
-// round goes on with the search at the lower bound, where a plan is
-// optimal, spending twice as much as the round before; then it bisects
-// twice between the bounds with fresh searches and a smaller budget (a
-// looser capacity prunes less, so it is no easier).
+// defaultProbes are the capacities minimise probes below the best plan,
+// in thousandths of the gap to the bound: a near probe, a 32nd of the gap
+// down, and two farther ones. Capacity searches of MiniMalloc's D take
+// from 2,515 to 96,222 nodes to find a plan at capacities between
+// 1,024,000 and 1,048,576, in no order: one probe a few steps down would
+// often sit on a hard capacity, where three at once rarely all do.
+var defaultProbes = []int64{31, 125, 375}
+
+// minimise narrows [lo, hi] until the bounds meet or the budget ends.
+//
+// It asks capacity questions the way feasibility mode does, each with a
+// budget of its own that doubles every time it is resumed (so no node is
+// searched twice), and shares the nodes out among them in proportion to
+// their weights, the one with the least given for its weight first:
+//
+//   - the question at slo, the lowest capacity not yet ruled out, where a
+//     plan would be optimal and a complete search that fails raises the
+//     bound: half the nodes. Most problems' optimum is their bound
+//     (MiniMalloc's A-C, E-I and K), where this question is all that
+//     counts, but the probes need their share where it is not: measured
+//     under load in 60 s, a tenth left B at 47 s to prove (the former
+//     minimise: 6 s) and three quarters left D at 1,051,648; half gives
+//     B in 9 s (4 s) and D 1,031,168;
+//   - probes below the best plan, at hi less a part of the gap to slo
+//     (defaultProbes), sharing the other half. A probe that finds a plan lowers hi,
+//     and the probes whose capacity is no longer below it start afresh
+//     from there; one that fails completely rules its capacity and all
+//     below it out.
+//
+// So a capacity run at a probe's capacity would find its plan in at most
+// the nodes minimise gives that probe; the probes follow hi down, with
+// steps that shrink as the gap does.
 func (sv *solver) minimise() {
-	var low *trial
+	type question struct {
+		tr    *trial
+		limit int64 // the nodes of its next step
+		given int64 // the nodes given so far
+		// weight is its share; pm the part of the gap below hi it
+		// probes at, in thousandths (0: the question at slo).
+		weight, pm int64
+	}
+	probes := sv.probes
+	if probes == nil {
+		probes = defaultProbes
+	}
+	// Half the nodes go to the question at slo, half to the probes.
+	qs := []*question{{weight: max(int64(len(probes)), 1)}}
+	for _, pm := range probes {
+		qs = append(qs, &question{weight: 1, pm: pm})
+	}
 	defer func() {
-		if low != nil {
-			low.close()
+		for _, q := range qs {
+			if q.tr != nil {
+				q.tr.close()
+			}
 		}
 	}()
-	for limit := sv.baseLimit(); sv.lo < sv.hi; limit *= 2 {
-		if low == nil || low.c != sv.lo {
-			if low != nil {
-				low.close()
+	drop := func(q *question) {
+		q.tr.close()
+		q.tr = nil
+	}
+	for sv.slo < sv.hi {
+		// Renew the questions whose capacity moved, and the probes that
+		// ended.
+		for _, q := range qs {
+			c := sv.slo
+			if q.pm > 0 {
+				// Only multiples of the quantum are worth asking.
+				c = sv.hi - max(1, (sv.hi-sv.slo)*q.pm/1000)
+				c -= c % sv.in.quantum
 			}
-			low = sv.newTrial(sv.lo)
+			if q.tr != nil && (q.pm == 0 && q.tr.c != sv.slo || q.tr.c >= sv.hi || q.tr.c < sv.slo) {
+				drop(q)
+			}
+			if q.tr == nil && c >= sv.slo {
+				q.tr, q.limit = sv.newTrial(c), sv.baseLimit()
+			}
 		}
-		unknown := sv.lo - 1 // highest capacity that aborted this round
-		switch sv.step(low, limit) {
+		// The question with the least given for its weight goes next;
+		// probes that ask what another question asks wait.
+		var next *question
+		for _, q := range qs {
+			if q.tr == nil {
+				continue
+			}
+			dup := false
+			for _, o := range qs {
+				if o != q && o.tr != nil && o.tr.c == q.tr.c && o.pm > q.pm {
+					dup = true
+				}
+			}
+			if !dup && (next == nil || q.given*next.weight < next.given*q.weight) {
+				next = q
+			}
+		}
+		c := next.tr.c
+		res := sv.step(next.tr, next.limit)
+		next.given += next.limit
+		next.limit *= 2
+		switch res {
+		case found:
+			drop(next)
 		case infeasible:
-			sv.lo++
-		case aborted:
-			unknown = sv.lo
-		}
-		for tries := 0; tries < 2 && sv.lo < sv.hi; tries++ {
-			if sv.b.spent() || sv.b.nodes == 0 {
-				return
-			}
-			from := max(sv.lo, unknown+1)
-			if from > sv.hi-1 {
-				break
-			}
-			c := from + (sv.hi-1-from)/2
-			tr := sv.newTrial(c)
-			switch sv.step(tr, max(sv.baseLimit(), limit/8)) {
-			case infeasible:
-				sv.lo = c + 1
-			case aborted:
-				unknown = c
-			}
-			tr.close()
+			sv.ruledOut(c)
+			drop(next)
 		}
 		if sv.b.spent() || sv.b.nodes == 0 {
 			return
 		}
+	}
+}
+
+// ruledOut records that a complete search found no plan within c: a
+// proof that none exists where the search is complete.
+func (sv *solver) ruledOut(c int64) {
+	next := min(roundUp(c+1, sv.in.quantum), sv.hi)
+	sv.slo = max(sv.slo, next)
+	if sv.in.proofs {
+		sv.lo = max(sv.lo, next)
 	}
 }
 
@@ -253,7 +394,10 @@ func (sv *solver) feasible(c int64) error {
 		case found:
 			return nil
 		case infeasible:
-			sv.lo = c + 1
+			sv.ruledOut(c)
+			if !sv.in.proofs {
+				return fmt.Errorf("exact: found no plan in capacity %d (with these gap windows the search proves nothing)", c)
+			}
 			return fmt.Errorf("exact: %w in capacity %d (proved)", ErrInfeasible, c)
 		}
 		if sv.b.spent() || sv.b.nodes == 0 {

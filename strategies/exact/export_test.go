@@ -36,3 +36,24 @@ func FillPlan(p *workloads.Problem, c int64, rev bool) ([]int64, bool, error) {
 	}
 	return offs, true, nil
 }
+
+// WindowBound returns the bound exact proves for p from LB_load, the
+// quantum and the window bounds alone, spending at most nodes on the
+// windows, and the quantum.
+func WindowBound(p *workloads.Problem, nodes int64) (int64, int64, error) {
+	ctx := context.Background()
+	in, err := newInstance(ctx, p)
+	if err != nil {
+		return 0, 0, err
+	}
+	sv := &solver{in: in, offs: greedy(p, in)}
+	for k, i := range in.idx {
+		sv.hi = max(sv.hi, sv.offs[i]+in.size[k])
+	}
+	for _, pt := range in.parts {
+		sv.lo = max(sv.lo, pt.lb, pt.alb)
+	}
+	sv.lo = min(roundUp(sv.lo, in.quantum), sv.hi)
+	sv.windowBound(ctx, &budget{ctx: ctx, nodes: nodes})
+	return sv.lo, in.quantum, nil
+}

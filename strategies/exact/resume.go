@@ -104,7 +104,7 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			}
 			// A part with no slack at c takes a perfect packing: the
 			// fillers sweep time each way.
-			if in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
+			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
 				for _, rev := range []bool{false, true} {
 					f := newFiller(in, rev)
 					f.b = sv.b
@@ -135,7 +135,7 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 		}
 		tr.close()
 	}
-	var fp int64
+	fp := in.fixedTop
 	for k, i := range in.idx {
 		fp = max(fp, tr.offs[i]+in.size[k])
 	}

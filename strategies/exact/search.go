@@ -207,6 +207,9 @@ func (s *searcher) solve(pt *part, c, limit int64) outcome {
 	for _, k := range pt.bufs {
 		s.off[k] = noOffset
 		s.minOff[k] = 0
+		if in.minInit != nil {
+			s.minOff[k] = in.minInit[k]
+		}
 	}
 	for t := pt.secLo; t < pt.secHi; t++ {
 		s.floor[t] = 0
@@ -246,10 +249,16 @@ func (s *searcher) dfs(pt *part, remaining, depth int, minOffset int64, minRank 
 	// The lowest top any unplaced buffer can reach: a buffer placed at or
 	// above it would leave a gap the other buffer could have filled first
 	// (dominance), so only buffers below it are branched on.
+	// A fixed buffer waits at its offset: nothing goes above it first,
+	// or it could never go.
 	minHeight := int64(1<<62 - 1)
 	for _, k := range pt.bufs {
 		if s.off[k] == noOffset {
-			minHeight = min(minHeight, s.minOff[k]+in.size[k])
+			if in.isFixed(k) {
+				minHeight = min(minHeight, s.minOff[k]+1)
+			} else {
+				minHeight = min(minHeight, s.minOff[k]+in.size[k])
+			}
 		}
 	}
 	if depth >= len(s.cands) {
@@ -360,11 +369,23 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	next := alignUp(top, in.align)
 	s.touched = s.touched[:0]
 	hatless = true
-	for _, j := range in.overlaps[k] {
+	for x, j := range in.overlaps[k] {
 		if s.off[j] != noOffset {
 			continue
 		}
 		hatless = false
+		if in.isFixed(j) {
+			continue // k kept clear of it
+		}
+		next := next
+		if !in.uniform {
+			// j's own alignment, its effective size above k, and the
+			// fixed buffers in its way.
+			next = alignUp(max(c.off+in.upOf(k, x), 0), in.al[j])
+			if in.obst != nil {
+				next = firstFit(next, in.al[j], in.obst[j])
+			}
+		}
 		if s.minOff[j] >= next {
 			continue
 		}
@@ -375,23 +396,43 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		// its unplaced buffers; if j's was above the floor, another
 		// buffer's holds the floor down, and raising j's changes nothing
 		// there.
-		for t := in.secLo[j]; t < in.secHi[j]; t++ {
-			if !s.mark[t] && old <= s.floor[t] {
+		if in.uniform {
+			// One run: the whole lifetime (the hot path, kept plain).
+			for t := in.secLo[j]; t < in.secHi[j]; t++ {
+				if !s.mark[t] && old <= s.floor[t] {
+					s.mark[t] = true
+					s.touched = append(s.touched, t)
+				}
+			}
+			continue
+		}
+		for _, r := range in.runsOf(j) {
+			for t := r.lo; t < r.hi; t++ {
+				if !s.mark[t] && old <= s.floor[t] {
+					s.mark[t] = true
+					s.touched = append(s.touched, t)
+				}
+			}
+		}
+	}
+	for _, r := range in.runsOf(k) {
+		// Offsets are aligned: nothing goes between the top of k's
+		// window and the next multiple of the alignment.
+		fl := next
+		if !in.uniform {
+			fl = alignUp(c.off+r.whi, in.align)
+		}
+		for t := r.lo; t < r.hi; t++ {
+			s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
+			s.floor[t] = fl
+			s.total[t] -= r.w
+			// k leaves the section's unplaced buffers: look again.
+			if !s.mark[t] {
 				s.mark[t] = true
 				s.touched = append(s.touched, t)
 			}
 		}
-	}
-	for t := in.secLo[k]; t < in.secHi[k]; t++ {
-		s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
-		// Offsets are aligned: nothing goes between top and next.
-		s.floor[t] = next
-		s.total[t] -= in.asize[k]
-		// k leaves the section's unplaced buffers: look again.
-		if !s.mark[t] {
-			s.mark[t] = true
-			s.touched = append(s.touched, t)
-		}
+		s.room.rangeAdd(int(r.lo), int(r.hi), r.w)
 	}
 	// A section's unplaced buffers all lie at or above the lowest of
 	// their minimum offsets.
@@ -421,7 +462,6 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	// sections not touched kept their floor and load since the last check
 	// passed; while c.off plus the part's peak load fits, the rise of
 	// c.off cannot fail them.
-	s.room.rangeAdd(int(in.secLo[k]), int(in.secHi[k]), in.asize[k])
 	if c.off+pt.alb > s.cap {
 		if s.room.rangeMin(int(pt.secLo), int(pt.secHi)) < c.off {
 			return infeasible, hatless
@@ -463,10 +503,12 @@ func (s *searcher) unplace(c cand) {
 	k := c.buf
 	s.floorUndo = rollBack(s.floorUndo, s.floor)
 	s.offUndo = rollBack(s.offUndo, s.minOff)
-	for t := in.secLo[k]; t < in.secHi[k]; t++ {
-		s.total[t] += in.asize[k]
+	for _, r := range in.runsOf(k) {
+		for t := r.lo; t < r.hi; t++ {
+			s.total[t] += r.w
+		}
+		s.room.rangeAdd(int(r.lo), int(r.hi), -r.w)
 	}
-	s.room.rangeAdd(int(in.secLo[k]), int(in.secHi[k]), -in.asize[k])
 	s.off[k] = noOffset
 }
 

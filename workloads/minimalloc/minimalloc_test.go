@@ -5,56 +5,31 @@ import (
 	"os"
 	"testing"
 
-	"membench/workloads"
+	"membench/internal/shippedtest"
 )
 
 // TestRegistered loads every shipped instance by name and checks its size,
 // lower bound and capacity against MiniMalloc's README table, and that the
 // conversions keep the bound on this real data.
 func TestRegistered(t *testing.T) {
-	cases := []struct {
-		name    string
-		n       int
-		lb, cap int64
-	}{
-		{"minimalloc/a", 154, 1048576, 1048576},
-		{"minimalloc/b", 170, 1048576, 1048576},
-		{"minimalloc/c", 203, 1039360, 1048576},
-		{"minimalloc/d", 213, 986112, 1048576},
-		{"minimalloc/e", 215, 1048576, 1048576},
-		{"minimalloc/f", 296, 1048576, 1048576},
-		{"minimalloc/g", 308, 1048576, 1048576},
-		{"minimalloc/h", 316, 1048576, 1048576},
-		{"minimalloc/i", 374, 1048576, 1048576},
-		{"minimalloc/j", 409, 989184, 1048576},
-		{"minimalloc/k", 454, 1048576, 1048576},
-		{"minimalloc/example", 5, 12, 12},
+	cases := []shippedtest.Instance{
+		{Name: "minimalloc/a", N: 154, LB: 1048576, Cap: 1048576},
+		{Name: "minimalloc/b", N: 170, LB: 1048576, Cap: 1048576},
+		{Name: "minimalloc/c", N: 203, LB: 1039360, Cap: 1048576},
+		{Name: "minimalloc/d", N: 213, LB: 986112, Cap: 1048576},
+		{Name: "minimalloc/e", N: 215, LB: 1048576, Cap: 1048576},
+		{Name: "minimalloc/f", N: 296, LB: 1048576, Cap: 1048576},
+		{Name: "minimalloc/g", N: 308, LB: 1048576, Cap: 1048576},
+		{Name: "minimalloc/h", N: 316, LB: 1048576, Cap: 1048576},
+		{Name: "minimalloc/i", N: 374, LB: 1048576, Cap: 1048576},
+		{Name: "minimalloc/j", N: 409, LB: 989184, Cap: 1048576},
+		{Name: "minimalloc/k", N: 454, LB: 1048576, Cap: 1048576},
+		{Name: "minimalloc/example", N: 5, LB: 12, Cap: 12},
 	}
 	if len(cases) != len(Files) {
 		t.Fatalf("%d registered instances, want %d", len(Files), len(cases))
 	}
-	for _, c := range cases {
-		w, err := workloads.Load(c.name)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		p := w.Problem
-		if p.Len() != c.n || p.LoadBound() != c.lb || p.Capacity != c.cap || p.Name != c.name {
-			t.Errorf("%s: name %q, %d buffers, LB_load %d, capacity %d; want %d, %d, %d",
-				c.name, p.Name, p.Len(), p.LoadBound(), p.Capacity, c.n, c.lb, c.cap)
-		}
-		tr, err := p.ToTrace()
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, err := tr.ToProblem()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if q.LoadBound() != c.lb {
-			t.Errorf("%s: LB_load after problem -> trace -> problem: %d", c.name, q.LoadBound())
-		}
-	}
+	shippedtest.CheckRegistered(t, cases)
 }
 
 // TestSameAsShared checks that the shipped files are byte for byte the ones

@@ -116,19 +116,27 @@ func AdversarialGreedy(c AdversarialConfig) (*workloads.Problem, []int64) {
 			queue = append(queue, int32(len(blocks)-1))
 		}
 	}
-	blocks = countingSort(blocks, c.Tasks, func(b block) int { return b.t0 })
-	bufs := make([]workloads.Buffer, len(blocks))
-	offsets := make([]int64, len(blocks))
-	for i, b := range blocks {
-		bufs[i] = workloads.Buffer{ID: i, Size: b.a1 - b.a0, First: b.t0, Last: b.t1 - 1}
-		offsets[i] = b.a0
-	}
+	bufs, offsets := blockBuffers(blocks, c.Tasks)
 	return &workloads.Problem{
 		Name: fmt.Sprintf("synthetic/adversarial-greedy?n=%d&seed=%d&tasks=%d&capacity=%d",
 			c.N, c.Seed, c.Tasks, c.Capacity),
 		Buffers:  bufs,
 		Capacity: c.Capacity,
 	}, offsets
+}
+
+// blockBuffers turns the blocks of a packing into buffers sorted by First
+// (stable), ID = index, and their planted offsets: block [t0, t1) x
+// [a0, a1) is a buffer of a1-a0 bytes live over tasks [t0, t1-1] at a0.
+func blockBuffers(blocks []block, tasks int) ([]workloads.Buffer, []int64) {
+	blocks = countingSort(blocks, tasks, func(b block) int { return b.t0 })
+	bufs := make([]workloads.Buffer, len(blocks))
+	offsets := make([]int64, len(blocks))
+	for i, b := range blocks {
+		bufs[i] = workloads.Buffer{ID: i, Size: b.a1 - b.a0, First: b.t0, Last: b.t1 - 1}
+		offsets[i] = b.a0
+	}
+	return bufs, offsets
 }
 
 func (c AdversarialConfig) generate() *workloads.Problem {

@@ -122,6 +122,8 @@ const (
 	familyIntervals
 	familyRepeated
 	familyAdversarial
+	familyTiling
+	familyPinwheel
 	familyTextures
 )
 

@@ -89,6 +89,14 @@ var goldenSpecs = []string{
 	"synthetic/repeated-shapes?n=777&seed=3&k=2&block=10&min=64&max=128",
 	"synthetic/adversarial-greedy",
 	"synthetic/adversarial-greedy?n=5000&seed=7&tasks=200&capacity=64K",
+	"synthetic/tiling",
+	"synthetic/tiling?n=500&seed=2&sizes=uniform&time-cut=800",
+	"synthetic/tiling?n=2000&seed=3&sizes=zipf&capacity=64K&min=4",
+	"synthetic/tiling?n=300&seed=4&sizes=dominant&dominant=60",
+	"synthetic/pinwheel",
+	"synthetic/pinwheel?n=777&seed=3&sizes=bimodal&tasks=100&min=16",
+	"synthetic/tiling-contention",
+	"synthetic/pinwheel-contention?sizes=dominant&dominant=50",
 }
 
 func TestGolden(t *testing.T) {
@@ -154,6 +162,14 @@ func TestBadParams(t *testing.T) {
 		{"synthetic/adversarial-greedy?n=100&tasks=3&capacity=10", "n=100 exceeds the 30 task-byte cells of tasks x capacity"},
 		{"synthetic/adversarial-greedy?capacity=0", "capacity=0 must be >= 1"},
 		{"synthetic/adversarial-greedy?seed=1.5", `parameter seed="1.5": want an integer`},
+		{"synthetic/tiling?sizes=normal", `sizes="normal": want one of [uniform log-uniform zipf bimodal dominant]`},
+		{"synthetic/tiling?n=100&tasks=3&capacity=10&min=1", "n=100 exceeds the 30 blocks that tasks x capacity surely holds"},
+		{"synthetic/pinwheel?min=0", "min=0 must be in [1, capacity=1048576]"},
+		{"synthetic/pinwheel?min=2M", "min=2097152 must be in [1, capacity=1048576]"},
+		{"synthetic/tiling?dominant=100", "dominant=100 must be in [1, 99]"},
+		{"synthetic/tiling?sizes=dominant&n=3", "sizes=dominant needs tasks >= 3, n >= 4"},
+		{"synthetic/tiling-contention?time-cut=1001", "time-cut=1001 must be in [0, 1000]"},
+		{"synthetic/pinwheel-contention?tasks=0", "tasks=0 must be in [1, 100000000]"},
 	} {
 		_, err := build(t, tc.spec)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -1,0 +1,263 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"membench/strategies/internal/kernel"
+	"membench/workloads"
+)
+
+// Placer is OmniMalloc's FirstFitPlacer: it holds a problem's buffers and
+// their conflict lists and decodes a permutation of the buffers into a
+// placement. Buffers are taken in the permutation's order; each goes at
+// the lowest offset where it fits below, between or above the buffers
+// already placed that are live with it (first_fit_offset over their
+// spans sorted by offset). Fixed buffers are pins: placed before the
+// first, never moved. Where a buffer has an alignment (the problem's or
+// its own) its offset is aligned up inside the gap, a membench extension
+// that leaves OmniMalloc's rule unchanged at alignment 1. A Placer is not
+// safe for concurrent use.
+type Placer struct {
+	Size  []int64
+	align []int64 // nil: none
+	pin   []int64 // workloads.NoOffset: free
+	// The conflicts of i are nbr[start[i]:start[i+1]].
+	start []int32
+	nbr   []int32
+	spans []kernel.Comp
+	mark  []bool
+	looks int
+}
+
+// NewPlacer indexes p's buffers: their sizes, alignments, fixed offsets
+// and conflicts (two buffers conflict when both are live at a common
+// task, workloads.Conflicts). It refuses fixed buffers that overlap, as
+// OmniMalloc refuses colliding pins.
+func NewPlacer(ctx context.Context, name string, p *workloads.Problem) (*Placer, error) {
+	if err := kernel.RecordError(name, p.Buffers); err != nil {
+		return nil, err
+	}
+	n := len(p.Buffers)
+	pl := &Placer{Size: make([]int64, n), pin: make([]int64, n), mark: make([]bool, n)}
+	aligned := p.Alignment > 1 || p.Forms()&workloads.FormAlign != 0
+	if aligned {
+		pl.align = make([]int64, n)
+	}
+	for i, b := range p.Buffers {
+		pl.Size[i] = b.Size
+		pl.pin[i] = workloads.NoOffset
+		if off, ok := p.FixedOf(i); ok {
+			pl.pin[i] = off
+		}
+		if aligned {
+			pl.align[i] = p.AlignOf(i)
+		}
+	}
+	byFirst := kernel.ByFirst(p.Buffers)
+	deg := make([]int32, n+1)
+	var pairs [][2]int32
+	for k, i := range byFirst {
+		if k%kernel.CtxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		last := p.Buffers[i].Last
+		for _, j := range byFirst[k+1:] {
+			if p.Buffers[j].First > last {
+				break
+			}
+			pairs = append(pairs, [2]int32{i, j})
+			deg[i]++
+			deg[j]++
+		}
+	}
+	pl.start = make([]int32, n+1)
+	for i := range n {
+		pl.start[i+1] = pl.start[i] + deg[i]
+	}
+	pl.nbr = make([]int32, pl.start[n])
+	fill := slices.Clone(pl.start[:n])
+	for _, e := range pairs {
+		pl.nbr[fill[e[0]]] = e[1]
+		fill[e[0]]++
+		pl.nbr[fill[e[1]]] = e[0]
+		fill[e[1]]++
+	}
+	for _, e := range pairs {
+		a, b := e[0], e[1]
+		if pl.pin[a] >= 0 && pl.pin[b] >= 0 && pl.pin[a] < pl.pin[b]+pl.Size[b] && pl.pin[b] < pl.pin[a]+pl.Size[a] {
+			return nil, fmt.Errorf("%s: buffers %d and %d have fixed offsets %d and %d that overlap while both are live",
+				name, a, b, pl.pin[a], pl.pin[b])
+		}
+	}
+	return pl, nil
+}
+
+// Len returns the number of buffers.
+func (pl *Placer) Len() int { return len(pl.Size) }
+
+// Conflicts returns the buffers conflicting with i (not to be changed).
+func (pl *Placer) Conflicts(i int) []int32 { return pl.nbr[pl.start[i]:pl.start[i+1]] }
+
+// Degree returns the number of buffers conflicting with i.
+func (pl *Placer) Degree(i int) int { return int(pl.start[i+1] - pl.start[i]) }
+
+// look checks ctx every kernel.CtxCheckEvery placements.
+func (pl *Placer) look(ctx context.Context) error {
+	pl.looks++
+	if pl.looks%kernel.CtxCheckEvery == 0 {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// Place decodes order (a permutation of the buffers) into offsets (one
+// per buffer, indexed by buffer) and returns the peak: max(offset+size),
+// 0 for none. It returns ctx's error if ctx is cancelled while it runs.
+func (pl *Placer) Place(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+	copy(offsets, pl.pin)
+	return pl.decode(ctx, order, offsets)
+}
+
+// PlaceFrom is Place for an order whose positions before from hold what
+// they held in an order prev decodes: those buffers keep their offsets in
+// prev (first fit places a buffer by the ones before it alone), and the
+// rest are decoded again. The plan is the one Place returns.
+func (pl *Placer) PlaceFrom(ctx context.Context, order []int32, from int, prev, offsets []int64) (int64, error) {
+	copy(offsets, prev)
+	for _, idx := range order[from:] {
+		offsets[idx] = pl.pin[idx]
+	}
+	return pl.decode(ctx, order[from:], offsets)
+}
+
+// decode places the buffers of order that are not placed in offsets.
+func (pl *Placer) decode(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+	for _, idx := range order {
+		if pl.pin[idx] >= 0 {
+			continue
+		}
+		if err := pl.look(ctx); err != nil {
+			return 0, err
+		}
+		spans := pl.spans[:0]
+		for _, j := range pl.nbr[pl.start[idx]:pl.start[idx+1]] {
+			if o := offsets[j]; o >= 0 {
+				spans = append(spans, kernel.Comp{Lo: o, Hi: o + pl.Size[j]})
+			}
+		}
+		slices.SortFunc(spans, func(a, b kernel.Comp) int {
+			if a.Lo != b.Lo {
+				return cmpInt(a.Lo, b.Lo)
+			}
+			return cmpInt(a.Hi, b.Hi)
+		})
+		pl.spans = spans
+		var align int64 = 1
+		if pl.align != nil {
+			align = pl.align[idx]
+		}
+		offsets[idx] = kernel.FirstFit(spans, pl.Size[idx], align)
+	}
+	return Peak(pl.Size, offsets), nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Peak returns max(offsets[i]+sizes[i]), 0 for none.
+func Peak(sizes, offsets []int64) int64 {
+	var peak int64
+	for i, o := range offsets {
+		peak = max(peak, o+sizes[i])
+	}
+	return peak
+}
+
+// PeakPositions returns the positions in order whose buffer tops out at
+// peak (local_search.cpp's peak_positions over a placement listed in
+// order): the targets of the peak-swap move.
+func (pl *Placer) PeakPositions(order []int32, offsets []int64, peak int64, out []int) []int {
+	out = out[:0]
+	for pos, i := range order {
+		if offsets[i]+pl.Size[i] == peak {
+			out = append(out, pos)
+		}
+	}
+	return out
+}
+
+// earlierNeighbours returns the positions before target in order whose
+// buffer conflicts with the one at target, or every earlier position if
+// none does (local_search.cpp's earlier_neighbors).
+func (pl *Placer) earlierNeighbours(order []int32, target int, out []int) []int {
+	t := order[target]
+	nb := pl.nbr[pl.start[t]:pl.start[t+1]]
+	for _, j := range nb {
+		pl.mark[j] = true
+	}
+	out = out[:0]
+	for pos := range target {
+		if pl.mark[order[pos]] {
+			out = append(out, pos)
+		}
+	}
+	for _, j := range nb {
+		pl.mark[j] = false
+	}
+	if len(out) == 0 {
+		for pos := range target {
+			out = append(out, pos)
+		}
+	}
+	return out
+}
+
+// Mover draws OmniMalloc's peak-swap moves (local_search.cpp's
+// propose_peak_swap) from an MT64.
+type Mover struct {
+	pl     *Placer
+	rng    *MT64
+	nbrBuf []int
+}
+
+// NewMover returns a Mover over pl's conflicts drawing from rng.
+func NewMover(pl *Placer, rng *MT64) *Mover { return &Mover{pl: pl, rng: rng} }
+
+// Propose picks a position among peaks uniformly, then one of its
+// earlier temporal neighbours uniformly, and returns both positions; ok
+// is false when the target is at position 0 (nothing earlier to swap
+// with). peaks must not be empty.
+func (m *Mover) Propose(peaks []int, order []int32) (target, other int, ok bool) {
+	target = peaks[m.rng.IntN(uint64(len(peaks)-1))]
+	m.nbrBuf = m.pl.earlierNeighbours(order, target, m.nbrBuf)
+	if len(m.nbrBuf) == 0 {
+		return 0, 0, false
+	}
+	return target, m.nbrBuf[m.rng.IntN(uint64(len(m.nbrBuf)-1))], true
+}
+
+// IDs returns each buffer's id as OmniMalloc would print it (str(id)):
+// its label where the problem has them, else its number.
+func IDs(p *workloads.Problem) []string {
+	ids := make([]string, len(p.Buffers))
+	for i, b := range p.Buffers {
+		if p.Labels != nil {
+			ids[i] = p.Labels[i]
+		} else {
+			ids[i] = strconv.Itoa(b.ID)
+		}
+	}
+	return ids
+}
