@@ -29,6 +29,10 @@ type ReplayOptions struct {
 	New func() Allocator
 	// Timeline records one TimelinePoint per allocator call, for plots.
 	Timeline bool
+	// Untimed skips the timed replays: only the recorded replay runs, and
+	// NsPerOp and TimesNs stay zero. For callers that want the outcome
+	// alone (the viewer).
+	Untimed bool
 	// FreeDelay is, for a trace without sync points, how many events
 	// after its request each free completes (DESIGN §11); 0 frees at the
 	// request. A delay for a trace with sync points is a UsageError.
@@ -419,6 +423,9 @@ func Replay(ctx context.Context, a Allocator, tr *workloads.Trace, opts ReplayOp
 	}
 
 	repeat := max(opts.Repeat, 1)
+	if opts.Untimed {
+		return res, nil
+	}
 	if c.streams || c.syncs {
 		c.bareOpsFor(newStreamCalls(a, c)) // made before the clock starts
 	}

@@ -273,3 +273,35 @@ func TestReplayVerify(t *testing.T) {
 		t.Fatalf("err = %v, want ErrIntegrity at event 2", err)
 	}
 }
+
+// TestReplayUntimed checks that an untimed replay runs the recorded replay
+// alone: the same outcome as a timed one, and no times.
+func TestReplayUntimed(t *testing.T) {
+	tr := &workloads.Trace{Events: []workloads.Event{
+		{Kind: workloads.Alloc, ID: 1, Size: 1000}, {Kind: workloads.Alloc, ID: 2, Size: 300},
+		{Kind: workloads.Free, ID: 1}, {Kind: workloads.Alloc, ID: 3, Size: 700}, {Kind: workloads.Free, ID: 2},
+	}}
+	a := mustBFC(t, BFCOptions{MemoryLimit: 1 << 20})
+	untimed, err := Replay(context.Background(), a, tr, ReplayOptions{Untimed: true, Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timed, err := Replay(context.Background(), mustBFC(t, BFCOptions{MemoryLimit: 1 << 20}), tr, ReplayOptions{Repeat: 3, Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if untimed.TimesNs != nil || untimed.NsPerOp != 0 {
+		t.Errorf("untimed replay has times %v, %v ns/op", untimed.TimesNs, untimed.NsPerOp)
+	}
+	if len(timed.TimesNs) != 3 {
+		t.Errorf("timed replay has %d times, want 3", len(timed.TimesNs))
+	}
+	if untimed.PeakReserved != timed.PeakReserved || len(untimed.Allocs) != len(timed.Allocs) || len(untimed.Timeline) != len(timed.Timeline) {
+		t.Errorf("untimed %+v differs from timed %+v", untimed.Allocs, timed.Allocs)
+	}
+	for i := range untimed.Allocs {
+		if untimed.Allocs[i] != timed.Allocs[i] {
+			t.Errorf("alloc %d: untimed %+v, timed %+v", i, untimed.Allocs[i], timed.Allocs[i])
+		}
+	}
+}

@@ -316,6 +316,12 @@ func TestBrowserSnapshot(t *testing.T) {
 	fx := (float64(pick.Off-base) + float64(pick.Chunk)/2) / float64(span)
 	do(t, ctx, mouseAt("#state-0", fx, 0.5), until(`document.querySelector("#tip").textContent.includes("allocated at")`), shot("snapshot.png"))
 	tip := text(t, ctx, "#tip")
+	stateText := text(t, ctx, "#state-facts-0")
+	for _, want := range []string{fmt.Sprintf("simulated segments: %d,", len(st.Segments)), fmt.Sprintf("recorded segments: %d,", len(st.RecordedSegments))} {
+		if len(st.RecordedSegments) == 0 || !strings.Contains(stateText, want) {
+			t.Errorf("state %q lacks %q", stateText, want)
+		}
+	}
 	firstFrame, _, _ := strings.Cut(e.StackOf(pick.ID), "\n")
 	if !strings.HasPrefix(tip, fmt.Sprintf("tensor %d\n", pick.ID)) || !strings.Contains(tip, "allocated at\n"+firstFrame) {
 		t.Errorf("tooltip %q, want tensor %d allocated at %q", tip, pick.ID, firstFrame)

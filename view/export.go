@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"membench/workloads"
 )
 
 // MaxExportEvents is the most buffers, or trace events, a static page
@@ -31,6 +33,10 @@ func Export(w io.Writer, entries []*Entry) error {
 		Recorded  []int64 `json:"recorded,omitempty"`
 		OOMs      []int   `json:"ooms"`
 		Blocks    []Block `json:"blocks"`
+		// The segment events, and the segments held at the start.
+		Segments         []workloads.SegmentEvent `json:"segments,omitempty"`
+		RecordedSegments []workloads.SegmentEvent `json:"recorded_segments,omitempty"`
+		RecSegStart      []int64                  `json:"rec_seg_start,omitempty"`
 	}
 	type entryData struct {
 		Plans   []planData   `json:"plans"`
@@ -66,6 +72,15 @@ func Export(w io.Writer, entries []*Entry) error {
 			}
 			for _, b := range r.blocks {
 				rd.Blocks = append(rd.Blocks, Block{ID: b.id, Off: b.off, Size: b.size, Chunk: b.chunk, From: int(b.from), To: int(b.to)})
+			}
+			if r.Result.SegmentsLogged {
+				rd.Segments = r.Result.Segments
+			}
+			if rec := e.Trace.Recording; rec != nil {
+				rd.RecordedSegments = rec.Segments
+				for _, c := range e.Trace.Cache {
+					rd.RecSegStart = append(rd.RecSegStart, c.Size)
+				}
 			}
 			if rd.OOMs == nil {
 				rd.OOMs = []int{}

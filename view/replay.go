@@ -1,8 +1,10 @@
 package view
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"membench/allocators"
 	"membench/workloads"
@@ -37,7 +39,7 @@ type block struct {
 
 // NewReplay replays tr with a fresh allocator of f, recording the timeline.
 func NewReplay(ctx context.Context, name string, f *allocators.Factory, tr *workloads.Trace) (*Replay, error) {
-	res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Timeline: true, Repeat: 1})
+	res, err := allocators.Replay(ctx, f.New(), tr, allocators.ReplayOptions{Timeline: true, Untimed: true})
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +148,11 @@ type State struct {
 	Cached   int64 `json:"cached"`
 	// Recorded is what the recording reports reserved, -1 where unknown.
 	Recorded int64 `json:"recorded"`
+	// RecordedSegments and Segments are the sizes of the segments the
+	// recording and the simulated allocator hold after the event, largest
+	// first, where each reports them (a PyTorch snapshot; torch-caching).
+	RecordedSegments []int64 `json:"recorded_segments,omitempty"`
+	Segments         []int64 `json:"segments,omitempty"`
 	// Top is the highest block end, for the address axis.
 	Top int64 `json:"top"`
 }
@@ -162,6 +169,16 @@ func (r *Replay) StateAt(e int) State {
 	if r.Recorded != nil {
 		s.Recorded = r.Recorded.At(e)
 	}
+	if rec := r.Trace.Recording; rec != nil && len(rec.Segments) > 0 {
+		var start []int64
+		for _, c := range r.Trace.Cache {
+			start = append(start, c.Size)
+		}
+		s.RecordedSegments = liveSegments(start, rec.Segments, e)
+	}
+	if r.Result.SegmentsLogged {
+		s.Segments = liveSegments(nil, r.Result.Segments, e)
+	}
 	for _, b := range r.blocks {
 		if int(b.from) <= e && e < int(b.to) {
 			s.Blocks = append(s.Blocks, Block{ID: b.id, Off: b.off, Size: b.size, Chunk: b.chunk, From: int(b.from), To: int(b.to)})
@@ -174,4 +191,34 @@ func (r *Replay) StateAt(e int) State {
 		s.Blocks = s.Blocks[:MaxRects]
 	}
 	return s
+}
+
+// liveSegments returns the sizes of the segments held after event e,
+// largest first: those of start, then each segment event up to e (a
+// segment given back is one of its size).
+func liveSegments(start []int64, evs []workloads.SegmentEvent, e int) []int64 {
+	held := map[int64]int{}
+	for _, sz := range start {
+		held[sz]++
+	}
+	for _, ev := range evs {
+		if ev.Event > e {
+			break
+		}
+		if ev.Free {
+			if held[ev.Size] > 0 {
+				held[ev.Size]--
+			}
+			continue
+		}
+		held[ev.Size]++
+	}
+	out := []int64{}
+	for sz, n := range held {
+		for ; n > 0; n-- {
+			out = append(out, sz)
+		}
+	}
+	slices.SortFunc(out, func(a, b int64) int { return cmp.Compare(b, a) })
+	return out
 }

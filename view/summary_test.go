@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"membench/allocators"
@@ -272,5 +273,18 @@ func TestLayoutSpaces(t *testing.T) {
 	}
 	if len(tiles.Rects) != 3 {
 		t.Fatalf("%d rects, want 3", len(tiles.Rects))
+	}
+}
+
+func TestLiveSegments(t *testing.T) {
+	evs := []workloads.SegmentEvent{{Size: 20, Event: 1}, {Size: 2, Event: 3}, {Free: true, Size: 20, Event: 5}, {Size: 8, Event: 5}}
+	for _, tc := range []struct {
+		e    int
+		want []int64
+	}{{0, []int64{4}}, {1, []int64{20, 4}}, {4, []int64{20, 4, 2}}, {5, []int64{8, 4, 2}}, {9, []int64{8, 4, 2}}} {
+		got := liveSegments([]int64{4}, evs, tc.e)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("after event %d: %v, want %v", tc.e, got, tc.want)
+		}
 	}
 }

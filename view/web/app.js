@@ -33,6 +33,17 @@ async function api(path, params = {}, method = "GET") {
   return r.json();
 }
 
+// liveSegs is view.liveSegments: segment sizes held after event e.
+function liveSegs(start, evs, e) {
+  if (!evs.length) return [];
+  const held = [...start];
+  for (const ev of evs) {
+    if (ev.event > e) break;
+    if (ev.free) { const k = held.indexOf(ev.size); if (k >= 0) held.splice(k, 1); } else held.push(ev.size);
+  }
+  return held.sort((a, b) => b - a);
+}
+
 // local answers the API from a static export's data: every buffer and
 // block is in the page, so it draws them all.
 function local(path, p) {
@@ -79,6 +90,7 @@ function local(path, p) {
       const blocks = r.blocks.filter((b) => b.f <= e && e < b.t);
       const s = { event: e, blocks, hidden: 0, in_use: r.in_use[e], allocated: r.allocated[e], reserved: r.reserved[e], recorded: r.recorded ? r.recorded[e] : -1 };
       s.rounding = s.allocated - s.in_use; s.cached = s.reserved - s.allocated;
+      s.segments = liveSegs(r.seg_start || [], r.segments || [], e); s.recorded_segments = liveSegs(r.rec_seg_start || [], r.recorded_segments || [], e);
       s.top = blocks.reduce((m, b) => Math.max(m, b.o + b.c), 0);
       return s;
     }
@@ -437,8 +449,11 @@ function replayView(m, w) {
       g.fillStyle = "#4e79a7"; g.fillRect(x, 8, Math.max(b.s / span * cw, 1), h - 16);
       if (b.c > b.s) { g.fillStyle = "#f28e2b"; g.fillRect(x + b.s / span * cw, 8, Math.max((b.c - b.s) / span * cw, 0.5), h - 16); }
     }
+    const segs = (name, list) => list && list.length ? `\n${name} segments: ${num(list.length)}, ${bytes(list.reduce((a, b) => a + b, 0))}: ` +
+      list.slice(0, 12).map((x) => bytes(x).split(" (")[0]).join(", ") + (list.length > 12 ? ", …" : "") : "";
     s.facts.textContent = `event ${num(st.event)}: in use ${bytes(st.in_use)}, rounding ${bytes(st.rounding)}, cached free ${bytes(st.cached)}, reserved ${bytes(st.reserved)}` +
       (st.recorded >= 0 ? `, recorded reserved ${bytes(st.recorded)}` : "") + `; ${num(st.blocks.length + st.hidden)} live blocks` +
+      segs("simulated", st.segments) + segs("recorded", st.recorded_segments) +
       "\nblue: requested bytes of a block; orange: its rounding; grey: reserved or unused address space";
   }
   interact(c, vp, { tMax: events, aMax: top * 1.05 }, redraw, (ev, t) => {
