@@ -200,48 +200,43 @@ func (q *query) int(name string) int64 {
 // pixels reads a pixel count, kept within what a screen has.
 func (q *query) pixels(name string) int { return int(min(max(q.int(name), 1), MaxPx)) }
 
-func (s *Server) entry(q *query) *Entry {
-	k := q.int("w")
+// pick returns the element of list() at the index that parameter name
+// gives, read under the lock; an index out of range is a badRequest naming
+// what it indexes.
+func pick[T any](s *Server, q *query, name, what string, list func() []T) T {
+	var zero T
+	k := q.int(name)
 	if q.err != nil {
-		return nil
+		return zero
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if k < 0 || k >= int64(len(s.entries)) {
-		q.err = badRequest{fmt.Sprintf("no workload %d", k)}
-		return nil
+	l := list()
+	if k < 0 || k >= int64(len(l)) {
+		q.err = badRequest{fmt.Sprintf("no %s %d", what, k)}
+		return zero
 	}
-	return s.entries[k]
+	return l[k]
+}
+
+func (s *Server) entry(q *query) *Entry {
+	return pick(s, q, "w", "workload", func() []*Entry { return s.entries })
 }
 
 func (s *Server) layout(q *query) *Layout {
 	e := s.entry(q)
-	k := q.int("id")
 	if q.err != nil {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if k < 0 || k >= int64(len(e.Plans)) {
-		q.err = badRequest{fmt.Sprintf("no plan %d", k)}
-		return nil
-	}
-	return e.Plans[k]
+	return pick(s, q, "id", "plan", func() []*Layout { return e.Plans })
 }
 
 func (s *Server) replay(q *query) *Replay {
 	e := s.entry(q)
-	k := q.int("id")
 	if q.err != nil {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if k < 0 || k >= int64(len(e.Replays)) {
-		q.err = badRequest{fmt.Sprintf("no replay %d", k)}
-		return nil
-	}
-	return e.Replays[k]
+	return pick(s, q, "id", "replay", func() []*Replay { return e.Replays })
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {

@@ -66,6 +66,12 @@ func randomLayout(t *testing.T, n int, seed uint64) *Layout {
 		f := rng.IntN(200)
 		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: 1 + rng.Int64N(1<<uint(rng.IntN(16))), First: f, Last: f + rng.IntN(40)})
 	}
+	return planLayout(t, p)
+}
+
+// planLayout plans p with greedy-by-size and builds its layout.
+func planLayout(t *testing.T, p *workloads.Problem) *Layout {
+	t.Helper()
 	s, err := strategies.Lookup("greedy-by-size")
 	if err != nil {
 		t.Fatal(err)
@@ -247,18 +253,8 @@ func TestLayoutSpaces(t *testing.T) {
 		Spaces:   []int{0, 1, 0},
 		Memories: []workloads.Memory{{Name: "dram"}, {Name: "sram"}},
 	}
-	s, err := strategies.Lookup("greedy-by-size")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := s.Plan(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := NewLayout("greedy-by-size", p, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := planLayout(t, p)
+	plan := l.Plan
 	if len(plan.Footprints) != 2 || plan.Footprints[0] != 15 || plan.Footprints[1] != 20 {
 		t.Fatalf("footprints %v, want [15 20]", plan.Footprints)
 	}
