@@ -15,9 +15,11 @@ import (
 // is above LB_load, so that CBC has the optimum to prove, and that exact
 // proves: where milp proves optimality it has exact's footprint, and
 // always its footprint is at least exact's optimum and its bound at most
-// that. Big-M programs are weak, so CBC may not close every gap in its
-// 10 s (about half of these, measured on a loaded machine); it must on a
-// third.
+// that. Big-M programs are weak: CBC's bound stays at LB_load on the
+// others, so it closes the gap in its 10 s on 6 to 8 of these (measured on
+// a loaded machine), 6 of them in well under a second; it must on half.
+// Clique rows, mirror symmetry breaking and a better-than-greedy row did
+// not raise the bound on the rest (tried; see docs/DESIGN.md).
 func TestMILPProvesExactOptimum(t *testing.T) {
 	if _, err := exec.LookPath("cbc"); err != nil {
 		t.Skip("cbc is not installed (apt-get install coinor-cbc)")
@@ -59,7 +61,7 @@ func TestMILPProvesExactOptimum(t *testing.T) {
 			}
 		})
 	}
-	if compared < 12 || proved < compared/3 {
-		t.Errorf("milp proved %d of %d optima, want at least a third of 12", proved, compared)
+	if compared < 12 || proved < compared/2 {
+		t.Errorf("milp proved %d of %d optima, want at least half of 12", proved, compared)
 	}
 }
