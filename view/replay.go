@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"membench/allocators"
 	"membench/workloads"
@@ -68,9 +69,14 @@ func newReplay(name string, tr *workloads.Trace, res *allocators.ReplayResult) (
 	// allocation records say; at 10^7 events those are most of the
 	// memory, so each goes as soon as it is summarised.
 	res.Timeline = nil
-	rp := &Replay{Name: name, Trace: tr, Result: res,
-		InUse: NewSeries(inUse), Allocated: NewSeries(alloc), Reserved: NewSeries(resv)}
+	rp := &Replay{Name: name, Trace: tr, Result: res}
+	// The pyramids and the blocks are independent: build them at once.
+	var wg sync.WaitGroup
+	wg.Go(func() { rp.InUse = NewSeries(inUse) })
+	wg.Go(func() { rp.Allocated = NewSeries(alloc) })
+	wg.Go(func() { rp.Reserved = NewSeries(resv) })
 	rp.blocks = blocksOf(tr, res)
+	wg.Wait()
 	res.Allocs = nil
 	for _, o := range res.OOMsAt {
 		rp.OOMs = append(rp.OOMs, o.Event-1)
@@ -97,7 +103,33 @@ func newReplay(name string, tr *workloads.Trace, res *allocators.ReplayResult) (
 // blocksOf pairs each allocation with the event that frees it.
 func blocksOf(tr *workloads.Trace, res *allocators.ReplayResult) []block {
 	out := make([]block, 0, len(res.Allocs))
-	live := map[int]int{} // tensor id -> index in out
+	// Tensor id -> index in out, plus one (0: not live). Trace ids are
+	// small numbers, so a slice serves; a map takes ids beyond it.
+	maxID := -1
+	for _, ev := range tr.Events {
+		if ev.Kind == workloads.Alloc {
+			maxID = max(maxID, ev.ID)
+		}
+	}
+	dense := make([]int32, min(maxID+1, 2*len(tr.Events)))
+	sparse := map[int]int{}
+	set := func(id, j int) {
+		if id >= 0 && id < len(dense) {
+			dense[id] = int32(j + 1)
+		} else {
+			sparse[id] = j
+		}
+	}
+	take := func(id int) (int, bool) {
+		if id >= 0 && id < len(dense) {
+			j := int(dense[id]) - 1
+			dense[id] = 0
+			return j, j >= 0
+		}
+		j, ok := sparse[id]
+		delete(sparse, id)
+		return j, ok
+	}
 	k := 0
 	for e, ev := range tr.Events {
 		switch ev.Kind {
@@ -110,12 +142,11 @@ func blocksOf(tr *workloads.Trace, res *allocators.ReplayResult) []block {
 			if a.Offset < 0 {
 				continue
 			}
-			live[ev.ID] = len(out)
+			set(ev.ID, len(out))
 			out = append(out, block{from: int32(e), to: int32(len(tr.Events)), off: a.Offset, chunk: a.Chunk, size: a.Size, id: a.ID})
 		case workloads.Free:
-			if j, ok := live[ev.ID]; ok {
+			if j, ok := take(ev.ID); ok {
 				out[j].to = int32(e)
-				delete(live, ev.ID)
 			}
 		}
 	}
