@@ -65,6 +65,7 @@ import (
 	"time"
 
 	"membench/strategies"
+	"membench/strategies/internal/search"
 	"membench/workloads"
 )
 
@@ -369,7 +370,7 @@ func (s *solver) pack(members []int, capacity int64, maxBT int, deadline bool, s
 		offs[i] = -1
 	}
 	evictions := make([]int, len(s.size))
-	rng := newMT(s.seed)
+	rng := search.NewMT64(s.seed)
 	perRestart := min(maxBT, 4*len(members))
 	totalBT := 0
 	var occ []placed
@@ -440,8 +441,8 @@ func (s *solver) pack(members []int, capacity int64, maxBT int, deadline bool, s
 					bestBytes, bestCount, bestOff = bytes, count, c
 				}
 			}
-			if rng.next()%4 == 0 {
-				bestOff = cands[rng.next()%uint64(len(cands))]
+			if rng.Uint64()%4 == 0 {
+				bestOff = cands[rng.Uint64()%uint64(len(cands))]
 			}
 			for _, o := range occ {
 				if o.off < bestOff+size && o.off+s.size[o.idx] > bestOff {
@@ -464,47 +465,4 @@ func (s *solver) pack(members []int, capacity int64, maxBT int, deadline bool, s
 			return offs, true
 		}
 	}
-}
-
-// mt is std::mt19937_64.
-type mt struct {
-	state [312]uint64
-	i     int
-}
-
-func newMT(seed uint64) *mt {
-	m := &mt{i: 312}
-	m.state[0] = seed
-	for k := 1; k < 312; k++ {
-		prev := m.state[k-1]
-		m.state[k] = 6364136223846793005*(prev^(prev>>62)) + uint64(k)
-	}
-	return m
-}
-
-func (m *mt) next() uint64 {
-	const (
-		n, half = 312, 156
-		upper   = 0xFFFFFFFF80000000
-		lower   = 0x7FFFFFFF
-		matrix  = 0xB5026F5AA96619E9
-	)
-	if m.i >= n {
-		for k := 0; k < n; k++ {
-			x := (m.state[k] & upper) | (m.state[(k+1)%n] & lower)
-			y := x >> 1
-			if x&1 != 0 {
-				y ^= matrix
-			}
-			m.state[k] = m.state[(k+half)%n] ^ y
-		}
-		m.i = 0
-	}
-	x := m.state[m.i]
-	m.i++
-	x ^= (x >> 29) & 0x5555555555555555
-	x ^= (x << 17) & 0x71D67FFFEDA60000
-	x ^= (x << 37) & 0xFFF7EEE000000000
-	x ^= x >> 43
-	return x
 }
