@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -515,7 +516,16 @@ func NewSweep(dir string, recs []results.Record, table results.BestTable) *Sweep
 	sw := &Sweep{Dir: dir, Rows: []SweepRow{}}
 	for _, g := range results.Aggregate(recs, table) {
 		sw.Rows = append(sw.Rows, SweepRow{Workload: g.Workload, Subject: g.Subject, Kind: g.Kind, N: g.N, OK: g.OK > 0,
-			Footprint: g.Footprint, LBLoad: g.LBLoad, Ratio: g.Ratio, BestRatio: g.BestRatio, MedianNs: g.MedianNs})
+			Footprint: g.Footprint, LBLoad: g.LBLoad, Ratio: finite(g.Ratio), BestRatio: finite(g.BestRatio), MedianNs: finite(g.MedianNs)})
 	}
 	return sw
+}
+
+// finite is x, or 0 where x is NaN or infinite (a ratio over an empty
+// workload), which JSON cannot hold.
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
 }

@@ -2,12 +2,15 @@ package view
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"membench/allocators"
 	_ "membench/plugins"
+	"membench/results"
 	"membench/strategies"
 	"membench/workloads"
 )
@@ -282,5 +285,15 @@ func TestLiveSegments(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("after event %d: %v, want %v", tc.e, got, tc.want)
 		}
+	}
+}
+
+// TestSweepNaN checks that a group whose ratios are undefined still
+// encodes: JSON has no NaN.
+func TestSweepNaN(t *testing.T) {
+	recs := []results.Record{{Workload: "w", Subject: "s", Kind: "strategy", Status: "ok", Ratio: math.NaN(), TimesNs: []float64{1}}}
+	sw := NewSweep("d", recs, nil)
+	if _, err := json.Marshal(sw); err != nil {
+		t.Fatalf("%v: %+v", err, sw.Rows)
 	}
 }
