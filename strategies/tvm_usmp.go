@@ -167,6 +167,13 @@ type usmpGraph struct {
 	nbr   []int32
 	align int64
 	pools usmpPools
+	// sym: j is in i's list iff i is in j's (newUSMPGraph's graphs).
+	sym bool
+	// spans and tasks, where the conflicts are lifetimes that overlap
+	// (newUSMPGraph's graphs): buffer i is tasks[i] in a kernel.CompIndex
+	// over spans. nil: lists only.
+	spans *kernel.TaskSpans
+	tasks []kernel.Task
 }
 
 // usmpPools are USMP's pools: each buffer's one pool candidate, a memory
@@ -296,6 +303,27 @@ func (u usmpPools) plan(bufs []workloads.Buffer, offsets []int64) *Plan {
 
 func (g *usmpGraph) conflicts(i int32) []int32 { return g.nbr[g.start[i]:g.start[i+1]] }
 
+// transpose returns the graph whose list of i names the buffers whose
+// lists in g name i.
+func (g *usmpGraph) transpose() usmpGraph {
+	n := len(g.size)
+	t := usmpGraph{start: make([]int32, n+1), nbr: make([]int32, len(g.nbr))}
+	for _, j := range g.nbr {
+		t.start[j+1]++
+	}
+	for i := range n {
+		t.start[i+1] += t.start[i]
+	}
+	fill := slices.Clone(t.start[:n])
+	for i := range n {
+		for _, j := range g.conflicts(int32(i)) {
+			t.nbr[fill[j]] = int32(i)
+			fill[j]++
+		}
+	}
+	return t
+}
+
 // tvmMaxConflicts caps the conflict graph USMP builds: every pair of
 // buffers live at once is an entry (twice).
 const tvmMaxConflicts = 1 << 27
@@ -307,7 +335,7 @@ func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, ali
 		return nil, err
 	}
 	n := len(bufs)
-	g := &usmpGraph{size: make([]int64, n), name: make([]string, n), start: make([]int32, n+1), align: max(align, 1), pools: pools}
+	g := &usmpGraph{size: make([]int64, n), name: make([]string, n), start: make([]int32, n+1), align: max(align, 1), pools: pools, sym: true}
 	for i, b := range bufs {
 		g.size[i] = b.Size
 		g.name[i] = strconv.Itoa(b.ID)
@@ -338,6 +366,13 @@ func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, ali
 	}
 	for i := range n {
 		g.start[i+1] = g.start[i] + int32(deg[i])
+	}
+	g.spans = kernel.NewTaskSpans(bufs, false)
+	g.tasks = make([]kernel.Task, n)
+	for i, b := range bufs {
+		id := g.spans.ID[i]
+		sp := g.spans.Span[id]
+		g.tasks[i] = kernel.Task{Size: b.Size, ID: id, A: sp[0], B: sp[1], RLo: g.spans.StartPtr[sp[0]+1], RHi: g.spans.StartPtr[sp[1]+1]}
 	}
 	g.nbr = make([]int32, total)
 	fill := slices.Clone(g.start[:n])
@@ -669,6 +704,12 @@ func (s *randR) next() int32 {
 // unset, so the next is a first too); the others as with one pool. The
 // buffers reaching the top are those reaching their own pool's size.
 // Where the result keeps a buffer in no pool, that is USMP's error.
+//
+// Passes are incremental (usmpPass): a buffer is placed again only where
+// its inputs may have changed since the last pass. The second-level swap
+// candidates are counted by position (usmpPicks) rather than listed and
+// sorted. Both give what TVM's full passes and sorted lists give; the
+// test-only refUSMPHillClimb is the literal form they are checked against.
 func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, error) {
 	n := len(g.size)
 	if n == 0 {
@@ -680,7 +721,7 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		pos[i] = int32(q)
 	}
 	var rnd randR
-	dirty := int32(0) // see below
+	ps := newUSMPPass(g, order, pos)
 	swap := func(i1, i2 int32) {
 		if i1 == i2 {
 			return
@@ -688,18 +729,10 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		b1, b2 := order[i1], order[i2]
 		order[i1], order[i2] = b2, b1
 		pos[b1], pos[b2] = i2, i1
-		dirty = min(dirty, i1, i2)
-	}
-	// A pass's allocations: offsets, and the buffers left in no pool.
-	type alloc struct {
-		off   []int64
-		nope  []bool
-		unfit bool
+		ps.moved(i1, i2)
 	}
 	npool := g.pools.n()
-	// One unbounded pool: every placed conflict counts.
-	plain := g.pools.of == nil && g.pools.hint == nil
-	high := func(a alloc) []int64 { // each pool's size, -1 for a pool no buffer is in
+	high := func(a usmpAlloc) []int64 { // each pool's size, -1 for a pool no buffer is in
 		h := make([]int64, npool)
 		for m := range h {
 			h[m] = -1
@@ -714,81 +747,16 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 	}
 	increase := errors.New("tvm-hill-climb: TVM USMP Error: Please increase the size_hints for memory pools")
 
-	// A pass at a position depends only on the order up to it, so each
-	// pass starts from the lowest position swapped since the last one and
-	// copies the allocations below it.
-	var last alloc
-	var conf []int32
-
 	var totalSize int64
 	swapI1, swapI2 := int32(-1), int32(-1)
-	var pool, rollback, result alloc
-	var first, second []int32
+	var pool, rollback, result usmpAlloc
+	picks := newUSMPPicks(n)
 	for attempts := 0; attempts < usmpMaxAttempts; attempts++ {
 		rollback = pool
-		cur := alloc{off: make([]int64, n), nope: make([]bool, n)}
-		off := cur.off // the sort's comparator reads it directly
-		if last.off != nil {
-			for _, i := range order[:dirty] {
-				cur.off[i], cur.nope[i] = last.off[i], last.nope[i]
-				cur.unfit = cur.unfit || last.nope[i]
-			}
+		var err error
+		if pool, err = ps.run(ctx); err != nil {
+			return nil, err
 		}
-		work := 0
-		for q := int(dirty); q < n; q++ {
-			// Poll ctx by work done: a buffer can conflict with all others.
-			if work += len(conf) + 1; work >= kernel.CtxCheckEvery*64 || q == int(dirty) {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				work = 0
-			}
-			i := order[q]
-			m := g.pools.poolOf(i)
-			// Only the conflicts in the buffer's own pool count; the
-			// order by offset among them is the same.
-			conf = conf[:0]
-			for _, j := range g.conflicts(i) {
-				if pos[j] < int32(q) && (plain || !cur.nope[j] && g.pools.poolOf(j) == m) {
-					conf = append(conf, j)
-				}
-			}
-			slices.SortFunc(conf, func(a, b int32) int {
-				if c := cmp.Compare(off[a], off[b]); c != 0 {
-					return c
-				}
-				return cmp.Compare(pos[a], pos[b])
-			})
-			var cand int64
-			if plain {
-				for _, j := range conf {
-					if next := AlignUp(cur.off[j]+g.size[j], g.align); next > cand && cand+g.size[i] > cur.off[j] {
-						cand = next
-					}
-				}
-				cur.off[i] = cand
-				continue
-			}
-			in := g.pools.fits(m, 0, g.size[i])
-			for _, j := range conf {
-				if !in {
-					break
-				}
-				next := AlignUp(cur.off[j]+g.size[j], g.align)
-				if !g.pools.fits(m, next, g.size[i]) {
-					in = false
-				} else if next > cand && cand+g.size[i] > cur.off[j] {
-					cand = next
-				}
-			}
-			if !in {
-				cand = 0
-				cur.unfit = true
-			}
-			cur.off[i], cur.nope[i] = cand, !in
-		}
-		last, dirty = cur, int32(n)
-		pool = cur
 
 		poolSize := high(pool)
 		var total int64
@@ -836,34 +804,21 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		}
 		node := order[top[int(rnd.next())%len(top)]]
 
-		first, second = first[:0], second[:0]
-		for _, c1 := range g.conflicts(node) {
-			if pos[node] > pos[c1] {
-				first = append(first, c1)
-			}
-			for _, c2 := range g.conflicts(c1) {
-				if pos[c1] > pos[c2] {
-					second = append(second, c2)
-				}
-			}
-		}
-		byPos := func(a, b int32) int { return cmp.Compare(pos[a], pos[b]) }
-		slices.SortFunc(first, byPos)
-		slices.SortFunc(second, byPos)
-		if len(first) == 0 {
+		picks.gather(g, pos, order, node)
+		if len(picks.first) == 0 {
 			continue
 		}
+		first := picks.first
 		buf1 := first[int(rnd.next())%len(first)]
 		buf2 := buf1
-		stuck := !slices.ContainsFunc(first, func(b int32) bool { return b != buf1 }) &&
-			!slices.ContainsFunc(second, func(b int32) bool { return b != buf1 })
+		stuck := !slices.ContainsFunc(first, func(b int32) bool { return b != buf1 }) && !picks.secondOther(pos[buf1])
 		for buf2 == buf1 {
-			if len(second) > 0 && rnd.next()%100 > 25 {
-				buf2 = second[int(rnd.next())%len(second)]
+			if picks.total > 0 && rnd.next()%100 > 25 {
+				buf2 = picks.second(int64(int(rnd.next()) % int(picks.total)))
 			} else {
 				buf2 = first[int(rnd.next())%len(first)]
 			}
-			if len(second) < 2 && len(first) < 2 || stuck {
+			if picks.total < 2 && len(first) < 2 || stuck {
 				break
 			}
 		}
@@ -879,4 +834,260 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		}
 	}
 	return result.off, nil
+}
+
+// usmpAlloc is one hill-climb pass's allocation: offsets, the buffers
+// left in no pool, and whether there are any.
+type usmpAlloc struct {
+	off   []int64
+	nope  []bool
+	unfit bool
+}
+
+// usmpPass runs the hill climb's passes incrementally. A buffer's place
+// depends only on the set of conflicts placed before it in its pool and
+// their places: the walk by offset ends at the lowest of 0 and their
+// aligned ends that clears them all, whatever the order among equal
+// offsets, and the pool drops iff one of those ends leaves no room. So a
+// pass keeps the last pass's place of every buffer except those a swap
+// moved, their conflicts (whose sets of earlier conflicts may differ),
+// and the conflicts of any buffer whose place or pool changed in this
+// pass; only those are placed again.
+type usmpPass struct {
+	g          *usmpGraph
+	order, pos []int32
+	// rev lists, for each buffer, the buffers whose lists name it (the
+	// lists themselves where the graph is symmetric).
+	rev   usmpGraph
+	last  usmpAlloc
+	dirty int32   // the lowest position a swap moved since the last pass
+	swaps []int32 // the buffers swaps moved since the last pass
+	mark  []int32 // mark[i] == epoch: place buffer i again
+	epoch int32
+	plain bool // one unbounded pool: every placed conflict counts
+	comps []kernel.Comp
+	// With g.spans: an empty index over them, and a pass's index of each
+	// pool's placed buffers.
+	empty *kernel.CompIndex
+	ix    []*kernel.CompIndex
+}
+
+func newUSMPPass(g *usmpGraph, order, pos []int32) *usmpPass {
+	ps := &usmpPass{g: g, order: order, pos: pos, rev: *g, mark: make([]int32, len(order)),
+		plain: g.pools.of == nil && g.pools.hint == nil}
+	if !g.sym {
+		ps.rev = g.transpose()
+	}
+	if g.spans != nil {
+		ps.empty = kernel.NewCompIndex(g.spans)
+		ps.ix = make([]*kernel.CompIndex, g.pools.n())
+	}
+	return ps
+}
+
+// moved records that a swap exchanged the buffers at positions i1 and i2.
+func (ps *usmpPass) moved(i1, i2 int32) {
+	ps.dirty = min(ps.dirty, i1, i2)
+	ps.swaps = append(ps.swaps, ps.order[i1], ps.order[i2])
+}
+
+// touch marks the buffers whose lists name buffer i.
+func (ps *usmpPass) touch(i int32) {
+	for _, j := range ps.rev.conflicts(i) {
+		ps.mark[j] = ps.epoch
+	}
+}
+
+// run returns the pass's allocation in the current order.
+func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
+	g, n := ps.g, len(ps.order)
+	cur := usmpAlloc{off: make([]int64, n), nope: make([]bool, n)}
+	full := ps.last.off == nil
+	if !full {
+		copy(cur.off, ps.last.off)
+		copy(cur.nope, ps.last.nope)
+		ps.epoch++
+		for _, i := range ps.swaps {
+			ps.mark[i] = ps.epoch
+			ps.touch(i)
+		}
+	} else {
+		ps.dirty = 0
+	}
+	for m := range ps.ix {
+		ps.ix[m] = nil
+	}
+	work := 0
+	for q := range n {
+		i := ps.order[q]
+		if q < int(ps.dirty) || !full && ps.mark[i] != ps.epoch {
+			// As in the last pass.
+			cur.unfit = cur.unfit || cur.nope[i]
+			if ps.ix != nil && !cur.nope[i] {
+				ps.index(i).Place(&g.tasks[i], kernel.Comp{Lo: cur.off[i], Hi: AlignUp(cur.off[i]+g.size[i], g.align)})
+			}
+			continue
+		}
+		// Poll ctx by work done: a buffer can conflict with all others.
+		if work += int(g.start[i+1]-g.start[i]) + 1; work >= kernel.CtxCheckEvery*64 || q == int(ps.dirty) {
+			if err := ctx.Err(); err != nil {
+				return usmpAlloc{}, err
+			}
+			work = 0
+		}
+		var off int64
+		var nope bool
+		if ps.ix != nil {
+			off, nope = ps.placeSpans(i)
+		} else {
+			off, nope = ps.placeLists(cur, i, int32(q))
+		}
+		if !full && (off != cur.off[i] || nope != cur.nope[i]) {
+			ps.touch(i)
+		}
+		cur.off[i], cur.nope[i] = off, nope
+		cur.unfit = cur.unfit || nope
+	}
+	ps.last, ps.dirty, ps.swaps = cur, int32(n), ps.swaps[:0]
+	return cur, nil
+}
+
+// index returns the pass's index of buffer i's pool.
+func (ps *usmpPass) index(i int32) *kernel.CompIndex {
+	m := ps.g.pools.poolOf(i)
+	if ps.ix[m] == nil {
+		ps.ix[m] = ps.empty.EmptyCopy()
+	}
+	return ps.ix[m]
+}
+
+// placeSpans is placeLists over the index of the pass's placed buffers,
+// and places buffer i in it. The walk by offset gives the lowest of 0
+// and the conflicts' aligned ends that clears them all (by their closed
+// ranges [offset, aligned end], as a zero-size conflict inside the
+// buffer's range counts): the start of the lowest gap between the
+// components of those ranges that holds the buffer, else their top; and
+// the pool drops iff the top leaves no room.
+func (ps *usmpPass) placeSpans(i int32) (int64, bool) {
+	g := ps.g
+	size := g.size[i]
+	ix := ps.index(i)
+	t := &g.tasks[i]
+	if size > 0 && ix.CoversAll(t.A, t.B) {
+		// Every placed buffer conflicts: gaps shorter than the buffer
+		// may go, the top stays.
+		ps.comps = ix.AllGapSpans(ps.comps[:0], size)
+	} else {
+		ps.comps = ix.Overlapping(ps.comps[:0], t)
+	}
+	if !ps.plain {
+		var top int64
+		for _, c := range ps.comps {
+			top = max(top, c.Hi)
+		}
+		if m := g.pools.poolOf(i); !g.pools.fits(m, 0, size) || !g.pools.fits(m, top, size) {
+			return 0, true
+		}
+	}
+	off := kernel.FirstFit(ps.comps, size, 1)
+	ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
+	return off, false
+}
+
+// placeLists returns where buffer i, at position q, goes given the
+// places in cur of the buffers before it in its list, and whether it is
+// left in no pool.
+func (ps *usmpPass) placeLists(cur usmpAlloc, i, q int32) (int64, bool) {
+	g := ps.g
+	m := g.pools.poolOf(i)
+	size := g.size[i]
+	comps := ps.comps[:0]
+	in := ps.plain || g.pools.fits(m, 0, size)
+	for _, j := range g.conflicts(i) {
+		if ps.pos[j] >= q || !ps.plain && (cur.nope[j] || g.pools.poolOf(j) != m) {
+			continue
+		}
+		next := AlignUp(cur.off[j]+g.size[j], g.align)
+		if !ps.plain && !g.pools.fits(m, next, size) {
+			in = false
+		}
+		comps = append(comps, kernel.Comp{Lo: cur.off[j], Hi: next})
+	}
+	ps.comps = comps
+	if !in {
+		return 0, true
+	}
+	return usmpFirstFit(comps, size), false
+}
+
+// usmpFirstFit is the hill climb's walk: over the placed conflicts
+// [offset, aligned end] by offset, the candidate (from 0) moves to an end
+// above it whenever that conflict starts below the candidate's end. It
+// sorts comps.
+func usmpFirstFit(comps []kernel.Comp, size int64) int64 {
+	kernel.SortComps(comps)
+	var cand int64
+	for _, c := range comps {
+		if c.Hi > cand && cand+size > c.Lo {
+			cand = c.Hi
+		}
+	}
+	return cand
+}
+
+// usmpPicks holds a hill-climb step's swap candidates for the buffer at
+// the top (node): first, its conflicts placed before it, by position;
+// and TVM's second list, every conflict c2 placed before a conflict c1
+// of node (once per such c1), by position, kept as a count per position.
+type usmpPicks struct {
+	first []int32
+	count []int64 // count[q]: how many times the buffer at position q is in the second list
+	used  []int32 // the positions with a count, sorted by gather
+	cum   []int64 // cum[k]: the second list's entries up to used[k]
+	total int64   // the second list's length
+	order []int32
+}
+
+func newUSMPPicks(n int) *usmpPicks { return &usmpPicks{count: make([]int64, n)} }
+
+// gather fills the lists for node.
+func (p *usmpPicks) gather(g *usmpGraph, pos, order []int32, node int32) {
+	for _, q := range p.used {
+		p.count[q] = 0
+	}
+	p.first, p.used, p.cum, p.total, p.order = p.first[:0], p.used[:0], p.cum[:0], 0, order
+	for _, c1 := range g.conflicts(node) {
+		if pos[node] > pos[c1] {
+			p.first = append(p.first, pos[c1])
+		}
+		for _, c2 := range g.conflicts(c1) {
+			if q := pos[c2]; pos[c1] > q {
+				if p.count[q] == 0 {
+					p.used = append(p.used, q)
+				}
+				p.count[q]++
+			}
+		}
+	}
+	slices.Sort(p.first)
+	for k, q := range p.first {
+		p.first[k] = order[q]
+	}
+	slices.Sort(p.used)
+	for _, q := range p.used {
+		p.total += p.count[q]
+		p.cum = append(p.cum, p.total)
+	}
+}
+
+// second returns the second list's entry k (0-based).
+func (p *usmpPicks) second(k int64) int32 {
+	u, _ := slices.BinarySearch(p.cum, k+1)
+	return p.order[p.used[u]]
+}
+
+// secondOther reports whether the second list holds a buffer at a
+// position other than q.
+func (p *usmpPicks) secondOther(q int32) bool {
+	return len(p.used) > 1 || len(p.used) == 1 && p.used[0] != q
 }
