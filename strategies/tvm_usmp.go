@@ -849,10 +849,15 @@ type usmpAlloc struct {
 // their places: the walk by offset ends at the lowest of 0 and their
 // aligned ends that clears them all, whatever the order among equal
 // offsets, and the pool drops iff one of those ends leaves no room. So a
-// pass keeps the last pass's place of every buffer except those a swap
+// pass keeps the last pass's place of every buffer but those a swap
 // moved, their conflicts (whose sets of earlier conflicts may differ),
-// and the conflicts of any buffer whose place or pool changed in this
-// pass; only those are placed again.
+// and the conflicts of a buffer whose place or pool changed in this
+// pass. Of those, a buffer in an unbounded pool keeps its place too when
+// every conflict that moved, joined or left its set did so at or above
+// the buffer's old end, before and after: nothing below that end is
+// freed or taken, and no new end below it appears (the walk's result is
+// the lowest end that clears; one above the old place cannot be lower).
+// The others are placed again.
 type usmpPass struct {
 	g          *usmpGraph
 	order, pos []int32
@@ -862,7 +867,10 @@ type usmpPass struct {
 	last  usmpAlloc
 	dirty int32   // the lowest position a swap moved since the last pass
 	swaps []int32 // the buffers swaps moved since the last pass
-	mark  []int32 // mark[i] == epoch: place buffer i again
+	mark  []int32 // mark[i] == epoch: buffer i's set of conflicts may differ
+	// low[i], where mark[i] == epoch: the lowest offset of a conflict of
+	// buffer i that moved, joined or left, before or after; -1 if i moved.
+	low   []int64
 	epoch int32
 	plain bool // one unbounded pool: every placed conflict counts
 	comps []kernel.Comp
@@ -873,7 +881,7 @@ type usmpPass struct {
 }
 
 func newUSMPPass(g *usmpGraph, order, pos []int32) *usmpPass {
-	ps := &usmpPass{g: g, order: order, pos: pos, rev: *g, mark: make([]int32, len(order)),
+	ps := &usmpPass{g: g, order: order, pos: pos, rev: *g, mark: make([]int32, len(order)), low: make([]int64, len(order)),
 		plain: g.pools.of == nil && g.pools.hint == nil}
 	if !g.sym {
 		ps.rev = g.transpose()
@@ -891,10 +899,15 @@ func (ps *usmpPass) moved(i1, i2 int32) {
 	ps.swaps = append(ps.swaps, ps.order[i1], ps.order[i2])
 }
 
-// touch marks the buffers whose lists name buffer i.
-func (ps *usmpPass) touch(i int32) {
+// touch marks the buffers whose lists name buffer i, which moved to or
+// from offset lo.
+func (ps *usmpPass) touch(i int32, lo int64) {
 	for _, j := range ps.rev.conflicts(i) {
-		ps.mark[j] = ps.epoch
+		if ps.mark[j] != ps.epoch {
+			ps.mark[j], ps.low[j] = ps.epoch, lo
+		} else {
+			ps.low[j] = min(ps.low[j], lo)
+		}
 	}
 }
 
@@ -908,8 +921,10 @@ func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
 		copy(cur.nope, ps.last.nope)
 		ps.epoch++
 		for _, i := range ps.swaps {
-			ps.mark[i] = ps.epoch
-			ps.touch(i)
+			ps.touch(i, cur.off[i])
+		}
+		for _, i := range ps.swaps {
+			ps.mark[i], ps.low[i] = ps.epoch, -1
 		}
 	} else {
 		ps.dirty = 0
@@ -920,7 +935,7 @@ func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
 	work := 0
 	for q := range n {
 		i := ps.order[q]
-		if q < int(ps.dirty) || !full && ps.mark[i] != ps.epoch {
+		if q < int(ps.dirty) || !full && (ps.mark[i] != ps.epoch || ps.keeps(cur, i)) {
 			// As in the last pass.
 			cur.unfit = cur.unfit || cur.nope[i]
 			if ps.ix != nil && !cur.nope[i] {
@@ -942,14 +957,25 @@ func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
 		} else {
 			off, nope = ps.placeLists(cur, i, int32(q))
 		}
-		if !full && (off != cur.off[i] || nope != cur.nope[i]) {
-			ps.touch(i)
+		if !full && (off != cur.off[i] || nope != cur.nope[i] || ps.low[i] < 0) {
+			ps.touch(i, min(off, cur.off[i]))
 		}
 		cur.off[i], cur.nope[i] = off, nope
 		cur.unfit = cur.unfit || nope
 	}
 	ps.last, ps.dirty, ps.swaps = cur, int32(n), ps.swaps[:0]
 	return cur, nil
+}
+
+// keeps reports whether marked buffer i keeps its last place: it did not
+// move, its pool is unbounded, and every change to its conflicts lies at
+// or above its old end.
+func (ps *usmpPass) keeps(cur usmpAlloc, i int32) bool {
+	g := ps.g
+	if m := g.pools.poolOf(i); g.pools.hint != nil && g.pools.hint[m] != 0 {
+		return false
+	}
+	return g.size[i] > 0 && ps.low[i] >= cur.off[i]+g.size[i]
 }
 
 // index returns the pass's index of buffer i's pool.
