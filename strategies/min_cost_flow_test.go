@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -131,8 +132,32 @@ func TestMinCostFlowMatchesReference(t *testing.T) {
 }
 func TestMinCostFlowCases(t *testing.T)    { testPlanCases(t, minCostFlow{}) }
 func TestMinCostFlowBadInput(t *testing.T) { testBadInput(t, minCostFlow{}) }
-func TestMinCostFlowCancel(t *testing.T)   { testCancel(t, minCostFlow{}) }
+
+// TestMinCostFlowCancel is testCancel at the most tensors min-cost-flow
+// plans (it refuses testCancel's 100,000 at once).
+func TestMinCostFlowCancel(t *testing.T) {
+	p := dagProblem(mcfMaxTensors, 0, 1, 5)
+	checkStops(t, func(ctx context.Context) error {
+		_, err := minCostFlow{}.Plan(ctx, p)
+		return err
+	})
+}
 
 // BenchmarkMinCostFlow runs at n = 1,000 only: TFLite needs 12-23 s there.
 // Use -benchtime=1x.
 func BenchmarkMinCostFlow(b *testing.B) { benchObjects(b, minCostFlow{}, 1000) }
+
+// TestMinCostFlowRefusesLarge checks that more than mcfMaxTensors tensors
+// are refused before any search, with the reason.
+func TestMinCostFlowRefusesLarge(t *testing.T) {
+	p := &workloads.Problem{}
+	for i := range mcfMaxTensors + 1 {
+		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, First: i, Last: i, Size: int64(1 + i%7)})
+	}
+	_, err := minCostFlow{}.Plan(context.Background(), p)
+	want := "min-cost-flow: 10001 tensors is more than 10000: TFLite's min-cost-flow search grows as about n^3 " +
+		"(one shortest-path search per tensor over every pair that can share an object) and would run for hours"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}
