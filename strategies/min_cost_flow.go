@@ -14,7 +14,7 @@ func init() {
 		Name:    "min-cost-flow",
 		Runtime: "tflite-gpu",
 		Kind:    Objects,
-		Doc:     "TFLite MINCOSTFLOW: min-cost matching of each tensor to a released predecessor or a new object (SPFA successive shortest paths; O(n^3)-ish, for small graphs)",
+		Doc:     "TFLite MINCOSTFLOW: min-cost matching of each tensor to a released predecessor or a new object (SPFA successive shortest paths; O(n^3)-ish, for small graphs: refuses more than 10,000 tensors)",
 		New:     Simple(func() Strategy { return minCostFlow{} }),
 	})
 }

@@ -53,9 +53,13 @@ import (
 // The greedy planners never build the graph (it has up to n^2 edges): the
 // number of conflicts and the highest placed end over a lifetime come from
 // sorted lifetimes and a segment tree, with the same result. The hill
-// climb needs the lists and builds them, up to 2^26 conflicting pairs.
+// climb needs the lists for its swaps and builds them, up to 2^26
+// conflicting pairs (more is refused: idealloc/y-1's 1.8e8 pairs would
+// take 1.4 GB). Its passes are incremental (usmpPass: only the buffers a
+// swap can have moved are placed again, through kernel.CompIndex), and
+// its second-level swap candidates are counted by position (usmpPicks).
 // Growth: the greedy planners O(n log n); the hill climb O(n log n + E)
-// for the graph of E pairs, then per attempt O(n + E log E) at most.
+// for the graph of E pairs, then per attempt O(n log n + E) at most.
 //
 // Ties TVM leaves to std::sort (equal names; equal offsets in the hill
 // climb's walk) go by input order and placement order. Where TVM's swap
