@@ -42,6 +42,11 @@ type minCostFlow struct{}
 func (minCostFlow) Name() string { return "min-cost-flow" }
 
 func (minCostFlow) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	if n := len(p.Buffers); n > mcfMaxTensors {
+		return nil, fmt.Errorf("min-cost-flow: %d tensors: %w (more than %d: TFLite's min-cost-flow search grows as about n^3, "+
+			"one shortest-path search per tensor over every pair that can share an object, and would run for hours)",
+			n, ErrTooManyBuffers, mcfMaxTensors)
+	}
 	return planSortedObjects(ctx, "min-cost-flow", p, minCostFlowAssign)
 }
 
@@ -91,9 +96,8 @@ func minCostFlowAssign(ctx context.Context, bufs []workloads.Buffer) ([]int, []i
 	if n == 0 {
 		return []int{}, []int64{}, nil
 	}
-	if n > mcfMaxTensors {
-		return nil, nil, fmt.Errorf("min-cost-flow: %d tensors is more than %d: TFLite's min-cost-flow search grows as about n^3 "+
-			"(one shortest-path search per tensor over every pair that can share an object) and would run for hours", n, mcfMaxTensors)
+	if n > math.MaxInt32/2-1 {
+		return nil, nil, fmt.Errorf("min-cost-flow: %d buffers is too many", n)
 	}
 	s := &mcfSolver{
 		n:        n,

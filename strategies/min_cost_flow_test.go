@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -148,16 +149,19 @@ func TestMinCostFlowCancel(t *testing.T) {
 func BenchmarkMinCostFlow(b *testing.B) { benchObjects(b, minCostFlow{}, 1000) }
 
 // TestMinCostFlowRefusesLarge checks that more than mcfMaxTensors tensors
-// are refused before any search, with the reason.
+// are refused before any search (before looking at the context), with
+// the reason.
 func TestMinCostFlowRefusesLarge(t *testing.T) {
 	p := &workloads.Problem{}
 	for i := range mcfMaxTensors + 1 {
 		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, First: i, Last: i, Size: int64(1 + i%7)})
 	}
-	_, err := minCostFlow{}.Plan(context.Background(), p)
-	want := "min-cost-flow: 10001 tensors is more than 10000: TFLite's min-cost-flow search grows as about n^3 " +
-		"(one shortest-path search per tensor over every pair that can share an object) and would run for hours"
-	if err == nil || err.Error() != want {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := minCostFlow{}.Plan(ctx, p)
+	want := "min-cost-flow: 10001 tensors: too many buffers (more than 10000: TFLite's min-cost-flow search grows as about n^3, " +
+		"one shortest-path search per tensor over every pair that can share an object, and would run for hours)"
+	if !errors.Is(err, ErrTooManyBuffers) || err.Error() != want {
 		t.Fatalf("error %v, want %q", err, want)
 	}
 }

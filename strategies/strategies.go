@@ -50,9 +50,10 @@ type Plan struct {
 	Nodes int64
 }
 
-// ErrTooManyBuffers is the refusal of a strategy whose runtime plans at
-// most a fixed number of buffers (tflm-linear: 1,024), as the runtime
-// itself refuses them; test with errors.Is.
+// ErrTooManyBuffers is the refusal of a strategy that plans at most a
+// fixed number of buffers: its runtime's limit (tflm-linear: 1,024, as
+// TFLite Micro refuses them), or where its search would run for hours
+// (min-cost-flow: 10,000); test with errors.Is.
 var ErrTooManyBuffers = errors.New("too many buffers")
 
 // IsObjects reports whether the plan is a shared-object assignment.
