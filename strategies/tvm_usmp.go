@@ -735,6 +735,9 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		pos[b1], pos[b2] = i2, i1
 		ps.moved(i1, i2)
 	}
+	// swapped: the last attempt ended with a swap, which a rejection
+	// undoes; the order is then the one rollback was placed in.
+	swapped := false
 	npool := g.pools.n()
 	high := func(a usmpAlloc) []int64 { // each pool's size, -1 for a pool no buffer is in
 		h := make([]int64, npool)
@@ -791,9 +794,13 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 			}
 		} else {
 			swap(swapI2, swapI1)
+			if swapped {
+				ps.revert(rollback)
+			}
 			pool = rollback
 			poolSize = high(pool)
 		}
+		swapped = false
 
 		// The buffers reaching their pool's top, by position; one at
 		// random.
@@ -831,6 +838,7 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		}
 		swapI1, swapI2 = pos[buf1], pos[buf2]
 		swap(swapI1, swapI2)
+		swapped = true
 	}
 	for i, nope := range result.nope {
 		if nope {
@@ -861,7 +869,9 @@ type usmpAlloc struct {
 // the buffer's old end, before and after: nothing below that end is
 // freed or taken, and no new end below it appears (the walk's result is
 // the lowest end that clears; one above the old place cannot be lower).
-// The others are placed again.
+// The others are placed again. A rejected attempt that undoes the swap
+// before it goes back to the order the rolled-back pass was placed in, so
+// that pass becomes the last one (revert).
 type usmpPass struct {
 	g          *usmpGraph
 	order, pos []int32
@@ -901,6 +911,11 @@ func newUSMPPass(g *usmpGraph, order, pos []int32) *usmpPass {
 func (ps *usmpPass) moved(i1, i2 int32) {
 	ps.dirty = min(ps.dirty, i1, i2)
 	ps.swaps = append(ps.swaps, ps.order[i1], ps.order[i2])
+}
+
+// revert makes a, placed in the current order, the last pass.
+func (ps *usmpPass) revert(a usmpAlloc) {
+	ps.last, ps.dirty, ps.swaps = a, int32(len(ps.order)), ps.swaps[:0]
 }
 
 // touch marks the buffers whose lists name buffer i, which moved to or
