@@ -55,10 +55,10 @@ func xlaByIDProblem(rng *rand.Rand, n int, shape string) []workloads.Buffer {
 }
 
 // TestXLAHeapByIDMatchesOneByOne compares xla-heap, xla-heap-spatial and
-// xla-heap-temporal as registered (the index gathering the buffers that
-// start inside a lifetime by id ranges) with the same planners gathering
-// them one by one, as before (xlaHeap.run without byID), offset by offset,
-// on random problems of every xlaByIDProblem shape, with and without
+// xla-heap-temporal with the index gathering the placed buffers that start
+// inside a lifetime by id ranges, and as registered, with the same
+// planners gathering them one by one, as before, offset by offset, on
+// random problems of every xlaByIDProblem shape, with and without
 // alignment.
 func TestXLAHeapByIDMatchesOneByOne(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 8))
@@ -69,13 +69,18 @@ func TestXLAHeapByIDMatchesOneByOne(t *testing.T) {
 			p := &workloads.Problem{Buffers: xlaByIDProblem(rng, n, shape), Alignment: []int64{0, 1, 8, 64, 3}[k%5]}
 			for _, s := range xlaHeaps {
 				name := fmt.Sprintf("%s %s/%d/n=%d/align=%d", s.name, shape, k, n, p.Alignment)
-				got := planOrFatal(t, s.name, p)
-				want, err := s.run(ctx, p, false)
+				want, err := s.run(ctx, p, gatherOneByOne)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				if !slices.Equal(got.Offsets, want.Offsets) || got.Footprint != want.Footprint {
-					t.Fatalf("%s: offsets %v (footprint %d), want %v (footprint %d)", name, got.Offsets, got.Footprint, want.Offsets, want.Footprint)
+				byID, err := s.run(ctx, p, gatherByID)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				for how, got := range map[string]*Plan{"by id": byID, "as registered": planOrFatal(t, s.name, p)} {
+					if !slices.Equal(got.Offsets, want.Offsets) || got.Footprint != want.Footprint {
+						t.Fatalf("%s %s: offsets %v (footprint %d), want %v (footprint %d)", name, how, got.Offsets, got.Footprint, want.Offsets, want.Footprint)
+					}
 				}
 			}
 		}
