@@ -173,10 +173,7 @@ func (pl *Placer) indexPath(bufs []workloads.Buffer) {
 	pl.proto = kernel.NewCompIndex(pl.tspan)
 	pl.tasks = make([]kernel.Task, n)
 	for i, b := range bufs {
-		id := pl.tspan.ID[i]
-		sp := pl.tspan.Span[id]
-		pl.tasks[i] = kernel.Task{Size: b.Size, ID: id, A: sp[0], B: sp[1],
-			RLo: pl.tspan.StartPtr[sp[0]+1], RHi: pl.tspan.StartPtr[sp[1]+1]}
+		pl.tasks[i] = pl.tspan.TaskOf(i, b.Size)
 	}
 }
 
