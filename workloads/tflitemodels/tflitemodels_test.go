@@ -1,15 +1,17 @@
 package tflitemodels
 
 import (
+	"bytes"
 	"flag"
 	"os"
+	"slices"
 	"testing"
 
 	"membench/workloads"
 	"membench/workloads/derived"
 )
 
-var update = flag.Bool("update", false, "rewrite data/*.json from ../shared/models/tflite")
+var update = flag.Bool("update", false, "rewrite data/*.json and data/*.gpu.csv from ../shared/models/tflite")
 
 const shared = "../../../shared/models/tflite/"
 
@@ -21,6 +23,44 @@ func TestDerived(t *testing.T) {
 	}
 	for _, m := range Models {
 		derived.Check(t, shared, m.File, m.SHA256, workloads.FormatTFLiteModel, "data/"+m.Name+".json", *update)
+		w, err := workloads.Load(shared + m.File + "?storage=bhwc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Problem.Name = m.File + "?storage=bhwc"
+		var b bytes.Buffer
+		if err := workloads.WriteTFLite(&b, w.Problem); err != nil {
+			t.Fatal(err)
+		}
+		derived.Golden(t, "data/"+m.Name+".gpu.csv", b.Bytes(), *update)
+	}
+}
+
+// TestGPUStorages checks that every registered model, in every storage
+// and precision, holds the records its `.tflite` file gives with the same
+// options.
+func TestGPUStorages(t *testing.T) {
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("%s absent: %v", shared, err)
+	}
+	for _, m := range Models {
+		for _, st := range workloads.GPUStorageNames()[1:] {
+			for _, prec := range []string{"f32", "f16"} {
+				opts := "?storage=" + st + "&precision=" + prec
+				reg, err := workloads.Load("tflite/" + m.Name + opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				file, err := workloads.Load(shared + m.File + opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, f := reg.Problem, file.Problem
+				if r.SizeType != f.SizeType || r.ElementSize != f.ElementSize || !slices.Equal(r.Buffers, f.Buffers) || !slices.Equal(r.Shapes, f.Shapes) {
+					t.Errorf("%s%s: the registered records differ from the file's", m.Name, opts)
+				}
+			}
+		}
 	}
 }
 
