@@ -1,7 +1,9 @@
 package workloads
 
 import (
+	"bytes"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -152,9 +154,22 @@ func TestLoadTFLiteGPUOptions(t *testing.T) {
 	}
 }
 
-// TestReadTFLiteGPUShared reads every MediaPipe model in every storage:
-// the DEQUANTIZE outputs of their FLOAT16 weights are left out, and each
-// storage's records are checked.
+var updateGPU = flag.Bool("update", false, "rewrite testdata/gpu/*.csv from ../shared/models/tflite")
+
+// gpuGoldens are the records of selfie_segmentation.tflite in testdata/gpu.
+var gpuGoldens = []struct {
+	file string
+	o    GPUOptions
+}{
+	{"selfie_segmentation.texture2d.csv", GPUOptions{Storage: GPUTexture2D}},
+	{"selfie_segmentation.texture3d-f16.csv", GPUOptions{Storage: GPUTexture3D, F16: true}},
+	{"selfie_segmentation.buffer-f16.csv", GPUOptions{Storage: GPUBuffer, F16: true}},
+}
+
+// TestReadTFLiteGPUShared reads every MediaPipe model in every storage
+// (the DEQUANTIZE outputs of their FLOAT16 weights are left out, and each
+// storage's records are checked) and compares selfie segmentation's
+// records with the goldens in testdata/gpu (-update rewrites them).
 func TestReadTFLiteGPUShared(t *testing.T) {
 	const dir = "../../shared/models/tflite/"
 	files, _ := filepath.Glob(dir + "*.tflite")
@@ -181,6 +196,30 @@ func TestReadTFLiteGPUShared(t *testing.T) {
 			if err := checkProblem(p); err != nil || p.Len() == 0 || p.Len() >= cpu.Len() {
 				t.Errorf("%s storage=%s: %d records of the interpreter's %d: %v", f, st, p.Len(), cpu.Len(), err)
 			}
+		}
+	}
+	data, err := os.ReadFile(dir + "selfie_segmentation.tflite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gpuGoldens {
+		p, err := ReadTFLiteGPU(data, "selfie_segmentation.tflite", g.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := WriteTFLite(&b, p); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", "gpu", g.file)
+		if *updateGPU {
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(b.Bytes(), want) {
+			t.Errorf("%s differs from the records read (run with -update): %v", path, err)
 		}
 	}
 }
