@@ -65,21 +65,23 @@ func TestGPUStorages(t *testing.T) {
 }
 
 // TestRegistered checks each registered model's tensor count and LB_load,
-// and that its largest tensor and operator count are those of the source.
+// and the GPU delegate's record count (its tensors less the DEQUANTIZE
+// outputs of FLOAT16 weights).
 func TestRegistered(t *testing.T) {
 	cases := []struct {
 		name    string
 		tensors int
 		lb      int64
+		gpu     int // the GPU delegate's records (storage=bhwc)
 	}{
-		{"face-detection-short-range", 165, 1376256},
-		{"face-detection-full-range", 355, 3538944},
-		{"selfie-segmentation", 247, 3670016},
-		{"selfie-segmentation-landscape", 247, 2064384},
-		{"hand-landmark-lite", 168, 4217344},
-		{"hand-landmark-full", 166, 4018432},
-		{"pose-landmark-lite", 306, 6963488},
-		{"pose-landmark-full", 333, 9044992},
+		{"face-detection-short-range", 165, 1376256, 91},
+		{"face-detection-full-range", 355, 3538944, 177},
+		{"selfie-segmentation", 247, 3670016, 137},
+		{"selfie-segmentation-landscape", 247, 2064384, 137},
+		{"hand-landmark-lite", 168, 4217344, 66},
+		{"hand-landmark-full", 166, 4018432, 64},
+		{"pose-landmark-lite", 306, 6963488, 130},
+		{"pose-landmark-full", 333, 9044992, 141},
 	}
 	if len(cases) != len(Models) {
 		t.Fatalf("%d models, %d cases", len(Models), len(cases))
@@ -91,6 +93,13 @@ func TestRegistered(t *testing.T) {
 		}
 		if p := w.Problem; p.Len() != c.tensors || p.LoadBound() != c.lb {
 			t.Errorf("%s: %d buffers, LB_load %d; want %d, %d", c.name, p.Len(), p.LoadBound(), c.tensors, c.lb)
+		}
+		g, err := workloads.Load("tflite/" + c.name + "?storage=bhwc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Problem.Len() != c.gpu || g.Problem.SizeType != workloads.SizeBHWC {
+			t.Errorf("%s?storage=bhwc: %d %s records, want %d bhwc", c.name, g.Problem.Len(), g.Problem.SizeType, c.gpu)
 		}
 		if f := w.Problem.Format; f != workloads.FormatTFLiteModel {
 			t.Errorf("%s: format %q, want %q (a .tflite's records)", c.name, f, workloads.FormatTFLiteModel)
