@@ -239,15 +239,16 @@ func (r *tfliteReader) constantDequantizeOutputs() (map[int]bool, error) {
 		if code != tfliteDequantize {
 			continue
 		}
-		in := f.i32s(op, fbOperatorInputs, "Operator.inputs")
+		start, nin := f.vector(op, fbOperatorInputs, 4, "Operator.inputs")
+		in := int32(f.u32(start, "Operator.inputs"))
 		outs := f.i32s(op, fbOperatorOutputs, "Operator.outputs")
 		if f.err != nil {
 			return nil, f.err
 		}
-		if len(in) == 0 || in[0] < 0 || int(in[0]) >= r.ntensor {
+		if nin == 0 || in < 0 || int(in) >= r.ntensor {
 			continue // operatorVectors checked the indexes; no input, no constant
 		}
-		tab := f.table(r.tv, int(in[0]), "Tensor")
+		tab := f.table(r.tv, int(in), "Tensor")
 		buf := f.scalar(tab, fbTensorBuffer, 4, "Tensor.buffer")
 		if f.err != nil {
 			return nil, f.err
@@ -255,7 +256,7 @@ func (r *tfliteReader) constantDequantizeOutputs() (map[int]bool, error) {
 		if buf == 0 {
 			continue
 		}
-		constant, err := r.constant(buf, fmt.Sprintf("tensor %d", in[0]))
+		constant, err := r.constant(buf, fmt.Sprintf("tensor %d", in))
 		if err != nil {
 			return nil, err
 		}
