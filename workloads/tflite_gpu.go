@@ -124,12 +124,7 @@ const (
 func ParseGPUOptions(what, storage, precision string) (GPUOptions, error) {
 	var o GPUOptions
 	if storage != "" {
-		k := slices.IndexFunc(gpuStorages[:], func(s struct {
-			name, upstream string
-			t              SizeType
-		}) bool {
-			return s.name == storage
-		})
+		k := slices.Index(GPUStorageNames(), storage)
 		if k < 0 {
 			return o, Usagef("%s: %s=%s: want one of %s", what, gpuStorageOption, Echo(storage), strings.Join(GPUStorageNames(), ", "))
 		}
