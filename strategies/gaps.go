@@ -45,6 +45,31 @@ type chooser func(size int64, live []kernel.Comp) int64
 // math.MaxInt64).
 func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
+	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, false)
+}
+
+// placer is placeOneByOne's signature: the planners built on
+// placeOneByOneByID take the loop as an argument so that their tests can
+// run them on placeOneByOne too (the loop they used before) and compare.
+type placer func(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
+	choose chooser, end func(off, size int64) int64) ([]int64, int64, error)
+
+// placeOneByOneByID is placeOneByOne with an index that gathers the placed
+// buffers starting inside a lifetime as merged components of id ranges
+// (kernel.CompIndex.GatherByID) instead of one by one and sorted: the same
+// gaps of positive length, so the same offsets, but where lifetimes are
+// long that part of a lifetime holds thousands of buffers, and sorting
+// them for every buffer made the loop quadratic (idealloc's Y_1: 62,185
+// buffers, thousands live at once). tflite-arena and tflm-greedy use it.
+func placeOneByOneByID(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
+	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
+	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, true)
+}
+
+// placeOneByOneOn is placeOneByOne, its index gathering by id ranges
+// where byID is set.
+func placeOneByOneOn(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
+	choose chooser, end func(off, size int64) int64, byID bool) ([]int64, int64, error) {
 	if err := kernel.RecordError(name, bufs); err != nil {
 		return nil, 0, err
 	}
@@ -56,7 +81,11 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	r := newOneByOne(kernel.NewCompIndex(kernel.NewTaskSpans(bufs, false)), bufs, order, choose, end)
+	ix := kernel.NewCompIndex(kernel.NewTaskSpans(bufs, false))
+	if byID {
+		ix.GatherByID()
+	}
+	r := newOneByOne(ix, bufs, order, choose, end)
 	done, err := r.run(ctx, limit)
 	if err != nil || !done {
 		return nil, r.fp, err

@@ -74,11 +74,16 @@ type tfliteArena struct{ align int64 }
 func (tfliteArena) Name() string { return "tflite-arena" }
 
 func (s tfliteArena) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	return s.plan(ctx, p, placeOneByOneByID)
+}
+
+// plan is Plan on the given loop.
+func (s tfliteArena) plan(ctx context.Context, p *workloads.Problem, place placer) (*Plan, error) {
 	align, ok := lcm(s.align, max(p.Alignment, 1))
 	if !ok {
 		return nil, fmt.Errorf("tflite-arena: alignment %d and the problem's alignment %d have no common multiple below 2^62", s.align, p.Alignment)
 	}
-	offsets, fp, err := tfliteArenaAllocate(ctx, p.Buffers, tfliteArenaOrder(p.Buffers), align)
+	offsets, fp, err := tfliteArenaAllocateOn(ctx, place, p.Buffers, tfliteArenaOrder(p.Buffers), align)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +120,12 @@ func tfliteArenaOrder(bufs []workloads.Buffer) []int32 {
 // tfliteArenaAllocate calls SimpleMemoryArena::Allocate for the buffers in
 // the given order with the given alignment.
 func tfliteArenaAllocate(ctx context.Context, bufs []workloads.Buffer, order []int32, align int64) ([]int64, int64, error) {
-	return placeOneByOne(ctx, "tflite-arena", bufs, order, math.MaxInt64, tfliteArenaChoose(align),
+	return tfliteArenaAllocateOn(ctx, placeOneByOneByID, bufs, order, align)
+}
+
+// tfliteArenaAllocateOn is tfliteArenaAllocate on the given loop.
+func tfliteArenaAllocateOn(ctx context.Context, place placer, bufs []workloads.Buffer, order []int32, align int64) ([]int64, int64, error) {
+	return place(ctx, "tflite-arena", bufs, order, math.MaxInt64, tfliteArenaChoose(align),
 		func(off, size int64) int64 { return off + size })
 }
 
