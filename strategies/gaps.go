@@ -45,7 +45,7 @@ type chooser func(size int64, live []kernel.Comp) int64
 // math.MaxInt64).
 func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
-	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, false)
+	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, loopOptions{})
 }
 
 // placer is placeOneByOne's signature: the planners built on
@@ -63,13 +63,22 @@ type placer func(ctx context.Context, name string, bufs []workloads.Buffer, orde
 // buffers, thousands live at once). tflite-arena and tflm-greedy use it.
 func placeOneByOneByID(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
-	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, true)
+	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, loopOptions{byID: true})
 }
 
-// placeOneByOneOn is placeOneByOne, its index gathering by id ranges
-// where byID is set.
+// loopOptions are how placeOneByOneOn runs beside the rule.
+type loopOptions struct {
+	// byID makes the index gather by id ranges (placeOneByOneByID).
+	byID bool
+	// slack is how much shorter than the buffer the rule's spans may make
+	// a gap that takes it (tflite-arena's coarse ends): the dense path
+	// then keeps the gaps at least size-slack long, and at least 1.
+	slack int64
+}
+
+// placeOneByOneOn is placeOneByOne run with the given options.
 func placeOneByOneOn(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
-	choose chooser, end func(off, size int64) int64, byID bool) ([]int64, int64, error) {
+	choose chooser, end func(off, size int64) int64, opt loopOptions) ([]int64, int64, error) {
 	if err := kernel.RecordError(name, bufs); err != nil {
 		return nil, 0, err
 	}
@@ -82,10 +91,11 @@ func placeOneByOneOn(ctx context.Context, name string, bufs []workloads.Buffer, 
 		return nil, 0, err
 	}
 	ix := kernel.NewCompIndex(kernel.NewTaskSpans(bufs, false))
-	if byID {
+	if opt.byID {
 		ix.GatherByID()
 	}
 	r := newOneByOne(ix, bufs, order, choose, end)
+	r.slack = opt.slack
 	done, err := r.run(ctx, limit)
 	if err != nil || !done {
 		return nil, r.fp, err
@@ -118,6 +128,7 @@ type oneByOne struct {
 	fp      int64 // the footprint so far
 	choose  chooser
 	end     func(off, size int64) int64
+	slack   int64 // loopOptions.slack
 }
 
 // newOneByOne starts a run over bufs in the given order on ix, which must
@@ -156,7 +167,7 @@ func (r *oneByOne) run(ctx context.Context, limit int64) (bool, error) {
 		}
 		t := &r.tasks[r.next]
 		if ix.CoversAll(t.A, t.B) {
-			r.live = ix.AllGapSpans(r.live[:0], t.Size)
+			r.live = ix.AllGapSpans(r.live[:0], max(1, t.Size-r.slack))
 		} else {
 			r.live = ix.Overlapping(r.live[:0], t)
 		}

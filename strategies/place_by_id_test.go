@@ -3,6 +3,7 @@ package strategies
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -39,6 +40,16 @@ func refLoop(ctx context.Context, name string, bufs []workloads.Buffer, order []
 	return offsets, fp, nil
 }
 
+// tfliteArenaOnLoop is tflite-arena's plan with the rule as written
+// (tfliteArenaAllocateOn) on the given loop.
+func tfliteArenaOnLoop(align int64) func(context.Context, *workloads.Problem, placer) (*Plan, error) {
+	return func(ctx context.Context, p *workloads.Problem, loop placer) (*Plan, error) {
+		return tfliteArena{align}.plan(ctx, p, func(ctx context.Context, bufs []workloads.Buffer, order []int32, align int64) ([]int64, int64, error) {
+			return tfliteArenaAllocateOn(ctx, loop, bufs, order, align)
+		})
+	}
+}
+
 // byIDCase is one of the planners moved onto placeOneByOneByID, with the
 // strategy as registered (spec) and the same planner on another loop.
 type byIDCase struct {
@@ -51,7 +62,7 @@ func byIDCases() []byIDCase {
 	var cases []byIDCase
 	for _, align := range []int64{1, 3, 8, 64, 256} {
 		cases = append(cases, byIDCase{fmt.Sprintf("tflite-arena?align=%d", align), 0, func(loop placer) onLoop {
-			return onLoop{"tflite-arena", tfliteArena{align}.plan, loop}
+			return onLoop{"tflite-arena", tfliteArenaOnLoop(align), loop}
 		}})
 	}
 	cases = append(cases, byIDCase{"tflm-greedy", workloads.FormFixed, func(loop placer) onLoop {
@@ -215,29 +226,67 @@ func loadWorkload(tb testing.TB, name string) *workloads.Problem {
 	return p
 }
 
-// BenchmarkPlaceByID times tflite-arena and tflm-greedy on the loop they
-// used before (old: placeOneByOne) and on placeOneByOneByID (new), in one
+// BenchmarkPlaceByID times tflite-arena and tflm-greedy as they planned
+// before (old: the rule as written on placeOneByOne) and as they plan now
+// (new: on placeOneByOneByID, tflite-arena on coarse ends), in one
 // process, on idealloc's Y_1 (62,185 buffers) and G_1 (816). The old loop
 // takes tens of seconds on Y_1: run with -benchtime 1x.
 func BenchmarkPlaceByID(b *testing.B) {
 	for _, w := range []string{"idealloc/y-1", "idealloc/g-1"} {
 		p := loadWorkload(b, w)
+		old := func(plan func(context.Context, *workloads.Problem, placer) (*Plan, error)) Strategy {
+			return onLoop{"old", plan, placeOneByOne}
+		}
 		for _, c := range []struct {
-			name string
-			plan func(context.Context, *workloads.Problem, placer) (*Plan, error)
-		}{{"tflite-arena", tfliteArena{tfliteTensorAlignment}.plan}, {"tflm-greedy", tflmGreedy{}.plan}} {
-			for _, loop := range []struct {
+			name     string
+			old, new Strategy
+		}{
+			{"tflite-arena", old(tfliteArenaOnLoop(tfliteTensorAlignment)), tfliteArena{tfliteTensorAlignment}},
+			{"tflm-greedy", old(tflmGreedy{}.plan), tflmGreedy{}},
+		} {
+			for _, s := range []struct {
 				name string
-				loop placer
-			}{{"old", placeOneByOne}, {"new", placeOneByOneByID}} {
-				b.Run(fmt.Sprintf("%s/%s/%s", w, c.name, loop.name), func(b *testing.B) {
+				s    Strategy
+			}{{"old", c.old}, {"new", c.new}} {
+				b.Run(fmt.Sprintf("%s/%s/%s", w, c.name, s.name), func(b *testing.B) {
 					for b.Loop() {
-						if _, err := c.plan(context.Background(), p, loop.loop); err != nil {
+						if _, err := s.s.Plan(context.Background(), p); err != nil {
 							b.Fatal(err)
 						}
 					}
 				})
 			}
 		}
+	}
+}
+
+// TestTFLiteCoarseDenseExactGap: on coarse ends a gap whose start is
+// aligned looks one byte shorter than its room, and the loop's dense path
+// (a buffer live with every placed one) must still offer it. Buffers 0
+// and 1 are put at 0 and 128 (alignment 64); buffer 2, 64 bytes and live
+// with both, fits [64, 128) exactly, as the rule as written finds.
+func TestTFLiteCoarseDenseExactGap(t *testing.T) {
+	bufs := []workloads.Buffer{{ID: 0, Size: 64, Last: 1}, {ID: 1, Size: 64, Last: 1}, {ID: 2, Size: 64, Last: 1}}
+	order := []int32{0, 1, 2}
+	// pinned places the first buffers at the given offsets and the rest
+	// by choose.
+	pinned := func(choose chooser, at ...int64) chooser {
+		return func(size int64, live []kernel.Comp) int64 {
+			if len(at) > 0 {
+				off := at[0]
+				at = at[1:]
+				return off
+			}
+			return choose(size, live)
+		}
+	}
+	want, _ := refPlaceOneByOne(bufs, order, pinned(tfliteArenaChoose(64), 0, 128), func(off, size int64) int64 { return off + size })
+	got, _, err := placeOneByOneOn(context.Background(), "tflite-arena", bufs, order, math.MaxInt64,
+		pinned(tfliteArenaChooseCoarse(64), 0, 128), tfliteCoarseEnd(64), loopOptions{byID: true, slack: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(want, []int64{0, 128, 64}) || !slices.Equal(got, want) {
+		t.Errorf("offsets %v, want %v (reference [0 128 64])", got, want)
 	}
 }
