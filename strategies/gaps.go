@@ -48,9 +48,10 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, loopOptions{})
 }
 
-// placer is placeOneByOne's signature: the planners built on
-// placeOneByOneByID take the loop as an argument so that their tests can
-// run them on placeOneByOne too (the loop they used before) and compare.
+// placer is placeOneByOne's signature: tflm-greedy takes the loop as an
+// argument, and tflite-arena's rule as written runs on one
+// (tfliteArenaAllocateOn), so that their tests can run them on
+// placeOneByOne too (the loop they used before) and compare.
 type placer func(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error)
 
@@ -59,8 +60,8 @@ type placer func(ctx context.Context, name string, bufs []workloads.Buffer, orde
 // (kernel.CompIndex.GatherByID) instead of one by one and sorted: the same
 // gaps of positive length, so the same offsets, but where lifetimes are
 // long that part of a lifetime holds thousands of buffers, and sorting
-// them for every buffer made the loop quadratic (idealloc's Y_1: 62,185
-// buffers, thousands live at once). tflite-arena and tflm-greedy use it.
+// them for every buffer made the loop quadratic (idealloc's Y_1, 62,185
+// buffers). tflite-arena and tflm-greedy use it.
 func placeOneByOneByID(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
 	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, loopOptions{byID: true})
