@@ -72,7 +72,7 @@ func byIDCases() []byIDCase {
 }
 
 // randomByIDProblem returns a problem of n buffers shaped like idealloc's
-// IOPDDL instances when long is set (most lifetimes a few tasks, some over
+// IOPDDL instances for shape "long" (most lifetimes a few tasks, some over
 // much of the run, so that many placed buffers start inside a lifetime),
 // else randomGapProblem's shape. It sets, at random: the problem's
 // alignment, TFLite Micro's model format (its 16-byte default), fixed
