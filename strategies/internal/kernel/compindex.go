@@ -455,3 +455,10 @@ func (s *compSet) appendTo(comps []Comp) []Comp {
 	}
 	return comps
 }
+
+// TaskOf returns buffer index i of size size as CompIndex sees it.
+func (ts *TaskSpans) TaskOf(i int, size int64) Task {
+	id := ts.ID[i]
+	sp := ts.Span[id]
+	return Task{Size: size, ID: id, A: sp[0], B: sp[1], RLo: ts.StartPtr[sp[0]+1], RHi: ts.StartPtr[sp[1]+1]}
+}
