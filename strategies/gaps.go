@@ -61,7 +61,10 @@ type placer func(ctx context.Context, name string, bufs []workloads.Buffer, orde
 // gaps of positive length, so the same offsets, but where lifetimes are
 // long that part of a lifetime holds thousands of buffers, and sorting
 // them for every buffer made the loop quadratic (idealloc's Y_1, 62,185
-// buffers). tflite-arena and tflm-greedy use it.
+// buffers). tflite-arena and tflm-greedy use it. Where lifetimes hold few
+// starts (random DAGs) gathering by id ranges costs more than it saves, so
+// it is switched on only where kernel.TaskSpans.GatherByIDPays says so, as
+// for xla-heap.
 func placeOneByOneByID(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
 	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, loopOptions{byID: true})
@@ -69,8 +72,9 @@ func placeOneByOneByID(ctx context.Context, name string, bufs []workloads.Buffer
 
 // loopOptions are how placeOneByOneOn runs beside the rule.
 type loopOptions struct {
-	// byID makes the index gather by id ranges (placeOneByOneByID).
-	byID bool
+	// byID makes the index gather by id ranges (placeOneByOneByID) where
+	// that pays; always, for tests, also where it does not.
+	byID, always bool
 	// slack is how much shorter than the buffer the rule's spans may make
 	// a gap that takes it (tflite-arena's coarse ends): the dense path
 	// then keeps the gaps at least size-slack long, and at least 1.
@@ -91,8 +95,9 @@ func placeOneByOneOn(ctx context.Context, name string, bufs []workloads.Buffer, 
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	ix := kernel.NewCompIndex(kernel.NewTaskSpans(bufs, false))
-	if opt.byID {
+	spans := kernel.NewTaskSpans(bufs, false)
+	ix := kernel.NewCompIndex(spans)
+	if opt.byID && (opt.always || spans.GatherByIDPays()) {
 		ix.GatherByID()
 	}
 	r := newOneByOne(ix, bufs, order, choose, end)

@@ -179,7 +179,7 @@ func TestPlaceByIDMatchesOldLoop(t *testing.T) {
 				for _, loop := range []struct {
 					name string
 					loop placer
-				}{{"placeOneByOne", placeOneByOne}, {"refPlaceOneByOne", refLoop}} {
+				}{{"placeOneByOne", placeOneByOne}, {"refPlaceOneByOne", refLoop}, {"byIDAlways", byIDAlways}} {
 					want, wantErr := Declare(c.on(loop.loop), c.forms).Plan(ctx, p)
 					if d := samePlan(got, gotErr, want, wantErr); d != "" {
 						t.Fatalf("%s trial %d (n %d, alignment %d, fixed %v, spaces %d), %s against %s: %s",
@@ -193,6 +193,13 @@ func TestPlaceByIDMatchesOldLoop(t *testing.T) {
 	if problems != 200 {
 		t.Fatalf("ran %d problems, want 200", problems)
 	}
+}
+
+// byIDAlways is placeOneByOneByID gathering by id ranges even where
+// kernel.TaskSpans.GatherByIDPays says it does not pay.
+func byIDAlways(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
+	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
+	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, loopOptions{byID: true, always: true})
 }
 
 // TestPlaceByIDMatchesOldLoopIdealloc plans idealloc's G_1 (816
