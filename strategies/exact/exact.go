@@ -120,6 +120,9 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if e.nodes > 0 {
 		bud.nodes = e.nodes
 	}
+	if p.Forms()&(workloads.FormAlign|workloads.FormGaps|workloads.FormFixed) == 0 && tooLarge(p) {
+		return e.planLarge(ctx, p, bud.deadline)
+	}
 	in, err := newInstance(ctx, p)
 	if err != nil {
 		return nil, err

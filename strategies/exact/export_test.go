@@ -57,3 +57,23 @@ func WindowBound(p *workloads.Problem, nodes int64) (int64, int64, error) {
 	sv.windowBound(ctx, &budget{ctx: ctx, nodes: nodes})
 	return sv.lo, in.quantum, nil
 }
+
+// SizeOf returns the conflicting pairs and buffer-sections tooLarge
+// counts, and those newInstance lists.
+func SizeOf(p *workloads.Problem) (pairs, secBufs, listedPairs, listedSecBufs int64) {
+	pairs, secBufs = sizeOf(p)
+	in, err := newInstance(context.Background(), p)
+	if err != nil {
+		panic(err)
+	}
+	for _, o := range in.overlaps {
+		listedPairs += int64(len(o))
+	}
+	for _, b := range in.secBufs {
+		listedSecBufs += int64(len(b))
+	}
+	return pairs, secBufs, listedPairs / 2, listedSecBufs
+}
+
+// MaxPairs is the most conflicting pairs exact searches.
+const MaxPairs = maxPairs
