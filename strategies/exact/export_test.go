@@ -3,6 +3,7 @@ package exact
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"membench/workloads"
 )
@@ -77,3 +78,9 @@ func SizeOf(p *workloads.Problem) (pairs, secBufs, listedPairs, listedSecBufs in
 
 // MaxPairs is the most conflicting pairs exact searches.
 const MaxPairs = maxPairs
+
+// Heuristic returns the offsets exact starts from before deadline, nil
+// where best-of would run past it.
+func Heuristic(p *workloads.Problem, deadline time.Time) ([]int64, error) {
+	return heuristic(context.Background(), p, deadline)
+}

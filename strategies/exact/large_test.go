@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"membench/strategies"
 	"membench/strategies/exact"
@@ -68,5 +70,34 @@ func TestTooLarge(t *testing.T) {
 	cancel()
 	if _, err := lookup(t, "exact").Plan(ctx, p); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v, want context.Canceled", err)
+	}
+}
+
+// TestHeuristicDeadline checks that the heuristic plan exact starts from
+// gives way to the deadline (exact then starts from its own first fit),
+// and is best-of's plan without one.
+func TestHeuristicDeadline(t *testing.T) {
+	p := smallProblem(rand.New(rand.NewPCG(1, 2)), 12, 0)
+	offs, err := exact.Heuristic(p, time.Now().Add(-time.Second))
+	if err != nil || offs != nil {
+		t.Fatalf("past the deadline: offsets %v, error %v; want none and no error", offs, err)
+	}
+	offs, err = exact.Heuristic(p, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := lookup(t, "best-of").Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(offs, want.Offsets) {
+		t.Fatalf("offsets %v, want best-of's %v", offs, want.Offsets)
+	}
+	plan, err := lookup(t, "exact?timeout=1ns").Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := strategies.Validate(p, plan); err != nil {
+		t.Fatal(err)
 	}
 }
