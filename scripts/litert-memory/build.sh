@@ -43,7 +43,7 @@ for f in $sources "$here/driver.cc"; do
   case $f in /*) in=$f warn=-Wall ;; *) in=$out/src/$f warn=-w ;; esac
   o=$out/obj/$(basename "$f" .cc).o
   mkdir -p "$out/obj"
-  g++ -std=c++17 -O2 $warn -I"$out/src" -DLITERT_REVISION="\"$rev\"" -c "$in" -o "$o"
+  g++ -std=c++17 -O2 $warn -isystem "$out/src" -DLITERT_REVISION="\"$rev\"" -c "$in" -o "$o"
   objs="$objs $o"
 done
 # shellcheck disable=SC2086

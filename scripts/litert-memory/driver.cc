@@ -4,7 +4,10 @@
 // MemoryStrategy gives, for membench's differential test
 // (strategies/sizetypes_litert_test.go).
 //
-//   litert-memory FILE.csv
+//   litert-memory [--skip STRATEGY]... FILE.csv
+//
+// --skip leaves a strategy out (LiteRT's MINCOSTFLOW runs for minutes on
+// byte sizes near 2^40).
 //
 // Input: membench's TFLite records CSV (README "TFLite records"): '#'
 // comments, a header naming the size type (size | x,y | x,y,z | b,h,w,c,
@@ -13,15 +16,20 @@
 // indices separated by spaces). deps is turned into the reallocation graph
 // by LiteRT's own ReallocationGraph.
 //
-// Records are handed to LiteRT sorted stably by first_task, the order the
-// delegate builds them in (gl/runtime.cc adds a program's records as it
-// visits the programs) and the order membench plans them in; the graph is
-// renumbered to match, and ids and offsets are printed back in file order.
+// The strategies that walk the records in order and take that order to be
+// by first_task (EQUALITY, GREEDY_IN_ORDER, MINCOSTFLOW: given records out
+// of that order they can share an object between overlapping tensors) are
+// handed them sorted stably by first_task, the order the delegate builds
+// them in (gl/runtime.cc adds a program's records as it visits the
+// programs) and the order membench plans them in, with the reallocation
+// graph renumbered to match; the others (NAIVE, GREEDY_BY_BREADTH,
+// GREEDY_BY_SIZE, GREEDY_BEST and AssignOffsetsToTensors' GREEDY_BY_SIZE)
+// get them in file order. Ids and offsets are printed in file order.
 //
 // Output, one item per line:
 //   size_type bytes|2d|3d|bhwc
-//   reallocation_graph        (byte records with reuse or deps only)
-//   edges I J...              (one line per record, file numbering)
+//   edges I J...              (deps only: ReallocationGraph's list J... of
+//                             record I, one line per record, file numbering)
 //   strategy NAME             (membench's name of the MemoryStrategy)
 //   object_ids I...           (per record, file order)
 //   object_sizes S...         (bytes, or extents joined by 'x')
@@ -76,14 +84,15 @@ uint64_t Num(const std::string& file, int line, const std::string& s) {
 const struct {
   gpu::MemoryStrategy s;
   const char* name;
+  bool sorted;  // handed the records sorted by first_task
 } kStrategies[] = {
-    {gpu::MemoryStrategy::NAIVE, "naive"},
-    {gpu::MemoryStrategy::EQUALITY, "equality"},
-    {gpu::MemoryStrategy::GREEDY_IN_ORDER, "greedy-in-order"},
-    {gpu::MemoryStrategy::GREEDY_BY_BREADTH, "greedy-by-breadth"},
-    {gpu::MemoryStrategy::GREEDY_BY_SIZE, "greedy-by-size"},
-    {gpu::MemoryStrategy::GREEDY_BEST, "greedy-best"},
-    {gpu::MemoryStrategy::MINCOSTFLOW, "min-cost-flow"},
+    {gpu::MemoryStrategy::NAIVE, "naive", false},
+    {gpu::MemoryStrategy::EQUALITY, "equality", true},
+    {gpu::MemoryStrategy::GREEDY_IN_ORDER, "greedy-in-order", true},
+    {gpu::MemoryStrategy::GREEDY_BY_BREADTH, "greedy-by-breadth", false},
+    {gpu::MemoryStrategy::GREEDY_BY_SIZE, "greedy-by-size", false},
+    {gpu::MemoryStrategy::GREEDY_BEST, "greedy-best", false},
+    {gpu::MemoryStrategy::MINCOSTFLOW, "min-cost-flow", true},
 };
 
 std::string Str(size_t v) { return std::to_string(v); }
@@ -110,19 +119,38 @@ gpu::BHWC MakeSize(const Row& r, gpu::BHWC*) {
   return gpu::BHWC(r.ext[0], r.ext[1], r.ext[2], r.ext[3]);
 }
 
+std::vector<std::string> skipped;
+
+bool Skipped(const char* name) {
+  return std::find(skipped.begin(), skipped.end(), name) != skipped.end();
+}
+
+// Run prints each strategy's assignment. sorted[k] is the file index of the
+// k-th record in first_task order, sortedGraph the reallocation graph in
+// that numbering and graph in the file's (both null without one).
 template <typename T>
-void Run(const std::vector<Row>& rows, const std::vector<size_t>& order,
-         const gpu::UsageGraph* graph) {
-  // order[k] is the file index of the k-th record handed to LiteRT.
-  std::vector<gpu::TensorUsageRecord<T>> recs;
-  for (size_t i : order) {
-    const Row& r = rows[i];
-    recs.emplace_back(MakeSize(r, static_cast<T*>(nullptr)), r.first, r.last);
-  }
+void Run(const std::vector<Row>& rows, const std::vector<size_t>& sorted,
+         const gpu::UsageGraph* sortedGraph, const gpu::UsageGraph* graph) {
+  std::vector<size_t> file(rows.size());
+  std::iota(file.begin(), file.end(), 0);
+  auto records = [&](const std::vector<size_t>& order) {
+    std::vector<gpu::TensorUsageRecord<T>> recs;
+    for (size_t i : order) {
+      const Row& r = rows[i];
+      recs.emplace_back(MakeSize(r, static_cast<T*>(nullptr)), r.first,
+                        r.last);
+    }
+    return recs;
+  };
+  const auto bySorted = records(sorted), byFile = records(file);
   for (const auto& st : kStrategies) {
-    std::cout << "strategy " << st.name << "\n";
+    if (Skipped(st.name)) continue;
+    std::cout << "strategy " << st.name << std::endl;
+    const std::vector<size_t>& order = st.sorted ? sorted : file;
     gpu::ObjectsAssignment<T> a;
-    absl::Status status = gpu::AssignObjectsToTensors(recs, st.s, &a, graph);
+    absl::Status status = gpu::AssignObjectsToTensors(
+        st.sorted ? bySorted : byFile, st.s, &a,
+        st.sorted ? sortedGraph : graph);
     if (!status.ok()) {
       std::cout << "error " << status.message() << "\n";
       continue;
@@ -138,8 +166,8 @@ void Run(const std::vector<Row>& rows, const std::vector<size_t>& order,
 }
 
 void RunOffsets(const std::vector<gpu::TensorUsageRecord<size_t>>& recs,
-                const std::vector<size_t>& order,
                 const gpu::UsageGraph* graph) {
+  if (Skipped("offset-greedy-by-size")) return;
   std::cout << "strategy offset-greedy-by-size\n";
   gpu::OffsetsAssignment a;
   absl::Status status = gpu::AssignOffsetsToTensors(
@@ -148,21 +176,22 @@ void RunOffsets(const std::vector<gpu::TensorUsageRecord<size_t>>& recs,
     std::cout << "error " << status.message() << "\n";
     return;
   }
-  std::vector<size_t> offs(order.size());
-  for (size_t k = 0; k < order.size(); ++k) offs[order[k]] = a.offsets[k];
   std::cout << "offsets";
-  for (size_t o : offs) std::cout << " " << o;
+  for (size_t o : a.offsets) std::cout << " " << o;
   std::cout << "\ntotal_size " << a.total_size << "\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: litert-memory FILE.csv\n";
+  int a = 1;
+  for (; a + 1 < argc && std::string(argv[a]) == "--skip"; a += 2)
+    skipped.push_back(argv[a + 1]);
+  if (a + 1 != argc) {
+    std::cerr << "usage: litert-memory [--skip STRATEGY]... FILE.csv\n";
     return 2;
   }
-  const std::string file = argv[1];
+  const std::string file = argv[a];
   std::ifstream in(file);
   if (!in) Fail(file, 0, "cannot open");
   std::string line, type, listKind;
@@ -234,8 +263,7 @@ int main(int argc, char** argv) {
       gpu::UsageGraph lists(rows.size());
       for (size_t i = 0; i < rows.size(); ++i) lists[i] = rows[i].list;
       graph = listKind == "deps" ? gpu::ReallocationGraph(lists) : lists;
-      std::cout << "reallocation_graph\n";
-      for (size_t i = 0; i < rows.size(); ++i) {
+      for (size_t i = 0; listKind == "deps" && i < rows.size(); ++i) {
         std::cout << "edges " << i;
         for (size_t j : graph[i]) std::cout << " " << j;
         std::cout << "\n";
@@ -247,17 +275,16 @@ int main(int argc, char** argv) {
       }
       g = &sorted;
     }
-    Run<size_t>(rows, order, g);
+    Run<size_t>(rows, order, g, g ? &graph : nullptr);
     std::vector<gpu::TensorUsageRecord<size_t>> recs;
-    for (size_t i : order)
-      recs.emplace_back(rows[i].ext[0], rows[i].first, rows[i].last);
-    RunOffsets(recs, order, g);
+    for (const Row& r : rows) recs.emplace_back(r.ext[0], r.first, r.last);
+    RunOffsets(recs, g ? &graph : nullptr);
   } else if (type == "2d") {
-    Run<gpu::uint2>(rows, order, nullptr);
+    Run<gpu::uint2>(rows, order, nullptr, nullptr);
   } else if (type == "3d") {
-    Run<gpu::uint3>(rows, order, nullptr);
+    Run<gpu::uint3>(rows, order, nullptr, nullptr);
   } else {
-    Run<gpu::BHWC>(rows, order, nullptr);
+    Run<gpu::BHWC>(rows, order, nullptr, nullptr);
   }
   return 0;
 }
