@@ -96,8 +96,8 @@ func gbsPositions(bufs []workloads.Buffer, pm []int64) ([]int32, error) {
 }
 
 // gbs is the state of one greedy-by-size run. Records are renumbered in
-// order of first task (ties by index), so that the scans below walk the
-// arrays in order; orig maps back to the problem's index.
+// order of first task (ties by index), so that a range of first tasks is
+// a range of records; orig maps back to the problem's index.
 type gbs struct {
 	ctx   context.Context
 	orig  []int32
@@ -113,24 +113,35 @@ type gbs struct {
 	objFirst [][]int
 	objLast  [][]int
 	objSize  []int64
+	// held[o] counts the unassigned records whose best object is o (at a
+	// finite distance): when it is 0, assigning to o sends no record to
+	// RecalcBestDist.
+	held []int32
 	// gaps finds a record's nearest object when its best one is lost,
 	// once there are more than gapsFrom objects (nil until then).
 	gaps     *gbsGaps
 	gapsFrom int
 
-	// next skips assigned records (union-find with path halving,
-	// next[n] == n).
-	next []int32
-	// minLast is a segment tree (leaves at len(minLast)/2) of the last
-	// tasks of the unassigned records (assigned: MaxInt), so a new object
-	// finds the records ending before it without visiting the others.
-	minLast []int
+	// tree aggregates the unassigned records (gbsNode), so that an
+	// assignment visits only the records whose distance it changes.
+	tree gbsTree
+	// twin[r] is the first record with r's lifetime; memo[twin[r]] its
+	// nearest object, found during assignment number epoch (see recalc).
+	twin  []int32
+	memo  []gbsMemo
+	epoch int32
 	// queue holds the records of the current position; slot[r] is record
 	// r's slot in it, -1 for records not in it.
 	queue    gbsQueue
 	slot     []int32
 	work     int
 	canceled error
+
+	// The assignment being propagated (see assign): record b's tensor
+	// [fb, lb] joined object o in its gap (lo, hi).
+	o              int32
+	bit            uint64 // gbsBit(o)
+	fb, lb, lo, hi int
 }
 
 // tick accounts for cost units of work and polls ctx every so often, so
@@ -182,7 +193,6 @@ func greedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, gapsFrom int)
 		bestDist: make([]int64, n),
 		bestObj:  make([]int32, n),
 		objOf:    make([]int32, n),
-		next:     make([]int32, n+1),
 		slot:     make([]int32, n),
 	}
 	for i := range g.orig {
@@ -202,22 +212,11 @@ func greedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, gapsFrom int)
 		g.bestDist[r] = gbsNoDist
 		g.bestObj[r] = -1
 		g.objOf[r] = -1
-		g.next[r] = int32(r)
 		g.slot[r] = -1
 	}
-	g.next[n] = int32(n)
-	leaves := 1
-	for leaves < n {
-		leaves *= 2
-	}
-	g.minLast = make([]int, 2*leaves)
-	for v := range g.minLast {
-		g.minLast[v] = math.MaxInt
-	}
-	copy(g.minLast[leaves:], g.last)
-	for v := leaves - 1; v >= 1; v-- {
-		g.minLast[v] = min(g.minLast[2*v], g.minLast[2*v+1])
-	}
+	g.tree.build(g.first, g.last)
+	g.twin = gbsTwins(g.first, g.last)
+	g.memo = make([]gbsMemo, n)
 
 	for _, group := range gbsBuckets(pos) {
 		if err := ctx.Err(); err != nil {
@@ -291,6 +290,11 @@ func gbsBuckets(pos []int32) [][]int32 {
 }
 
 // assign gives record b its object and updates the records it affects.
+// Assigning b to object o can change only the records that lie inside
+// o's gap (lo, hi) around b (the others intersect a neighbour of b in o,
+// or are nearer to one): those that end before b or start after it and
+// were farther from all objects than they are from b, and those that now
+// intersect o and had o as their best. The tree finds exactly these.
 func (g *gbs) assign(b int32) {
 	fb, lb := g.first[b], g.last[b]
 	lo, hi := -1, gbsNoTask // the gap of the object around b
@@ -300,8 +304,10 @@ func (g *gbs) assign(b int32) {
 		g.objSize = append(g.objSize, g.size[b])
 		g.objFirst = append(g.objFirst, []int{fb})
 		g.objLast = append(g.objLast, []int{lb})
+		g.held = append(g.held, 0)
 	} else {
 		o = g.bestObj[b]
+		g.held[o]--
 		g.objSize[o] = max(g.objSize[o], g.size[b])
 		fs, ls := g.objFirst[o], g.objLast[o]
 		k, _ := slices.BinarySearch(ls, fb)
@@ -333,85 +339,99 @@ func (g *gbs) assign(b int32) {
 			}
 		}
 	}
-	g.next[b] = b + 1
-	v := len(g.minLast)/2 + int(b)
-	for g.minLast[v] = math.MaxInt; v > 1; v >>= 1 {
-		g.minLast[v>>1] = min(g.minLast[v], g.minLast[v^1])
-	}
-	if hi == gbsNoTask && lo == -1 {
-		g.offerNew(o, fb, lb)
-		return
-	}
+	g.tree.remove(int(b))
+	g.epoch++
 
-	// Only records inside (lo, hi) can see their distance to o change:
-	// others either intersect a neighbour of b in o or have a nearer one.
-	k, _ := slices.BinarySearch(g.first, lo+1)
-	for k = g.find(k); k < len(g.first) && g.first[k] < hi; k = g.find(k + 1) {
-		if !g.tick(1) {
-			return
-		}
-		i := int32(k)
-		li := g.last[i]
-		if li >= hi {
-			continue
-		}
-		fi := g.first[i]
-		var d int64
-		switch {
-		case li < fb:
-			d = int64(fb - li)
-		case lb < fi:
-			d = int64(fi - lb)
-		default:
-			// i now intersects o. If o was its best, TFLite recomputes.
-			if g.bestObj[i] == o && g.bestDist[i] != gbsNoDist {
-				g.recalc(i)
-			}
-			continue
-		}
-		g.offer(i, o, d)
+	g.o, g.bit, g.fb, g.lb, g.lo, g.hi = o, gbsBit(o), fb, lb, lo, hi
+	// The records starting in (lo, fb), (lo, lb] and (lb, hi).
+	from, _ := slices.BinarySearch(g.first, lo+1)
+	toFB, _ := slices.BinarySearch(g.first, fb)
+	toLB, _ := slices.BinarySearch(g.first, lb+1)
+	toHi := len(g.first)
+	if hi != gbsNoTask {
+		toHi, _ = slices.BinarySearch(g.first, hi)
+	}
+	leaves := len(g.tree) / 2
+	g.visit(gbsEndsBefore, 1, 0, leaves, from, toFB)
+	g.visit(gbsStartsAfter, 1, 0, leaves, toLB, toHi)
+	if g.held[o] > 0 {
+		g.visit(gbsLost, 1, 0, leaves, from, toLB)
 	}
 }
 
-// offerNew updates the records that a new object o, holding only [fb, lb],
-// affects: those that do not intersect it (a record that intersects it
-// cannot have o as its best). Those ending before fb are found in
-// minLast; those starting after lb form a range.
-func (g *gbs) offerNew(o int32, fb, lb int) {
-	end, _ := slices.BinarySearch(g.first, fb) // records [0, end) start before fb
-	g.offerEndingBefore(o, 1, 0, len(g.minLast)/2, end, fb)
-	k, _ := slices.BinarySearch(g.first, lb+1)
-	for k = g.find(k); k < len(g.first); k = g.find(k + 1) {
-		if !g.tick(1) {
-			return
-		}
-		g.offer(int32(k), o, int64(g.first[k]-lb))
-	}
-}
+// The records an assignment of [fb, lb] to o in its gap (lo, hi) changes
+// (see assign).
+const (
+	// gbsEndsBefore: they end before fb, and fb is nearer than their best.
+	gbsEndsBefore = iota
+	// gbsStartsAfter: they start after lb, end before hi, and lb is
+	// nearer than their best.
+	gbsStartsAfter
+	// gbsLost: they intersect [fb, lb], end before hi and had o as their
+	// best object: TFLite's RecalcBestDist.
+	gbsLost
+)
 
-// offerEndingBefore offers o to the unassigned records below index end in
-// node v (covering [l, r)) whose last task is before fb.
-func (g *gbs) offerEndingBefore(o int32, v, l, r, end, fb int) {
-	if l >= end || g.minLast[v] >= fb || g.canceled != nil {
-		return
+// visit updates the records of a kind in [a, e) below node v (covering
+// [l, r)) and reports whether it changed any.
+func (g *gbs) visit(kind, v, l, r, a, e int) bool {
+	if l >= e || r <= a || !g.may(kind, &g.tree[v]) || g.canceled != nil {
+		return false
 	}
 	if r-l == 1 {
-		if g.tick(1) {
-			g.offer(int32(l), o, int64(fb-g.last[l]))
-		}
-		return
+		return g.tick(1) && g.update(kind, int32(l))
 	}
 	m := (l + r) / 2
-	g.offerEndingBefore(o, 2*v, l, m, end, fb)
-	g.offerEndingBefore(o, 2*v+1, m, r, end, fb)
+	left := g.visit(kind, 2*v, l, m, a, e)
+	if g.visit(kind, 2*v+1, m, r, a, e) || left {
+		g.tree.pull(v)
+		return true
+	}
+	return false
 }
 
-// offer makes o record i's best object if d is nearer than its best.
-func (g *gbs) offer(i, o int32, d int64) {
-	if d < g.bestDist[i] {
-		g.bestDist[i] = d
-		g.bestObj[i] = o
-		g.requeue(i)
+// may reports whether node nd may hold records of a kind: for a leaf,
+// whether it is one, but for the best object's being o.
+func (g *gbs) may(kind int, nd *gbsNode) bool {
+	switch kind {
+	case gbsEndsBefore:
+		return nd.minLast < g.fb && nd.reach > int64(g.fb)
+	case gbsStartsAfter:
+		return nd.minLast < g.hi && nd.from < int64(g.lb)
+	}
+	return nd.held&g.bit != 0 && nd.maxLast >= g.fb && nd.minLast < g.hi
+}
+
+// update updates record i, one of a kind but for gbsLost's best object,
+// and reports whether it changed.
+func (g *gbs) update(kind int, i int32) bool {
+	switch kind {
+	case gbsEndsBefore:
+		g.setBest(i, int64(g.fb-g.last[i]), g.o)
+	case gbsStartsAfter:
+		g.setBest(i, int64(g.first[i]-g.lb), g.o)
+	default:
+		if g.bestObj[i] != g.o || g.bestDist[i] == gbsNoDist {
+			return false
+		}
+		g.recalc(i)
+	}
+	return true
+}
+
+// setBest gives record i its best distance and object, keeping held, the
+// queue and i's leaf of the tree (its ancestors are the caller's) in step.
+func (g *gbs) setBest(i int32, d int64, o int32) {
+	if g.bestDist[i] != gbsNoDist {
+		g.held[g.bestObj[i]]--
+	}
+	if d != gbsNoDist {
+		g.held[o]++
+	}
+	g.bestDist[i], g.bestObj[i] = d, o
+	g.tree.leaf(int(i), g.first[i], g.last[i], d, o)
+	if s := g.slot[i]; s >= 0 {
+		g.queue.set(s, uint64(d))
 	}
 }
 
@@ -422,8 +442,29 @@ const gbsGapsFrom = 64
 
 // recalc is TFLite's RecalcBestDist: the lowest-id object at minimal
 // distance (with none, TFLite leaves best_object as it was).
+//
+// Records with the same lifetime get the same answer from the same
+// objects, and many such records lose one object at once (long-lived
+// tensors), so the answer is kept per lifetime for the assignment under
+// way (g.twin, g.memo).
 func (g *gbs) recalc(i int32) {
 	fi, li := g.first[i], g.last[i]
+	best, bo := int64(gbsNoDist), int32(-1)
+	if m := &g.memo[g.twin[i]]; m.epoch == g.epoch {
+		best, bo = m.dist, m.obj
+	} else {
+		best, bo = g.nearest(fi, li)
+		*m = gbsMemo{g.epoch, bo, best}
+	}
+	if best == gbsNoDist {
+		bo = g.bestObj[i]
+	}
+	g.setBest(i, best, bo)
+}
+
+// nearest returns the distance from [fi, li] to the nearest object it
+// does not intersect and the lowest such object's id (gbsNoDist, -1: none).
+func (g *gbs) nearest(fi, li int) (int64, int32) {
 	best, bo := int64(gbsNoDist), int32(-1)
 	if g.gaps != nil {
 		best, bo = g.gaps.best(fi, li)
@@ -449,27 +490,41 @@ func (g *gbs) recalc(i int32) {
 			}
 		}
 	}
-	if best == gbsNoDist {
-		bo = g.bestObj[i]
-	}
-	g.bestDist[i], g.bestObj[i] = best, bo
-	g.requeue(i)
+	return best, bo
 }
 
-func (g *gbs) find(k int) int {
-	nx := g.next
-	for int(nx[k]) != k {
-		nx[k] = nx[nx[k]]
-		k = int(nx[k])
-	}
-	return k
+// gbsMemo is the nearest object to one lifetime (see recalc), found
+// during assignment number epoch.
+type gbsMemo struct {
+	epoch int32
+	obj   int32
+	dist  int64
 }
 
-// requeue gives record i its new distance in the queue, if it is there.
-func (g *gbs) requeue(i int32) {
-	if s := g.slot[i]; s >= 0 {
-		g.queue.set(s, uint64(g.bestDist[i]))
+// gbsTwins returns, for each record, the first record with the same
+// first and last tasks (records are in order of first task).
+func gbsTwins(first, last []int) []int32 {
+	byLife := make([]int32, len(first))
+	for r := range byLife {
+		byLife[r] = int32(r)
 	}
+	slices.SortFunc(byLife, func(a, b int32) int {
+		if c := cmp.Compare(first[a], first[b]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(last[a], last[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	twin := make([]int32, len(first))
+	for k, r := range byLife {
+		twin[r] = r
+		if p := byLife[max(k-1, 0)]; k > 0 && first[p] == first[r] && last[p] == last[r] {
+			twin[r] = twin[p]
+		}
+	}
+	return twin
 }
 
 // gbsQueue yields the records of one position in TFLite's priority order:
@@ -534,5 +589,87 @@ func (q *gbsQueue) set(s int32, k uint64) {
 		}
 		q.win[p] = w
 		v = p
+	}
+}
+
+// gbsNode aggregates the unassigned records below a node of a gbsTree
+// (assigned ones and padding count as none).
+type gbsNode struct {
+	// minLast and maxLast bound their last tasks.
+	minLast, maxLast int
+	// reach is the largest last + best_dist: a tensor starting at s after
+	// a record is nearer than its best exactly when s < its last +
+	// best_dist.
+	reach int64
+	// from is the smallest first - best_dist: a tensor ending at e before
+	// a record is nearer than its best exactly when e > its first -
+	// best_dist.
+	from int64
+	// held has bit gbsBit(o) set for the best object o of each record
+	// (at a finite distance): a node without o's bit holds no record of o.
+	held uint64
+}
+
+// gbsBit is object o's bit in gbsNode.held.
+func gbsBit(o int32) uint64 { return 1 << (uint32(o) * 0x9e3779b1 >> 26) }
+
+// gbsNone is the node of no record.
+var gbsNone = gbsNode{minLast: math.MaxInt, maxLast: math.MinInt, reach: math.MinInt64, from: math.MaxInt64}
+
+// gbsTree is a segment tree over the records (leaves at len/2, in record
+// order) of gbsNode.
+type gbsTree []gbsNode
+
+// build makes the tree of records with the given tasks, none assigned
+// and none near an object.
+func (t *gbsTree) build(first, last []int) {
+	leaves := 1
+	for leaves < len(first) {
+		leaves *= 2
+	}
+	*t = make(gbsTree, 2*leaves)
+	tr := *t
+	for v := range tr[:leaves] {
+		tr[v] = gbsNone
+	}
+	for r := range leaves {
+		if r < len(first) {
+			tr.leaf(r, first[r], last[r], gbsNoDist, -1)
+		} else {
+			tr[leaves+r] = gbsNone
+		}
+	}
+	for v := leaves - 1; v >= 1; v-- {
+		tr.pull(v)
+	}
+}
+
+// leaf sets record r's leaf, with best distance d (its ancestors are
+// left for the caller to pull).
+func (t gbsTree) leaf(r, first, last int, d int64, o int32) {
+	reach, held := int64(math.MaxInt64), uint64(0)
+	if d <= math.MaxInt64-int64(last) {
+		reach = int64(last) + d
+	}
+	if d != gbsNoDist {
+		held = gbsBit(o)
+	}
+	t[len(t)/2+r] = gbsNode{minLast: last, maxLast: last, reach: reach, from: int64(first) - d, held: held}
+}
+
+func (t gbsTree) pull(v int) {
+	a, b := &t[2*v], &t[2*v+1]
+	t[v] = gbsNode{
+		minLast: min(a.minLast, b.minLast), maxLast: max(a.maxLast, b.maxLast),
+		reach: max(a.reach, b.reach), from: min(a.from, b.from),
+		held: a.held | b.held,
+	}
+}
+
+// remove takes record r out of the tree (it is assigned).
+func (t gbsTree) remove(r int) {
+	v := len(t)/2 + r
+	for t[v] = gbsNone; v > 1; v >>= 1 {
+		t.pull(v >> 1)
 	}
 }
