@@ -120,18 +120,21 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if e.nodes > 0 {
 		bud.nodes = e.nodes
 	}
+	if p.Forms()&(workloads.FormAlign|workloads.FormGaps|workloads.FormFixed) == 0 && tooLarge(p) {
+		return e.planLarge(ctx, p, bud.deadline)
+	}
 	in, err := newInstance(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	var offs []int64
 	if in.uniform {
-		best, err := heuristic(ctx, p)
+		offs, err = heuristic(ctx, p, bud.deadline)
 		if err != nil {
 			return nil, err
 		}
-		offs = best.Offsets
-	} else {
+	}
+	if offs == nil {
 		offs = greedy(p, in)
 	}
 	if err := e.bounds(p, in); err != nil {
@@ -219,19 +222,29 @@ func (e exact) bounds(p *workloads.Problem, in *instance) error {
 	return nil
 }
 
-// heuristic returns the best plan of the quick offset heuristics: best-of
-// with its default members (XLA's, TFLite's and others' planners).
-func heuristic(ctx context.Context, p *workloads.Problem) (*strategies.Plan, error) {
+// heuristic returns the offsets of the best plan of the quick offset
+// heuristics: best-of with its default members (XLA's, TFLite's and
+// others'). Where they would run past the deadline it returns nil, and
+// exact starts from its own first fit.
+func heuristic(ctx context.Context, p *workloads.Problem, deadline time.Time) ([]int64, error) {
 	s, err := strategies.Lookup("best-of")
 	if err != nil {
 		return nil, fmt.Errorf("exact: %w", err)
 	}
-	plan, err := s.Plan(ctx, p)
+	hctx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	plan, err := s.Plan(hctx, p)
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return nil, nil
+		}
 		return nil, err
 	}
-	plan.Offsets = slices.Clone(plan.Offsets)
-	return plan, nil
+	return slices.Clone(plan.Offsets), nil
 }
 
 // solver holds the bounds and the best plan while capacities are tried.
