@@ -11,21 +11,6 @@ import (
 	_ "membench/workloads/fieldsets" // registers idealloc/*
 )
 
-// fieldsetBuffers returns the buffers of a registered field instance
-// (workloads/fieldsets), failing tb when it cannot be built.
-func fieldsetBuffers(tb testing.TB, name string) []workloads.Buffer {
-	tb.Helper()
-	info, ok := workloads.Lookup(name)
-	if !ok {
-		tb.Fatalf("workload %s is not registered", name)
-	}
-	p, err := info.New(workloads.NewArgs(workloads.Spec{Name: name}))
-	if err != nil {
-		tb.Fatalf("%s: %v", name, err)
-	}
-	return p.Buffers
-}
-
 // BenchmarkTFLiteGPUFieldsets is the A/B benchmark of TFLite GPU's object
 // planners on idealloc's G_1 and Y_1: "old" is greedy-by-size as it was
 // before gbsTree (gbsOldObjects, greedy_by_size_old_test.go), "new" the
@@ -54,7 +39,7 @@ func BenchmarkTFLiteGPUFieldsets(b *testing.B) {
 		}},
 	}
 	for _, w := range []string{"idealloc/g-1", "idealloc/y-1"} {
-		bufs := fieldsetBuffers(b, w)
+		bufs := loadWorkload(b, w).Buffers
 		for _, p := range planners {
 			b.Run(w[len("idealloc/"):]+"/"+p.name, func(b *testing.B) {
 				run := func() {
