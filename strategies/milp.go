@@ -91,6 +91,7 @@ type milpModel struct {
 	size   []int64 // units
 	align  []int64 // units, 1 for none
 	pin    []int64 // units, workloads.NoOffset for none
+	step   []int64 // units: every offset buffer i may take is a multiple of step[i] (0: pinned at 0)
 	pairs  [][2]int32
 	ub, lb []int64 // per space, units
 	cap    []int64 // per space, units, 0 for none
@@ -158,7 +159,7 @@ func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error) {
 	n := len(p.Buffers)
 	subs, idx := SpaceProblems(p)
-	mod := &milpModel{space: make([]int, n), size: make([]int64, n), align: make([]int64, n), pin: make([]int64, n), first: make([]int64, n)}
+	mod := &milpModel{space: make([]int, n), size: make([]int64, n), align: make([]int64, n), pin: make([]int64, n), step: make([]int64, n), first: make([]int64, n)}
 	ubBytes := make([]int64, len(subs))
 	for m, sp := range subs {
 		pl, err := search.NewPlacer(ctx, "milp", sp)
@@ -211,13 +212,15 @@ func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error)
 		mod.size[i] = b.Size / u
 		mod.align[i] = max(p.AlignOf(i)/u, 1)
 		mod.pin[i] = workloads.NoOffset
+		mod.step[i] = mod.align[i]
 		if o, ok := p.FixedOf(i); ok {
 			mod.pin[i] = o / u
+			mod.step[i] = o / u
 		}
 	}
 	for m, sp := range subs {
 		mod.ub = append(mod.ub, ubBytes[m]/u)
-		mod.lb = append(mod.lb, (sp.LoadBound()+u-1)/u)
+		mod.lb = append(mod.lb, max((sp.LoadBound()+u-1)/u, mod.stackBound(sp, idx[m])))
 		var c int64
 		if m < len(p.Memories) && p.Memories[m].Capacity > 0 {
 			c = max(p.Memories[m].Capacity/u, 0)
@@ -236,6 +239,49 @@ func (mod *milpModel) firstOptimal() bool {
 		}
 	}
 	return true
+}
+
+// gap is the least x_j - x_i (units) of a plan that puts buffer i below
+// buffer j: s_i rounded up to the greatest common divisor of what the two
+// offsets are multiples of, as x_j - x_i is a multiple of it.
+func (mod *milpModel) gap(i, j int32) int64 {
+	return roundUp(mod.size[i], gcd(mod.step[i], mod.step[j]))
+}
+
+// stackBound is a lower bound (units) on the footprint of memory space sp,
+// whose buffers are idx in the whole problem: at each task the buffers
+// live there lie one above the other, each offset a multiple of G (the
+// gcd of what their offsets are multiples of), so every buffer but the
+// top one takes its size rounded up to G. It is LB_load where G is 1.
+func (mod *milpModel) stackBound(sp *workloads.Problem, idx []int) int64 {
+	var best int64
+	for _, at := range sp.Buffers {
+		var g int64
+		for k, b := range sp.Buffers {
+			if b.Size > 0 && b.First <= at.First && at.First <= b.Last {
+				g = gcd(g, mod.step[idx[k]])
+			}
+		}
+		var sum, slack int64
+		for k, b := range sp.Buffers {
+			if b.Size > 0 && b.First <= at.First && at.First <= b.Last {
+				s := mod.size[idx[k]]
+				r := roundUp(s, g)
+				sum += r
+				slack = max(slack, r-s)
+			}
+		}
+		best = max(best, sum-slack)
+	}
+	return best
+}
+
+// roundUp rounds x up to a multiple of g, or returns x where g <= 1.
+func roundUp(x, g int64) int64 {
+	if g <= 1 {
+		return x
+	}
+	return (x + g - 1) / g * g
 }
 
 func gcd(a, b int64) int64 {
@@ -273,10 +319,15 @@ func (mod *milpModel) write(ctx context.Context, path string) error {
 				return err
 			}
 		}
+		// z_ij = 1: x_i + gap(i,j) <= x_j; z_ij = 0: x_j + gap(j,i) <= x_i.
+		// Each big M is the least that leaves the other row slack:
+		// x_i - x_j is at most ub - s_i as x_i <= ub - s_i and x_j >= 0.
 		i, j := e[0], e[1]
-		bigM := mod.ub[mod.space[i]]
-		fmt.Fprintf(w, " r%d: x%d - x%d + %d z%d_%d <= %d\n", row, i, j, bigM, i, j, bigM-mod.size[i])
-		fmt.Fprintf(w, " r%d: x%d - x%d - %d z%d_%d <= %d\n", row+1, j, i, bigM, i, j, -mod.size[j])
+		ub := mod.ub[mod.space[i]]
+		dij, dji := mod.gap(i, j), mod.gap(j, i)
+		mij, mji := ub-mod.size[i]+dij, ub-mod.size[j]+dji
+		fmt.Fprintf(w, " r%d: x%d - x%d + %d z%d_%d <= %d\n", row, i, j, mij, i, j, mij-dij)
+		fmt.Fprintf(w, " r%d: x%d - x%d - %d z%d_%d <= %d\n", row+1, j, i, mji, i, j, -dji)
 		row += 2
 	}
 	fmt.Fprintln(w, "Bounds")
@@ -408,6 +459,11 @@ func (mod *milpModel) plan(p *workloads.Problem, res cbcResult, z map[string]flo
 		plan.Footprints = tops
 	}
 	plan.Bound = p.LoadBound()
+	var stacks int64
+	for _, lb := range mod.lb {
+		stacks += lb * mod.unit
+	}
+	plan.Bound = max(plan.Bound, stacks)
 	if res.hasBound {
 		tol := 1e-6 * max(1, math.Abs(res.bound))
 		plan.Bound = max(plan.Bound, int64(math.Ceil(res.bound-tol))*mod.unit)
