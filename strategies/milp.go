@@ -419,7 +419,7 @@ func (mod *milpModel) firstOptimal() bool {
 // buffer j: s_i rounded up to the greatest common divisor of what the two
 // offsets are multiples of, as x_j - x_i is a multiple of it.
 func (mod *milpModel) gap(i, j int32) int64 {
-	return roundUp(mod.size[i], gcd(mod.step[i], mod.step[j]))
+	return AlignUp(mod.size[i], gcd(mod.step[i], mod.step[j]))
 }
 
 // stackBound is a lower bound (units) on the footprint of memory space sp,
@@ -440,7 +440,7 @@ func (mod *milpModel) stackBound(sp *workloads.Problem, idx []int) int64 {
 		for k, b := range sp.Buffers {
 			if b.Size > 0 && b.First <= at.First && at.First <= b.Last {
 				s := mod.size[idx[k]]
-				r := roundUp(s, g)
+				r := AlignUp(s, g)
 				sum += r
 				slack = max(slack, r-s)
 			}
@@ -450,60 +450,34 @@ func (mod *milpModel) stackBound(sp *workloads.Problem, idx []int) int64 {
 	return best
 }
 
-// maximalCliques returns the maximal sets of buffers (sizes > 0, indices
-// in the whole problem) of memory space sp live at one task: the sets
-// live at first tasks that no other such set contains.
+// maximalCliques returns the maximal sets of at least two buffers (sizes
+// > 0, indices in the whole problem) of memory space sp live at one task.
+// Each is the set live at some first task t, and the set live at t is
+// maximal unless all of it is still live at the next first task.
 func maximalCliques(sp *workloads.Problem, idx []int) [][]int32 {
-	var sets [][]int32
-	var at []int
-	for _, a := range sp.Buffers {
-		if a.Size == 0 {
-			continue
+	var firsts []int
+	for _, b := range sp.Buffers {
+		if b.Size > 0 {
+			firsts = append(firsts, b.First)
 		}
-		var c []int32
-		for k, b := range sp.Buffers {
-			if b.Size > 0 && b.First <= a.First && a.First <= b.Last {
-				c = append(c, int32(idx[k]))
-			}
-		}
-		sets, at = append(sets, c), append(at, a.First)
 	}
+	slices.Sort(firsts)
+	firsts = slices.Compact(firsts)
 	var out [][]int32
-	for k, c := range sets {
-		maximal := len(c) > 1
-		for l, d := range sets {
-			// Sets are listed in index order; d contains c where it has
-			// more members, or as many and an earlier position (a copy).
-			if l != k && (len(d) > len(c) || len(d) == len(c) && l < k) && contains(d, c) {
-				maximal = false
-				break
+	for k, t := range firsts {
+		var c []int32
+		end := math.MaxInt
+		for j, b := range sp.Buffers {
+			if b.Size > 0 && b.First <= t && t <= b.Last {
+				c = append(c, int32(idx[j]))
+				end = min(end, b.Last)
 			}
 		}
-		if maximal {
+		if len(c) > 1 && (k == len(firsts)-1 || end < firsts[k+1]) {
 			out = append(out, c)
 		}
 	}
-	_ = at
 	return out
-}
-
-// contains reports whether the sorted set d contains the sorted set c.
-func contains(d, c []int32) bool {
-	k := 0
-	for _, x := range d {
-		if k < len(c) && c[k] == x {
-			k++
-		}
-	}
-	return k == len(c)
-}
-
-// roundUp rounds x up to a multiple of g, or returns x where g <= 1.
-func roundUp(x, g int64) int64 {
-	if g <= 1 {
-		return x
-	}
-	return (x + g - 1) / g * g
 }
 
 func gcd(a, b int64) int64 {
@@ -658,14 +632,14 @@ func (mod *milpModel) writeCliques(w *bufio.Writer, row int, sc func(int64) int6
 			g = gcd(g, mod.step[i])
 		}
 		for _, i := range c {
-			slack = max(slack, roundUp(mod.size[i], g)-mod.size[i])
+			slack = max(slack, AlignUp(mod.size[i], g)-mod.size[i])
 		}
 		for _, j := range c {
 			fmt.Fprintf(w, " r%d: x%d", row, j)
 			var k int64
 			for _, i := range c {
 				if i != j {
-					k += mod.below(w, -sc(roundUp(mod.size[i], g)), i, j)
+					k += mod.below(w, -sc(AlignUp(mod.size[i], g)), i, j)
 				}
 			}
 			fmt.Fprintf(w, " >= %d\n", -k)
@@ -673,10 +647,10 @@ func (mod *milpModel) writeCliques(w *bufio.Writer, row int, sc func(int64) int6
 			k = 0
 			for _, i := range c {
 				if i != j {
-					k += mod.below(w, -sc(roundUp(mod.size[i], g)), j, i)
+					k += mod.below(w, -sc(AlignUp(mod.size[i], g)), j, i)
 				}
 			}
-			fmt.Fprintf(w, " >= %d\n", sc(roundUp(mod.size[j], g))-sc(slack)-k)
+			fmt.Fprintf(w, " >= %d\n", sc(AlignUp(mod.size[j], g))-sc(slack)-k)
 			row += 2
 		}
 	}
