@@ -170,3 +170,37 @@ func TestMILPCliques(t *testing.T) {
 		t.Errorf("cliques %v, want %v", got, want)
 	}
 }
+
+// TestMILPCliqueTermsCapped checks that the clique rows of a large
+// program stop at milpCliqueTerms terms.
+func TestMILPCliqueTermsCapped(t *testing.T) {
+	p := &workloads.Problem{}
+	for i := range 200 {
+		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: int64(8 + i%7), First: i / 4, Last: i/4 + 40})
+	}
+	mod, err := newMILPModel(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := 0
+	for _, c := range mod.cliques {
+		all += 2 * len(c) * len(c)
+	}
+	if all <= milpCliqueTerms {
+		t.Fatalf("the cliques hold %d terms, want a problem with more than %d", all, milpCliqueTerms)
+	}
+	path := filepath.Join(t.TempDir(), "model.lp")
+	if err := mod.write(context.Background(), path, formWhole); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each pair's binary is in its two big-M rows and the Binary section;
+	// the rest of the binaries' occurrences are the clique rows' terms.
+	zs := strings.Count(string(data), " z") - 3*len(mod.pairs)
+	if zs > milpCliqueTerms || zs == 0 {
+		t.Errorf("the clique rows hold %d order terms, want some and at most %d", zs, milpCliqueTerms)
+	}
+}
