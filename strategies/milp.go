@@ -146,9 +146,19 @@ const milpScaleLimit = 1 << 24
 // (measured under load). Problems of at most 30 buffers stay below it.
 const milpCliqueTerms = 1 << 16
 
+// milpMaxPairs is the most live pairs (order binaries) milp hands CBC.
+const milpMaxPairs = 1 << 20
+
 func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	// Each live pair is a binary and two rows: past milpMaxPairs the
+	// program is more than CBC can be handed (idealloc's Y_1 has 180
+	// million pairs), so say so at once rather than spend minutes and
+	// gigabytes building it.
+	if pairs := kernel.ConflictPairs(p.Buffers); pairs > milpMaxPairs {
+		return nil, fmt.Errorf("milp: %d pairs of buffers are live together, each an order binary; more than the %d a program for CBC may hold (use exact)", pairs, milpMaxPairs)
 	}
 	bin, err := exec.LookPath("cbc")
 	if err != nil {

@@ -204,3 +204,21 @@ func TestMILPCliqueTermsCapped(t *testing.T) {
 		t.Errorf("the clique rows hold %d order terms, want some and at most %d", zs, milpCliqueTerms)
 	}
 }
+
+// TestMILPRefusesHuge: a program with more live pairs than milpMaxPairs
+// is refused at once, naming the count.
+func TestMILPRefusesHuge(t *testing.T) {
+	p := &workloads.Problem{Name: "all-live"}
+	for i := range 1500 {
+		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: 8, First: 0, Last: 3})
+	}
+	s, err := Lookup("milp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Plan(context.Background(), p)
+	want := "milp: 1124250 pairs of buffers are live together, each an order binary; more than the 1048576 a program for CBC may hold (use exact)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
