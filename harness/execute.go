@@ -113,6 +113,8 @@ func (x *executor) Execute(ctx context.Context, c Cell) (rec results.Record) {
 	switch {
 	case err == nil:
 		rec.Status = results.StatusOK
+	case errors.Is(err, strategies.ErrUnsupportedForm) || errors.Is(err, strategies.ErrUnsupportedSizeType):
+		rec.Status, rec.Error = results.StatusUnsupported, err.Error()
 	case errors.Is(err, context.DeadlineExceeded):
 		rec.Status, rec.Error = results.StatusTimeout, fmt.Sprintf("cell timed out after %v", c.Timeout)
 	case rec.Status == "":

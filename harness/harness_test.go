@@ -437,3 +437,41 @@ func pollUntil(exited <-chan struct{}, cond func() bool) bool {
 	}
 	return true
 }
+
+// TestUnsupportedIsNotFailure: a strategy that refuses a workload's size
+// type by design (TFLite's greedy-by-size on 2D textures) is recorded as
+// unsupported, shown as n/a, and does not fail the sweep.
+func TestUnsupportedIsNotFailure(t *testing.T) {
+	c := tinyConfig(t, "greedy-in-order", "greedy-by-size")
+	c.Repeats = 1
+	c.Workloads = entries("tflite/selfie-segmentation?storage=texture2d")
+	dir := t.TempDir()
+	out, err := Run(context.Background(), Options{Config: c, Out: dir})
+	if err != nil {
+		t.Fatalf("sweep failed: %v", err)
+	}
+	want := map[string]string{"greedy-in-order": results.StatusOK, "greedy-by-size": results.StatusUnsupported}
+	for _, r := range out.Records {
+		if r.Status != want[r.Subject] {
+			t.Errorf("%s: status %s, want %s (%s)", r.Subject, r.Status, want[r.Subject], r.Error)
+		}
+		if r.Subject == "greedy-by-size" && r.Error != "greedy-by-size: 2d sizes: MemoryStrategy is not supported with current tensor size type." {
+			t.Errorf("greedy-by-size: error %q", r.Error)
+		}
+	}
+	if len(out.Failed) != 0 {
+		t.Errorf("failed cells: %v", out.Failed)
+	}
+	sum, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sum), "| n/a |") {
+		t.Errorf("summary.md has no n/a cell:\n%s", sum)
+	}
+	// Resuming runs neither cell again.
+	out, err = Run(context.Background(), Options{Config: c, Out: dir, Resume: true, RetryFailed: true})
+	if err != nil || out.Ran != 0 {
+		t.Errorf("resume: ran %d, err %v", out.Ran, err)
+	}
+}

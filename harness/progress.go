@@ -48,7 +48,7 @@ func newProgress(o Options, todo []Cell) *progress {
 // step counts a finished cell.
 func (p *progress) step(c Cell, r results.Record, took time.Duration) {
 	p.n++
-	if r.Status != results.StatusOK {
+	if r.Failed() {
 		p.fails++
 	}
 	p.cost.done(c, took)

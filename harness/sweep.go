@@ -239,7 +239,7 @@ func startWorkerRetrying(ctx context.Context, exe string, memLimit int64) (*work
 }
 
 // Rerun reports whether resuming a sweep runs a recorded cell again: never
-// when it is ok; always when its worker was killed by a signal membench
+// when it is ok or unsupported; always when its worker was killed by a signal membench
 // did not send (another process, or the kernel's OOM killer: the cell did
 // not fail by itself, status error, "worker killed by signal ...") or
 // could not be started for want of processes; and
@@ -247,7 +247,7 @@ func startWorkerRetrying(ctx context.Context, exe string, memLimit int64) (*work
 // retryFailed, since those are the cell's own results.
 func Rerun(r results.Record, retryFailed bool) bool {
 	switch {
-	case r.Status == results.StatusOK:
+	case r.Status == results.StatusOK || r.Status == results.StatusUnsupported:
 		return false
 	case r.Status == results.StatusError && (strings.HasPrefix(r.Error, killedPrefix) || strings.HasPrefix(r.Error, noWorkerPrefix)):
 		return true
@@ -280,7 +280,7 @@ func finish(out *Outcome, dir string, man *Manifest, recs []results.Record, load
 		return out, err
 	}
 	for _, r := range recs {
-		if r.Status != results.StatusOK {
+		if r.Failed() {
 			out.Failed = append(out.Failed, r)
 		}
 	}

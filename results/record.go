@@ -17,7 +17,16 @@ const (
 	StatusError   = "error"
 	StatusTimeout = "timeout"
 	StatusOOM     = "oom"
+	// StatusUnsupported: the strategy refuses the workload's problem form
+	// or size type by design (strategies.ErrUnsupportedForm,
+	// ErrUnsupportedSizeType: e.g. greedy-by-size on 2D textures, as
+	// TFLite refuses it). Not a failure: the sweep still succeeds.
+	StatusUnsupported = "unsupported"
 )
+
+// Failed reports whether the cell failed: any status but ok and
+// unsupported.
+func (r *Record) Failed() bool { return r.Status != StatusOK && r.Status != StatusUnsupported }
 
 // Record is the outcome of one cell: (workload, subject, repeat).
 type Record struct {

@@ -89,7 +89,7 @@ func TestReadFileBadLine(t *testing.T) {
 		{ok + "\nnot json\n{}\n", ":2: not a result record: invalid character 'o' in literal null (expecting 'u')"},
 		{ok + "\n{\"workload\":\"a\"}\n", ":2: not a result record: no workload or subject"},
 		{ok + ok + "\n", `:1: not a result record: text after the record: "{\"workload\":\"a\",\"sub"`},
-		{`{"workload":"a","subject":"b","status":"fine"}` + "\n", `:1: not a result record: status "fine": want one of ok, invalid, error, timeout, oom`},
+		{`{"workload":"a","subject":"b","status":"fine"}` + "\n", `:1: not a result record: status "fine": want one of ok, invalid, error, timeout, oom, unsupported`},
 	} {
 		os.WriteFile(path, []byte(tc.data), 0o644)
 		_, _, err := ReadFile(path)

@@ -107,7 +107,7 @@ func parse(data []byte, check func(*Record) error) (recs []Record, good int64, b
 	return recs, good, bad
 }
 
-var statuses = []string{StatusOK, StatusInvalid, StatusError, StatusTimeout, StatusOOM}
+var statuses = []string{StatusOK, StatusInvalid, StatusError, StatusTimeout, StatusOOM, StatusUnsupported}
 
 // decodeRecord decodes one line strictly: known fields only, one object
 // and nothing after it (interleaved writers glue records together), and

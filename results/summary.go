@@ -84,7 +84,8 @@ func WriteSummary(w io.Writer, title string, recs []Record, table BestTable) err
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", title)
 	fmt.Fprintf(&b, "%d records, %d (workload, subject) pairs. Sizes are in MiB (2^20 bytes); "+
-		"%s marks a cell not run, %s a failed cell with its status.\n", len(recs), len(groups), notRun, failed)
+		"%s marks a cell not run, %s a failed cell with its status, %s a subject that does not support the workload's "+
+		"problem form or size type.\n", len(recs), len(groups), notRun, failed, unsupported)
 	for _, kind := range []string{KindStrategy, KindAllocator} {
 		var gs []*Group
 		for _, g := range groups {
@@ -149,6 +150,7 @@ func writeSpaces(b *strings.Builder, name string, gs []*Group) {
 const (
 	notRun      = "—"
 	failed      = "✗"
+	unsupported = "n/a"
 	optimalMark = "★"
 )
 
@@ -247,6 +249,8 @@ func (t *grid) write(b *strings.Builder, st summaryTable) {
 			switch {
 			case g == nil:
 				fmt.Fprintf(b, " %s |", notRun)
+			case g.OK == 0 && slices.Equal(distinct(g.Failed), []string{StatusUnsupported}):
+				fmt.Fprintf(b, " %s |", unsupported)
 			case g.OK == 0:
 				fmt.Fprintf(b, " %s %s |", failed, strings.Join(distinct(g.Failed), "/"))
 			default:

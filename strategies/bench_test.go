@@ -84,34 +84,38 @@ func BenchmarkStrategies(b *testing.B) {
 				if n > maxN {
 					continue
 				}
-				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-					s, err := strategies.Lookup(info.Name)
-					if err != nil {
-						b.Fatal(err)
-					}
-					p := dag(n)
-					ctx := context.Background()
-					var plan *strategies.Plan
-					cpu := processCPU()
-					for b.Loop() {
-						if plan, err = s.Plan(ctx, p); err != nil {
-							b.Fatal(err)
-						}
-					}
-					// CPU time, unlike wall time, does not count the time
-					// other processes hold the cores: ratios between
-					// planners measured on a shared machine hold better.
-					if cpu = processCPU() - cpu; cpu > 0 {
-						b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-					}
-					if err := strategies.Validate(p, plan); err != nil {
-						b.Fatalf("invalid plan: %v", err)
-					}
-					b.ReportMetric(float64(plan.Footprint)/float64(p.LoadBound()), "footprint/lb")
-				})
+				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchPlan(b, info.Name, dag(n)) })
 			}
 		})
 	}
+}
+
+// benchPlan times the strategy spec on p, in wall time (ns/op) and, where
+// the platform tells, in the process's CPU time (cpu-ns/op), validates the
+// plan of the last iteration and reports its footprint over LB_load.
+func benchPlan(b *testing.B, spec string, p *workloads.Problem) {
+	s, err := strategies.Lookup(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var plan *strategies.Plan
+	cpu := processCPU()
+	for b.Loop() {
+		if plan, err = s.Plan(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// CPU time, unlike wall time, does not count the time other
+	// processes hold the cores: ratios between planners measured on a
+	// shared machine hold better.
+	if cpu = processCPU() - cpu; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+	if err := strategies.Validate(p, plan); err != nil {
+		b.Fatalf("invalid plan: %v", err)
+	}
+	b.ReportMetric(float64(plan.Footprint)/float64(p.LoadBound()), "footprint/lb")
 }
 
 // BenchmarkValidate times Validate on a valid plan of a random DAG: every

@@ -45,6 +45,45 @@ type chooser func(size int64, live []kernel.Comp) int64
 // math.MaxInt64).
 func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
 	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
+	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, loopOptions{})
+}
+
+// placer is placeOneByOne's signature: tflm-greedy takes the loop as an
+// argument, and tflite-arena's rule as written runs on one
+// (tfliteArenaAllocateOn), so that their tests can run them on
+// placeOneByOne too (the loop they used before) and compare.
+type placer func(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
+	choose chooser, end func(off, size int64) int64) ([]int64, int64, error)
+
+// placeOneByOneByID is placeOneByOne with an index that gathers the placed
+// buffers starting inside a lifetime as merged components of id ranges
+// (kernel.CompIndex.GatherByID) instead of one by one and sorted: the same
+// gaps of positive length, so the same offsets, but where lifetimes are
+// long that part of a lifetime holds thousands of buffers, and sorting
+// them for every buffer made the loop quadratic (idealloc's Y_1, 62,185
+// buffers). tflite-arena and tflm-greedy use it. Where lifetimes hold few
+// starts (random DAGs) gathering by id ranges costs more than it saves, so
+// it is switched on only where kernel.TaskSpans.GatherByIDPays says so, as
+// for xla-heap.
+func placeOneByOneByID(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
+	choose chooser, end func(off, size int64) int64) ([]int64, int64, error) {
+	return placeOneByOneOn(ctx, name, bufs, order, limit, choose, end, loopOptions{byID: true})
+}
+
+// loopOptions are how placeOneByOneOn runs beside the rule.
+type loopOptions struct {
+	// byID makes the index gather by id ranges (placeOneByOneByID) where
+	// that pays; always, for tests, also where it does not.
+	byID, always bool
+	// slack is how much shorter than the buffer the rule's spans may make
+	// a gap that takes it (tflite-arena's coarse ends): the dense path
+	// then keeps the gaps at least size-slack long, and at least 1.
+	slack int64
+}
+
+// placeOneByOneOn is placeOneByOne run with the given options.
+func placeOneByOneOn(ctx context.Context, name string, bufs []workloads.Buffer, order []int32, limit int64,
+	choose chooser, end func(off, size int64) int64, opt loopOptions) ([]int64, int64, error) {
 	if err := kernel.RecordError(name, bufs); err != nil {
 		return nil, 0, err
 	}
@@ -56,7 +95,13 @@ func placeOneByOne(ctx context.Context, name string, bufs []workloads.Buffer, or
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	r := newOneByOne(kernel.NewCompIndex(kernel.NewTaskSpans(bufs, false)), bufs, order, choose, end)
+	spans := kernel.NewTaskSpans(bufs, false)
+	ix := kernel.NewCompIndex(spans)
+	if opt.byID && (opt.always || spans.GatherByIDPays()) {
+		ix.GatherByID()
+	}
+	r := newOneByOne(ix, bufs, order, choose, end)
+	r.slack = opt.slack
 	done, err := r.run(ctx, limit)
 	if err != nil || !done {
 		return nil, r.fp, err
@@ -89,6 +134,7 @@ type oneByOne struct {
 	fp      int64 // the footprint so far
 	choose  chooser
 	end     func(off, size int64) int64
+	slack   int64 // loopOptions.slack
 }
 
 // newOneByOne starts a run over bufs in the given order on ix, which must
@@ -127,7 +173,7 @@ func (r *oneByOne) run(ctx context.Context, limit int64) (bool, error) {
 		}
 		t := &r.tasks[r.next]
 		if ix.CoversAll(t.A, t.B) {
-			r.live = ix.AllGapSpans(r.live[:0], t.Size)
+			r.live = ix.AllGapSpans(r.live[:0], max(1, t.Size-r.slack))
 		} else {
 			r.live = ix.Overlapping(r.live[:0], t)
 		}

@@ -12,23 +12,39 @@ import (
 	"membench/workloads"
 )
 
-// greedy-by-size is TFLite's GreedyBySizeDistPriorityAssignment. The rules
-// are TFLite's; only the data structures differ:
+// greedy-by-size is TFLite's GreedyBySizeDistPriorityAssignment (LiteRT
+// tflite/delegates/gpu/common/memory_management/greedy_by_size_assignment.cc,
+// revision f67457790c9c). Its rules, in our words:
+//
+//   - a record's position is the index of the rightmost positional maximum
+//     at least its size; positions are taken smallest first;
+//   - each step takes the unassigned record of least (position,
+//     best_dist, -size), ties by lower index, and puts it into its best
+//     object, or into a new object when it has none (best_dist not set);
+//     the object grows to the record's size;
+//   - the distance from a record to an object is the least gap in tasks to
+//     the object's tensors, none when it intersects one; after each step a
+//     record takes the object as its best when it comes strictly nearer
+//     than its best_dist, and a record whose best object now intersects it
+//     runs RecalcBestDist: the lowest-id object at least distance, keeping
+//     the stale best_object when there is none.
+//
+// Only the data structures differ from TFLite's:
 //
 //   - positions come from the positional maximums by binary search;
 //   - records are taken in position order, so only the records of the
 //     current position sit in a queue keyed (best_dist, -size, index), a
 //     tournament tree where most key changes climb no level (gbsQueue);
-//   - per-record distance vectors are not stored: an object keeps its
-//     tensors' intervals sorted, and dist(i, o) is found by binary search;
-//   - assigning b to object o can only change dist(i, o) for records lying
-//     inside o's gap around b, so only those are visited: records are
-//     numbered by first task, and a union-find skips assigned ones;
-//   - RecalcBestDist, which TFLite runs over every object each time a
-//     record's best object comes to intersect it (about n^2/8 times for
-//     equal-size long-lived tensors), asks two treaps of the objects'
-//     gaps instead (gbsGaps, greedy_by_size_gaps.go): O(log n), not
-//     O(objects), so such inputs cost O(n^2 log n), not O(n^3).
+//   - records with the same lifetime keep one state (a class; TFLite gives
+//     them the same best_dist and best_object at every step), and no
+//     distance vectors: an object keeps its tensors' intervals sorted;
+//   - assigning b to object o can only change the classes lying inside
+//     o's gap around b; a segment tree over the classes (gbsTree) keeps
+//     for each subtree the bounds that say whether some class in it comes
+//     nearer or had o as its best, so only the classes that change are
+//     visited;
+//   - RecalcBestDist asks two treaps of the objects' gaps (gbsGaps,
+//     greedy_by_size_gaps.go): O(log n), not O(objects).
 //
 // The result is identical to TFLite's, ties included.
 
@@ -95,42 +111,56 @@ func gbsPositions(bufs []workloads.Buffer, pm []int64) ([]int32, error) {
 	return pos, nil
 }
 
-// gbs is the state of one greedy-by-size run. Records are renumbered in
-// order of first task (ties by index), so that the scans below walk the
-// arrays in order; orig maps back to the problem's index.
+// gbs is the state of one greedy-by-size run. Records with the same
+// first and last tasks see the same objects at the same distances, so
+// TFLite gives them the same best_dist and best_object at every step
+// until they are assigned: the state is kept once per lifetime (a class),
+// classes numbered in order of (first, last), so that a range of first
+// tasks is a range of classes.
 type gbs struct {
-	ctx   context.Context
-	orig  []int32
-	first []int // non-decreasing
-	last  []int
-	size  []int64
+	ctx  context.Context
+	size []int64 // by record
 
-	bestDist []int64
-	bestObj  []int32
-	objOf    []int32 // -1 while unassigned
+	// By class: its tasks (first non-decreasing), its unassigned records,
+	// and their best_dist and best_object.
+	first, last []int
+	live        []int32
+	bestDist    []int64
+	bestObj     []int32
+	class       []int32 // by record
+	objOf       []int32 // by record, -1 while unassigned
 
 	// Objects: the intervals of their tensors, sorted by time.
 	objFirst [][]int
 	objLast  [][]int
 	objSize  []int64
-	// gaps finds a record's nearest object when its best one is lost,
+	// held[o] counts the live classes whose best object is o (at a
+	// finite distance): when it is 0, assigning to o sends no record to
+	// RecalcBestDist.
+	held []int32
+	// gaps finds a class's nearest object when its best one is lost,
 	// once there are more than gapsFrom objects (nil until then).
 	gaps     *gbsGaps
 	gapsFrom int
 
-	// next skips assigned records (union-find with path halving,
-	// next[n] == n).
-	next []int32
-	// minLast is a segment tree (leaves at len(minLast)/2) of the last
-	// tasks of the unassigned records (assigned: MaxInt), so a new object
-	// finds the records ending before it without visiting the others.
-	minLast []int
-	// queue holds the records of the current position; slot[r] is record
-	// r's slot in it, -1 for records not in it.
-	queue    gbsQueue
-	slot     []int32
-	work     int
-	canceled error
+	// tree aggregates the live classes (gbsNode), so that an assignment
+	// visits only the classes whose distance it changes.
+	tree gbsTree
+	// queue holds the records of the current position; slot[i] is record
+	// i's slot in it, -1 for records not in it. A class's records in the
+	// queue are linked from queued[c] through next and prev (-1 ends).
+	queue      gbsQueue
+	slot       []int32
+	queued     []int32
+	next, prev []int32
+	work       int
+	canceled   error
+
+	// The assignment being propagated (see assign): record b's tensor
+	// [fb, lb] joined object o in its gap (lo, hi).
+	o              int32
+	bit            uint64 // gbsBit(o)
+	fb, lb, lo, hi int
 }
 
 // tick accounts for cost units of work and polls ctx every so often, so
@@ -175,49 +205,16 @@ func greedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, gapsFrom int)
 	g := &gbs{
 		ctx:      ctx,
 		gapsFrom: gapsFrom,
-		orig:     make([]int32, n),
-		first:    make([]int, n),
-		last:     make([]int, n),
 		size:     make([]int64, n),
-		bestDist: make([]int64, n),
-		bestObj:  make([]int32, n),
+		class:    make([]int32, n),
 		objOf:    make([]int32, n),
-		next:     make([]int32, n+1),
 		slot:     make([]int32, n),
+		next:     make([]int32, n),
+		prev:     make([]int32, n),
 	}
-	for i := range g.orig {
-		g.orig[i] = int32(i)
-	}
-	slices.SortFunc(g.orig, func(a, b int32) int {
-		if c := cmp.Compare(bufs[a].First, bufs[b].First); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	rank := make([]int32, n)
-	for r, i := range g.orig {
-		rank[i] = int32(r)
-		b := bufs[i]
-		g.first[r], g.last[r], g.size[r] = b.First, b.Last, b.Size
-		g.bestDist[r] = gbsNoDist
-		g.bestObj[r] = -1
-		g.objOf[r] = -1
-		g.next[r] = int32(r)
-		g.slot[r] = -1
-	}
-	g.next[n] = int32(n)
-	leaves := 1
-	for leaves < n {
-		leaves *= 2
-	}
-	g.minLast = make([]int, 2*leaves)
-	for v := range g.minLast {
-		g.minLast[v] = math.MaxInt
-	}
-	copy(g.minLast[leaves:], g.last)
-	for v := leaves - 1; v >= 1; v-- {
-		g.minLast[v] = min(g.minLast[2*v], g.minLast[2*v+1])
-	}
+	g.classes(bufs)
+	g.tree.build(g.first, g.last)
+	dist := make([]int64, n) // the queue's keys, by record
 
 	for _, group := range gbsBuckets(pos) {
 		if err := ctx.Err(); err != nil {
@@ -227,17 +224,23 @@ func greedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, gapsFrom int)
 		// (group is in index order, and the sort is stable).
 		keys := make([]kernel.Keyed, len(group))
 		for k, i := range group {
-			keys[k] = kernel.Keyed{Key: -bufs[i].Size, I: rank[i]}
+			keys[k] = kernel.Keyed{Key: -bufs[i].Size, I: i}
 		}
 		keys = kernel.RadixSort(keys, make([]kernel.Keyed, len(keys)))
 		recs := make([]int32, len(keys))
 		for k, x := range keys {
 			recs[k] = x.I
 		}
-		g.queue.reset(recs, g.bestDist)
-		for s, r := range recs {
-			g.slot[r] = int32(s)
+		for s, i := range recs {
+			c := g.class[i]
+			g.slot[i], dist[i] = int32(s), g.bestDist[c]
+			g.prev[i], g.next[i] = -1, g.queued[c]
+			if g.queued[c] >= 0 {
+				g.prev[g.queued[c]] = i
+			}
+			g.queued[c] = i
 		}
+		g.queue.reset(recs, dist)
 		for {
 			s := g.queue.first()
 			if s < 0 {
@@ -246,19 +249,64 @@ func greedyBySizeRun(ctx context.Context, bufs []workloads.Buffer, gapsFrom int)
 			if !g.tick(64) {
 				return nil, nil, g.canceled
 			}
-			r := recs[s]
+			i := recs[s]
 			g.queue.set(s, gbsTaken)
-			g.slot[r] = -1
-			g.assign(r)
+			g.slot[i] = -1
+			c := g.class[i]
+			if p := g.prev[i]; p >= 0 {
+				g.next[p] = g.next[i]
+			} else {
+				g.queued[c] = g.next[i]
+			}
+			if nx := g.next[i]; nx >= 0 {
+				g.prev[nx] = g.prev[i]
+			}
+			g.assign(i)
 			if g.canceled != nil {
 				return nil, nil, g.canceled
 			}
 		}
 	}
-	for r, o := range g.objOf {
-		ids[g.orig[r]] = int(o)
+	for i, o := range g.objOf {
+		ids[i] = int(o)
 	}
 	return ids, g.objSize, nil
+}
+
+// classes numbers the lifetimes of bufs in order of (first, last) and
+// sets up each class's state: no best object, nothing queued.
+func (g *gbs) classes(bufs []workloads.Buffer) {
+	order := make([]int32, len(bufs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(bufs[a].First, bufs[b].First); c != 0 {
+			return c
+		}
+		return cmp.Compare(bufs[a].Last, bufs[b].Last)
+	})
+	for k, i := range order {
+		b := bufs[i]
+		if k == 0 || b.First != g.first[len(g.first)-1] || b.Last != g.last[len(g.last)-1] {
+			g.first = append(g.first, b.First)
+			g.last = append(g.last, b.Last)
+			g.live = append(g.live, 0)
+		}
+		c := int32(len(g.first) - 1)
+		g.class[i] = c
+		g.live[c]++
+		g.size[i] = b.Size
+		g.objOf[i] = -1
+		g.slot[i] = -1
+	}
+	m := len(g.first)
+	g.bestDist = make([]int64, m)
+	g.bestObj = make([]int32, m)
+	g.queued = make([]int32, m)
+	for c := range m {
+		g.bestDist[c], g.bestObj[c], g.queued[c] = gbsNoDist, -1, -1
+	}
 }
 
 // gbsBuckets lists the records of each used position, in position
@@ -290,18 +338,25 @@ func gbsBuckets(pos []int32) [][]int32 {
 	return groups
 }
 
-// assign gives record b its object and updates the records it affects.
+// assign gives record b its object and updates the classes it affects.
+// Assigning b to object o can change only the classes that lie inside
+// o's gap (lo, hi) around b (the others intersect a neighbour of b in o,
+// or are nearer to one): those that end before b or start after it and
+// were farther from all objects than they are from b, and those that now
+// intersect o and had o as their best. The tree finds exactly these.
 func (g *gbs) assign(b int32) {
-	fb, lb := g.first[b], g.last[b]
+	c := g.class[b]
+	fb, lb := g.first[c], g.last[c]
 	lo, hi := -1, gbsNoTask // the gap of the object around b
 	var o int32
-	if g.bestDist[b] == gbsNoDist {
+	if g.bestDist[c] == gbsNoDist {
 		o = int32(len(g.objSize))
 		g.objSize = append(g.objSize, g.size[b])
 		g.objFirst = append(g.objFirst, []int{fb})
 		g.objLast = append(g.objLast, []int{lb})
+		g.held = append(g.held, 0)
 	} else {
-		o = g.bestObj[b]
+		o = g.bestObj[c]
 		g.objSize[o] = max(g.objSize[o], g.size[b])
 		fs, ls := g.objFirst[o], g.objLast[o]
 		k, _ := slices.BinarySearch(ls, fb)
@@ -318,7 +373,7 @@ func (g *gbs) assign(b int32) {
 	if g.gaps != nil {
 		g.gaps.insert(o, fb, lb, lo, hi)
 	} else if len(g.objSize) > g.gapsFrom {
-		g.gaps = newGBSGaps(len(g.first))
+		g.gaps = newGBSGaps(len(g.size))
 		for o := range g.objFirst {
 			fs, ls := g.objFirst[o], g.objLast[o]
 			for k := range fs {
@@ -333,85 +388,105 @@ func (g *gbs) assign(b int32) {
 			}
 		}
 	}
-	g.next[b] = b + 1
-	v := len(g.minLast)/2 + int(b)
-	for g.minLast[v] = math.MaxInt; v > 1; v >>= 1 {
-		g.minLast[v>>1] = min(g.minLast[v], g.minLast[v^1])
-	}
-	if hi == gbsNoTask && lo == -1 {
-		g.offerNew(o, fb, lb)
-		return
+	// The class's other records, if any, intersect b: they stay, to be
+	// recalculated below if o was their best.
+	if g.live[c]--; g.live[c] == 0 {
+		if g.bestDist[c] != gbsNoDist {
+			g.held[g.bestObj[c]]--
+		}
+		g.tree.remove(int(c))
 	}
 
-	// Only records inside (lo, hi) can see their distance to o change:
-	// others either intersect a neighbour of b in o or have a nearer one.
-	k, _ := slices.BinarySearch(g.first, lo+1)
-	for k = g.find(k); k < len(g.first) && g.first[k] < hi; k = g.find(k + 1) {
-		if !g.tick(1) {
-			return
-		}
-		i := int32(k)
-		li := g.last[i]
-		if li >= hi {
-			continue
-		}
-		fi := g.first[i]
-		var d int64
-		switch {
-		case li < fb:
-			d = int64(fb - li)
-		case lb < fi:
-			d = int64(fi - lb)
-		default:
-			// i now intersects o. If o was its best, TFLite recomputes.
-			if g.bestObj[i] == o && g.bestDist[i] != gbsNoDist {
-				g.recalc(i)
-			}
-			continue
-		}
-		g.offer(i, o, d)
+	g.o, g.bit, g.fb, g.lb, g.lo, g.hi = o, gbsBit(o), fb, lb, lo, hi
+	// The classes starting in (lo, fb), (lo, lb] and (lb, hi).
+	from, _ := slices.BinarySearch(g.first, lo+1)
+	toFB, _ := slices.BinarySearch(g.first, fb)
+	toLB, _ := slices.BinarySearch(g.first, lb+1)
+	toHi := len(g.first)
+	if hi != gbsNoTask {
+		toHi, _ = slices.BinarySearch(g.first, hi)
+	}
+	leaves := len(g.tree) / 2
+	g.visit(gbsEndsBefore, 1, 0, leaves, from, toFB)
+	g.visit(gbsStartsAfter, 1, 0, leaves, toLB, toHi)
+	if g.held[o] > 0 {
+		g.visit(gbsLost, 1, 0, leaves, from, toLB)
 	}
 }
 
-// offerNew updates the records that a new object o, holding only [fb, lb],
-// affects: those that do not intersect it (a record that intersects it
-// cannot have o as its best). Those ending before fb are found in
-// minLast; those starting after lb form a range.
-func (g *gbs) offerNew(o int32, fb, lb int) {
-	end, _ := slices.BinarySearch(g.first, fb) // records [0, end) start before fb
-	g.offerEndingBefore(o, 1, 0, len(g.minLast)/2, end, fb)
-	k, _ := slices.BinarySearch(g.first, lb+1)
-	for k = g.find(k); k < len(g.first); k = g.find(k + 1) {
-		if !g.tick(1) {
-			return
-		}
-		g.offer(int32(k), o, int64(g.first[k]-lb))
-	}
-}
+// The classes an assignment of [fb, lb] to o in its gap (lo, hi) changes
+// (see assign).
+const (
+	// gbsEndsBefore: they end before fb, and fb is nearer than their best.
+	gbsEndsBefore = iota
+	// gbsStartsAfter: they start after lb, end before hi, and lb is
+	// nearer than their best.
+	gbsStartsAfter
+	// gbsLost: they intersect [fb, lb], end before hi and had o as their
+	// best object: TFLite's RecalcBestDist.
+	gbsLost
+)
 
-// offerEndingBefore offers o to the unassigned records below index end in
-// node v (covering [l, r)) whose last task is before fb.
-func (g *gbs) offerEndingBefore(o int32, v, l, r, end, fb int) {
-	if l >= end || g.minLast[v] >= fb || g.canceled != nil {
-		return
+// visit updates the classes of a kind in [a, e) below node v (covering
+// [l, r)) and reports whether it changed any.
+func (g *gbs) visit(kind, v, l, r, a, e int) bool {
+	if l >= e || r <= a || !g.may(kind, &g.tree[v]) || g.canceled != nil {
+		return false
 	}
 	if r-l == 1 {
-		if g.tick(1) {
-			g.offer(int32(l), o, int64(fb-g.last[l]))
-		}
-		return
+		return g.tick(1) && g.update(kind, int32(l))
 	}
 	m := (l + r) / 2
-	g.offerEndingBefore(o, 2*v, l, m, end, fb)
-	g.offerEndingBefore(o, 2*v+1, m, r, end, fb)
+	left := g.visit(kind, 2*v, l, m, a, e)
+	if g.visit(kind, 2*v+1, m, r, a, e) || left {
+		g.tree.pull(v)
+		return true
+	}
+	return false
 }
 
-// offer makes o record i's best object if d is nearer than its best.
-func (g *gbs) offer(i, o int32, d int64) {
-	if d < g.bestDist[i] {
-		g.bestDist[i] = d
-		g.bestObj[i] = o
-		g.requeue(i)
+// may reports whether node nd may hold classes of a kind: for a leaf,
+// whether it is one, but for the best object's being o.
+func (g *gbs) may(kind int, nd *gbsNode) bool {
+	switch kind {
+	case gbsEndsBefore:
+		return nd.minLast < g.fb && nd.reach > int64(g.fb)
+	case gbsStartsAfter:
+		return nd.minLast < g.hi && nd.from < int64(g.lb)
+	}
+	return nd.held&g.bit != 0 && nd.maxLast >= g.fb && nd.minLast < g.hi
+}
+
+// update updates class i, one of a kind but for gbsLost's best object,
+// and reports whether it changed.
+func (g *gbs) update(kind int, i int32) bool {
+	switch kind {
+	case gbsEndsBefore:
+		g.setBest(i, int64(g.fb-g.last[i]), g.o)
+	case gbsStartsAfter:
+		g.setBest(i, int64(g.first[i]-g.lb), g.o)
+	default:
+		if g.bestObj[i] != g.o || g.bestDist[i] == gbsNoDist {
+			return false
+		}
+		g.recalc(i)
+	}
+	return true
+}
+
+// setBest gives class c its best distance and object, keeping held, the
+// queue and c's leaf of the tree (its ancestors are the caller's) in step.
+func (g *gbs) setBest(c int32, d int64, o int32) {
+	if g.bestDist[c] != gbsNoDist {
+		g.held[g.bestObj[c]]--
+	}
+	if d != gbsNoDist {
+		g.held[o]++
+	}
+	g.bestDist[c], g.bestObj[c] = d, o
+	g.tree.leaf(int(c), g.first[c], g.last[c], d, o)
+	for i := g.queued[c]; i >= 0; i = g.next[i] {
+		g.queue.set(g.slot[i], uint64(d))
 	}
 }
 
@@ -420,10 +495,19 @@ func (g *gbs) offer(i, o int32, d int64) {
 // gbsGaps: few objects (most graphs) are cheaper to scan than to index.
 const gbsGapsFrom = 64
 
-// recalc is TFLite's RecalcBestDist: the lowest-id object at minimal
-// distance (with none, TFLite leaves best_object as it was).
-func (g *gbs) recalc(i int32) {
-	fi, li := g.first[i], g.last[i]
+// recalc is TFLite's RecalcBestDist for class c: the lowest-id object at
+// minimal distance (with none, TFLite leaves best_object as it was).
+func (g *gbs) recalc(c int32) {
+	best, bo := g.nearest(g.first[c], g.last[c])
+	if best == gbsNoDist {
+		bo = g.bestObj[c]
+	}
+	g.setBest(c, best, bo)
+}
+
+// nearest returns the distance from [fi, li] to the nearest object it
+// does not intersect and the lowest such object's id (gbsNoDist, -1: none).
+func (g *gbs) nearest(fi, li int) (int64, int32) {
 	best, bo := int64(gbsNoDist), int32(-1)
 	if g.gaps != nil {
 		best, bo = g.gaps.best(fi, li)
@@ -449,27 +533,7 @@ func (g *gbs) recalc(i int32) {
 			}
 		}
 	}
-	if best == gbsNoDist {
-		bo = g.bestObj[i]
-	}
-	g.bestDist[i], g.bestObj[i] = best, bo
-	g.requeue(i)
-}
-
-func (g *gbs) find(k int) int {
-	nx := g.next
-	for int(nx[k]) != k {
-		nx[k] = nx[nx[k]]
-		k = int(nx[k])
-	}
-	return k
-}
-
-// requeue gives record i its new distance in the queue, if it is there.
-func (g *gbs) requeue(i int32) {
-	if s := g.slot[i]; s >= 0 {
-		g.queue.set(s, uint64(g.bestDist[i]))
-	}
+	return best, bo
 }
 
 // gbsQueue yields the records of one position in TFLite's priority order:
@@ -534,5 +598,87 @@ func (q *gbsQueue) set(s int32, k uint64) {
 		}
 		q.win[p] = w
 		v = p
+	}
+}
+
+// gbsNode aggregates the unassigned records below a node of a gbsTree
+// (assigned ones and padding count as none).
+type gbsNode struct {
+	// minLast and maxLast bound their last tasks.
+	minLast, maxLast int
+	// reach is the largest last + best_dist: a tensor starting at s after
+	// a record is nearer than its best exactly when s < its last +
+	// best_dist.
+	reach int64
+	// from is the smallest first - best_dist: a tensor ending at e before
+	// a record is nearer than its best exactly when e > its first -
+	// best_dist.
+	from int64
+	// held has bit gbsBit(o) set for the best object o of each record
+	// (at a finite distance): a node without o's bit holds no record of o.
+	held uint64
+}
+
+// gbsBit is object o's bit in gbsNode.held.
+func gbsBit(o int32) uint64 { return 1 << (uint32(o) * 0x9e3779b1 >> 26) }
+
+// gbsNone is the node of no record.
+var gbsNone = gbsNode{minLast: math.MaxInt, maxLast: math.MinInt, reach: math.MinInt64, from: math.MaxInt64}
+
+// gbsTree is a segment tree over the records (leaves at len/2, in record
+// order) of gbsNode.
+type gbsTree []gbsNode
+
+// build makes the tree of records with the given tasks, none assigned
+// and none near an object.
+func (t *gbsTree) build(first, last []int) {
+	leaves := 1
+	for leaves < len(first) {
+		leaves *= 2
+	}
+	*t = make(gbsTree, 2*leaves)
+	tr := *t
+	for v := range tr[:leaves] {
+		tr[v] = gbsNone
+	}
+	for r := range leaves {
+		if r < len(first) {
+			tr.leaf(r, first[r], last[r], gbsNoDist, -1)
+		} else {
+			tr[leaves+r] = gbsNone
+		}
+	}
+	for v := leaves - 1; v >= 1; v-- {
+		tr.pull(v)
+	}
+}
+
+// leaf sets record r's leaf, with best distance d (its ancestors are
+// left for the caller to pull).
+func (t gbsTree) leaf(r, first, last int, d int64, o int32) {
+	reach, held := int64(math.MaxInt64), uint64(0)
+	if d <= math.MaxInt64-int64(last) {
+		reach = int64(last) + d
+	}
+	if d != gbsNoDist {
+		held = gbsBit(o)
+	}
+	t[len(t)/2+r] = gbsNode{minLast: last, maxLast: last, reach: reach, from: int64(first) - d, held: held}
+}
+
+func (t gbsTree) pull(v int) {
+	a, b := &t[2*v], &t[2*v+1]
+	t[v] = gbsNode{
+		minLast: min(a.minLast, b.minLast), maxLast: max(a.maxLast, b.maxLast),
+		reach: max(a.reach, b.reach), from: min(a.from, b.from),
+		held: a.held | b.held,
+	}
+}
+
+// remove takes record r out of the tree (it is assigned).
+func (t gbsTree) remove(r int) {
+	v := len(t)/2 + r
+	for t[v] = gbsNone; v > 1; v >>= 1 {
+		t.pull(v >> 1)
 	}
 }

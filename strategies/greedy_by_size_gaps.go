@@ -2,7 +2,7 @@ package strategies
 
 // gbsGaps indexes the gaps of greedy-by-size's objects so that TFLite's
 // RecalcBestDist (the nearest object a record does not intersect, lowest id
-// on ties) costs a few tree descents instead of a pass over every object.
+// on ties) costs two tree descents instead of a pass over every object.
 //
 // An object's tensors are disjoint, so they cut time into gaps (L, R): L
 // is the last task of a tensor (or none), R the first task of the next
@@ -15,10 +15,11 @@ package strategies
 //
 // Every gap but an object's last is the gap before a tensor, and every gap
 // but its first the gap after one: after keys each tensor by (its last
-// task, its object) with the R of the gap after it; before keys it by (its
-// first task, its object) with -L of the gap before it. Within one task
-// the key orders objects by id, so the first key found at the nearest task
-// is the lowest id there.
+// task, its object's id complemented) with the R of the gap after it;
+// before keys it by (its first task, its object) with -L of the gap before
+// it. So the last key of after below the record's first task, and the
+// first key of before after its last task, are each at the nearest task
+// and the lowest object id there.
 type gbsGaps struct {
 	after, before gapTreap
 }
@@ -36,7 +37,7 @@ func newGBSGaps(n int) *gbsGaps {
 // lo (-1: none) and start at hi (gbsNoTask: none), all already recorded
 // or about to be.
 func (gg *gbsGaps) add(o int32, f, l, lo, hi int) {
-	gg.after.insert(l, o, hi)
+	gg.after.insert(l, ^o, hi)
 	gg.before.insert(f, o, -lo)
 }
 
@@ -45,7 +46,7 @@ func (gg *gbsGaps) add(o int32, f, l, lo, hi int) {
 func (gg *gbsGaps) insert(o int32, f, l, lo, hi int) {
 	gg.add(o, f, l, lo, hi)
 	if lo >= 0 {
-		gg.after.set(lo, o, f)
+		gg.after.set(lo, ^o, f)
 	}
 	if hi != gbsNoTask {
 		gg.before.set(hi, o, -l)
@@ -57,18 +58,17 @@ func (gg *gbsGaps) insert(o int32, f, l, lo, hi int) {
 // gbsNoDist and -1 when it intersects every object.
 func (gg *gbsGaps) best(f, l int) (int64, int32) {
 	dist, obj := int64(gbsNoDist), int32(-1)
-	// The largest L below f of a gap with R > l ...
+	// The largest L below f of a gap with R > l, lowest object there.
 	if v := gg.after.lastBelow(f, l); v != 0 {
-		L := gg.after.task[v]
-		// ... and the lowest object with such a gap at that L.
-		w := gg.after.firstFrom(L, 0, l)
-		dist, obj = int64(f-L), gg.after.obj[w]
+		n := &gg.after.nodes[v]
+		dist, obj = int64(f-n.task), ^n.obj
 	}
 	// The smallest R above l of a gap with L < f, lowest object first.
 	// No object id reaches MaxInt32, so the key (l, MaxInt32) starts
 	// just past every key at task l.
 	if v := gg.before.firstFrom(l, 1<<31-1, -f); v != 0 {
-		d, o := int64(gg.before.task[v]-l), gg.before.obj[v]
+		n := &gg.before.nodes[v]
+		d, o := int64(n.task-l), n.obj
 		if d < dist || d == dist && o < obj {
 			dist, obj = d, o
 		}
@@ -79,41 +79,42 @@ func (gg *gbsGaps) best(f, l int) (int64, int32) {
 // gapTreap is a treap of (task, object) keys, each with a value, whose
 // nodes keep the largest value below them, so that the first or last key
 // in a range with a value above some bound is found in one descent.
-// Nodes live in parallel slices; 0 is the empty tree.
+// Node 0 stands for the empty tree.
 type gapTreap struct {
-	task      []int
-	obj       []int32
-	val, most []int
-	l, r      []int32
-	prio      []uint32
-	root      int32
-	seed      uint32
-	path      []int32
+	nodes []gapNode
+	root  int32
+	seed  uint32
+	path  []int32
+}
+
+// gapNode is one key of a gapTreap, in one cache line.
+type gapNode struct {
+	task      int
+	val, most int
+	obj       int32
+	l, r      int32
+	prio      uint32
 }
 
 func newGapTreap(n int, seed uint32) gapTreap {
-	return gapTreap{
-		task: make([]int, 1, n+1), obj: make([]int32, 1, n+1),
-		val: make([]int, 1, n+1), most: make([]int, 1, n+1),
-		l: make([]int32, 1, n+1), r: make([]int32, 1, n+1),
-		prio: make([]uint32, 1, n+1), seed: seed,
-	}
+	return gapTreap{nodes: make([]gapNode, 1, n+1), seed: seed}
 }
 
-// before reports whether key (t, o) comes before node v's key.
-func (tr *gapTreap) before(t int, o int32, v int32) bool {
-	return t < tr.task[v] || t == tr.task[v] && o < tr.obj[v]
+// after reports whether node n's key comes after key (t, o).
+func (n *gapNode) after(t int, o int32) bool {
+	return t < n.task || t == n.task && o < n.obj
 }
 
 func (tr *gapTreap) pull(v int32) {
-	m := tr.val[v]
-	if c := tr.l[v]; c != 0 {
-		m = max(m, tr.most[c])
+	nd := &tr.nodes[v]
+	m := nd.val
+	if c := nd.l; c != 0 {
+		m = max(m, tr.nodes[c].most)
 	}
-	if c := tr.r[v]; c != 0 {
-		m = max(m, tr.most[c])
+	if c := nd.r; c != 0 {
+		m = max(m, tr.nodes[c].most)
 	}
-	tr.most[v] = m
+	nd.most = m
 }
 
 // insert adds key (t, o), which must be new, with value x.
@@ -124,14 +125,8 @@ func (tr *gapTreap) insert(t int, o int32, x int) {
 	s ^= s >> 17
 	s ^= s << 5
 	tr.seed = s
-	v := int32(len(tr.task))
-	tr.task = append(tr.task, t)
-	tr.obj = append(tr.obj, o)
-	tr.val = append(tr.val, x)
-	tr.most = append(tr.most, x)
-	tr.l = append(tr.l, 0)
-	tr.r = append(tr.r, 0)
-	tr.prio = append(tr.prio, s)
+	v := int32(len(tr.nodes))
+	tr.nodes = append(tr.nodes, gapNode{task: t, obj: o, val: x, most: x, prio: s})
 	tr.root = tr.insertAt(tr.root, v)
 }
 
@@ -139,15 +134,18 @@ func (tr *gapTreap) insertAt(u, v int32) int32 {
 	if u == 0 {
 		return v
 	}
-	if tr.prio[v] > tr.prio[u] {
-		tr.l[v], tr.r[v] = tr.split(u, tr.task[v], tr.obj[v])
+	nv, nu := &tr.nodes[v], &tr.nodes[u]
+	if nv.prio > nu.prio {
+		nv.l, nv.r = tr.split(u, nv.task, nv.obj)
 		tr.pull(v)
 		return v
 	}
-	if tr.before(tr.task[v], tr.obj[v], u) {
-		tr.l[u] = tr.insertAt(tr.l[u], v)
+	if nu.after(nv.task, nv.obj) {
+		l := tr.insertAt(nu.l, v)
+		tr.nodes[u].l = l
 	} else {
-		tr.r[u] = tr.insertAt(tr.r[u], v)
+		r := tr.insertAt(nu.r, v)
+		tr.nodes[u].r = r
 	}
 	tr.pull(u)
 	return u
@@ -158,14 +156,14 @@ func (tr *gapTreap) split(u int32, t int, o int32) (int32, int32) {
 	if u == 0 {
 		return 0, 0
 	}
-	if tr.before(t, o, u) {
-		a, b := tr.split(tr.l[u], t, o)
-		tr.l[u] = b
+	if tr.nodes[u].after(t, o) {
+		a, b := tr.split(tr.nodes[u].l, t, o)
+		tr.nodes[u].l = b
 		tr.pull(u)
 		return a, u
 	}
-	a, b := tr.split(tr.r[u], t, o)
-	tr.r[u] = a
+	a, b := tr.split(tr.nodes[u].r, t, o)
+	tr.nodes[u].r = a
 	tr.pull(u)
 	return u, b
 }
@@ -174,15 +172,15 @@ func (tr *gapTreap) split(u int32, t int, o int32) (int32, int32) {
 func (tr *gapTreap) set(t int, o int32, x int) {
 	path := tr.path[:0]
 	v := tr.root
-	for tr.task[v] != t || tr.obj[v] != o {
+	for n := &tr.nodes[v]; n.task != t || n.obj != o; n = &tr.nodes[v] {
 		path = append(path, v)
-		if tr.before(t, o, v) {
-			v = tr.l[v]
+		if n.after(t, o) {
+			v = n.l
 		} else {
-			v = tr.r[v]
+			v = n.r
 		}
 	}
-	tr.val[v] = x
+	tr.nodes[v].val = x
 	tr.pull(v)
 	for k := len(path) - 1; k >= 0; k-- {
 		tr.pull(path[k])
@@ -197,20 +195,24 @@ func (tr *gapTreap) lastBelow(t, x int) int32 {
 }
 
 func (tr *gapTreap) lastBelowIn(v int32, t, x int) int32 {
-	for v != 0 && tr.most[v] > x {
-		if tr.task[v] >= t {
-			v = tr.l[v]
+	for v != 0 {
+		n := &tr.nodes[v]
+		if n.most <= x {
+			break
+		}
+		if n.task >= t {
+			v = n.l
 			continue
 		}
 		// Every key of the left subtree is below t too: if the right
 		// one has no answer, the answer is v or the left's last.
-		if w := tr.lastBelowIn(tr.r[v], t, x); w != 0 {
+		if w := tr.lastBelowIn(n.r, t, x); w != 0 {
 			return w
 		}
-		if tr.val[v] > x {
+		if n.val > x {
 			return v
 		}
-		v = tr.l[v]
+		v = n.l
 	}
 	return 0
 }
@@ -222,18 +224,22 @@ func (tr *gapTreap) firstFrom(t int, o int32, x int) int32 {
 }
 
 func (tr *gapTreap) firstFromIn(v int32, t int, o int32, x int) int32 {
-	for v != 0 && tr.most[v] > x {
-		if t > tr.task[v] || t == tr.task[v] && o > tr.obj[v] {
-			v = tr.r[v]
+	for v != 0 {
+		n := &tr.nodes[v]
+		if n.most <= x {
+			break
+		}
+		if t > n.task || t == n.task && o > n.obj {
+			v = n.r
 			continue
 		}
-		if w := tr.firstFromIn(tr.l[v], t, o, x); w != 0 {
+		if w := tr.firstFromIn(n.l, t, o, x); w != 0 {
 			return w
 		}
-		if tr.val[v] > x {
+		if n.val > x {
 			return v
 		}
-		v = tr.r[v]
+		v = n.r
 	}
 	return 0
 }

@@ -425,3 +425,72 @@ func TestGreedyBySizeAdversarialMatchesReference(t *testing.T) {
 		})
 	}
 }
+
+// gbsDiffCase returns a random problem of n buffers for the old-versus-new
+// check, of one of three shapes: dense (few tasks, lifetimes overlapping
+// and often tied), sparse (tasks far apart, most buffers short-lived, some
+// living across many others) or twins (lifetimes drawn from a pool of
+// n/10, so that many buffers share each one); sizes come from a few
+// values (ties) or from a wide range.
+func gbsDiffCase(rng *rand.Rand, n int, shape string, fewSizes bool) []workloads.Buffer {
+	size := func() int64 { return 1 + rng.Int64N(1<<40) }
+	if fewSizes {
+		size = func() int64 { return []int64{0, 5, 5, 64, 64, 64, 4096}[rng.IntN(7)] }
+	}
+	pool := make([][2]int, 1+n/10)
+	for k := range pool {
+		f := rng.IntN(n)
+		pool[k] = [2]int{f, f + rng.IntN(1+n/4)}
+	}
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		var f, l int
+		switch shape {
+		case "dense":
+			tasks := 1 + n/8
+			f = rng.IntN(tasks)
+			l = f + rng.IntN(1+tasks/2)
+		case "sparse":
+			f = rng.IntN(n) * 1000
+			l = f + rng.IntN(3)*1000
+			if rng.IntN(10) == 0 {
+				l = f + rng.IntN(n)*1000
+			}
+		default:
+			life := pool[rng.IntN(len(pool))]
+			f, l = life[0], life[1]
+		}
+		bufs[i] = workloads.Buffer{ID: i, Size: size(), First: f, Last: l}
+	}
+	return bufs
+}
+
+// TestGreedyBySizeMatchesOld holds greedy-by-size to its form before
+// gbsTree (gbsOldRun) on problems too large for the plain reference:
+// same object of every buffer, same object sizes, with gbsGaps kept from
+// the start and from the default number of objects.
+func TestGreedyBySizeMatchesOld(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 26))
+	for trial := range 60 {
+		shape, fewSizes := []string{"dense", "sparse", "twins"}[trial%3], trial%6 < 3
+		n := 1 + rng.IntN(1200)
+		bufs := gbsDiffCase(rng, n, shape, fewSizes)
+		if trial%4 == 3 {
+			rng.Shuffle(len(bufs), func(i, j int) { bufs[i], bufs[j] = bufs[j], bufs[i] })
+		}
+		for _, from := range []int{0, gbsGapsFrom} {
+			wantIDs, wantSizes, err := gbsOldRun(context.Background(), bufs, from)
+			if err != nil {
+				t.Fatalf("trial %d: old: %v", trial, err)
+			}
+			ids, sizes, err := greedyBySizeRun(context.Background(), bufs, from)
+			if err != nil {
+				t.Fatalf("trial %d: %v", trial, err)
+			}
+			if !slices.Equal(ids, wantIDs) || !slices.Equal(sizes, wantSizes) {
+				t.Fatalf("trial %d (%s, few sizes %v, n %d, gaps from %d): objects differ from the old planner's:\ngot  ids %v sizes %v\nwant ids %v sizes %v",
+					trial, shape, fewSizes, n, from, ids, sizes, wantIDs, wantSizes)
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,14 +28,25 @@ import (
 // at a common task in the same space a binary z_ij choosing which of them
 // lies below the other, enforced by big-M constraints
 //
-//	x_i + s_i <= x_j + M(1 - z_ij),  x_j + s_j <= x_i + M z_ij,  x_i + s_i <= F_m,
+//	x_i + d_ij <= x_j + M_ij(1 - z_ij),  x_j + d_ji <= x_i + M_ji z_ij,  x_i + s_i <= F_m,
 //
-// minimising the sum of the F_m. M is the footprint of the best of
-// OmniMalloc's greedy first-fit orders (greedy.go's order=all), which also
-// bounds every F_m from above; LB_load bounds each from below. An aligned buffer's offset is its alignment times an
-// integer variable, a fixed offset is a fixed bound, a memory space with a
-// capacity bounds its F_m. All quantities are first divided by the
-// greatest common divisor of the sizes, alignments and fixed offsets.
+// minimising the sum of the F_m. The gap d_ij is s_i rounded up to the
+// greatest common divisor of what x_i and x_j are multiples of (their
+// alignments, or a fixed offset), as x_j - x_i is a multiple of it. The
+// upper bound ub of F_m is the footprint of the best of OmniMalloc's
+// greedy first-fit orders (greedy.go's order=all); x_i <= ub - s_i, and
+// M_ij = ub - s_i + d_ij is the least M that leaves the row slack when
+// z_ij says otherwise. The lower bound lb of F_m is the stack bound: at
+// each task the live buffers lie one above another, so each but the top
+// one takes its size rounded up to the gcd of their alignments (LB_load
+// where that is 1). For every maximal set of buffers live at one task
+// (a clique) there are rows saying that x_j is at least the rounded
+// sizes ordered below j and F_m - x_j at least those above (up to
+// milpCliqueTerms terms in all). An aligned
+// buffer's offset is its alignment times an integer variable, a fixed
+// offset is a fixed bound, a memory space with a capacity bounds its
+// F_m. All quantities are first divided by the greatest common divisor
+// of the sizes, alignments and fixed offsets (the unit).
 //
 // The program is written in CPLEX LP format and solved by COIN-OR CBC
 // (Debian's coinor-cbc) run as a child process, which a cancelled context
@@ -42,14 +54,21 @@ import (
 // an absolute gap under one unit (the objective is integral) and CBC's
 // cutting planes off: on big-M rows with coefficients near 2^40 they cut
 // off feasible plans (CBC then "proves" a feasible program infeasible),
-// and they do not strengthen this program's bound. The plan
-// takes from CBC's incumbent only which buffer of each pair lies below and
-// places every buffer at the lowest offset that order allows (a longest
-// path in whole bytes), so CBC's floating-point tolerances never reach the
-// offsets; without an incumbent the greedy plan is the plan, and where it
-// meets LB_load in every space CBC is not run. Plan.Bound is
-// CBC's lower bound (at least LB_load), Plan.Optimal that CBC proved the
-// plan optimal.
+// and they do not strengthen this program's bound. CBC runs twice, each
+// run on half of each limit. The first is the probe: F_m fixed at lb, so
+// every M is as small as it can be; a plan it finds is optimal, and its
+// proof that there is none raises the bound by a unit. The second is the
+// whole program, F_m between lb and the best plan so far. Where ub
+// exceeds milpScaleLimit units CBC's answers lose whole units (see
+// there): the first run is then the plain program (no clique rows), the
+// second counts sizes in coarser steps, and neither run's bound or proof
+// is taken. The plan takes from CBC's incumbent only which buffer of each
+// pair lies below and places every buffer at the lowest offset that order
+// allows (a longest path in whole bytes), so CBC's floating-point
+// tolerances never reach the offsets; without an incumbent the greedy
+// plan is the plan, and where it meets lb in every space CBC is not run.
+// Plan.Bound is the largest of the stack bound, the probe's and CBC's
+// (where believed); Plan.Optimal that the plan meets it.
 func init() {
 	Register(Info{
 		Name:    "milp",
@@ -91,15 +110,55 @@ type milpModel struct {
 	size   []int64 // units
 	align  []int64 // units, 1 for none
 	pin    []int64 // units, workloads.NoOffset for none
+	step   []int64 // units: every offset buffer i may take is a multiple of step[i] (0: pinned at 0)
 	pairs  [][2]int32
 	ub, lb []int64 // per space, units
 	cap    []int64 // per space, units, 0 for none
 	first  []int64 // the greedy plan's offsets, bytes
+	// cliques are the maximal sets of buffers (sizes > 0) live at one
+	// task, per memory space.
+	cliques [][]int32
+	// floor is a lower bound on the sum of the footprints (units) beyond
+	// the spaces' own: the probe's proof that not all of them meet lb.
+	floor int64
+	// count is the number of buffers per space.
+	count []int
+	// scale divides the sizes and offsets CBC sees (1: none); see
+	// milpScaleLimit.
+	scale int64
 }
+
+// milpScaleLimit is the largest footprint (units) whose program CBC is
+// given as it is and whose bound and proofs are believed. Beyond it, CBC's
+// floating-point tolerances (1e-7 on the binaries, times a big M near the
+// footprint) lose whole units: with sizes near 2^40 it "proved" feasible
+// programs infeasible, reported optima above exact's and aborted on
+// assertions (measured). There the program counts sizes and offsets in
+// steps of scale bytes, a multiple of every alignment, rounding sizes and
+// gaps up, so that any plan it finds is a plan of the problem; CBC then
+// only finds orders, and the bound is the stack bound.
+const milpScaleLimit = 1 << 24
+
+// milpCliqueTerms caps the terms of the clique rows: each clique of k
+// buffers adds 2k rows of k terms, and on a random problem of 256 buffers
+// all of them made the program six times larger and CBC's root (which
+// does not look at the time limit) take 30 to 50 s in place of 9
+// (measured under load). Problems of at most 30 buffers stay below it.
+const milpCliqueTerms = 1 << 16
+
+// milpMaxPairs is the most live pairs (order binaries) milp hands CBC.
+const milpMaxPairs = 1 << 20
 
 func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	// Each live pair is a binary and two rows: past milpMaxPairs the
+	// program is more than CBC can be handed (idealloc's Y_1 has 180
+	// million pairs), so say so at once rather than spend minutes and
+	// gigabytes building it.
+	if pairs := kernel.ConflictPairs(p.Buffers); pairs > milpMaxPairs {
+		return nil, fmt.Errorf("milp: %d pairs of buffers are live together, each an order binary; more than the %d a program for CBC may hold (use exact)", pairs, milpMaxPairs)
 	}
 	bin, err := exec.LookPath("cbc")
 	if err != nil {
@@ -117,11 +176,68 @@ func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 		return nil, fmt.Errorf("milp: %w", err)
 	}
 	defer os.RemoveAll(dir)
+	var deadline time.Time
+	if m.timeout > 0 {
+		deadline = time.Now().Add(m.timeout)
+	}
+	nodes := m.nodes
+	// The first run has half the budget. Where CBC's numbers are believed
+	// it is the probe: a plan at the lower bound in every space, asked with
+	// F fixed there, so that each big M is as small as it can be; the plan
+	// it finds is optimal, and a proof that there is none raises the bound
+	// by one unit. Elsewhere it is the plain program in units, of which
+	// only a plan is taken, and a failure of CBC's (an abort on an
+	// assertion) is no answer.
+	first := formPlain
+	if mod.trusted() {
+		first = formProbe
+	}
+	if first == formPlain || mod.capacityAllows() {
+		half := m
+		half.timeout, half.nodes = m.timeout/2, (m.nodes+1)/2
+		res, z, err := half.cbc(ctx, bin, dir, mod, first)
+		if err != nil && (first == formProbe || ctx.Err() != nil) {
+			return nil, err
+		}
+		nodes -= half.nodes
+		switch {
+		case err != nil:
+		case res.infeasible && first == formProbe:
+			mod.raise()
+		case z != nil:
+			if o, ok := mod.place(p, z); ok {
+				mod.improve(p, o)
+			}
+		}
+		if mod.firstOptimal() || m.nodes > 0 && nodes <= 0 || !deadline.IsZero() && time.Until(deadline) <= 0 {
+			return mod.plan(p, cbcResult{}, nil)
+		}
+	}
+	main := m
+	main.nodes = nodes
+	if !deadline.IsZero() {
+		main.timeout = time.Until(deadline)
+	}
+	res, z, err := main.cbc(ctx, bin, dir, mod, formWhole)
+	if err != nil {
+		if mod.trusted() || ctx.Err() != nil {
+			return nil, err
+		}
+		res, z = cbcResult{}, nil
+	}
+	return mod.plan(p, res, z)
+}
+
+// cbc writes the program (the probe at the lower bound, or the whole
+// one) and runs cbc on it under m's limits, returning what its log says
+// and, where it has a plan, the plan's order binaries.
+func (m milp) cbc(ctx context.Context, bin, dir string, mod *milpModel, form milpForm) (cbcResult, map[string]float64, error) {
 	lp := filepath.Join(dir, "model.lp")
-	if err := mod.write(ctx, lp); err != nil {
-		return nil, err
+	if err := mod.write(ctx, lp, form); err != nil {
+		return cbcResult{}, nil, err
 	}
 	sol := filepath.Join(dir, "solution.txt")
+	os.Remove(sol)
 	args := []string{lp, "timeMode", "elapsed", "threads", "1", "allowableGap", "0.99", "cuts", "off"}
 	if m.timeout > 0 {
 		args = append(args, "seconds", strconv.FormatFloat(m.timeout.Seconds(), 'f', 3, 64))
@@ -138,19 +254,20 @@ func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	cmd.WaitDelay = time.Second
 	out, runErr := cmd.CombinedOutput()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return cbcResult{}, nil, err
 	}
 	if runErr != nil {
-		return nil, fmt.Errorf("milp: cbc: %v: %s", runErr, lastLines(out, 5))
+		return cbcResult{}, nil, fmt.Errorf("milp: cbc: %v: %s", runErr, lastLines(out, 5))
 	}
 	res := parseCBCLog(out)
 	var z map[string]float64
 	if res.incumbent {
+		var err error
 		if z, err = readCBCSolution(sol); err != nil {
-			return nil, err
+			return cbcResult{}, nil, err
 		}
 	}
-	return mod.plan(p, res, z)
+	return res, z, nil
 }
 
 // newMILPModel plans each memory space greedily (the big M and the
@@ -158,7 +275,7 @@ func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error) {
 	n := len(p.Buffers)
 	subs, idx := SpaceProblems(p)
-	mod := &milpModel{space: make([]int, n), size: make([]int64, n), align: make([]int64, n), pin: make([]int64, n), first: make([]int64, n)}
+	mod := &milpModel{space: make([]int, n), size: make([]int64, n), align: make([]int64, n), pin: make([]int64, n), step: make([]int64, n), first: make([]int64, n)}
 	ubBytes := make([]int64, len(subs))
 	for m, sp := range subs {
 		pl, err := search.NewPlacer(ctx, "milp", sp)
@@ -211,20 +328,98 @@ func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error)
 		mod.size[i] = b.Size / u
 		mod.align[i] = max(p.AlignOf(i)/u, 1)
 		mod.pin[i] = workloads.NoOffset
+		mod.step[i] = mod.align[i]
 		if o, ok := p.FixedOf(i); ok {
 			mod.pin[i] = o / u
+			mod.step[i] = o / u
 		}
 	}
 	for m, sp := range subs {
 		mod.ub = append(mod.ub, ubBytes[m]/u)
-		mod.lb = append(mod.lb, (sp.LoadBound()+u-1)/u)
+		mod.lb = append(mod.lb, max((sp.LoadBound()+u-1)/u, mod.stackBound(sp, idx[m])))
+		mod.cliques = append(mod.cliques, maximalCliques(sp, idx[m])...)
+		mod.count = append(mod.count, len(idx[m]))
 		var c int64
 		if m < len(p.Memories) && p.Memories[m].Capacity > 0 {
 			c = max(p.Memories[m].Capacity/u, 0)
 		}
 		mod.cap = append(mod.cap, c)
 	}
+	mod.scale = mod.scaleFor()
 	return mod, nil
+}
+
+// scaleFor returns the step (units) in which the program counts sizes
+// and offsets: 1 where every ub is within milpScaleLimit or a buffer is
+// fixed (a fixed offset need not be a whole number of steps), else the
+// least multiple of the alignments' least common multiple that brings ub
+// within the limit.
+func (mod *milpModel) scaleFor() int64 {
+	top := slices.Max(mod.ub)
+	if top <= milpScaleLimit {
+		return 1
+	}
+	l := int64(1)
+	for i, a := range mod.align {
+		if mod.pin[i] >= 0 {
+			return 1
+		}
+		l = l / gcd(l, a) * a
+	}
+	want := (top + milpScaleLimit - 1) / milpScaleLimit
+	return (want + l - 1) / l * l
+}
+
+// trusted reports whether CBC's bound and proofs are believed: the
+// program is given as it is and its numbers are within milpScaleLimit.
+func (mod *milpModel) trusted() bool {
+	return mod.scale == 1 && slices.Max(mod.ub) <= milpScaleLimit
+}
+
+// capacityAllows reports whether every space's lower bound is within its
+// capacity, so that the probe at the lower bounds asks a question.
+func (mod *milpModel) capacityAllows() bool {
+	for m, c := range mod.cap {
+		if c > 0 && mod.lb[m] > c {
+			return false
+		}
+	}
+	return true
+}
+
+// raise records the probe's proof that no plan meets the lower bound in
+// every space: with one space its bound rises by a unit, with several
+// their sum does.
+func (mod *milpModel) raise() {
+	if len(mod.lb) == 1 {
+		mod.lb[0]++
+		return
+	}
+	var sum int64
+	for _, lb := range mod.lb {
+		sum += lb
+	}
+	mod.floor = sum + 1
+}
+
+// improve takes offsets (bytes) in place of the plan to start from in
+// each space where they end lower, and lowers that space's ub.
+func (mod *milpModel) improve(p *workloads.Problem, offsets []int64) {
+	tops := make([]int64, len(mod.ub))
+	for i, o := range offsets {
+		tops[mod.space[i]] = max(tops[mod.space[i]], o+p.Buffers[i].Size)
+	}
+	for m, top := range tops {
+		if top/mod.unit >= mod.ub[m] {
+			continue
+		}
+		mod.ub[m] = top / mod.unit
+		for i, o := range offsets {
+			if mod.space[i] == m {
+				mod.first[i] = o
+			}
+		}
+	}
 }
 
 // firstOptimal reports whether the greedy plan meets LB_load in every
@@ -238,6 +433,71 @@ func (mod *milpModel) firstOptimal() bool {
 	return true
 }
 
+// gap is the least x_j - x_i (units) of a plan that puts buffer i below
+// buffer j: s_i rounded up to the greatest common divisor of what the two
+// offsets are multiples of, as x_j - x_i is a multiple of it.
+func (mod *milpModel) gap(i, j int32) int64 {
+	return AlignUp(mod.size[i], gcd(mod.step[i], mod.step[j]))
+}
+
+// stackBound is a lower bound (units) on the footprint of memory space sp,
+// whose buffers are idx in the whole problem: at each task the buffers
+// live there lie one above the other, each offset a multiple of G (the
+// gcd of what their offsets are multiples of), so every buffer but the
+// top one takes its size rounded up to G. It is LB_load where G is 1.
+func (mod *milpModel) stackBound(sp *workloads.Problem, idx []int) int64 {
+	var best int64
+	for _, at := range sp.Buffers {
+		var g int64
+		for k, b := range sp.Buffers {
+			if b.Size > 0 && b.First <= at.First && at.First <= b.Last {
+				g = gcd(g, mod.step[idx[k]])
+			}
+		}
+		var sum, slack int64
+		for k, b := range sp.Buffers {
+			if b.Size > 0 && b.First <= at.First && at.First <= b.Last {
+				s := mod.size[idx[k]]
+				r := AlignUp(s, g)
+				sum += r
+				slack = max(slack, r-s)
+			}
+		}
+		best = max(best, sum-slack)
+	}
+	return best
+}
+
+// maximalCliques returns the maximal sets of at least two buffers (sizes
+// > 0, indices in the whole problem) of memory space sp live at one task.
+// Each is the set live at some first task t, and the set live at t is
+// maximal unless all of it is still live at the next first task.
+func maximalCliques(sp *workloads.Problem, idx []int) [][]int32 {
+	var firsts []int
+	for _, b := range sp.Buffers {
+		if b.Size > 0 {
+			firsts = append(firsts, b.First)
+		}
+	}
+	slices.Sort(firsts)
+	firsts = slices.Compact(firsts)
+	var out [][]int32
+	for k, t := range firsts {
+		var c []int32
+		end := math.MaxInt
+		for j, b := range sp.Buffers {
+			if b.Size > 0 && b.First <= t && t <= b.Last {
+				c = append(c, int32(idx[j]))
+				end = min(end, b.Last)
+			}
+		}
+		if len(c) > 1 && (k == len(firsts)-1 || end < firsts[k+1]) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func gcd(a, b int64) int64 {
 	for b != 0 {
 		a, b = b, a%b
@@ -245,8 +505,42 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-// write writes the program in CPLEX LP format to path.
-func (mod *milpModel) write(ctx context.Context, path string) error {
+// milpForm is which program write writes.
+type milpForm int
+
+const (
+	// formWhole is the program: F_m between lb and ub, clique rows, sizes
+	// in steps of scale.
+	formWhole milpForm = iota
+	// formProbe fixes each F_m at its lower bound (with scale 1).
+	formProbe
+	// formPlain is the whole program in units without clique rows: where
+	// CBC's numbers are not believed it is tried first, as on some of
+	// those problems it finds the optimum that the scaled one misses.
+	formPlain
+)
+
+// write writes the program of the given form in CPLEX LP format to path.
+func (mod *milpModel) write(ctx context.Context, path string, form milpForm) error {
+	probe := form == formProbe
+	d := mod.scale
+	if form != formWhole {
+		d = 1
+	}
+	sc := func(v int64) int64 { return (v + d - 1) / d }
+	top := make([]int64, len(mod.ub))
+	for m := range top {
+		switch {
+		case probe:
+			top[m] = mod.lb[m]
+		case d > 1:
+			// The greedy order's plan with sizes and gaps rounded up
+			// to whole steps of d: each buffer of a stack gains under one.
+			top[m] = sc(mod.ub[m]) + int64(mod.count[m])
+		default:
+			top[m] = mod.ub[m]
+		}
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("milp: %w", err)
@@ -259,9 +553,9 @@ func (mod *milpModel) write(ctx context.Context, path string) error {
 	fmt.Fprintln(w, "Subject To")
 	row := 0
 	for i, s := range mod.size {
-		fmt.Fprintf(w, " r%d: x%d - F%d <= %d\n", row, i, mod.space[i], -s)
+		fmt.Fprintf(w, " r%d: x%d - F%d <= %d\n", row, i, mod.space[i], -sc(s))
 		row++
-		if mod.align[i] > 1 && mod.pin[i] < 0 {
+		if mod.align[i] > 1 && mod.pin[i] < 0 && d == 1 {
 			fmt.Fprintf(w, " r%d: x%d - %d k%d = 0\n", row, i, mod.align[i], i)
 			row++
 		}
@@ -273,29 +567,41 @@ func (mod *milpModel) write(ctx context.Context, path string) error {
 				return err
 			}
 		}
+		// z_ij = 1: x_i + gap(i,j) <= x_j; z_ij = 0: x_j + gap(j,i) <= x_i.
+		// Each big M is the least that leaves the other row slack:
+		// x_i - x_j is at most ub - s_i as x_i <= ub - s_i and x_j >= 0.
 		i, j := e[0], e[1]
-		bigM := mod.ub[mod.space[i]]
-		fmt.Fprintf(w, " r%d: x%d - x%d + %d z%d_%d <= %d\n", row, i, j, bigM, i, j, bigM-mod.size[i])
-		fmt.Fprintf(w, " r%d: x%d - x%d - %d z%d_%d <= %d\n", row+1, j, i, bigM, i, j, -mod.size[j])
+		ub := top[mod.space[i]]
+		dij, dji := sc(mod.gap(i, j)), sc(mod.gap(j, i))
+		mij, mji := ub-sc(mod.size[i])+dij, ub-sc(mod.size[j])+dji
+		fmt.Fprintf(w, " r%d: x%d - x%d + %d z%d_%d <= %d\n", row, i, j, mij, i, j, mij-dij)
+		fmt.Fprintf(w, " r%d: x%d - x%d - %d z%d_%d <= %d\n", row+1, j, i, mji, i, j, -dji)
 		row += 2
+	}
+	if form != formPlain {
+		row = mod.writeCliques(w, row, sc)
 	}
 	fmt.Fprintln(w, "Bounds")
 	for i, s := range mod.size {
 		if mod.pin[i] >= 0 {
 			fmt.Fprintf(w, " x%d = %d\n", i, mod.pin[i])
 		} else {
-			fmt.Fprintf(w, " 0 <= x%d <= %d\n", i, max(mod.ub[mod.space[i]]-s, 0))
+			fmt.Fprintf(w, " 0 <= x%d <= %d\n", i, max(top[mod.space[i]]-sc(s), 0))
 		}
 	}
-	for m, ub := range mod.ub {
-		if c := mod.cap[m]; c > 0 && c < ub {
+	for m, ub := range top {
+		if probe {
+			fmt.Fprintf(w, " F%d = %d\n", m, mod.lb[m])
+			continue
+		}
+		if c := mod.cap[m] / d; mod.cap[m] > 0 && c < ub {
 			ub = c
 		}
-		fmt.Fprintf(w, " %d <= F%d <= %d\n", min(mod.lb[m], ub), m, ub)
+		fmt.Fprintf(w, " %d <= F%d <= %d\n", min(sc(mod.lb[m]), ub), m, ub)
 	}
 	fmt.Fprintln(w, "General")
 	for i := range mod.size {
-		if mod.align[i] > 1 && mod.pin[i] < 0 {
+		if mod.align[i] > 1 && mod.pin[i] < 0 && d == 1 {
 			fmt.Fprintf(w, " k%d\n", i)
 		}
 	}
@@ -312,6 +618,66 @@ func (mod *milpModel) write(ctx context.Context, path string) error {
 		return fmt.Errorf("milp: %w", err)
 	}
 	return nil
+}
+
+// below writes the term "coef [i below j]" of an LP row: coef z_ij where
+// the pair is (i, j), else coef (1 - z_ji), whose constant it returns.
+func (mod *milpModel) below(w *bufio.Writer, coef int64, i, j int32) int64 {
+	if i < j {
+		term(w, coef, fmt.Sprintf("z%d_%d", i, j))
+		return 0
+	}
+	term(w, -coef, fmt.Sprintf("z%d_%d", j, i))
+	return coef
+}
+
+// term writes " + c name" or " - |c| name".
+func term(w *bufio.Writer, c int64, name string) {
+	if c < 0 {
+		fmt.Fprintf(w, " - %d %s", -c, name)
+	} else {
+		fmt.Fprintf(w, " + %d %s", c, name)
+	}
+}
+
+// writeCliques writes, for each buffer j of each clique C, that x_j is at
+// least the sizes ordered below j and F - x_j at least those above,
+// rounded up to C's step (less the most one buffer gains by the rounding).
+// It stops before the rows hold more than milpCliqueTerms terms.
+func (mod *milpModel) writeCliques(w *bufio.Writer, row int, sc func(int64) int64) int {
+	terms := 0
+	for _, c := range mod.cliques {
+		if terms += 2 * len(c) * len(c); terms > milpCliqueTerms {
+			break
+		}
+		var g, slack int64
+		for _, i := range c {
+			g = gcd(g, mod.step[i])
+		}
+		for _, i := range c {
+			slack = max(slack, AlignUp(mod.size[i], g)-mod.size[i])
+		}
+		for _, j := range c {
+			fmt.Fprintf(w, " r%d: x%d", row, j)
+			var k int64
+			for _, i := range c {
+				if i != j {
+					k += mod.below(w, -sc(AlignUp(mod.size[i], g)), i, j)
+				}
+			}
+			fmt.Fprintf(w, " >= %d\n", -k)
+			fmt.Fprintf(w, " r%d: F%d - x%d", row+1, mod.space[j], j)
+			k = 0
+			for _, i := range c {
+				if i != j {
+					k += mod.below(w, -sc(AlignUp(mod.size[i], g)), j, i)
+				}
+			}
+			fmt.Fprintf(w, " >= %d\n", sc(AlignUp(mod.size[j], g))-sc(slack)-k)
+			row += 2
+		}
+	}
+	return row
 }
 
 // cbcResult is what CBC's log says of its run.
@@ -385,6 +751,9 @@ func readCBCSolution(path string) (map[string]float64, error) {
 // CBC has none or they do not order the buffers consistently, and adds
 // CBC's bound.
 func (mod *milpModel) plan(p *workloads.Problem, res cbcResult, z map[string]float64) (*Plan, error) {
+	if !mod.trusted() {
+		res.hasBound, res.optimal, res.infeasible = false, false, false
+	}
 	offsets := mod.first
 	if z != nil {
 		if o, ok := mod.place(p, z); ok && mod.footprint(p, o) <= mod.footprint(p, offsets) {
@@ -408,6 +777,11 @@ func (mod *milpModel) plan(p *workloads.Problem, res cbcResult, z map[string]flo
 		plan.Footprints = tops
 	}
 	plan.Bound = p.LoadBound()
+	var stacks int64
+	for _, lb := range mod.lb {
+		stacks += lb * mod.unit
+	}
+	plan.Bound = max(plan.Bound, stacks, mod.floor*mod.unit)
 	if res.hasBound {
 		tol := 1e-6 * max(1, math.Abs(res.bound))
 		plan.Bound = max(plan.Bound, int64(math.Ceil(res.bound-tol))*mod.unit)

@@ -37,6 +37,17 @@ func checkSizeType(name string, p *workloads.Problem, have []workloads.SizeType)
 	return nil
 }
 
+// DeclaredSizeTypes returns the size types s plans, bytes first, when s
+// was built by Lookup or Declare, which refuse the others with
+// ErrUnsupportedSizeType; ok is false for a strategy built otherwise.
+func DeclaredSizeTypes(s Strategy) (types []workloads.SizeType, ok bool) {
+	n, ok := s.(named)
+	if !ok {
+		return nil, false
+	}
+	return SizeTypesOf(Info{SizeTypes: n.sizes}), true
+}
+
 // SizeTypesOf returns the size types info's strategy plans: bytes, then
 // Info.SizeTypes.
 func SizeTypesOf(info Info) []workloads.SizeType {

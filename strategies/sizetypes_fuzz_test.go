@@ -2,11 +2,11 @@ package strategies_test
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"testing"
 
 	"membench/strategies"
+	"membench/strategies/strategytest"
 	"membench/workloads"
 )
 
@@ -14,12 +14,14 @@ import (
 // (the first byte picks the type, then each record takes one byte per
 // extent, 0..7, and two for its lifetime) and checks that the planners
 // with a variant for the type give valid plans equal to the port of
-// LiteRT's code, and that a planner without one refuses with TFLite's
-// reason.
+// LiteRT's code, and that every registered strategy plans the problem
+// validly where it declares the size type (strategytest.CheckSizeType)
+// and refuses it with TFLite's reason otherwise.
 func FuzzSizeTypes(f *testing.F) {
 	f.Add([]byte{0, 2, 7, 0, 1, 2, 7, 1, 1, 1, 7, 2, 2})
 	f.Add([]byte{1, 1, 2, 7, 0, 1, 4, 3, 2, 1, 1})
 	f.Add([]byte{2, 1, 1, 2, 7, 0, 1, 1, 1, 2, 7, 1, 1})
+	subjects, kinds := fuzzSubjects(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return
@@ -87,9 +89,12 @@ func FuzzSizeTypes(f *testing.F) {
 				t.Fatalf("%s on %s: got %v %v, want %v %v", name, st, plan.ObjectIDs, plan.ObjectShapes, ids, objs)
 			}
 		}
-		s, _ := strategies.Lookup("greedy-by-size")
-		if _, err := s.Plan(context.Background(), p); !errors.Is(err, strategies.ErrUnsupportedSizeType) {
-			t.Fatalf("greedy-by-size on %s: %v, want TFLite's refusal", st, err)
+		// Every registered strategy: a valid plan where it plans the size
+		// type, else TFLite's refusal.
+		for i, s := range subjects {
+			if err := strategytest.CheckSizeType(s, kinds[i], p); err != nil {
+				t.Error(err)
+			}
 		}
 	})
 }

@@ -124,16 +124,21 @@ type tflmGreedy struct{}
 
 func (tflmGreedy) Name() string { return "tflm-greedy" }
 
-func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+func (g tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
+	return g.plan(ctx, p, placeOneByOneByID)
+}
+
+// plan is Plan on the given loop.
+func (tflmGreedy) plan(ctx context.Context, p *workloads.Problem, place placer) (*Plan, error) {
 	align := tflmAlign(p)
 	rounded, err := tflmRounded("tflm-greedy", p.Buffers, align)
 	if err != nil {
 		return nil, err
 	}
 	if p.Fixed != nil {
-		return tflmGreedyFixed(ctx, p, rounded)
+		return tflmGreedyFixed(ctx, place, p, rounded)
 	}
-	offsets, arena, err := placeOneByOne(ctx, "tflm-greedy", rounded, tflmGreedyOrder(rounded), math.MaxInt64,
+	offsets, arena, err := place(ctx, "tflm-greedy", rounded, tflmGreedyOrder(rounded), math.MaxInt64,
 		tflmGreedyChoose(align),
 		func(off, size int64) int64 { return AlignUp(off+size, align) })
 	if err != nil {
@@ -145,7 +150,7 @@ func (tflmGreedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error)
 // tflmGreedyFixed plans p, some of whose buffers have fixed offsets, over
 // the rounded sizes: the fixed buffers first, in problem order, each at its
 // offset; then the others in tflmGreedyOrder, first fit without alignment.
-func tflmGreedyFixed(ctx context.Context, p *workloads.Problem, rounded []workloads.Buffer) (*Plan, error) {
+func tflmGreedyFixed(ctx context.Context, place placer, p *workloads.Problem, rounded []workloads.Buffer) (*Plan, error) {
 	var order []int32
 	var at []int64 // the fixed offsets of the positive sizes, in order
 	for i := range rounded {
@@ -161,8 +166,8 @@ func tflmGreedyFixed(ctx context.Context, p *workloads.Problem, rounded []worklo
 			order = append(order, i)
 		}
 	}
-	// placeOneByOne asks for the positive sizes' offsets in order, so the
-	// fixed ones are asked for first.
+	// The loop asks for the positive sizes' offsets in order, so the fixed
+	// ones are asked for first.
 	choose := func(size int64, live []kernel.Comp) int64 {
 		if len(at) > 0 {
 			off := at[0]
@@ -171,14 +176,14 @@ func tflmGreedyFixed(ctx context.Context, p *workloads.Problem, rounded []worklo
 		}
 		return kernel.FirstFit(live, size, 1)
 	}
-	offsets, arena, err := placeOneByOne(ctx, "tflm-greedy", rounded, order, math.MaxInt64, choose,
+	offsets, arena, err := place(ctx, "tflm-greedy", rounded, order, math.MaxInt64, choose,
 		func(off, size int64) int64 { return off + size })
 	if err != nil {
 		return nil, err
 	}
 	for i := range offsets {
 		if off, ok := p.FixedOf(i); ok {
-			offsets[i] = off // a zero size too, which placeOneByOne puts at 0
+			offsets[i] = off // a zero size too, which the loop puts at 0
 		}
 	}
 	return setArena(&Plan{Offsets: offsets, Footprint: Footprint(p.Buffers, offsets)}, arena), nil

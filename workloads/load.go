@@ -48,7 +48,9 @@ const (
 //
 // A file may take reader options after a '?', as a name takes parameters:
 // `trace.json?device=cuda:0` picks the device of a Chrome trace,
-// `snap.pickle?device=1` that of a PyTorch snapshot. The spec
+// `snap.pickle?device=1` that of a PyTorch snapshot,
+// `model.tflite?storage=texture2d&precision=f16` lays a model's tensors
+// out as TFLite's GPU delegate would (ReadTFLiteGPU). The spec
 // keeps them, so a sweep's records say which device was read.
 func Load(spec string) (*Workload, error) { return LoadWith(spec, LoadOptions{}) }
 
@@ -107,7 +109,8 @@ func LoadFile(path string) (*Workload, error) { return loadFile(path, nil, LoadO
 
 // fileOptions are the options each format takes after a file's '?', besides
 // max-input, which every file takes.
-var fileOptions = map[string][]string{FormatChrome: {"device"}, FormatPyTorch: {"device"}}
+var fileOptions = map[string][]string{FormatChrome: {"device"}, FormatPyTorch: {"device"},
+	FormatTFLiteModel: {gpuStorageOption, gpuPrecisionOption}}
 
 func loadFile(path string, opts url.Values, o LoadOptions) (*Workload, error) {
 	if v, ok := opts["max-input"]; ok {
@@ -189,7 +192,10 @@ func decode(data []byte, name string, opts url.Values, limit int64) (*Workload, 
 	case FormatJSON:
 		w.Problem, err = parseJSON(data, name)
 	case FormatTFLiteModel:
-		w.Problem, err = parseTFLiteModel(data, name)
+		var o GPUOptions
+		if o, err = ParseGPUOptions(name, opts.Get(gpuStorageOption), opts.Get(gpuPrecisionOption)); err == nil {
+			w.Problem, err = ReadTFLiteGPU(data, name, o)
+		}
 	case FormatONNXModel:
 		w.Problem, err = parseONNXModel(data, name)
 	case FormatChrome:

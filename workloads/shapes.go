@@ -73,8 +73,12 @@ func (t SizeType) MaxExtent() int64 { return sizeTypes[t].max }
 type Shape [4]int64
 
 // Elements returns the product of s's first dims extents, and false if it
-// overflows int64.
+// overflows int64. A zero extent makes it 0 whatever the others are (a
+// 2^32-1 x 2^32-1 x 0 texture is empty, not too large).
 func (s Shape) Elements(dims int) (int64, bool) {
+	if slices.Contains(s[:dims], 0) {
+		return 0, true
+	}
 	n := int64(1)
 	for _, e := range s[:dims] {
 		hi, lo := bits.Mul64(uint64(n), uint64(e))

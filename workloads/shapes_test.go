@@ -48,6 +48,11 @@ func TestReadTFLiteSizeTypes(t *testing.T) {
 			[]int64{128, 192}, []Shape{{1, 2, 8}, {4, 3, 2}}, nil},
 		{"bhwc", "b,h,w,c,first_task,last_task,element_size\n1,1,2,8,0,1,2\n", SizeBHWC, 2,
 			[]int64{32}, []Shape{{1, 1, 2, 8}}, nil},
+		// A zero extent empties the texture, whatever the others: the
+		// product of the others must not be taken for an overflow
+		// (strategies/testdata/litert/14-3d-wide-n300.csv, line 80).
+		{"zero extent beside the largest", "x,y,z,first_task,last_task,element_size\n3757277482,4294967295,0,90,93,8\n", SizeTexture3D, 8,
+			[]int64{0}, []Shape{{3757277482, 4294967295, 0}}, nil},
 		{"reuse sorted and deduplicated", "size,first_task,last_task,reuse\n4,0,0,2 1 2\n4,1,1,\n4,2,2,0\n", SizeBytes, 0,
 			[]int64{4, 4, 4}, nil, [][]int{{1, 2}, {}, {0}}},
 		{"deps make the reallocation graph", "size,first_task,last_task,deps\n4,0,0,1\n4,1,1,2\n4,2,2,\n", SizeBytes, 0,

@@ -53,9 +53,10 @@ func ReadTFLiteModel(r io.Reader, name string) (*Problem, error) {
 // Field numbers of schema.fbs (tensorflow/compiler/mlir/lite/schema/
 // schema.fbs), the only ones read.
 const (
-	fbModelSubgraphs = 2
-	fbModelBuffers   = 4
-	fbModelMetadata  = 6
+	fbModelOperatorCodes = 1
+	fbModelSubgraphs     = 2
+	fbModelBuffers       = 4
+	fbModelMetadata      = 6
 
 	fbMetadataName   = 0
 	fbMetadataBuffer = 1
@@ -71,9 +72,13 @@ const (
 	fbTensorName     = 3
 	fbTensorVariable = 5
 
+	fbOperatorOpcodeIndex   = 0
 	fbOperatorInputs        = 1
 	fbOperatorOutputs       = 2
 	fbOperatorIntermediates = 8
+
+	fbOpCodeDeprecatedBuiltin = 0
+	fbOpCodeBuiltin           = 3
 
 	fbBufferData   = 0
 	fbBufferOffset = 1
@@ -253,38 +258,19 @@ func (f *flatbuf) str(tab, id int, what string, max int) string {
 }
 
 func parseTFLiteModel(data []byte, name string) (*Problem, error) {
-	f := &flatbuf{data: data, name: name}
-	defer func() { readStats.entries.Add(f.read) }()
-	if !isTFLiteModel(data) {
-		return nil, &InputError{File: name, Msg: "not a TFLite model: want the file identifier TFL3 at byte 4"}
-	}
-	r := &tfliteReader{f: f, name: name}
-	if err := r.open(); err != nil {
-		return nil, err
-	}
-	if err := r.lifetimes(); err != nil {
-		return nil, err
-	}
-	offline, err := r.offlinePlan()
+	_, tensors, err := readModelTensors(data, name)
 	if err != nil {
 		return nil, err
 	}
 	p := &Problem{Name: name, Format: FormatTFLiteModel}
 	var fixed []int64
-	for i := range r.ntensor {
-		off := NoOffset
-		if offline != nil {
-			off = int64(offline[i])
-		}
-		b, kept, err := r.tensor(i, off != NoOffset)
-		switch {
-		case err != nil:
-			return nil, err
-		case kept == tensorInArena:
-			p.Buffers = append(p.Buffers, b)
-			fixed = append(fixed, off)
-		case kept == tensorPersistent:
-			p.Persistent = append(p.Persistent, b)
+	for _, t := range tensors {
+		switch t.where {
+		case tensorInArena:
+			p.Buffers = append(p.Buffers, t.buf)
+			fixed = append(fixed, t.offline)
+		case tensorPersistent:
+			p.Persistent = append(p.Persistent, t.buf)
 		}
 	}
 	for _, o := range fixed {
@@ -294,6 +280,57 @@ func parseTFLiteModel(data []byte, name string) (*Problem, error) {
 		}
 	}
 	return p, nil
+}
+
+// modelTensor is a tensor of subgraph 0 that TFLite plans: its buffer
+// (ID, bytes, lifetime), where it goes, its offline offset (NoOffset when
+// none), its shape and TensorType as the model declares them, and whether
+// it is a variable.
+type modelTensor struct {
+	buf      Buffer
+	where    int
+	offline  int64
+	shape    []int32
+	typ      uint64
+	variable bool
+	what     string // "tensor 3 (\"name\")", for messages
+}
+
+// readModelTensors reads the planned tensors of a `.tflite` model in
+// index order, as ReadTFLiteModel describes.
+func readModelTensors(data []byte, name string) (*tfliteReader, []modelTensor, error) {
+	f := &flatbuf{data: data, name: name}
+	defer func() { readStats.entries.Add(f.read) }()
+	if !isTFLiteModel(data) {
+		return nil, nil, &InputError{File: name, Msg: "not a TFLite model: want the file identifier TFL3 at byte 4"}
+	}
+	r := &tfliteReader{f: f, name: name}
+	if err := r.open(); err != nil {
+		return nil, nil, err
+	}
+	if err := r.lifetimes(); err != nil {
+		return nil, nil, err
+	}
+	offline, err := r.offlinePlan()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []modelTensor
+	for i := range r.ntensor {
+		off := NoOffset
+		if offline != nil {
+			off = int64(offline[i])
+		}
+		t, err := r.tensor(i, off != NoOffset)
+		if err != nil {
+			return nil, nil, err
+		}
+		if t.where != tensorSkipped {
+			t.offline = off
+			out = append(out, t)
+		}
+	}
+	return r, out, nil
 }
 
 // offlinePlanName is the metadata name of TFLite Micro's offline memory
@@ -533,9 +570,9 @@ const (
 	tensorPersistent        // a variable, live throughout
 )
 
-// tensor reads tensor i and returns its buffer and where it goes; offline
-// says the offline plan gives it an offset.
-func (r *tfliteReader) tensor(i int, offline bool) (Buffer, int, error) {
+// tensor reads tensor i and returns it with where it goes; offline says
+// the offline plan gives it an offset.
+func (r *tfliteReader) tensor(i int, offline bool) (modelTensor, error) {
 	f := r.f
 	tab := f.table(r.tv, i, "Tensor")
 	shape := f.i32s(tab, fbTensorShape, "Tensor.shape")
@@ -544,7 +581,7 @@ func (r *tfliteReader) tensor(i int, offline bool) (Buffer, int, error) {
 	label := f.str(tab, fbTensorName, "Tensor.name", 61)
 	variable := f.scalar(tab, fbTensorVariable, 1, "Tensor.is_variable") != 0
 	if f.err != nil {
-		return Buffer{}, 0, f.err
+		return modelTensor{}, f.err
 	}
 	if len(label) > 60 {
 		label = label[:60] + "…"
@@ -553,7 +590,7 @@ func (r *tfliteReader) tensor(i int, offline bool) (Buffer, int, error) {
 	if buf > 0 && !variable {
 		constant, err := r.constant(buf, what)
 		if err != nil || constant {
-			return Buffer{}, tensorSkipped, err
+			return modelTensor{}, err
 		}
 	}
 	// TFLite Micro plans a variable with an offline offset in the arena
@@ -568,17 +605,20 @@ func (r *tfliteReader) tensor(i int, offline bool) (Buffer, int, error) {
 		r.first[i], r.last[i] = 0, r.end
 	}
 	if r.first[i] < 0 {
-		return Buffer{}, tensorSkipped, nil
+		return modelTensor{}, nil
 	}
 	size, dynamic, err := r.tensorSize(what, typ, shape)
 	if err != nil || dynamic {
-		return Buffer{}, tensorSkipped, err
+		return modelTensor{}, err
 	}
-	b := Buffer{ID: i, Size: size, First: r.first[i], Last: r.last[i]}
+	t := modelTensor{
+		buf:   Buffer{ID: i, Size: size, First: r.first[i], Last: r.last[i]},
+		where: tensorInArena, shape: shape, typ: typ, variable: variable, what: what,
+	}
 	if variable && !planned {
-		return b, tensorPersistent, nil
+		t.where = tensorPersistent
 	}
-	return b, tensorInArena, nil
+	return t, nil
 }
 
 // constant reports whether buffer buf, of the tensor that what names,

@@ -134,17 +134,22 @@ func FuzzTFLiteModel(f *testing.F) {
 	f.Add(sampleModel().WithOfflinePlan(planOf(12, map[int]int32{0: 0, 4: 1024})).Build())
 	f.Add(hostile.TFLiteSharedInputs(100))
 	f.Add(hostile.TFLiteSharedShape(100))
+	f.Add(gpuModel().Build())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := parseTFLiteModel(data, "fuzz.tflite")
-		if err != nil {
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("not an InputError: %v", err)
+		// The interpreter's records, and the GPU delegate's in bytes,
+		// 2D textures and BHWC shapes (ReadTFLiteGPU).
+		for _, st := range []GPUStorage{GPUNone, GPUBuffer, GPUTexture2D, GPUBHWC} {
+			p, err := ReadTFLiteGPU(data, "fuzz.tflite", GPUOptions{Storage: st})
+			if err != nil {
+				var ie *InputError
+				if !errors.As(err, &ie) {
+					t.Fatalf("storage=%s: not an InputError: %v", st, err)
+				}
+				continue
 			}
-			return
-		}
-		if err := checkProblem(p); err != nil {
-			t.Fatalf("reader returned an invalid problem: %v", err)
+			if err := checkProblem(p); err != nil {
+				t.Fatalf("storage=%s: reader returned an invalid problem: %v", st, err)
+			}
 		}
 	})
 }

@@ -2,9 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
+
+	"membench/workloads"
 )
 
 // TestPlanTextures checks `plan` on texture and BHWC records against
@@ -50,5 +54,55 @@ func TestPlanTextures(t *testing.T) {
 		if !regexp.MustCompile(want).MatchString(r.stdout) {
 			t.Errorf("list strategies lacks %s", want)
 		}
+	}
+}
+
+// TestPlanTextureModel plans a real model's tensors as TFLite's GPU
+// delegate would hold them in 2D textures (MediaPipe's selfie
+// segmentation, storage=texture2d) with greedy-in-order: the registered
+// workload's assignment is the golden, the `.tflite` file gives the same,
+// and the assignment is checked here apart from plan's own validation:
+// each tensor's object covers it in both dimensions, and tensors whose
+// lifetimes overlap never share an object.
+func TestPlanTextureModel(t *testing.T) {
+	const spec = "tflite/selfie-segmentation?storage=texture2d"
+	r := expect(t, 0, nil, "plan", "--strategy", "greedy-in-order", spec)
+	reg := maskTimes(r.stdout)
+	checkGolden(t, "plan-greedy-in-order-selfie-texture2d.txt", reg)
+
+	r = expect(t, 0, nil, "plan", "--format", "json", "--strategy", "greedy-in-order", spec)
+	var out planOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	w, err := workloads.Load(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := w.Problem
+	if out.SizeType != "2d" || out.ElementSize != 16 || out.ObjectIDs == nil || len(*out.ObjectIDs) != p.Len() {
+		t.Fatalf("plan: %s", r.stdout)
+	}
+	ids := *out.ObjectIDs
+	for i, b := range p.Buffers {
+		obj := out.ObjectShapes[ids[i]]
+		if obj[0] < p.Shapes[i][0] || obj[1] < p.Shapes[i][1] {
+			t.Errorf("tensor %d (%v) in object %d of %v", i, p.Shapes[i], ids[i], obj)
+		}
+		for j, c := range p.Buffers[:i] {
+			if ids[i] == ids[j] && b.First <= c.Last && c.First <= b.Last {
+				t.Errorf("tensors %d and %d overlap in time and share object %d", j, i, ids[i])
+			}
+		}
+	}
+
+	const file = "../../../shared/models/tflite/selfie_segmentation.tflite"
+	if _, err := os.Stat(file); err != nil {
+		t.Skipf("%s absent: %v", file, err)
+	}
+	r = expect(t, 0, nil, "plan", "--strategy", "greedy-in-order", file+"?storage=texture2d")
+	_, fromFile, _ := strings.Cut(maskTimes(r.stdout), "\n")
+	if _, want, _ := strings.Cut(reg, "\n"); fromFile != want {
+		t.Errorf("the .tflite file's plan differs from the registered workload's:\n%s\nwant\n%s", fromFile, want)
 	}
 }

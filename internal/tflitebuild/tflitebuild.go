@@ -13,7 +13,9 @@ import (
 
 // Field slots of TFLite's schema (schema.fbs), by table.
 const (
-	modelVersion, modelSubgraphs, modelBuffers, modelMetadata              = 0, 2, 4, 6
+	modelVersion, modelOperatorCodes, modelSubgraphs, modelBuffers         = 0, 1, 2, 4
+	modelMetadata, operatorOpcodeIndex                                     = 6, 0
+	opcodeDeprecatedBuiltin, opcodeBuiltin                                 = 0, 3
 	metadataName, metadataBuffer                                           = 0, 1
 	subgraphTensors, subgraphInputs, subgraphOutputs, subgraphOperators    = 0, 1, 2, 3
 	tensorShape, tensorType, tensorBuffer, tensorName, tensorIsVariable    = 0, 1, 2, 3, 5
@@ -29,8 +31,12 @@ type Tensor struct {
 	Variable bool
 }
 
-// Op is one operator: its input, output and intermediate tensor indices.
-type Op struct{ In, Out, Inter []int32 }
+// Op is one operator: its input, output and intermediate tensor indices,
+// and its BuiltinOperator code (0, ADD, unless set: 6 is DEQUANTIZE).
+type Op struct {
+	In, Out, Inter []int32
+	Code           int32
+}
 
 // Model is a one-subgraph model.
 type Model struct {
@@ -125,10 +131,28 @@ func (m Model) Build() []byte {
 		b.PrependBoolSlot(tensorIsVariable, t.Variable, false)
 		tens = append(tens, b.EndObject())
 	}
+	// One operator code per distinct code, in order of first use, each
+	// with both code fields as converters write them.
+	var codes []int32
+	for _, o := range m.Ops {
+		if !slices.Contains(codes, o.Code) {
+			codes = append(codes, o.Code)
+		}
+	}
+	var ocs []flatbuffers.UOffsetT
+	for _, c := range codes {
+		b.StartObject(4)
+		b.PrependInt8Slot(opcodeDeprecatedBuiltin, int8(min(c, 127)), 0)
+		b.PrependInt32Slot(opcodeBuiltin, c, 0)
+		ocs = append(ocs, b.EndObject())
+	}
 	var ops []flatbuffers.UOffsetT
 	for _, o := range m.Ops {
 		in, out, inter := Ints(b, o.In), Ints(b, o.Out), Ints(b, o.Inter)
 		b.StartObject(9)
+		if k := slices.Index(codes, o.Code); k > 0 {
+			b.PrependUint32Slot(operatorOpcodeIndex, uint32(k), 0)
+		}
 		b.PrependUOffsetTSlot(operatorInputs, in, 0)
 		b.PrependUOffsetTSlot(operatorOutputs, out, 0)
 		if len(o.Inter) > 0 {
@@ -165,6 +189,10 @@ func (m Model) Build() []byte {
 		metas = append(metas, b.EndObject())
 	}
 	subs, bv := Tables(b, sgs), Tables(b, bufs)
+	var cv flatbuffers.UOffsetT
+	if len(ocs) > 0 {
+		cv = Tables(b, ocs)
+	}
 	var mv flatbuffers.UOffsetT
 	if len(metas) > 0 {
 		mv = Tables(b, metas)
@@ -172,6 +200,9 @@ func (m Model) Build() []byte {
 	b.StartObject(8)
 	b.PrependUint32Slot(modelVersion, 3, 0)
 	b.PrependUOffsetTSlot(modelSubgraphs, subs, 0)
+	if len(ocs) > 0 {
+		b.PrependUOffsetTSlot(modelOperatorCodes, cv, 0)
+	}
 	b.PrependUOffsetTSlot(modelBuffers, bv, 0)
 	if len(metas) > 0 {
 		b.PrependUOffsetTSlot(modelMetadata, mv, 0)

@@ -88,8 +88,9 @@ func (sv *solver) subBound(ctx context.Context, b *budget, lo, hi int32) int64 {
 	}
 	// Only its questions at the bound matter: a plan of the window within
 	// sv.lo proves nothing.
-	ssv.probes = []int64{}
+	ssv.noProbes = true
 	ssv.minimise()
+	sv.nodes += ssv.nodes
 	return ssv.lo
 }
 

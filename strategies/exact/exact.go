@@ -21,10 +21,12 @@
 // apart. Three static orders (MiniMalloc's TWA, WAT and TAW) search each
 // question side by side, taking turns; each search is a coroutine that
 // pauses when it has spent its share of nodes and resumes where it
-// stopped, so no question searches a node twice. Minimising shares the
-// nodes between the question at the lower bound and capacity probes
-// below the best plan, each resumed with a doubling budget of its own
-// (minimise). A plan found at C lowers the upper bound; a complete search
+// stopped, so no question searches a node twice. Minimising gives half
+// the nodes to the question at the lower bound and half to capacity
+// probes below the best plan, in three bands of depth, each band giving
+// its capacities in turn a limit that doubles every round, so that a
+// probe on a hard capacity does not hold the others up (minimise.go).
+// A plan found at C lowers the upper bound; a complete search
 // that finds none proves the bound C+1, rounded up to the quantum that
 // divides every canonical footprint (quantumOf). Before minimising, the
 // windows around the peaks of load are solved as problems of their own:
@@ -120,18 +122,21 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if e.nodes > 0 {
 		bud.nodes = e.nodes
 	}
+	if p.Forms()&(workloads.FormAlign|workloads.FormGaps|workloads.FormFixed) == 0 && tooLarge(p) {
+		return e.planLarge(ctx, p, bud.deadline)
+	}
 	in, err := newInstance(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	var offs []int64
 	if in.uniform {
-		best, err := heuristic(ctx, p)
+		offs, err = heuristic(ctx, p, bud.deadline)
 		if err != nil {
 			return nil, err
 		}
-		offs = best.Offsets
-	} else {
+	}
+	if offs == nil {
 		offs = greedy(p, in)
 	}
 	if err := e.bounds(p, in); err != nil {
@@ -175,7 +180,7 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if err != nil {
 		return nil, err
 	}
-	plan := &strategies.Plan{Offsets: sv.offs, Footprint: sv.hi, Bound: sv.lo, Optimal: sv.lo >= sv.hi}
+	plan := &strategies.Plan{Offsets: sv.offs, Footprint: sv.hi, Bound: sv.lo, Optimal: sv.lo >= sv.hi, Nodes: sv.nodes}
 	if plan.Optimal {
 		plan.Bound = plan.Footprint
 	}
@@ -219,19 +224,29 @@ func (e exact) bounds(p *workloads.Problem, in *instance) error {
 	return nil
 }
 
-// heuristic returns the best plan of the quick offset heuristics: best-of
-// with its default members (XLA's, TFLite's and others' planners).
-func heuristic(ctx context.Context, p *workloads.Problem) (*strategies.Plan, error) {
+// heuristic returns the offsets of the best plan of the quick offset
+// heuristics: best-of with its default members (XLA's, TFLite's and
+// others'). Where they would run past the deadline it returns nil, and
+// exact starts from its own first fit.
+func heuristic(ctx context.Context, p *workloads.Problem, deadline time.Time) ([]int64, error) {
 	s, err := strategies.Lookup("best-of")
 	if err != nil {
 		return nil, fmt.Errorf("exact: %w", err)
 	}
-	plan, err := s.Plan(ctx, p)
+	hctx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	plan, err := s.Plan(hctx, p)
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return nil, nil
+		}
 		return nil, err
 	}
-	plan.Offsets = slices.Clone(plan.Offsets)
-	return plan, nil
+	return slices.Clone(plan.Offsets), nil
 }
 
 // solver holds the bounds and the best plan while capacities are tried.
@@ -246,9 +261,13 @@ type solver struct {
 	// its searches prove what they rule out (instance.proofs), else
 	// above it.
 	slo int64
-	// probes are the capacities minimise probes below hi, in
-	// thousandths of the gap hi-slo (defaultProbes where nil).
-	probes []int64
+	// noProbes: minimise asks only the question at slo (a window's
+	// search, where only proofs count).
+	noProbes bool
+	// trace, where set (by tests), hears of every step minimise takes.
+	trace func(ev traceEvent)
+	// nodes counts the search nodes visited (Plan.Nodes).
+	nodes int64
 }
 
 // orders are the static orders of the searches, MiniMalloc's default
@@ -258,118 +277,6 @@ var orders = []string{"TWA", "WAT", "TAW"}
 // baseLimit is the node limit of the first round of attempts; each round
 // doubles it.
 func (sv *solver) baseLimit() int64 { return int64(2 * len(sv.in.size)) }
-
-// defaultProbes are the capacities minimise probes below the best plan,
-// in thousandths of the gap to the bound: a near probe, a 32nd of the gap
-// down, and two farther ones. Capacity searches of MiniMalloc's D take
-// from 2,515 to 96,222 nodes to find a plan at capacities between
-// 1,024,000 and 1,048,576, in no order: one probe a few steps down would
-// often sit on a hard capacity, where three at once rarely all do.
-var defaultProbes = []int64{31, 125, 375}
-
-// minimise narrows [lo, hi] until the bounds meet or the budget ends.
-//
-// It asks capacity questions the way feasibility mode does, each with a
-// budget of its own that doubles every time it is resumed (so no node is
-// searched twice), and shares the nodes out among them in proportion to
-// their weights, the one with the least given for its weight first:
-//
-//   - the question at slo, the lowest capacity not yet ruled out, where a
-//     plan would be optimal and a complete search that fails raises the
-//     bound: half the nodes. Most problems' optimum is their bound
-//     (MiniMalloc's A-C, E-I and K), where this question is all that
-//     counts, but the probes need their share where it is not: measured
-//     under load in 60 s, a tenth left B at 47 s to prove (the former
-//     minimise: 6 s) and three quarters left D at 1,051,648; half gives
-//     B in 9 s (4 s) and D 1,031,168;
-//   - probes below the best plan, at hi less a part of the gap to slo
-//     (defaultProbes), sharing the other half. A probe that finds a plan lowers hi,
-//     and the probes whose capacity is no longer below it start afresh
-//     from there; one that fails completely rules its capacity and all
-//     below it out.
-//
-// So a capacity run at a probe's capacity would find its plan in at most
-// the nodes minimise gives that probe; the probes follow hi down, with
-// steps that shrink as the gap does.
-func (sv *solver) minimise() {
-	type question struct {
-		tr    *trial
-		limit int64 // the nodes of its next step
-		given int64 // the nodes given so far
-		// weight is its share; pm the part of the gap below hi it
-		// probes at, in thousandths (0: the question at slo).
-		weight, pm int64
-	}
-	probes := sv.probes
-	if probes == nil {
-		probes = defaultProbes
-	}
-	// Half the nodes go to the question at slo, half to the probes.
-	qs := []*question{{weight: max(int64(len(probes)), 1)}}
-	for _, pm := range probes {
-		qs = append(qs, &question{weight: 1, pm: pm})
-	}
-	defer func() {
-		for _, q := range qs {
-			if q.tr != nil {
-				q.tr.close()
-			}
-		}
-	}()
-	drop := func(q *question) {
-		q.tr.close()
-		q.tr = nil
-	}
-	for sv.slo < sv.hi {
-		// Renew the questions whose capacity moved, and the probes that
-		// ended.
-		for _, q := range qs {
-			c := sv.slo
-			if q.pm > 0 {
-				// Only multiples of the quantum are worth asking.
-				c = sv.hi - max(1, (sv.hi-sv.slo)*q.pm/1000)
-				c -= c % sv.in.quantum
-			}
-			if q.tr != nil && (q.pm == 0 && q.tr.c != sv.slo || q.tr.c >= sv.hi || q.tr.c < sv.slo) {
-				drop(q)
-			}
-			if q.tr == nil && c >= sv.slo {
-				q.tr, q.limit = sv.newTrial(c), sv.baseLimit()
-			}
-		}
-		// The question with the least given for its weight goes next;
-		// probes that ask what another question asks wait.
-		var next *question
-		for _, q := range qs {
-			if q.tr == nil {
-				continue
-			}
-			dup := false
-			for _, o := range qs {
-				if o != q && o.tr != nil && o.tr.c == q.tr.c && o.pm > q.pm {
-					dup = true
-				}
-			}
-			if !dup && (next == nil || q.given*next.weight < next.given*q.weight) {
-				next = q
-			}
-		}
-		c := next.tr.c
-		res := sv.step(next.tr, next.limit)
-		next.given += next.limit
-		next.limit *= 2
-		switch res {
-		case found:
-			drop(next)
-		case infeasible:
-			sv.ruledOut(c)
-			drop(next)
-		}
-		if sv.b.spent() || sv.b.nodes == 0 {
-			return
-		}
-	}
-}
 
 // ruledOut records that a complete search found no plan within c: a
 // proof that none exists where the search is complete.

@@ -247,6 +247,11 @@ func TestDeterministicNodes(t *testing.T) {
 	if a.Bound < p.LoadBound() || a.Footprint < a.Bound {
 		t.Fatalf("footprint %d, bound %d, LB_load %d", a.Footprint, a.Bound, p.LoadBound())
 	}
+	// Plan.Nodes counts what the budget counts, each search's last node
+	// (the one that found the budget spent) aside.
+	if a.Nodes < 30000 || a.Nodes > 30000+64 {
+		t.Fatalf("%d search nodes reported, want the budget's 30,000", a.Nodes)
+	}
 }
 
 // TestMiniMallocC: C's optimum is its LB_load, 1,039,360, below the

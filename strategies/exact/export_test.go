@@ -3,6 +3,7 @@ package exact
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"membench/workloads"
 )
@@ -56,4 +57,30 @@ func WindowBound(p *workloads.Problem, nodes int64) (int64, int64, error) {
 	sv.lo = min(roundUp(sv.lo, in.quantum), sv.hi)
 	sv.windowBound(ctx, &budget{ctx: ctx, nodes: nodes})
 	return sv.lo, in.quantum, nil
+}
+
+// SizeOf returns the conflicting pairs and buffer-sections tooLarge
+// counts, and those newInstance lists.
+func SizeOf(p *workloads.Problem) (pairs, secBufs, listedPairs, listedSecBufs int64) {
+	pairs, secBufs = sizeOf(p)
+	in, err := newInstance(context.Background(), p)
+	if err != nil {
+		panic(err)
+	}
+	for _, o := range in.overlaps {
+		listedPairs += int64(len(o))
+	}
+	for _, b := range in.secBufs {
+		listedSecBufs += int64(len(b))
+	}
+	return pairs, secBufs, listedPairs / 2, listedSecBufs
+}
+
+// MaxPairs is the most conflicting pairs exact searches.
+const MaxPairs = maxPairs
+
+// Heuristic returns the offsets exact starts from before deadline, nil
+// where best-of would run past it.
+func Heuristic(p *workloads.Problem, deadline time.Time) ([]int64, error) {
+	return heuristic(context.Background(), p, deadline)
 }

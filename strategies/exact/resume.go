@@ -115,7 +115,10 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 		res := aborted
 		var winner engine
 		for _, r := range tr.runs {
-			if res = r.step(limit); res != aborted {
+			before := r.s.pacer().count
+			res = r.step(limit)
+			sv.nodes += r.s.pacer().count - before
+			if res != aborted {
 				winner = r.s
 				break
 			}

@@ -55,6 +55,12 @@
 // size), so offsets stay aligned; Plan.Arena is then upstream's own
 // makespan. The start address, which only moves aligned offsets, is not
 // a parameter.
+//
+// Upstream stores the interference graph; past listPairs overlapping
+// pairs (idealloc's Y_1 has 180 million, 1.4 GB) this does not, and each
+// fit pass finds a job's placed neighbours through an index over time
+// instead (kernel.CompIndex). The first or smallest fitting gap is the
+// same either way (TestIndexPathSame).
 package idealloc
 
 import (
@@ -65,6 +71,7 @@ import (
 	"slices"
 
 	"membench/strategies"
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -95,13 +102,14 @@ func newIdealloc(args *workloads.Args) (strategies.Strategy, error) {
 	case lives < 0 || lives > math.MaxUint32:
 		return nil, workloads.Usagef("idealloc: parameter max_lives=%d: want 0 to %d", lives, uint32(math.MaxUint32))
 	}
-	return ideal{frag: frag, lives: int(lives), seed: uint64(seed)}, nil
+	return ideal{frag: frag, lives: int(lives), seed: uint64(seed), maxPairs: listPairs}, nil
 }
 
 type ideal struct {
-	frag  float64
-	lives int
-	seed  uint64
+	frag     float64
+	lives    int
+	seed     uint64
+	maxPairs int64 // see listPairs
 }
 
 func (ideal) Name() string { return "idealloc" }
@@ -137,7 +145,17 @@ type solver struct {
 	nbrAt   []int // job id's neighbours are nbrs[nbrAt[id]:nbrAt[id+1]]
 	nbrs    []int32
 	scratch []int32
+	// Past maxPairs overlapping pairs there is no graph (nbrs is nil):
+	// each fit pass indexes the originals it places over time instead.
+	maxPairs int64
+	proto    *kernel.CompIndex
+	tasks    []kernel.Task
+	comps    []kernel.Comp
 }
+
+// listPairs is the most overlapping pairs for which the interference
+// graph is stored (8 bytes a pair); idealloc's Y_1 has 180 million.
+const listPairs = 1 << 22
 
 func (s *solver) fail(format string, args ...any) {
 	panic(failure{fmt.Errorf("idealloc: "+format, args...)})
@@ -191,7 +209,7 @@ func (ia ideal) Plan(ctx context.Context, p *workloads.Problem) (plan *strategie
 	if len(jobs) == 0 {
 		return plan, nil
 	}
-	s := &solver{ctx: ctx, rng: splitmix{ia.seed}, nextID: math.MaxUint32}
+	s := &solver{ctx: ctx, rng: splitmix{ia.seed}, nextID: math.MaxUint32, maxPairs: ia.maxPairs}
 	defer func() {
 		if r := recover(); r != nil {
 			f, ok := r.(failure)
@@ -222,7 +240,7 @@ func (s *solver) run(jobs []*job, frag float64, lives int) ([]int, int) {
 	for _, j := range jobs {
 		s.size[j.id] = j.size
 	}
-	s.interference(jobs)
+	s.overlaps(jobs)
 	// prelude_analysis: one pass over the events finds the peak load,
 	// the interference graph, whether jobs overlap at all and whether
 	// they share one size.
@@ -331,6 +349,25 @@ func (s *solver) run(jobs []*job, frag float64, lives int) ([]int, int) {
 	return final, best
 }
 
+// overlaps prepares bestFit's neighbour lookups: the interference graph,
+// or past maxPairs pairs an index over the originals' lifetimes.
+func (s *solver) overlaps(jobs []*job) {
+	lives := make([]workloads.Buffer, len(jobs))
+	for _, j := range jobs {
+		lives[j.id] = workloads.Buffer{First: j.birth, Last: j.death - 1}
+	}
+	if kernel.ConflictPairs(lives) <= s.maxPairs {
+		s.interference(jobs)
+		return
+	}
+	ts := kernel.NewTaskSpans(lives, false)
+	s.proto = kernel.NewCompIndex(ts)
+	s.tasks = make([]kernel.Task, len(jobs))
+	for i := range lives {
+		s.tasks[i] = ts.TaskOf(i, int64(s.size[i]))
+	}
+}
+
 // interference builds the interference graph (upstream's, as adjacency
 // arrays): the jobs each job overlaps. Two passes over the events, one to
 // count and one to fill.
@@ -404,6 +441,9 @@ func (s *solver) offCmp(a, b int32) int { return cmp.Compare(s.off[b], s.off[a])
 // neighbours placed in this try, else above them. It gives up, returning
 // MaxInt, once the makespan passes limit.
 func (s *solver) bestFit(loose *rheap[int32], try uint32, limit int, firstFit bool) int {
+	if s.nbrs == nil && s.proto != nil {
+		return s.bestFitIndexed(loose, try, limit, firstFit)
+	}
 	top := 0
 	for x, ok := loose.pop(); ok; x, ok = loose.pop() {
 		s.check()
@@ -438,6 +478,41 @@ func (s *solver) bestFit(loose *rheap[int32], try uint32, limit int, firstFit bo
 		s.off[x] = bestOff
 		s.placed[x] = try + 1
 		if end := bestOff + size; end > top {
+			top = end
+			if top > limit {
+				return math.MaxInt
+			}
+		}
+	}
+	return top
+}
+
+// bestFitIndexed is bestFit without the graph: the neighbours placed in
+// this pass are in a fresh index over time, whose merged address ranges
+// leave the gaps the runner walk sees (a gap is free space between
+// ranges, split where a zero-size range sits), so the first or smallest
+// fitting gap, lowest among equals, is the same.
+func (s *solver) bestFitIndexed(loose *rheap[int32], try uint32, limit int, firstFit bool) int {
+	ix := s.proto.EmptyCopy()
+	ix.GatherByID()
+	top := 0
+	for x, ok := loose.pop(); ok; x, ok = loose.pop() {
+		s.check()
+		size := int64(s.size[x])
+		t := &s.tasks[x]
+		s.comps = ix.Overlapping(s.comps[:0], t)
+		var off int64
+		if firstFit {
+			off = kernel.FirstFit(s.comps, size, 1)
+		} else if o, _, found, high := kernel.BestFit(s.comps, size, 1); found {
+			off = o
+		} else {
+			off = high
+		}
+		ix.Place(t, kernel.Comp{Lo: off, Hi: off + size})
+		s.off[x] = int(off)
+		s.placed[x] = try + 1
+		if end := int(off + size); end > top {
 			top = end
 			if top > limit {
 				return math.MaxInt

@@ -11,7 +11,10 @@
 // checks count looks (calls to Err and Done), not milliseconds. On
 // problems with forms (FormsCorpus, CheckForms) a strategy built by
 // strategies.Lookup plans the forms it declares validly and is refused the
-// others.
+// others; on problems of textures and BHWC shapes, and byte problems with
+// a reallocation graph (ShapeCorpus, CheckSizeType), it plans the size
+// types it declares validly and is refused the others with TFLite's
+// reason.
 package strategytest
 
 import (
@@ -355,6 +358,7 @@ var checks = []struct {
 	{"cancelled", checkCancelled},
 	{"cancel-during", checkCancelDuring},
 	{"forms", checkFormsCorpus},
+	{"sizetypes", checkShapeCorpus},
 }
 
 // Test runs the whole suite on s, registered as kind, and returns every

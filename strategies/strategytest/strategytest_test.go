@@ -363,3 +363,92 @@ func TestWithForms(t *testing.T) {
 		}
 	}
 }
+
+// shapeFake gives every tensor of a texture or BHWC problem its own
+// object of its extents (TFLite's NAIVE), and a byte problem's tensors
+// their own objects; shrink makes each object one smaller than its
+// tensor in the first dimension, an invalid texture assignment.
+type shapeFake struct{ shrink bool }
+
+func (f *shapeFake) Name() string { return "shape-fake" }
+
+func (f *shapeFake) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	plan := &strategies.Plan{ObjectIDs: make([]int, p.Len()), ObjectSizes: make([]int64, p.Len())}
+	for i, b := range p.Buffers {
+		plan.ObjectIDs[i], plan.ObjectSizes[i] = i, b.Size
+	}
+	if p.SizeType != workloads.SizeBytes {
+		plan.ObjectShapes = slices.Clone(p.Shapes)
+		for k := range plan.ObjectShapes {
+			if f.shrink && plan.ObjectShapes[k][0] > 0 {
+				plan.ObjectShapes[k][0]--
+			}
+			plan.ObjectSizes[k], _ = p.ShapeBytes(plan.ObjectShapes[k])
+		}
+	}
+	strategies.ObjectsToOffsets(plan, p.Buffers, 0)
+	return plan, nil
+}
+
+func init() {
+	for name, shrink := range map[string]bool{"suite-shape-naive": false, "suite-shape-shrunk": true} {
+		strategies.Register(strategies.Info{
+			Name: name, Doc: "strategytest's own test of the size-type checks", Kind: strategies.Objects, Runtime: "membench",
+			SizeTypes: []workloads.SizeType{workloads.SizeTexture2D, workloads.SizeTexture3D, workloads.SizeBHWC},
+			New:       func(*workloads.Args) (strategies.Strategy, error) { return &shapeFake{shrink: shrink}, nil },
+		})
+	}
+}
+
+// TestSuiteSizeTypes checks CheckSizeType: a strategy that plans the size
+// types it declares passes, one whose texture objects do not cover their
+// tensors fails, a strategy of byte sizes passes by TFLite's refusal, and
+// every strategy plans the byte problems with a reallocation graph.
+func TestSuiteSizeTypes(t *testing.T) {
+	corpus := strategytest.ShapeCorpus()
+	types := map[workloads.SizeType]int{}
+	for _, c := range corpus {
+		types[c.Problem.SizeType]++
+		if c.Problem.SizeType == workloads.SizeBytes && c.Problem.Reuse == nil {
+			t.Errorf("%s: a byte problem without a reallocation graph", c.Name)
+		}
+	}
+	for _, st := range workloads.SizeTypes {
+		if types[st] < 10 {
+			t.Errorf("%d problems of %s sizes, want at least 10", types[st], st)
+		}
+	}
+	for _, c := range []struct {
+		spec string
+		fail bool
+	}{{"suite-shape-naive", false}, {"suite-shape-shrunk", true}, {"greedy-by-size", false}, {"naive", false}, {"equality", false}, {"greedy-in-order", false}} {
+		s, err := strategies.Lookup(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed []string
+		for _, k := range corpus {
+			if err := strategytest.CheckSizeType(s, strategies.Objects, k.Problem); err != nil {
+				failed = append(failed, err.Error())
+			}
+		}
+		if got := len(failed) > 0; got != c.fail {
+			t.Errorf("%s: failed %v, want %v: %v", c.spec, got, c.fail, failed[:min(len(failed), 3)])
+		}
+		if c.fail && !strings.Contains(failed[0], "invalid plan: ") {
+			t.Errorf("%s: the failure is not Validate's: %v", c.spec, failed[0])
+		}
+	}
+	// A strategy built outside the registry is not checked; one declared
+	// for bytes only is refused with TFLite's reason by its wrapper.
+	p := corpus[0].Problem
+	if err := strategytest.CheckSizeType(&shapeFake{shrink: true}, strategies.Objects, p); err != nil {
+		t.Errorf("unwrapped: %v", err)
+	}
+	if err := strategytest.CheckSizeType(strategies.Declare(&shapeFake{shrink: true}, 0), strategies.Objects, p); err != nil {
+		t.Errorf("declared for bytes: %v", err)
+	}
+}

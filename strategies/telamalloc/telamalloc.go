@@ -50,9 +50,18 @@
 // alignment rounds every size up to it (OmniMalloc has none), so offsets
 // stay aligned; Plan.Arena then counts the rounding. Per-buffer alignment,
 // gaps and fixed offsets are refused, as OmniMalloc's adaptation has none.
-// With timeout= (none by default; OmniMalloc's default is 3 s) the plan
-// depends on the machine's speed; without it, on the problem, seed and
-// max_backtracks alone.
+// The wall-time budget is OmniMalloc's default, 3 s (DEFAULT_TIMEOUT); a
+// plan then depends on the machine's speed where the budget binds. With
+// timeout=0 it depends on the problem, seed and max_backtracks alone.
+//
+// Where the buffers conflict in more than listPairs pairs (idealloc's
+// Y_1: 180 million), the overlap graph is not stored: the first-fit
+// incumbents go through kernel.CompIndex (the gaps among merged address
+// ranges are the cursor walk's) and a packing attempt finds a buffer's
+// placed neighbours through a static kernel.TimeIndex. A neighbour list is
+// sorted by offset and index before any rule reads it, so the plan is the
+// same either way (TestIndexPathSame); the deadline is then asked at
+// every pop whose neighbours are many, as one pop can take long.
 package telamalloc
 
 import (
@@ -65,6 +74,7 @@ import (
 	"time"
 
 	"membench/strategies"
+	"membench/strategies/internal/kernel"
 	"membench/strategies/internal/search"
 	"membench/workloads"
 )
@@ -80,7 +90,7 @@ func init() {
 		Params: []workloads.ParamDoc{
 			{Name: "seed", Default: "42", Doc: "seed of the random repairs (mt19937_64)"},
 			{Name: "max_backtracks", Default: "10000", Doc: "evictions allowed per capacity attempt"},
-			{Name: "timeout", Default: "0s", Doc: "wall-time budget, 0 for none (then the plan is deterministic)"},
+			{Name: "timeout", Default: "3s", Doc: "wall-time budget (OmniMalloc's DEFAULT_TIMEOUT), 0 for none (then the plan is deterministic)"},
 		},
 		New: newTela,
 	})
@@ -89,7 +99,7 @@ func init() {
 func newTela(args *workloads.Args) (strategies.Strategy, error) {
 	seed := args.Int64("seed", 42)
 	bt := args.Int64("max_backtracks", 10000)
-	tstr := args.String("timeout", "0s")
+	tstr := args.String("timeout", "3s")
 	timeout, err := time.ParseDuration(tstr)
 	switch {
 	case err != nil || timeout < 0:
@@ -118,9 +128,18 @@ type solver struct {
 	maxBT    int
 	size     []int64
 	dur      []int64
-	nbrs     [][]int32
-	looks    int
+	nbrs     [][]int32 // nil on the index path
+	// The index path: every live buffer in a static index over time,
+	// and the spans and tasks for the first-fit incumbents.
+	static *kernel.TimeIndex
+	tspan  *kernel.TaskSpans
+	items  []kernel.Placed
+	looks  int
 }
+
+// listPairs is the most conflicting pairs for which the overlap graph is
+// kept as lists (8 bytes a pair).
+const listPairs = 1 << 22
 
 // stop reports whether the context has ended or, when timed, the
 // deadline has passed (OmniMalloc's deadline_expired).
@@ -134,7 +153,7 @@ func (t tela) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan,
 	}
 	align := max(p.Alignment, 1)
 	n := len(p.Buffers)
-	s := &solver{ctx: ctx, seed: t.seed, maxBT: t.maxBT, size: make([]int64, n), dur: make([]int64, n), nbrs: make([][]int32, n)}
+	s := &solver{ctx: ctx, seed: t.seed, maxBT: t.maxBT, size: make([]int64, n), dur: make([]int64, n)}
 	if t.timeout > 0 {
 		s.deadline = time.Now().Add(t.timeout)
 	}
@@ -157,12 +176,30 @@ func (t tela) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan,
 		s.dur[i] = int64(b.Last) + 1 - int64(b.First)
 		live = append(live, i)
 	}
-	if err := s.overlaps(p.Buffers, live); err != nil {
+	return t.solve(s, p, live, listPairs)
+}
+
+// solve plans the live buffers, keeping the overlap graph as lists up to
+// maxPairs conflicting pairs.
+func (t tela) solve(s *solver, p *workloads.Problem, live []int, maxPairs int64) (*strategies.Plan, error) {
+	n := len(p.Buffers)
+	var phases []phase
+	if kernel.ConflictPairs(p.Buffers) > maxPairs {
+		s.indexPath(p.Buffers, live)
+		phases = s.sweepPhases(p.Buffers, live)
+	} else {
+		s.nbrs = make([][]int32, n)
+		if err := s.overlaps(p.Buffers, live); err != nil {
+			return nil, err
+		}
+		phases = s.phases(p.Buffers, live)
+	}
+	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
 	off := make([]int64, n)
 	if len(live) >= 2 {
-		for _, ph := range s.phases(p.Buffers, live) {
+		for _, ph := range phases {
 			if err := s.solvePhase(ph.members, ph.lb, off); err != nil {
 				return nil, err
 			}
@@ -239,13 +276,109 @@ func (s *solver) phases(bufs []workloads.Buffer, live []int) []phase {
 		ph.lb = s.peakLoad(bufs, ph.members)
 		out = append(out, ph)
 	}
+	sortPhases(out)
+	return out
+}
+
+// sortPhases orders phases by decreasing peak load, ties by their lowest
+// buffer index.
+func sortPhases(out []phase) {
 	slices.SortStableFunc(out, func(a, b phase) int {
 		if c := cmp.Compare(b.lb, a.lb); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.first, b.first)
 	})
+}
+
+// sweepPhases is phases without the overlap graph: the connected
+// components of an interval graph are the runs of lifetimes, in order of
+// first task, that overlap what came before. A phase's member order does
+// not matter (the queue orders them by distinct keys).
+func (s *solver) sweepPhases(bufs []workloads.Buffer, live []int) []phase {
+	order := slices.Clone(live)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(bufs[a].First, bufs[b].First) })
+	var out []phase
+	var reach int
+	for k, i := range order {
+		if k == 0 || bufs[i].First > reach {
+			out = append(out, phase{first: i})
+			reach = bufs[i].Last
+		}
+		ph := &out[len(out)-1]
+		ph.members = append(ph.members, i)
+		ph.first = min(ph.first, i)
+		reach = max(reach, bufs[i].Last)
+	}
+	for k := range out {
+		out[k].lb = s.peakLoad(bufs, out[k].members)
+	}
+	sortPhases(out)
 	return out
+}
+
+// indexPath indexes every live buffer over time, for packing attempts to
+// find their neighbours without lists.
+func (s *solver) indexPath(bufs []workloads.Buffer, live []int) {
+	s.tspan = kernel.NewTaskSpans(bufs, false)
+	s.static = kernel.NewTimeIndex(s.tspan)
+	for _, i := range live {
+		s.static.Place(s.tspan.ID[i], kernel.Placed{Seq: int32(i) + 1})
+	}
+}
+
+// placedNeighbours appends to occ the placed neighbours of idx.
+func (s *solver) placedNeighbours(occ []placed, idx int, offs []int64) []placed {
+	if s.nbrs != nil {
+		for _, o := range s.nbrs[idx] {
+			if offs[o] >= 0 {
+				occ = append(occ, placed{offs[o], o})
+			}
+		}
+		return occ
+	}
+	s.items = s.static.Overlapping(s.items[:0], s.tspan.ID[idx])
+	for _, it := range s.items {
+		if o := it.Seq - 1; int(o) != idx && offs[o] >= 0 {
+			occ = append(occ, placed{offs[o], o})
+		}
+	}
+	return occ
+}
+
+// firstFit is a packing attempt under no capacity on the index path: no
+// buffer is ever evicted, so each takes the lowest gap among its placed
+// neighbours in queue order, and merged ranges give the same gaps.
+func (s *solver) firstFit(members []int, sizeMajor bool) ([]int64, bool) {
+	offs := make([]int64, len(s.size))
+	for i := range offs {
+		offs[i] = -1
+	}
+	keys := make([]qkey, 0, len(members))
+	for _, i := range members {
+		keys = append(keys, s.key(i, 0, sizeMajor))
+	}
+	slices.SortFunc(keys, func(a, b qkey) int {
+		if keyLess(a, b) {
+			return -1
+		}
+		return 1
+	})
+	ix := kernel.NewCompIndex(s.tspan)
+	ix.GatherByID()
+	var comps []kernel.Comp
+	for k, key := range keys {
+		if k%kernel.CtxCheckEvery == 0 && s.stop(false) {
+			return nil, false
+		}
+		i := key.idx
+		t := s.tspan.TaskOf(i, s.size[i])
+		comps = ix.Overlapping(comps[:0], &t)
+		o := kernel.FirstFit(comps, s.size[i], 1)
+		offs[i] = o
+		ix.Place(&t, kernel.Comp{Lo: o, Hi: o + s.size[i]})
+	}
+	return offs, true
 }
 
 // peakLoad is the most bytes live at once among members: a lower bound.
@@ -284,8 +417,14 @@ func (s *solver) peak(members []int, off []int64) int64 {
 // solvePhase is solve_phase: the incumbents, then the binary search on
 // the capacity. It writes the phase's offsets into out.
 func (s *solver) solvePhase(members []int, lb int64, out []int64) error {
-	byDur, ok1 := s.pack(members, unbounded, 0, false, false)
-	bySize, ok2 := s.pack(members, unbounded, 0, false, true)
+	pack := s.pack
+	if s.nbrs == nil {
+		pack = func(members []int, _ int64, _ int, _ bool, sizeMajor bool) ([]int64, bool) {
+			return s.firstFit(members, sizeMajor)
+		}
+	}
+	byDur, ok1 := pack(members, unbounded, 0, false, false)
+	bySize, ok2 := pack(members, unbounded, 0, false, true)
 	if !ok1 || !ok2 {
 		return s.ctx.Err() // the incumbents fail only when cancelled
 	}
@@ -387,18 +526,13 @@ func (s *solver) pack(members []int, capacity int64, maxBT int, deadline bool, s
 		restartBT := 0
 		for q.Len() > 0 {
 			// OmniMalloc asks its deadline at every pop; this asks at
-			// every 64th.
-			if s.looks++; s.looks&63 == 0 && s.stop(deadline) {
+			// every 64th, and after every pop with many neighbours.
+			if s.looks++; (s.looks&63 == 0 || len(occ) > 256) && s.stop(deadline) {
 				return nil, false
 			}
 			idx := heap.Pop(&q).(qkey).idx
 			size := s.size[idx]
-			occ = occ[:0]
-			for _, o := range s.nbrs[idx] {
-				if offs[o] >= 0 {
-					occ = append(occ, placed{offs[o], o})
-				}
-			}
+			occ = s.placedNeighbours(occ[:0], idx, offs)
 			slices.SortFunc(occ, func(a, b placed) int {
 				if c := cmp.Compare(a.off, b.off); c != 0 {
 					return c

@@ -19,7 +19,8 @@ import (
 // instances, half of them with a budget tight enough to fail attempts.
 func TestOmniMallocGolden(t *testing.T) { goldentest.CheckAll(t, "testdata/rand-*.golden", 10) }
 
-// TestOmniMallocInstance: idealloc's G_1 at OmniMalloc's defaults.
+// TestOmniMallocInstance: idealloc's G_1 at OmniMalloc's defaults but
+// with no timeout, as the golden was recorded.
 func TestOmniMallocInstance(t *testing.T) {
 	csv := "../../../shared/workloads/idealloc/iopddl/G_1.csv"
 	if _, err := os.Stat(csv); err != nil {

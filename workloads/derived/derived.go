@@ -61,8 +61,15 @@ func Check(t testing.TB, dir, file, sha, format, path string, update bool) {
 	if err := workloads.WriteJSON(&b, w.Problem); err != nil {
 		t.Fatal(err)
 	}
+	Golden(t, path, b.Bytes(), update)
+}
+
+// Golden compares got with the committed file at path, or rewrites path
+// when update is set.
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
 	if update {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -71,7 +78,7 @@ func Check(t testing.TB, dir, file, sha, format, path string, update bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(b.Bytes(), want) {
+	if !bytes.Equal(got, want) {
 		t.Errorf("%s is stale: rerun with -update", path)
 	}
 }

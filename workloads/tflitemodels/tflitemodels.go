@@ -5,8 +5,17 @@
 // (workloads.ReadTFLiteModel: the operators of subgraph 0 are the tasks,
 // constants are not planned) from the model files in ../shared/models/tflite,
 // which stay there; data/NAME.json holds what was derived, and Models names
-// each source file with its sha256. They are regenerated, and checked to be
-// current whenever ../shared is present, by
+// each source file with its sha256.
+//
+// Each also takes storage= and precision=, as a `.tflite` file does
+// (workloads.ReadTFLiteGPU, DESIGN §17): the records TFLite's GPU delegate
+// would plan, as 2D or 3D textures, BHWC shapes or bytes.
+// data/NAME.gpu.csv holds the model read with storage=bhwc (the delegate's
+// runtime tensors, all FLOAT32 in these models, with their BHWC shapes),
+// from which workloads.GPUFromBHWC lays out every storage.
+//
+// Both files are regenerated, and checked to be current whenever ../shared
+// is present, by
 //
 //	go test ./workloads/tflitemodels -run TestDerived -update
 package tflitemodels
@@ -14,13 +23,46 @@ package tflitemodels
 import (
 	"embed"
 	"fmt"
+	"io/fs"
+	"strings"
 
 	"membench/workloads"
 	"membench/workloads/derived"
 )
 
-//go:embed data/*.json
+//go:embed data/*.json data/*.gpu.csv
 var data embed.FS
+
+// params are the parameters every model takes.
+var params = []workloads.ParamDoc{
+	{Name: "storage", Default: "cpu", Doc: "cpu: the records TFLite's interpreter plans; or as TFLite's GPU delegate stores its tensors: " + strings.Join(workloads.GPUStorageNames()[1:], ", ") + " (DESIGN §17)"},
+	{Name: "precision", Default: "f32", Doc: "the GPU delegate's float tensors: f32 or f16"},
+}
+
+// load returns model m's constructor.
+func load(m Model) func(*workloads.Args) (*workloads.Problem, error) {
+	// The records of a `.tflite`: planners that default by the model
+	// format (TFLite Micro's 16-byte alignment) see one.
+	cpu := derived.Loader(data, "data/"+m.Name+".json", workloads.FormatTFLiteModel)
+	return func(a *workloads.Args) (*workloads.Problem, error) {
+		o, err := workloads.ParseGPUOptions("tflite/"+m.Name, a.String("storage", ""), a.String("precision", ""))
+		if err != nil || o.Storage == workloads.GPUNone {
+			if err != nil {
+				return nil, err
+			}
+			return cpu(a)
+		}
+		raw, err := fs.ReadFile(data, "data/"+m.Name+".gpu.csv")
+		if err != nil {
+			return nil, err
+		}
+		w, err := workloads.LoadBytes(raw, m.Name+".gpu.csv")
+		if err != nil {
+			return nil, err
+		}
+		return workloads.GPUFromBHWC(w.Problem, o)
+	}
+}
 
 // Model is one derived model and its provenance.
 type Model struct {
@@ -45,11 +87,10 @@ var Models = []Model{
 func init() {
 	for _, m := range Models {
 		workloads.Register(workloads.Info{
-			Name: "tflite/" + m.Name,
-			Doc:  fmt.Sprintf("MediaPipe %s (%s, sha256 %s…), usage records as TFLite's interpreter sees them", m.File, m.Package, m.SHA256[:12]),
-			// The records of a `.tflite`: planners that default by the
-			// model format (TFLite Micro's 16-byte alignment) see one.
-			New: derived.Loader(data, "data/"+m.Name+".json", workloads.FormatTFLiteModel),
+			Name:   "tflite/" + m.Name,
+			Doc:    fmt.Sprintf("MediaPipe %s (%s, sha256 %s…), usage records as TFLite's interpreter sees them, or its GPU delegate (storage=)", m.File, m.Package, m.SHA256[:12]),
+			Params: params,
+			New:    load(m),
 		})
 	}
 }

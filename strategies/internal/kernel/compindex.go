@@ -30,7 +30,7 @@ type CompIndex struct {
 	// all is the components of every placed buffer: when each of them
 	// overlaps a buffer (dense inputs), they are its overlapping ones.
 	all denseSet
-	// byID, when set (offset-greedy-by-size), gives the second part as
+	// byID, when set (offset-greedy-by-size, xla-heap), gives the second part as
 	// merged components of id ranges instead of buffer by buffer.
 	byID *compIDTree
 
@@ -298,7 +298,7 @@ func (ix *CompIndex) mergeRuns(comps []Comp) []Comp {
 }
 
 // EmptyCopy returns an empty index over the same spans, with the same
-// layout.
+// layout, gathering by id if ix does.
 func (ix *CompIndex) EmptyCopy() *CompIndex {
 	c := &CompIndex{TaskSpans: ix.TaskSpans, leaves: ix.leaves, node: slices.Clone(ix.node),
 		pool: make([]Comp, len(ix.pool)), placed: make([]Comp, len(ix.placed)), all: newDenseSet(len(ix.placed))}
@@ -307,6 +307,9 @@ func (ix *CompIndex) EmptyCopy() *CompIndex {
 	}
 	for id := range c.placed {
 		c.placed[id].Lo = -1
+	}
+	if ix.byID != nil {
+		c.GatherByID()
 	}
 	return c
 }
@@ -451,4 +454,11 @@ func (s *compSet) appendTo(comps []Comp) []Comp {
 		comps = append(comps, b.c...)
 	}
 	return comps
+}
+
+// TaskOf returns buffer index i of size size as CompIndex sees it.
+func (ts *TaskSpans) TaskOf(i int, size int64) Task {
+	id := ts.ID[i]
+	sp := ts.Span[id]
+	return Task{Size: size, ID: id, A: sp[0], B: sp[1], RLo: ts.StartPtr[sp[0]+1], RHi: ts.StartPtr[sp[1]+1]}
 }

@@ -8,7 +8,8 @@
 //     is workloads.LoadBound, for every planner.)
 //   - compindex.go, compids.go: CompIndex, the interval index giving the
 //     connected components of the placed buffers' address ranges among
-//     those that overlap a buffer in time; MergeComp, SortComps.
+//     those that overlap a buffer in time, gathering by id ranges where
+//     TaskSpans.GatherByIDPays; MergeComp, SortComps.
 //   - timeindex.go: TimeIndex, the same index buffer by buffer (for
 //     zero-size buffers and ExecuTorch's objects); Placed, SortPlaced.
 //   - gapwalk.go: GapWalk over spans sorted by offset and the gap choices:

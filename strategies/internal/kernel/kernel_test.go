@@ -120,6 +120,28 @@ func TestCompIDTreeGather(t *testing.T) {
 	}
 }
 
+// TestGatherByIDPays checks the rule's threshold: k buffers live over
+// tasks 0..64 and one buffer at each of tasks 1..64, so k*64 buffers start
+// inside a lifetime after its first task, over k+64 buffers; by id pays
+// from k*64 >= compIDLeaf*(k+64), k = 64 on.
+func TestGatherByIDPays(t *testing.T) {
+	for _, c := range []struct {
+		k    int
+		want bool
+	}{{0, false}, {1, false}, {63, false}, {64, true}, {200, true}} {
+		var bufs []workloads.Buffer
+		for range c.k {
+			bufs = append(bufs, workloads.Buffer{ID: len(bufs), Size: 1, First: 0, Last: 64})
+		}
+		for task := 1; task <= 64; task++ {
+			bufs = append(bufs, workloads.Buffer{ID: len(bufs), Size: 1, First: task, Last: task})
+		}
+		if got := NewTaskSpans(bufs, false).GatherByIDPays(); got != c.want {
+			t.Errorf("k = %d: GatherByIDPays() = %v, want %v", c.k, got, c.want)
+		}
+	}
+}
+
 // TestGapWalk checks the gaps between spans, the empty gap where a span
 // starts right at the top, no gap below an overlapped span, and the top.
 func TestGapWalk(t *testing.T) {

@@ -1,6 +1,11 @@
 package kernel
 
-import "membench/workloads"
+import (
+	"cmp"
+	"slices"
+
+	"membench/workloads"
+)
 
 // TaskSpans numbers buffers by (first task, index), so the buffers
 // starting in a time range are a range of ids, and numbers the distinct
@@ -70,3 +75,25 @@ func NewTaskSpans(bufs []workloads.Buffer, clamp bool) *TaskSpans {
 
 // Tasks returns D, the number of distinct first tasks.
 func (ts *TaskSpans) Tasks() int32 { return int32(len(ts.StartPtr) - 1) }
+
+// ConflictPairs returns the number of pairs of bufs that are live at a
+// common task (workloads.Conflicts), counted without listing them: in
+// order of first task, each buffer counts the later ones that start by
+// its last task.
+func ConflictPairs(bufs []workloads.Buffer) int64 {
+	life := make([][2]int, len(bufs))
+	for i, b := range bufs {
+		life[i] = [2]int{b.First, b.Last}
+	}
+	slices.SortFunc(life, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	firsts := make([]int, len(bufs))
+	for k, l := range life {
+		firsts[k] = l[0]
+	}
+	var total int64
+	for k, l := range life {
+		upTo, _ := slices.BinarySearch(firsts, l[1]+1)
+		total += int64(upTo - k - 1)
+	}
+	return total
+}

@@ -11,7 +11,7 @@ import (
 )
 
 // Placer is OmniMalloc's FirstFitPlacer: it holds a problem's buffers and
-// their conflict lists and decodes a permutation of the buffers into a
+// their conflicts and decodes a permutation of the buffers into a
 // placement. Buffers are taken in the permutation's order; each goes at
 // the lowest offset where it fits below, between or above the buffers
 // already placed that are live with it (first_fit_offset over their
@@ -20,28 +20,55 @@ import (
 // its own) its offset is aligned up inside the gap, a membench extension
 // that leaves OmniMalloc's rule unchanged at alignment 1. A Placer is not
 // safe for concurrent use.
+//
+// Up to listPairs conflicting pairs, the Placer keeps every buffer's
+// conflict list, as OmniMalloc does. Past that (idealloc's Y_1 has 180
+// million pairs, 1.4 GB of lists) it keeps none: a decode then finds the
+// placed buffers live with each one through an index over time
+// (kernel.CompIndex, which gives their address ranges merged into
+// components), and conflicts are tested from the lifetimes. Both paths
+// give the same offsets: the lowest first-fit offset depends only on the
+// union of the occupied ranges and on where zero-size buffers sit, which
+// merging closed ranges keeps (TestPlacerPathsAgree).
 type Placer struct {
 	Size  []int64
 	align []int64 // nil: none
 	pin   []int64 // workloads.NoOffset: free
-	// The conflicts of i are nbr[start[i]:start[i+1]].
+	bufs  []workloads.Buffer
+	// With lists, the conflicts of i are nbr[start[i]:start[i+1]].
 	start []int32
 	nbr   []int32
+	// Without lists: deg[i] is i's number of conflicts, and the index
+	// path's spans and per-buffer tasks.
+	deg   []int32
+	tspan *kernel.TaskSpans
+	tasks []kernel.Task
+	proto *kernel.CompIndex
+	comps []kernel.Comp
 	spans []kernel.Comp
 	mark  []bool
 	looks int
 }
+
+// listPairs is the most conflicting pairs for which a Placer keeps
+// conflict lists (8 bytes a pair): 32 MiB of lists.
+const listPairs = 1 << 22
 
 // NewPlacer indexes p's buffers: their sizes, alignments, fixed offsets
 // and conflicts (two buffers conflict when both are live at a common
 // task, workloads.Conflicts). It refuses fixed buffers that overlap, as
 // OmniMalloc refuses colliding pins.
 func NewPlacer(ctx context.Context, name string, p *workloads.Problem) (*Placer, error) {
+	return newPlacer(ctx, name, p, listPairs)
+}
+
+// newPlacer is NewPlacer keeping conflict lists up to maxPairs pairs.
+func newPlacer(ctx context.Context, name string, p *workloads.Problem, maxPairs int64) (*Placer, error) {
 	if err := kernel.RecordError(name, p.Buffers); err != nil {
 		return nil, err
 	}
 	n := len(p.Buffers)
-	pl := &Placer{Size: make([]int64, n), pin: make([]int64, n), mark: make([]bool, n)}
+	pl := &Placer{Size: make([]int64, n), pin: make([]int64, n), mark: make([]bool, n), bufs: p.Buffers}
 	aligned := p.Alignment > 1 || p.Forms()&workloads.FormAlign != 0
 	if aligned {
 		pl.align = make([]int64, n)
@@ -57,21 +84,32 @@ func NewPlacer(ctx context.Context, name string, p *workloads.Problem) (*Placer,
 		}
 	}
 	byFirst := kernel.ByFirst(p.Buffers)
-	deg := make([]int32, n+1)
-	var pairs [][2]int32
+	firsts := make([]int64, n)
 	for k, i := range byFirst {
-		if k%kernel.CtxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		last := p.Buffers[i].Last
-		for _, j := range byFirst[k+1:] {
-			if p.Buffers[j].First > last {
-				break
-			}
-			pairs = append(pairs, [2]int32{i, j})
-			deg[i]++
+		firsts[k] = int64(p.Buffers[i].First)
+	}
+	// pairs counts, and later returns, the later buffers in byFirst that
+	// conflict with the one at position k: those starting by its last task.
+	later := func(k int) int {
+		last := int64(p.Buffers[byFirst[k]].Last)
+		hi, _ := slices.BinarySearch(firsts[k+1:], last+1)
+		return hi
+	}
+	var total int64
+	for k := range byFirst {
+		total += int64(later(k))
+	}
+	if err := pl.checkPins(name, byFirst, later); err != nil {
+		return nil, err
+	}
+	if total > maxPairs {
+		pl.indexPath(p.Buffers)
+		return pl, ctx.Err()
+	}
+	deg := make([]int32, n+1)
+	for k, i := range byFirst {
+		deg[i] += int32(later(k))
+		for _, j := range byFirst[k+1 : k+1+later(k)] {
 			deg[j]++
 		}
 	}
@@ -81,30 +119,90 @@ func NewPlacer(ctx context.Context, name string, p *workloads.Problem) (*Placer,
 	}
 	pl.nbr = make([]int32, pl.start[n])
 	fill := slices.Clone(pl.start[:n])
-	for _, e := range pairs {
-		pl.nbr[fill[e[0]]] = e[1]
-		fill[e[0]]++
-		pl.nbr[fill[e[1]]] = e[0]
-		fill[e[1]]++
-	}
-	for _, e := range pairs {
-		a, b := e[0], e[1]
-		if pl.pin[a] >= 0 && pl.pin[b] >= 0 && pl.pin[a] < pl.pin[b]+pl.Size[b] && pl.pin[b] < pl.pin[a]+pl.Size[a] {
-			return nil, fmt.Errorf("%s: buffers %d and %d have fixed offsets %d and %d that overlap while both are live",
-				name, a, b, pl.pin[a], pl.pin[b])
+	for k, i := range byFirst {
+		if k%kernel.CtxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		for _, j := range byFirst[k+1 : k+1+later(k)] {
+			pl.nbr[fill[i]] = j
+			fill[i]++
+			pl.nbr[fill[j]] = i
+			fill[j]++
 		}
 	}
 	return pl, nil
 }
 
+// checkPins refuses two fixed buffers that overlap while both are live,
+// naming the first such pair in byFirst order.
+func (pl *Placer) checkPins(name string, byFirst []int32, later func(int) int) error {
+	for k, a := range byFirst {
+		if pl.pin[a] < 0 {
+			continue
+		}
+		for _, b := range byFirst[k+1 : k+1+later(k)] {
+			if pl.pin[b] >= 0 && pl.pin[a] < pl.pin[b]+pl.Size[b] && pl.pin[b] < pl.pin[a]+pl.Size[a] {
+				return fmt.Errorf("%s: buffers %d and %d have fixed offsets %d and %d that overlap while both are live",
+					name, a, b, pl.pin[a], pl.pin[b])
+			}
+		}
+	}
+	return nil
+}
+
+// indexPath sets the Placer up to decode through an index over time:
+// the degrees from the lifetimes (the buffers starting by i's last task,
+// less those ending before its first, less i itself) and one task each.
+func (pl *Placer) indexPath(bufs []workloads.Buffer) {
+	n := len(bufs)
+	firsts, lasts := make([]int, n), make([]int, n)
+	for i, b := range bufs {
+		firsts[i], lasts[i] = b.First, b.Last
+	}
+	slices.Sort(firsts)
+	slices.Sort(lasts)
+	pl.deg = make([]int32, n)
+	for i, b := range bufs {
+		upTo, _ := slices.BinarySearch(firsts, b.Last+1)
+		before, _ := slices.BinarySearch(lasts, b.First)
+		pl.deg[i] = int32(upTo - before - 1)
+	}
+	pl.tspan = kernel.NewTaskSpans(bufs, false)
+	pl.proto = kernel.NewCompIndex(pl.tspan)
+	pl.tasks = make([]kernel.Task, n)
+	for i, b := range bufs {
+		pl.tasks[i] = pl.tspan.TaskOf(i, b.Size)
+	}
+}
+
 // Len returns the number of buffers.
 func (pl *Placer) Len() int { return len(pl.Size) }
 
-// Conflicts returns the buffers conflicting with i (not to be changed).
-func (pl *Placer) Conflicts(i int) []int32 { return pl.nbr[pl.start[i]:pl.start[i+1]] }
+// Conflicts returns the buffers conflicting with i, in a slice not to be
+// changed. Without conflict lists it finds them by a scan of every
+// buffer (and allocates).
+func (pl *Placer) Conflicts(i int) []int32 {
+	if pl.deg == nil {
+		return pl.nbr[pl.start[i]:pl.start[i+1]]
+	}
+	out := make([]int32, 0, pl.deg[i])
+	for j, b := range pl.bufs {
+		if j != i && workloads.Conflicts(b, pl.bufs[i]) {
+			out = append(out, int32(j))
+		}
+	}
+	return out
+}
 
 // Degree returns the number of buffers conflicting with i.
-func (pl *Placer) Degree(i int) int { return int(pl.start[i+1] - pl.start[i]) }
+func (pl *Placer) Degree(i int) int {
+	if pl.deg != nil {
+		return int(pl.deg[i])
+	}
+	return int(pl.start[i+1] - pl.start[i])
+}
 
 // look checks ctx every kernel.CtxCheckEvery placements.
 func (pl *Placer) look(ctx context.Context) error {
@@ -137,6 +235,9 @@ func (pl *Placer) PlaceFrom(ctx context.Context, order []int32, from int, prev, 
 
 // decode places the buffers of order that are not placed in offsets.
 func (pl *Placer) decode(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+	if pl.deg != nil {
+		return pl.decodeIndexed(ctx, order, offsets)
+	}
 	for _, idx := range order {
 		if pl.pin[idx] >= 0 {
 			continue
@@ -157,13 +258,44 @@ func (pl *Placer) decode(ctx context.Context, order []int32, offsets []int64) (i
 			return cmpInt(a.Hi, b.Hi)
 		})
 		pl.spans = spans
-		var align int64 = 1
-		if pl.align != nil {
-			align = pl.align[idx]
-		}
-		offsets[idx] = kernel.FirstFit(spans, pl.Size[idx], align)
+		offsets[idx] = kernel.FirstFit(spans, pl.Size[idx], pl.alignOf(idx))
 	}
 	return Peak(pl.Size, offsets), nil
+}
+
+// decodeIndexed is decode through an index over time: every buffer
+// already placed in offsets goes into a fresh index, then each buffer of
+// order fits among the merged ranges of those live with it.
+func (pl *Placer) decodeIndexed(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+	ix := pl.proto.EmptyCopy()
+	ix.GatherByID()
+	for i, o := range offsets {
+		if o >= 0 {
+			ix.Place(&pl.tasks[i], kernel.Comp{Lo: o, Hi: o + pl.Size[i]})
+		}
+	}
+	for _, idx := range order {
+		if pl.pin[idx] >= 0 {
+			continue
+		}
+		if err := pl.look(ctx); err != nil {
+			return 0, err
+		}
+		t := &pl.tasks[idx]
+		pl.comps = ix.Overlapping(pl.comps[:0], t)
+		o := kernel.FirstFit(pl.comps, pl.Size[idx], pl.alignOf(idx))
+		offsets[idx] = o
+		ix.Place(t, kernel.Comp{Lo: o, Hi: o + pl.Size[idx]})
+	}
+	return Peak(pl.Size, offsets), nil
+}
+
+// alignOf returns buffer i's alignment (1: none).
+func (pl *Placer) alignOf(i int32) int64 {
+	if pl.align == nil {
+		return 1
+	}
+	return pl.align[i]
 }
 
 func cmpInt(a, b int64) int {
@@ -203,18 +335,26 @@ func (pl *Placer) PeakPositions(order []int32, offsets []int64, peak int64, out 
 // none does (local_search.cpp's earlier_neighbors).
 func (pl *Placer) earlierNeighbours(order []int32, target int, out []int) []int {
 	t := order[target]
-	nb := pl.nbr[pl.start[t]:pl.start[t+1]]
-	for _, j := range nb {
-		pl.mark[j] = true
-	}
 	out = out[:0]
-	for pos := range target {
-		if pl.mark[order[pos]] {
-			out = append(out, pos)
+	if pl.deg != nil {
+		for pos := range target {
+			if workloads.Conflicts(pl.bufs[order[pos]], pl.bufs[t]) {
+				out = append(out, pos)
+			}
 		}
-	}
-	for _, j := range nb {
-		pl.mark[j] = false
+	} else {
+		nb := pl.nbr[pl.start[t]:pl.start[t+1]]
+		for _, j := range nb {
+			pl.mark[j] = true
+		}
+		for pos := range target {
+			if pl.mark[order[pos]] {
+				out = append(out, pos)
+			}
+		}
+		for _, j := range nb {
+			pl.mark[j] = false
+		}
 	}
 	if len(out) == 0 {
 		for pos := range target {

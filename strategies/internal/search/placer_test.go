@@ -1,0 +1,119 @@
+package search
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"membench/workloads"
+)
+
+// randomPlacerProblem draws n buffers over span tasks: sizes from sizes
+// (zero included, so zero-size barriers occur), some with alignments of
+// their own, and with pins, a few fixed buffers that never collide.
+func randomPlacerProblem(r *rand.Rand, n, span int, pins bool) *workloads.Problem {
+	p := &workloads.Problem{Name: "random", Alignment: int64(1 + r.IntN(2)*3)}
+	sizes := []int64{0, 1, 3, 8, 16, 17, 64, 100}
+	for i := range n {
+		f := r.IntN(span)
+		l := f + r.IntN(1+span/(1+r.IntN(4)))
+		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: sizes[r.IntN(len(sizes))], First: f, Last: l})
+	}
+	if r.IntN(2) == 0 {
+		p.Aligns = make([]int64, n)
+		for i := range p.Aligns {
+			p.Aligns[i] = []int64{0, 0, 1, 4, 8}[r.IntN(5)]
+		}
+	}
+	if pins {
+		// Pins stacked at distinct heights never overlap.
+		p.Fixed = make([]int64, n)
+		var top int64 = 1000
+		for i := range p.Fixed {
+			p.Fixed[i] = workloads.NoOffset
+			if r.IntN(6) == 0 {
+				p.Fixed[i] = top
+				top += p.Buffers[i].Size + int64(r.IntN(5))
+			}
+		}
+	}
+	return p
+}
+
+// TestPlacerPathsAgree decodes random orders with conflict lists and
+// through the index over time and requires the same offsets, degrees,
+// conflicts and earlier neighbours: the two paths are one rule.
+func TestPlacerPathsAgree(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 11))
+	for trial := range 400 {
+		n := 1 + r.IntN(60)
+		p := randomPlacerProblem(r, n, 1+r.IntN(40), trial%3 == 0)
+		lists, err := newPlacer(ctx, "t", p, 1<<40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		index, err := newPlacer(ctx, "t", p, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lists.deg != nil || index.deg == nil {
+			t.Fatal("paths not as forced")
+		}
+		for i := range n {
+			if a, b := lists.Degree(i), index.Degree(i); a != b {
+				t.Fatalf("trial %d: degree of %d: lists %d, index %d", trial, i, a, b)
+			}
+			if a, b := slices.Sorted(slices.Values(lists.Conflicts(i))), index.Conflicts(i); !slices.Equal(a, b) {
+				t.Fatalf("trial %d: conflicts of %d: lists %v, index %v", trial, i, a, b)
+			}
+		}
+		order := make([]int32, n)
+		for i := range order {
+			order[i] = int32(i)
+		}
+		for range 4 {
+			r.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+			a, b := make([]int64, n), make([]int64, n)
+			pa, err := lists.Place(ctx, order, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pb, err := index.Place(ctx, order, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pa != pb || !slices.Equal(a, b) {
+				t.Fatalf("trial %d: order %v:\nlists %d %v\nindex %d %v", trial, order, pa, a, pb, b)
+			}
+			// A decode from a later position keeps the prefix.
+			from := r.IntN(n)
+			next := slices.Clone(order)
+			r.Shuffle(n-from, func(i, j int) { next[from+i], next[from+j] = next[from+j], next[from+i] })
+			ca, cb := make([]int64, n), make([]int64, n)
+			qa, _ := lists.PlaceFrom(ctx, next, from, a, ca)
+			qb, _ := index.PlaceFrom(ctx, next, from, b, cb)
+			if qa != qb || !slices.Equal(ca, cb) {
+				t.Fatalf("trial %d: PlaceFrom %d: lists %v, index %v", trial, from, ca, cb)
+			}
+			target := r.IntN(n)
+			if x, y := lists.earlierNeighbours(order, target, nil), index.earlierNeighbours(order, target, nil); !slices.Equal(x, y) {
+				t.Fatalf("trial %d: earlier neighbours of %d: lists %v, index %v", trial, target, x, y)
+			}
+		}
+	}
+}
+
+// TestPlacerPinsCollide: both paths refuse the same colliding pins.
+func TestPlacerPinsCollide(t *testing.T) {
+	p := &workloads.Problem{Buffers: []workloads.Buffer{
+		{ID: 0, Size: 8, First: 0, Last: 3}, {ID: 1, Size: 8, First: 5, Last: 6}, {ID: 2, Size: 8, First: 2, Last: 5},
+	}, Fixed: []int64{0, 4, 4}}
+	want := "t: buffers 0 and 2 have fixed offsets 0 and 4 that overlap while both are live"
+	for _, max := range []int64{1 << 40, -1} {
+		if _, err := newPlacer(context.Background(), "t", p, max); err == nil || err.Error() != want {
+			t.Errorf("maxPairs %d: err %v, want %q", max, err, want)
+		}
+	}
+}
