@@ -374,9 +374,7 @@ func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, ali
 	g.spans = kernel.NewTaskSpans(bufs, false)
 	g.tasks = make([]kernel.Task, n)
 	for i, b := range bufs {
-		id := g.spans.ID[i]
-		sp := g.spans.Span[id]
-		g.tasks[i] = kernel.Task{Size: b.Size, ID: id, A: sp[0], B: sp[1], RLo: g.spans.StartPtr[sp[0]+1], RHi: g.spans.StartPtr[sp[1]+1]}
+		g.tasks[i] = g.spans.TaskOf(i, b.Size)
 	}
 	g.nbr = make([]int32, total)
 	fill := slices.Clone(g.start[:n])
