@@ -296,8 +296,22 @@ func satAdd(a, b int64) int64 {
 // is buffer a's effective size below b (upstream's Buffer::effective_size:
 // workloads.EffectiveSize, the rule membench shares).
 func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration) (*result, error) {
+	return solveTuned(ctx, bufs, eff, capacity, params, timeout, tuning{big: bigLevel})
+}
+
+// tuning chooses among representations that give the same search: the
+// sweep's (implicit, as sweep's argument) and the order length from
+// which a level's order is recomputed rather than kept (big). Tests set
+// them to reach every path on small problems.
+type tuning struct {
+	implicit int
+	big      int
+}
+
+// solveTuned is solveProblem with the representations chosen by t.
+func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration, t tuning) (*result, error) {
 	r := &run{ctx: ctx, start: time.Now(), timeout: timeout}
-	sw, err := sweep(bufs, eff, ctx.Err)
+	sw, err := sweep(bufs, eff, ctx.Err, t.implicit)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +324,7 @@ func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64,
 		return res, err // res carries the counters even on failure
 	}
 	if !params.MinimizeCapacity {
-		offs, h, st := newSolver(params, r, bufs, capacity, sw).solve()
+		offs, h, st := newSolver(params, r, bufs, capacity, sw, t.big).solve()
 		switch st {
 		case stOK:
 			res.Offsets, res.Height = offs, h
@@ -324,7 +338,7 @@ func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64,
 	lo, hi := int64(0), capacity
 	for lo <= hi {
 		mid := lo + (hi-lo)/2
-		offs, h, st := newSolver(params, r, bufs, mid, sw).solve()
+		offs, h, st := newSolver(params, r, bufs, mid, sw, t.big).solve()
 		if r.cancelled {
 			return finish(nil)
 		}
