@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 )
@@ -274,11 +275,21 @@ func (s *solver) roundRobin() ([]int64, int64, status) {
 // subSolve orders the buffers of pt statically and searches it.
 func (s *solver) subSolve(pt *partition, h string) status {
 	pre := make([]preorderData, 0, len(pt.bufs))
+	var rm *rangeMax
+	if s.sw.ix != nil && len(pt.bufs) > 64 {
+		rm = newRangeMax(s.total[pt.lo:pt.hi])
+	}
 	for _, i := range pt.bufs {
 		b := &s.bufs[i]
 		d := &s.sw.data[i]
 		var total int64
 		for _, sp := range d.spans {
+			if rm != nil && sp.lo >= pt.lo && sp.hi <= pt.hi {
+				if sp.lo < sp.hi {
+					total = max(total, rm.max(sp.lo-pt.lo, sp.hi-pt.lo))
+				}
+				continue
+			}
 			for k := sp.lo; k < sp.hi; k++ {
 				total = max(total, s.total[k])
 			}
@@ -311,6 +322,30 @@ func (s *solver) subSolve(pt *partition, h string) status {
 		order[k].pre = k
 	}
 	return s.search(pt, h, pre, order, -1, 0, 0)
+}
+
+// rangeMax answers the largest of v[a:b] (a sparse table): built in
+// O(len log len), it spares a large partition's preorder a pass over
+// every section of every buffer.
+type rangeMax struct{ t [][]int64 }
+
+func newRangeMax(v []int64) *rangeMax {
+	r := &rangeMax{t: [][]int64{slices.Clone(v)}}
+	for w := 1; 2*w <= len(v); w *= 2 {
+		p := r.t[len(r.t)-1]
+		q := make([]int64, len(v)-2*w+1)
+		for x := range q {
+			q[x] = max(p[x], p[x+w])
+		}
+		r.t = append(r.t, q)
+	}
+	return r
+}
+
+// max returns the largest of v[a:b], a < b.
+func (r *rangeMax) max(a, b int) int64 {
+	j := bits.Len(uint(b-a)) - 1
+	return max(r.t[j][a], r.t[j][b-1<<j])
 }
 
 // updateMinOffsets raises the lowest offset of every unplaced buffer that
