@@ -372,7 +372,21 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 			continue
 		}
 		hatless = false
-		if !s.raise(o, off+ov.eff, &fixedFail) || !s.params.UnallocatedFloor {
+		// raise, by hand: this loop is the search's hottest on small problems
+		h := off + ov.eff
+		if s.minOffs[o] >= h {
+			continue
+		}
+		s.offStack = append(s.offStack, offsetChange{o, s.minOffs[o]})
+		s.minOffs[o] = h
+		ob := &s.bufs[o]
+		if d := s.minOffs[o] % ob.align; d > 0 {
+			s.minOffs[o] += ob.align - d
+		}
+		if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
+			fixedFail = true
+		}
+		if !s.params.UnallocatedFloor {
 			continue
 		}
 		for _, sp := range s.sw.data[o].spans {
@@ -495,7 +509,20 @@ func (s *solver) updateSectionData(i int) {
 	for _, k := range s.touched {
 		// The floor rises only when every unplaced buffer's minimum offset
 		// is above it, so the first at or below it settles the question.
-		lo := s.sectionMin(k)
+		var lo int64
+		if s.sw.ix != nil {
+			lo = s.sectionMin(k)
+		} else {
+			lo = math.MaxInt64
+			for _, o := range s.sw.secBufs[s.sw.secStart[k]:s.sw.secStart[k+1]] {
+				if s.assign[o] == noOffset {
+					lo = min(lo, s.minOffs[o])
+					if lo <= s.floor[k] {
+						break
+					}
+				}
+			}
+		}
 		if lo != math.MaxInt64 && s.floor[k] < lo {
 			s.secStack = append(s.secStack, sectionChange{k, s.floor[k]})
 			s.floor[k] = lo
@@ -504,29 +531,20 @@ func (s *solver) updateSectionData(i int) {
 	}
 }
 
-// sectionMin returns the lowest minimum offset of section k's unplaced
-// buffers (MaxInt64 for none), or any at or below k's floor.
+// sectionMin returns, on an implicit sweep, the lowest minimum offset of
+// section k's unplaced buffers (MaxInt64 for none), or any at or below
+// k's floor.
 func (s *solver) sectionMin(k int) int64 {
 	lo := int64(math.MaxInt64)
 	f := s.floor[k]
-	if ix := s.sw.ix; ix != nil {
-		for v := k + ix.size; v >= 1; v /= 2 {
-			for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
-				if s.assign[o] == noOffset {
-					lo = min(lo, s.minOffs[o])
-					if lo <= f {
-						return lo
-					}
+	ix := s.sw.ix
+	for v := k + ix.size; v >= 1; v /= 2 {
+		for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
+			if s.assign[o] == noOffset {
+				lo = min(lo, s.minOffs[o])
+				if lo <= f {
+					return lo
 				}
-			}
-		}
-		return lo
-	}
-	for _, o := range s.sw.secBufs[s.sw.secStart[k]:s.sw.secStart[k+1]] {
-		if s.assign[o] == noOffset {
-			lo = min(lo, s.minOffs[o])
-			if lo <= f {
-				return lo
 			}
 		}
 	}
