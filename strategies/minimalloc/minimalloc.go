@@ -56,6 +56,15 @@
 // buffer's size plus its alignment less one: all the buffers stacked fit
 // in it.
 //
+// The representations are membench's own and change no search (offsets,
+// nodes and backtracks are the same; TestDifferential checks them against
+// the code before they changed): a problem without gaps whose sections or
+// overlapping pairs number over implicitLimit keeps neither list but
+// reads both from each buffer's span of sections through an interval
+// index; section floors are undone from run-length records; and a level
+// whose order is long lets the level below overwrite it, recomputing it
+// (a function of the search's state) if the search comes back.
+//
 // One more rule is membench's own: upstream's dominance rule never places
 // a buffer of size 0 (its top is its offset, so it always lies at or above
 // the lowest top), so with check_dominance upstream fails on any problem
