@@ -317,11 +317,17 @@ func (s *solver) subSolve(pt *partition, h string) status {
 			return 0
 		})
 	}
-	order := make([]orderData, len(pre))
-	for k := range order {
-		order[k].pre = k
+	// The search needs only the buffers in preorder; the first order goes
+	// on s.ords, where a long one may be overwritten (search).
+	idx := make([]int32, len(pre))
+	at := len(s.ords)
+	for k := range pre {
+		idx[k] = int32(pre[k].idx)
+		s.ords = append(s.ords, orderData{pre: k})
 	}
-	return s.search(pt, h, pre, order, -1, 0, 0)
+	st := s.search(pt, h, idx, s.ords[at:len(s.ords):len(s.ords)], at, 0, 0)
+	s.ords = s.ords[:at]
+	return st
 }
 
 // rangeMax answers the largest of v[a:b] (a sparse table): built in
@@ -624,14 +630,14 @@ func (s *solver) check(pt *partition, off int64) bool {
 // unchanged are still in order when orig was: those are merged with the
 // few raised ones, sorted apart, which gives the order a full sort gives
 // (the keys are distinct).
-func (s *solver) computeOrdering(pre []preorderData, orig []orderData) []orderData {
+func (s *solver) computeOrdering(pre []int32, orig []orderData) []orderData {
 	top := len(s.ords)
 	s.raised = s.raised[:0]
 	inOrder := true
 	var last orderData
 	haveLast := false
 	for _, o := range orig {
-		i := pre[o.pre].idx
+		i := int(pre[o.pre])
 		if s.assign[i] != noOffset {
 			continue
 		}
@@ -678,10 +684,10 @@ func (s *solver) computeOrdering(pre []preorderData, orig []orderData) []orderDa
 // recomputeOrdering pushes on s.ords the order computeOrdering gave this
 // level: the unplaced buffers of pre with their lowest offsets, by
 // offset and preorder (by preorder alone without dynamic_ordering).
-func (s *solver) recomputeOrdering(pre []preorderData) []orderData {
+func (s *solver) recomputeOrdering(pre []int32) []orderData {
 	top := len(s.ords)
 	for k := range pre {
-		if i := pre[k].idx; s.assign[i] == noOffset {
+		if i := int(pre[k]); s.assign[i] == noOffset {
 			s.ords = append(s.ords, orderData{s.minOffs[i], k})
 		}
 	}
@@ -720,7 +726,7 @@ func orderCmp(a, b orderData) int {
 // a long one need not be kept while the levels below run: the level below
 // moves its own order over it, and the level recomputes its order when
 // the search comes back to it and goes on.
-func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orderData, origAt int, minOffset int64, minPre int) status {
+func (s *solver) search(pt *partition, h string, pre []int32, orig []orderData, origAt int, minOffset int64, minPre int) status {
 	if s.nodesLeft <= 0 {
 		return stAborted
 	}
@@ -746,11 +752,11 @@ func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orde
 	}
 	minHeight := int64(math.MaxInt64)
 	for _, o := range order {
-		minHeight = min(minHeight, o.offset+s.bufs[pre[o.pre].idx].size)
+		minHeight = min(minHeight, o.offset+s.bufs[pre[o.pre]].size)
 	}
 	for x := 0; x < len(order); x++ {
 		off, p := order[x].offset, order[x].pre
-		i := pre[p].idx
+		i := int(pre[p])
 		if s.params.CanonicalOnly && (off < minOffset || off == minOffset && p < minPre) {
 			continue
 		}
@@ -796,7 +802,7 @@ func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orde
 // decompose is upstream's DynamicallyDecompose: placing buffer i ends the
 // cuts it held; where a cut inside pt drops to zero, the unplaced buffers
 // on each side are solved apart, each part a new search.
-func (s *solver) decompose(pt *partition, h string, pre []preorderData, orig []orderData, origAt int, minOffset int64, minPre int, i int) status {
+func (s *solver) decompose(pt *partition, h string, pre []int32, orig []orderData, origAt int, minOffset int64, minPre int, i int) status {
 	s.sol[i] = s.assign[i]
 	cutpoints := []int{pt.lo}
 	spans := s.sw.data[i].spans
