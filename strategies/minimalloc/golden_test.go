@@ -95,7 +95,7 @@ func caseParams(c *goldenCase) solverParams {
 	return p
 }
 
-func readGolden(t *testing.T, file string) []goldenCase {
+func readGolden(t testing.TB, file string) []goldenCase {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {

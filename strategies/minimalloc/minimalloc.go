@@ -56,6 +56,15 @@
 // buffer's size plus its alignment less one: all the buffers stacked fit
 // in it.
 //
+// The representations are membench's own and change no search (offsets,
+// nodes and backtracks are the same; TestDifferential checks them against
+// the code before they changed): a problem without gaps whose sections or
+// overlapping pairs number over implicitLimit keeps neither list but
+// reads both from each buffer's span of sections through an interval
+// index; section floors are undone from run-length records; and a level
+// whose order is long lets the level below overwrite it, recomputing it
+// (a function of the search's state) if the search comes back.
+//
 // One more rule is membench's own: upstream's dominance rule never places
 // a buffer of size 0 (its top is its offset, so it always lies at or above
 // the lowest top), so with check_dominance upstream fails on any problem
@@ -296,8 +305,22 @@ func satAdd(a, b int64) int64 {
 // is buffer a's effective size below b (upstream's Buffer::effective_size:
 // workloads.EffectiveSize, the rule membench shares).
 func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration) (*result, error) {
+	return solveTuned(ctx, bufs, eff, capacity, params, timeout, tuning{big: bigLevel})
+}
+
+// tuning chooses among representations that give the same search: the
+// sweep's (implicit, as sweep's argument) and the order length from
+// which a level's order is recomputed rather than kept (big). Tests set
+// them to reach every path on small problems.
+type tuning struct {
+	implicit int
+	big      int
+}
+
+// solveTuned is solveProblem with the representations chosen by t.
+func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration, t tuning) (*result, error) {
 	r := &run{ctx: ctx, start: time.Now(), timeout: timeout}
-	sw, err := sweep(bufs, eff, ctx.Err)
+	sw, err := sweep(bufs, eff, ctx.Err, t.implicit)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +333,7 @@ func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64,
 		return res, err // res carries the counters even on failure
 	}
 	if !params.MinimizeCapacity {
-		offs, h, st := newSolver(params, r, bufs, capacity, sw).solve()
+		offs, h, st := newSolver(params, r, bufs, capacity, sw, t.big).solve()
 		switch st {
 		case stOK:
 			res.Offsets, res.Height = offs, h
@@ -324,7 +347,7 @@ func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64,
 	lo, hi := int64(0), capacity
 	for lo <= hi {
 		mid := lo + (hi-lo)/2
-		offs, h, st := newSolver(params, r, bufs, mid, sw).solve()
+		offs, h, st := newSolver(params, r, bufs, mid, sw, t.big).solve()
 		if r.cancelled {
 			return finish(nil)
 		}

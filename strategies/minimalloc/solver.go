@@ -1,8 +1,10 @@
 package minimalloc
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 )
@@ -108,6 +110,18 @@ type sectionChange struct {
 	floor int64
 }
 
+// floorRun records n consecutive sections whose floor was v before a
+// placement raised them to the top of the buffer placed, to undo it.
+type floorRun struct {
+	n int32
+	v int64
+}
+
+// bigLevel is the length of a level's order from which the level below
+// overwrites it (the order is recomputed if the search comes back to
+// it), so that a deep search does not hold every level's order.
+const bigLevel = 1024
+
 // run holds what the searches of one Solve share: the clock, the
 // context and the counters.
 type run struct {
@@ -160,10 +174,19 @@ type solver struct {
 	raised   []orderData
 	offStack []offsetChange
 	secStack []sectionChange
+	runStack []floorRun
+	diff     []int32 // implicit sweep: marks of raised spans, by section
+
+	// maxFloor is at least every section's floor; maxTotal at least
+	// every section's total (quick is false where a window could make a
+	// total grow): check passes at once when they fit.
+	maxFloor, maxTotal int64
+	quick              bool
+	big                int // bigLevel, or a test's
 }
 
-func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult) *solver {
-	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64}
+func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult, big int) *solver {
+	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64, big: big}
 }
 
 // solve is SolverImpl::Solve: one search over every partition in turn
@@ -179,12 +202,20 @@ func (s *solver) solve() ([]int64, int64, status) {
 	for i := range s.assign {
 		s.assign[i], s.sol[i] = noOffset, noOffset
 	}
-	ns := len(s.sw.sections)
+	ns := s.sw.nsec
 	s.floor = make([]int64, ns)
 	s.total = make([]int64, ns)
-	s.mark = make([]int64, ns)
+	if s.sw.ix == nil {
+		s.mark = make([]int64, ns)
+	} else {
+		s.diff = make([]int32, ns+1)
+	}
+	s.quick = true
 	for i := range s.bufs {
 		for _, sp := range s.sw.data[i].spans {
+			if sp.win.hi < sp.win.lo {
+				s.quick = false
+			}
 			for k := sp.lo; k < sp.hi; k++ {
 				s.total[k] += sp.win.hi - sp.win.lo
 			}
@@ -194,6 +225,9 @@ func (s *solver) solve() ([]int64, int64, status) {
 		}
 	}
 	s.cuts = s.sw.cuts()
+	for _, t := range s.total {
+		s.maxTotal = max(s.maxTotal, t)
+	}
 	if len(s.params.Heuristics) > 1 {
 		return s.roundRobin()
 	}
@@ -241,11 +275,21 @@ func (s *solver) roundRobin() ([]int64, int64, status) {
 // subSolve orders the buffers of pt statically and searches it.
 func (s *solver) subSolve(pt *partition, h string) status {
 	pre := make([]preorderData, 0, len(pt.bufs))
+	var rm *rangeMax
+	if s.sw.ix != nil && len(pt.bufs) > 64 {
+		rm = newRangeMax(s.total[pt.lo:pt.hi])
+	}
 	for _, i := range pt.bufs {
 		b := &s.bufs[i]
 		d := &s.sw.data[i]
 		var total int64
 		for _, sp := range d.spans {
+			if rm != nil && sp.lo >= pt.lo && sp.hi <= pt.hi {
+				if sp.lo < sp.hi {
+					total = max(total, rm.max(sp.lo-pt.lo, sp.hi-pt.lo))
+				}
+				continue
+			}
 			for k := sp.lo; k < sp.hi; k++ {
 				total = max(total, s.total[k])
 			}
@@ -253,7 +297,7 @@ func (s *solver) subSolve(pt *partition, h string) status {
 		pre = append(pre, preorderData{
 			area:     b.size * (b.upper - b.lower),
 			lower:    b.lower,
-			overlaps: int64(len(d.overlaps)),
+			overlaps: d.nOver,
 			sections: int64(d.spans[len(d.spans)-1].hi - d.spans[0].lo),
 			size:     b.size,
 			total:    total,
@@ -273,11 +317,41 @@ func (s *solver) subSolve(pt *partition, h string) status {
 			return 0
 		})
 	}
-	order := make([]orderData, len(pre))
-	for k := range order {
-		order[k].pre = k
+	// The search needs only the buffers in preorder; the first order goes
+	// on s.ords, where a long one may be overwritten (search).
+	idx := make([]int32, len(pre))
+	at := len(s.ords)
+	for k := range pre {
+		idx[k] = int32(pre[k].idx)
+		s.ords = append(s.ords, orderData{pre: k})
 	}
-	return s.search(pt, h, pre, order, 0, 0)
+	st := s.search(pt, h, idx, s.ords[at:len(s.ords):len(s.ords)], at, 0, 0)
+	s.ords = s.ords[:at]
+	return st
+}
+
+// rangeMax answers the largest of v[a:b] (a sparse table): built in
+// O(len log len), it spares a large partition's preorder a pass over
+// every section of every buffer.
+type rangeMax struct{ t [][]int64 }
+
+func newRangeMax(v []int64) *rangeMax {
+	r := &rangeMax{t: [][]int64{slices.Clone(v)}}
+	for w := 1; 2*w <= len(v); w *= 2 {
+		p := r.t[len(r.t)-1]
+		q := make([]int64, len(v)-2*w+1)
+		for x := range q {
+			q[x] = max(p[x], p[x+w])
+		}
+		r.t = append(r.t, q)
+	}
+	return r
+}
+
+// max returns the largest of v[a:b], a < b.
+func (r *rangeMax) max(a, b int) int64 {
+	j := bits.Len(uint(b-a)) - 1
+	return max(r.t[j][a], r.t[j][b-1<<j])
 }
 
 // updateMinOffsets raises the lowest offset of every unplaced buffer that
@@ -286,8 +360,12 @@ func (s *solver) subSolve(pt *partition, h string) status {
 // s.offStack and reports whether
 // i has any unplaced overlap at all (hatless: none), whether a fixed
 // buffer was pushed above its offset, and, with unallocated_floor, marks
-// the sections of the raised buffers.
+// the sections of the raised buffers (s.touched, in no particular order:
+// updateSectionData treats each section apart).
 func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
+	if s.sw.ix != nil {
+		return s.updateMinOffsetsImplicit(i)
+	}
 	hatless = true
 	off := s.assign[i]
 	if s.params.UnallocatedFloor {
@@ -300,6 +378,7 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 			continue
 		}
 		hatless = false
+		// raise, by hand: this loop is the search's hottest on small problems
 		h := off + ov.eff
 		if s.minOffs[o] >= h {
 			continue
@@ -328,16 +407,104 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 	return hatless, fixedFail
 }
 
-// updateSectionData pushes on s.secStack the changes it makes: it raises the floor of each section buffer i spans to
+// raise lifts the lowest offset of unplaced buffer o to at least h,
+// rounded up to o's alignment, recording the change; it reports whether
+// it rose, and sets *fixedFail when o's fixed offset is now too low.
+func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
+	if s.minOffs[o] >= h {
+		return false
+	}
+	s.offStack = append(s.offStack, offsetChange{o, s.minOffs[o]})
+	s.minOffs[o] = h
+	ob := &s.bufs[o]
+	if d := s.minOffs[o] % ob.align; d > 0 {
+		s.minOffs[o] += ob.align - d
+	}
+	if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
+		*fixedFail = true
+	}
+	return true
+}
+
+// updateMinOffsetsImplicit is updateMinOffsets on an implicit sweep: i's
+// overlaps are the buffers whose span holds i's first section and those
+// whose span starts inside i's, each i's size above it. Every raised
+// span meets i's, so their union is the run from the lowest start to i's
+// start, the sections of i some raised span holds, and the run from i's
+// end to the highest end.
+func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
+	hatless = true
+	ix := s.sw.ix
+	off := s.assign[i]
+	h := off + s.bufs[i].size
+	floor := s.params.UnallocatedFloor
+	ilo, ihi := ix.lo[i], ix.hi[i]
+	rlo, rhi := ilo, ihi
+	visit := func(o int32) {
+		if s.assign[o] != noOffset {
+			return
+		}
+		hatless = false
+		if !s.raise(int(o), h, &fixedFail) || !floor {
+			return
+		}
+		lo, hi := ix.lo[o], ix.hi[o]
+		rlo, rhi = min(rlo, lo), max(rhi, hi)
+		s.diff[max(lo, ilo)-ilo]++
+		s.diff[min(hi, ihi)-ilo]--
+	}
+	for v := int(ilo) + ix.size; v >= 1; v /= 2 {
+		for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
+			if int(o) != i {
+				visit(o)
+			}
+		}
+	}
+	k, _ := slices.BinarySearchFunc(ix.byLo, ilo+1, func(b, t int32) int { return cmp.Compare(ix.lo[b], t) })
+	for ; k < len(ix.byLo) && ix.lo[ix.byLo[k]] < ihi; k++ {
+		visit(ix.byLo[k])
+	}
+	if !floor {
+		return hatless, fixedFail
+	}
+	s.touched = s.touched[:0]
+	for k := rlo; k < ilo; k++ {
+		s.touched = append(s.touched, int(k))
+	}
+	var c int32
+	for k := ilo; k < ihi; k++ {
+		c += s.diff[k-ilo]
+		s.diff[k-ilo] = 0
+		if c > 0 {
+			s.touched = append(s.touched, int(k))
+		}
+	}
+	s.diff[ihi-ilo] = 0
+	for k := ihi; k < rhi; k++ {
+		s.touched = append(s.touched, int(k))
+	}
+	return hatless, fixedFail
+}
+
+// updateSectionData raises the floor of each section buffer i spans to
 // the top of its window there and takes its bytes off the section's
-// total; then raises the floor of each marked section to the lowest
-// offset any of its unplaced buffers may take.
+// total, pushing the old floors on s.runStack; then raises the floor of
+// each marked section to the lowest offset any of its unplaced buffers
+// may take, pushing the changes on s.secStack.
 func (s *solver) updateSectionData(i int) {
 	off := s.assign[i]
+	runTop := len(s.runStack)
 	for _, sp := range s.sw.data[i].spans {
 		h := off + sp.win.hi
+		if sp.lo < sp.hi {
+			s.maxFloor = max(s.maxFloor, h)
+		}
 		for k := sp.lo; k < sp.hi; k++ {
-			s.secStack = append(s.secStack, sectionChange{k, s.floor[k]})
+			if t := len(s.runStack) - 1; t >= runTop && s.runStack[t].v == s.floor[k] {
+				s.runStack[t].n++
+			} else {
+				s.runStack = append(s.runStack, floorRun{1, s.floor[k]})
+			}
 			s.floor[k] = h
 			s.total[k] -= sp.win.hi - sp.win.lo
 		}
@@ -348,33 +515,69 @@ func (s *solver) updateSectionData(i int) {
 	for _, k := range s.touched {
 		// The floor rises only when every unplaced buffer's minimum offset
 		// is above it, so the first at or below it settles the question.
-		lo := int64(math.MaxInt64)
-		for _, o := range s.sw.sections[k] {
-			if s.assign[o] == noOffset {
-				lo = min(lo, s.minOffs[o])
-				if lo <= s.floor[k] {
-					break
+		var lo int64
+		if s.sw.ix != nil {
+			lo = s.sectionMin(k)
+		} else {
+			lo = math.MaxInt64
+			for _, o := range s.sw.secBufs[s.sw.secStart[k]:s.sw.secStart[k+1]] {
+				if s.assign[o] == noOffset {
+					lo = min(lo, s.minOffs[o])
+					if lo <= s.floor[k] {
+						break
+					}
 				}
 			}
 		}
 		if lo != math.MaxInt64 && s.floor[k] < lo {
 			s.secStack = append(s.secStack, sectionChange{k, s.floor[k]})
 			s.floor[k] = lo
+			s.maxFloor = max(s.maxFloor, lo)
 		}
 	}
 }
 
+// sectionMin returns, on an implicit sweep, the lowest minimum offset of
+// section k's unplaced buffers (MaxInt64 for none), or any at or below
+// k's floor.
+func (s *solver) sectionMin(k int) int64 {
+	lo := int64(math.MaxInt64)
+	f := s.floor[k]
+	ix := s.sw.ix
+	for v := k + ix.size; v >= 1; v /= 2 {
+		for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
+			if s.assign[o] == noOffset {
+				lo = min(lo, s.minOffs[o])
+				if lo <= f {
+					return lo
+				}
+			}
+		}
+	}
+	return lo
+}
+
 // restoreSectionData undoes updateSectionData for buffer i, popping the
-// changes above top.
-func (s *solver) restoreSectionData(top, i int) {
-	for c := len(s.secStack) - 1; c >= top; c-- {
+// changes above secTop and runTop.
+func (s *solver) restoreSectionData(secTop, runTop, i int) {
+	for c := len(s.secStack) - 1; c >= secTop; c-- {
 		s.floor[s.secStack[c].sec] = s.secStack[c].floor
 	}
-	s.secStack = s.secStack[:top]
-	for _, sp := range s.sw.data[i].spans {
-		for k := sp.lo; k < sp.hi; k++ {
+	s.secStack = s.secStack[:secTop]
+	spans := s.sw.data[i].spans
+	for x := len(spans) - 1; x >= 0; x-- {
+		sp := spans[x]
+		for k := sp.hi - 1; k >= sp.lo; k-- {
+			t := len(s.runStack) - 1
+			s.floor[k] = s.runStack[t].v
+			if s.runStack[t].n--; s.runStack[t].n == 0 {
+				s.runStack = s.runStack[:t]
+			}
 			s.total[k] += sp.win.hi - sp.win.lo
 		}
+	}
+	if len(s.runStack) != runTop {
+		panic("minimalloc: floor runs out of step")
 	}
 }
 
@@ -392,6 +595,18 @@ func (s *solver) restoreMinOffsets(top int) {
 // bytes still to place there (with section_inference) must fit the
 // capacity.
 func (s *solver) check(pt *partition, off int64) bool {
+	if s.quick {
+		f := s.maxFloor
+		if s.params.MonotonicFloor {
+			f = max(off, f)
+		}
+		if s.params.SectionInference {
+			f += s.maxTotal
+		}
+		if f <= s.capacity {
+			return true // every section passes
+		}
+	}
 	for k := pt.lo; k < pt.hi; k++ {
 		f := s.floor[k]
 		if s.params.MonotonicFloor {
@@ -415,14 +630,14 @@ func (s *solver) check(pt *partition, off int64) bool {
 // unchanged are still in order when orig was: those are merged with the
 // few raised ones, sorted apart, which gives the order a full sort gives
 // (the keys are distinct).
-func (s *solver) computeOrdering(pre []preorderData, orig []orderData) []orderData {
+func (s *solver) computeOrdering(pre []int32, orig []orderData) []orderData {
 	top := len(s.ords)
 	s.raised = s.raised[:0]
 	inOrder := true
 	var last orderData
 	haveLast := false
 	for _, o := range orig {
-		i := pre[o.pre].idx
+		i := int(pre[o.pre])
 		if s.assign[i] != noOffset {
 			continue
 		}
@@ -466,6 +681,22 @@ func (s *solver) computeOrdering(pre []preorderData, orig []orderData) []orderDa
 	return s.ords[top:len(s.ords):len(s.ords)]
 }
 
+// recomputeOrdering pushes on s.ords the order computeOrdering gave this
+// level: the unplaced buffers of pre with their lowest offsets, by
+// offset and preorder (by preorder alone without dynamic_ordering).
+func (s *solver) recomputeOrdering(pre []int32) []orderData {
+	top := len(s.ords)
+	for k := range pre {
+		if i := int(pre[k]); s.assign[i] == noOffset {
+			s.ords = append(s.ords, orderData{s.minOffs[i], k})
+		}
+	}
+	if s.params.DynamicOrdering {
+		slices.SortFunc(s.ords[top:], orderCmp)
+	}
+	return s.ords[top:len(s.ords):len(s.ords)]
+}
+
 // orderLess is upstream's dynamic order: lower offset first, then earlier
 // in the preorder.
 func orderLess(a, b orderData) bool {
@@ -487,8 +718,15 @@ func orderCmp(a, b orderData) int {
 
 // search is upstream's SearchSolutions: a depth-first search that places
 // one buffer per level at its lowest offset, trying the unplaced buffers
-// in the dynamic order.
-func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orderData, minOffset int64, minPre int) status {
+// in the dynamic order. orig is the level above's order; origAt is where
+// it starts on s.ords, or -1 when it is not there.
+//
+// A level's order is a function of the search's state (the unplaced
+// buffers of pre by lowest offset and preorder, or by preorder alone), so
+// a long one need not be kept while the levels below run: the level below
+// moves its own order over it, and the level recomputes its order when
+// the search comes back to it and goes on.
+func (s *solver) search(pt *partition, h string, pre []int32, orig []orderData, origAt int, minOffset int64, minPre int) status {
 	if s.nodesLeft <= 0 {
 		return stAborted
 	}
@@ -499,6 +737,12 @@ func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orde
 	}
 	top := len(s.ords)
 	order := s.computeOrdering(pre, orig)
+	if origAt >= 0 && len(orig) >= s.big {
+		copy(s.ords[origAt:], order)
+		s.ords = s.ords[:origAt+len(order)]
+		top = origAt
+		order = s.ords[top:len(s.ords):len(s.ords)]
+	}
 	defer func() { s.ords = s.ords[:top] }()
 	if len(order) == 0 {
 		for _, i := range pt.bufs {
@@ -508,11 +752,11 @@ func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orde
 	}
 	minHeight := int64(math.MaxInt64)
 	for _, o := range order {
-		minHeight = min(minHeight, o.offset+s.bufs[pre[o.pre].idx].size)
+		minHeight = min(minHeight, o.offset+s.bufs[pre[o.pre]].size)
 	}
-	for _, o := range order {
-		off, p := o.offset, o.pre
-		i := pre[p].idx
+	for x := 0; x < len(order); x++ {
+		off, p := order[x].offset, order[x].pre
+		i := int(pre[p])
 		if s.params.CanonicalOnly && (off < minOffset || off == minOffset && p < minPre) {
 			continue
 		}
@@ -523,22 +767,29 @@ func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orde
 			continue
 		}
 		s.assign[i] = off
-		offTop, secTop := len(s.offStack), len(s.secStack)
+		offTop, secTop, runTop, maxFloor := len(s.offStack), len(s.secStack), len(s.runStack), s.maxFloor
 		hatless, fixedFail := s.updateMinOffsets(i)
 		s.updateSectionData(i)
 		st := stNotFound
+		below := false // a level below ran, and may have moved its order over ours
 		if !fixedFail && s.check(pt, off) {
+			below = len(order) >= s.big
 			if s.params.DynamicDecomposition {
-				st = s.decompose(pt, h, pre, order, off, p, i)
+				st = s.decompose(pt, h, pre, order, top, off, p, i)
 			} else {
-				st = s.search(pt, h, pre, order, off, p)
+				st = s.search(pt, h, pre, order, top, off, p)
 			}
 		}
-		s.restoreSectionData(secTop, i)
+		s.restoreSectionData(secTop, runTop, i)
 		s.restoreMinOffsets(offTop) // none when hatless
 		s.assign[i] = noOffset
+		s.maxFloor = maxFloor
 		if st != stNotFound {
 			return st
+		}
+		if below {
+			s.ords = s.ords[:top]
+			order = s.recomputeOrdering(pre)
 		}
 		if hatless && s.params.HatlessPruning {
 			break
@@ -551,7 +802,7 @@ func (s *solver) search(pt *partition, h string, pre []preorderData, orig []orde
 // decompose is upstream's DynamicallyDecompose: placing buffer i ends the
 // cuts it held; where a cut inside pt drops to zero, the unplaced buffers
 // on each side are solved apart, each part a new search.
-func (s *solver) decompose(pt *partition, h string, pre []preorderData, orig []orderData, minOffset int64, minPre int, i int) status {
+func (s *solver) decompose(pt *partition, h string, pre []int32, orig []orderData, origAt int, minOffset int64, minPre int, i int) status {
 	s.sol[i] = s.assign[i]
 	cutpoints := []int{pt.lo}
 	spans := s.sw.data[i].spans
@@ -564,7 +815,7 @@ func (s *solver) decompose(pt *partition, h string, pre []preorderData, orig []o
 	}
 	st := stOK
 	if len(cutpoints) == 1 {
-		st = s.search(pt, h, pre, orig, minOffset, minPre)
+		st = s.search(pt, h, pre, orig, origAt, minOffset, minPre)
 	} else {
 		cutpoints = append(cutpoints, pt.hi)
 		for c := 1; c < len(cutpoints); c++ {

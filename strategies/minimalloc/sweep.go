@@ -44,10 +44,12 @@ type overlap struct {
 }
 
 // bufferData is what the sweep learns about one buffer: its spans, in the
-// order the sweep closes them, and its overlaps, by buffer index.
+// order the sweep closes them, and its overlaps, by buffer index (none
+// stored when the sweep is implicit).
 type bufferData struct {
 	spans    []span
 	overlaps []overlap
+	nOver    int64 // the number of overlaps
 }
 
 // partition is a set of buffers that share no time with any other
@@ -59,11 +61,26 @@ type partition struct {
 
 // sweepResult is the sweep's output: the cross sections of buffers live
 // together, the partitions and each buffer's data.
+//
+// Sections and overlaps are stored (secStart/secBufs, a compressed row
+// per section in the order the sweep listed its buffers; bufferData's
+// overlaps) unless the sweep is implicit: then no buffer has gaps, each
+// has one span, and both are read from the spans through ix (an interval
+// index over section numbers), so that a problem with a hundred million
+// overlapping pairs needs memory linear in its buffers. A buffer's
+// effective size below any other is then its size.
 type sweepResult struct {
-	sections [][]int
+	nsec     int
+	secStart []int32
+	secBufs  []int32
 	parts    []partition
 	data     []bufferData
+	ix       *intervalIndex // non-nil: implicit
 }
+
+// implicitLimit is the number of section entries or overlapping pairs
+// above which a sweep of a problem without gaps goes implicit.
+const implicitLimit = 1 << 22
 
 // Point kinds of the sweep: at one time, ends come before starts.
 const (
@@ -196,17 +213,27 @@ func (s *idxSet) remove(i int) {
 // where it last started; when nothing is alive any more, the current
 // partition ends. Each buffer, at its first point, joins the partition
 // and records its overlaps with every alive buffer, both ways, where
-// their effective sizes exist.
-func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error) (*sweepResult, error) {
+// their effective sizes exist. implicit: 1 forces an implicit result
+// (which needs a problem without gaps), -1 a stored one, 0 lets the size
+// decide (implicitLimit).
+func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error, implicit int) (*sweepResult, error) {
 	n := len(bufs)
 	res := &sweepResult{data: make([]bufferData, n)}
 	pts := createPoints(bufs)
+	store := implicit <= 0
+	if implicit >= 0 && !slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 }) {
+		secTot, pairs := countSweep(pts)
+		store = implicit < 0 || (secTot <= implicitLimit && pairs <= implicitLimit)
+	}
 	actives, alive := newIdxSet(n), newIdxSet(n)
 	lastTime := int64(-1)
 	lastSection := 0
 	start := make([]int, n)
 	for i := range start {
 		start[i] = -1
+	}
+	if store {
+		res.secStart = []int32{0}
 	}
 	for k, pt := range pts {
 		if k&1023 == 1023 {
@@ -221,18 +248,24 @@ func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error) (
 		if pt.kind == pointRight {
 			if lastTime < pt.time {
 				lastTime = pt.time
-				res.sections = append(res.sections, slices.Clone(actives.list))
+				res.nsec++
+				if store {
+					for _, a := range actives.list {
+						res.secBufs = append(res.secBufs, int32(a))
+					}
+					res.secStart = append(res.secStart, int32(len(res.secBufs)))
+				}
 			}
 			actives.remove(b)
 			if pt.endpoint {
 				alive.remove(b)
 			}
 			d := &res.data[b]
-			d.spans = append(d.spans, span{lo: start[b], hi: len(res.sections), win: pt.win})
+			d.spans = append(d.spans, span{lo: start[b], hi: res.nsec, win: pt.win})
 			if len(alive.list) == 0 {
 				res.parts[len(res.parts)-1].lo = lastSection
-				res.parts[len(res.parts)-1].hi = len(res.sections)
-				lastSection = len(res.sections)
+				res.parts[len(res.parts)-1].hi = res.nsec
+				lastSection = res.nsec
 			}
 		}
 		if pt.kind == pointLeft {
@@ -242,12 +275,19 @@ func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error) (
 			if pt.endpoint {
 				pp := &res.parts[len(res.parts)-1]
 				pp.bufs = append(pp.bufs, b)
-				for _, a := range alive.list {
-					if e, ok := eff(a, b); ok {
-						res.data[a].overlaps = append(res.data[a].overlaps, overlap{b, e})
+				if store {
+					for _, a := range alive.list {
+						if e, ok := eff(a, b); ok {
+							res.data[a].overlaps = append(res.data[a].overlaps, overlap{b, e})
+						}
+						if e, ok := eff(b, a); ok {
+							res.data[b].overlaps = append(res.data[b].overlaps, overlap{a, e})
+						}
 					}
-					if e, ok := eff(b, a); ok {
-						res.data[b].overlaps = append(res.data[b].overlaps, overlap{a, e})
+				} else {
+					res.data[b].nOver += int64(len(alive.list))
+					for _, a := range alive.list {
+						res.data[a].nOver++
 					}
 				}
 			}
@@ -255,12 +295,18 @@ func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error) (
 			if pt.endpoint {
 				alive.add(b)
 			}
-			start[b] = len(res.sections)
+			start[b] = res.nsec
 		}
+	}
+	if !store {
+		res.ix = newIntervalIndex(res.data, res.nsec)
+		return res, nil
 	}
 	// Upstream keeps overlaps in an ordered set of (index, size).
 	for i := range res.data {
-		slices.SortFunc(res.data[i].overlaps, func(x, y overlap) int {
+		d := &res.data[i]
+		d.nOver = int64(len(d.overlaps))
+		slices.SortFunc(d.overlaps, func(x, y overlap) int {
 			if c := cmp.Compare(x.idx, y.idx); c != 0 {
 				return c
 			}
@@ -270,10 +316,88 @@ func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error) (
 	return res, nil
 }
 
+// countSweep returns, for points of buffers without gaps, the number of
+// section entries and of overlapping pairs a stored sweep would hold.
+func countSweep(pts []point) (secTot, pairs int64) {
+	var live int64
+	lastTime := int64(-1)
+	for _, pt := range pts {
+		if lastTime == -1 {
+			lastTime = pt.time
+		}
+		if pt.kind == pointRight {
+			if lastTime < pt.time {
+				lastTime = pt.time
+				secTot += live
+			}
+			live--
+		} else {
+			pairs += live
+			live++
+		}
+	}
+	return secTot, pairs
+}
+
+// intervalIndex answers, for buffers of one span [lo, hi) each, which
+// spans contain a section (a segment tree over the sections: each span
+// is listed at the O(log) nodes that cover it) and which start inside a
+// range of sections (the buffers sorted by their span's start).
+type intervalIndex struct {
+	size     int     // leaves: a power of two at least the sections
+	nodeAt   []int32 // node v lists nodeBufs[nodeAt[v]:nodeAt[v+1]]
+	nodeBufs []int32
+	byLo     []int32 // buffers by span start, then index
+	lo, hi   []int32 // each buffer's span
+}
+
+func newIntervalIndex(data []bufferData, nsec int) *intervalIndex {
+	n := len(data)
+	ix := &intervalIndex{size: 1, lo: make([]int32, n), hi: make([]int32, n), byLo: make([]int32, n)}
+	for ix.size < max(nsec, 1) {
+		ix.size *= 2
+	}
+	for i, d := range data {
+		ix.lo[i], ix.hi[i] = int32(d.spans[0].lo), int32(d.spans[0].hi)
+		ix.byLo[i] = int32(i)
+	}
+	slices.SortStableFunc(ix.byLo, func(a, b int32) int { return cmp.Compare(ix.lo[a], ix.lo[b]) })
+	count := make([]int32, 2*ix.size+1)
+	ix.each(func(v int, _ int32) { count[v+1]++ })
+	for v := 1; v < len(count); v++ {
+		count[v] += count[v-1]
+	}
+	ix.nodeAt = slices.Clone(count)
+	ix.nodeBufs = make([]int32, count[len(count)-1])
+	ix.each(func(v int, b int32) {
+		ix.nodeBufs[count[v]] = b
+		count[v]++
+	})
+	return ix
+}
+
+// each calls f for every node v of the segment tree that lists buffer b.
+func (ix *intervalIndex) each(f func(v int, b int32)) {
+	for b := range ix.lo {
+		l, r := int(ix.lo[b])+ix.size, int(ix.hi[b])+ix.size
+		for l < r {
+			if l&1 == 1 {
+				f(l, int32(b))
+				l++
+			}
+			if r&1 == 1 {
+				r--
+				f(r, int32(b))
+			}
+			l, r = l/2, r/2
+		}
+	}
+}
+
 // cuts returns, for each pair of adjacent sections i and i+1, how many
 // buffers span both.
 func (r *sweepResult) cuts() []int64 {
-	c := make([]int64, max(len(r.sections)-1, 0))
+	c := make([]int64, max(r.nsec-1, 0))
 	for _, d := range r.data {
 		for s := d.spans[0].lo; s+1 < d.spans[len(d.spans)-1].hi; s++ {
 			c[s]++

@@ -1,0 +1,76 @@
+package minimalloc
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"membench/workloads"
+)
+
+// TestDifferential solves random problems (dense and sparse, with and
+// without alignment, gaps and fixed offsets, at varied parameters, in
+// capacity and minimise mode) with the code before the speed work
+// (ref_test.go) and with today's, through every representation (stored
+// and implicit sweeps; orders kept or recomputed), and requires the same
+// outcome: offsets, height, nodes and backtracks.
+func TestDifferential(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 7))
+	cases := 300
+	if testing.Short() {
+		cases = 60
+	}
+	compared := 0
+	for k := range cases {
+		n := 1 + rng.IntN(12)
+		switch k % 4 {
+		case 1:
+			n = 20 + rng.IntN(60)
+		case 3:
+			n = 100 + rng.IntN(200)
+		}
+		c := randomCase(rng, fmt.Sprintf("d%d", k), n, k%3 == 0)
+		if k%4 == 3 {
+			// Sparse and loose: long first descents, few backtracks.
+			c.Capacity *= 2 + int64(rng.IntN(2))
+		}
+		bufs, err := parseCSV(c.CSV)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := caseParams(&c)
+		prob := toProblem(bufs)
+		if err := workloads.CheckForms(prob); err != nil {
+			t.Fatal(err)
+		}
+		eff := func(a, b int) (int64, bool) { return workloads.EffectiveSize(prob, a, b) }
+		ctx := context.Background()
+		want, wantErr := refSolveProblem(ctx, bufs, eff, c.Capacity, &p, time.Second)
+		if want == nil || !want.Complete {
+			continue // too long a search for a test
+		}
+		compared++
+		gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
+		for _, tu := range []tuning{{implicit: -1, big: bigLevel}, {implicit: -1, big: 2}, {implicit: 1, big: bigLevel}, {implicit: 1, big: 3}} {
+			if tu.implicit > 0 && gapped {
+				continue
+			}
+			got, gotErr := solveTuned(ctx, bufs, eff, c.Capacity, &p, 0, tu)
+			name := fmt.Sprintf("%s %+v", c.Name, tu)
+			if (wantErr == nil) != (gotErr == nil) {
+				t.Fatalf("%s: error %v, before %v", name, gotErr, wantErr)
+			}
+			if !slices.Equal(got.Offsets, want.Offsets) || got.Height != want.Height || got.Nodes != want.Nodes || got.Backtracks != want.Backtracks {
+				t.Fatalf("%s: offsets %v height %d nodes %d backtracks %d; before %v %d %d %d\n%s",
+					name, got.Offsets, got.Height, got.Nodes, got.Backtracks, want.Offsets, want.Height, want.Nodes, want.Backtracks, c.CSV)
+			}
+		}
+	}
+	if compared < cases*3/4 {
+		t.Errorf("only %d of %d cases compared", compared, cases)
+	}
+	t.Logf("%d of %d cases compared", compared, cases)
+}
