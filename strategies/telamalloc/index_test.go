@@ -24,17 +24,8 @@ func TestIndexPathSame(t *testing.T) {
 		}
 		tl := tela{seed: uint64(trial), maxBT: []int{0, 5, 40, 10000}[trial%4]}
 		plan := func(maxPairs int64) []int64 {
-			s := &solver{ctx: context.Background(), seed: tl.seed, maxBT: tl.maxBT, size: make([]int64, n), dur: make([]int64, n)}
-			var live []int
-			for i, b := range p.Buffers {
-				if b.Size == 0 {
-					continue
-				}
-				s.size[i] = (b.Size + p.Alignment - 1) / p.Alignment * p.Alignment
-				s.dur[i] = int64(b.Last) + 1 - int64(b.First)
-				live = append(live, i)
-			}
-			pl, err := tl.solve(s, p, live, maxPairs)
+			tl.maxPairs = maxPairs
+			pl, err := tl.Plan(context.Background(), p)
 			if err != nil {
 				t.Fatal(err)
 			}

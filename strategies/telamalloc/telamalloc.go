@@ -107,13 +107,14 @@ func newTela(args *workloads.Args) (strategies.Strategy, error) {
 	case bt < 0 || bt > math.MaxInt32:
 		return nil, workloads.Usagef("telamalloc: parameter max_backtracks=%d: want 0 to %d", bt, math.MaxInt32)
 	}
-	return tela{seed: uint64(seed), maxBT: int(bt), timeout: timeout}, nil
+	return tela{seed: uint64(seed), maxBT: int(bt), timeout: timeout, maxPairs: listPairs}, nil
 }
 
 type tela struct {
-	seed    uint64
-	maxBT   int
-	timeout time.Duration
+	seed     uint64
+	maxBT    int
+	timeout  time.Duration
+	maxPairs int64 // the overlap graph is kept as lists up to this many pairs
 }
 
 func (tela) Name() string { return "telamalloc" }
@@ -176,15 +177,8 @@ func (t tela) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan,
 		s.dur[i] = int64(b.Last) + 1 - int64(b.First)
 		live = append(live, i)
 	}
-	return t.solve(s, p, live, listPairs)
-}
-
-// solve plans the live buffers, keeping the overlap graph as lists up to
-// maxPairs conflicting pairs.
-func (t tela) solve(s *solver, p *workloads.Problem, live []int, maxPairs int64) (*strategies.Plan, error) {
-	n := len(p.Buffers)
 	var phases []phase
-	if kernel.ConflictPairs(p.Buffers) > maxPairs {
+	if kernel.ConflictPairs(p.Buffers) > t.maxPairs {
 		s.indexPath(p.Buffers, live)
 		phases = s.sweepPhases(p.Buffers, live)
 	} else {
