@@ -275,3 +275,28 @@ func TestOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestConflictPairs counts against every pair tested one by one.
+func TestConflictPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		n := r.IntN(40)
+		span := 1 + r.IntN(20)
+		bufs := make([]workloads.Buffer, n)
+		for i := range bufs {
+			f := r.IntN(span)
+			bufs[i] = workloads.Buffer{ID: i, First: f, Last: f + r.IntN(span)}
+		}
+		var want int64
+		for i := range bufs {
+			for j := range i {
+				if workloads.Conflicts(bufs[i], bufs[j]) {
+					want++
+				}
+			}
+		}
+		if got := ConflictPairs(bufs); got != want {
+			t.Fatalf("trial %d: %d pairs, want %d (%v)", trial, got, want, bufs)
+		}
+	}
+}
