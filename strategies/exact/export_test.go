@@ -3,6 +3,7 @@ package exact
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"membench/workloads"
@@ -83,4 +84,43 @@ const MaxPairs = maxPairs
 // where best-of would run past it.
 func Heuristic(p *workloads.Problem, deadline time.Time) ([]int64, error) {
 	return heuristic(context.Background(), p, deadline)
+}
+
+// SearchRuns runs each static order's search alone on every part of p
+// at capacity c (0: eighths/8 of the way from the bound to a greedy plan), up to
+// limit nodes each, and describes each run: its outcome, its node count
+// and a hash of the offsets it found.
+func SearchRuns(p *workloads.Problem, c, eighths, limit int64) ([]string, error) {
+	ctx := context.Background()
+	in, err := newInstance(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if c == 0 {
+		offs := greedy(p, in)
+		var lo, hi int64
+		for k, i := range in.idx {
+			hi = max(hi, offs[i]+in.size[k])
+		}
+		for _, pt := range in.parts {
+			lo = max(lo, pt.lb, pt.alb)
+		}
+		c = lo + (hi-lo)*eighths/8
+	}
+	var out []string
+	for pi := range in.parts {
+		for _, h := range orders {
+			s := newSearcher(in, h)
+			s.b = &budget{ctx: ctx, nodes: -1}
+			res := s.solve(&in.parts[pi], c, limit)
+			hs := fnv.New64a()
+			if res == found {
+				for _, k := range in.parts[pi].bufs {
+					fmt.Fprintf(hs, "%d,", s.sol[k])
+				}
+			}
+			out = append(out, fmt.Sprintf("c=%d part=%d %s res=%d nodes=%d sol=%x", c, pi, h, res, s.count, hs.Sum64()))
+		}
+	}
+	return out, nil
 }
