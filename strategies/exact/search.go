@@ -112,9 +112,19 @@ type searcher struct {
 	touched   []int32 // sections whose floor may rise; scratch
 	mark      []bool  // per section: in touched
 	cuts      []int32 // per section t: unplaced buffers in both t and t+1
-	cutAt     []int32 // scratch
-	sol       []int64 // offsets of the last placement found
-	cands     [][]cand
+	// live[t][:nLive[t]] are the unplaced buffers of section t (of
+	// in.secBufs[t], in some order), so that a floor is found without
+	// looking at the placed ones; pos[s.slot(k, t)] is k's place in
+	// live[t]. Placing k swaps it to the end of the unplaced ones;
+	// posUndo keeps where it was.
+	live    [][]int32
+	nLive   []int32
+	pos     []int32
+	slotAt  []int32 // per buffer: the slot of its first section
+	posUndo []int32
+	cutAt   []int32 // scratch
+	sol     []int64 // offsets of the last placement found
+	cands   [][]cand
 }
 
 type change struct {
@@ -138,8 +148,17 @@ func newSearcher(in *instance, heur string) *searcher {
 		off: make([]int64, n), minOff: make([]int64, n),
 		floor: make([]int64, len(in.load)), total: make([]int64, len(in.load)),
 		mark: make([]bool, len(in.load)), cuts: make([]int32, len(in.load)),
-		sol: make([]int64, n),
+		sol: make([]int64, n), slotAt: make([]int32, n+1),
+		live: make([][]int32, len(in.load)), nLive: make([]int32, len(in.load)),
 	}
+	for k := range n {
+		var w int32
+		for _, r := range in.runsOf(int32(k)) {
+			w += r.hi - r.lo
+		}
+		s.slotAt[k+1] = s.slotAt[k] + w
+	}
+	s.pos = make([]int32, s.slotAt[n])
 	return s
 }
 
@@ -215,6 +234,11 @@ func (s *searcher) solve(pt *part, c, limit int64) outcome {
 		s.floor[t] = 0
 		s.total[t] = in.aload[t]
 		s.cuts[t] = 0
+		s.live[t] = append(s.live[t][:0], in.secBufs[t]...)
+		s.nLive[t] = int32(len(s.live[t]))
+		for x, j := range s.live[t] {
+			s.pos[s.slot(j, t)] = int32(x)
+		}
 	}
 	if s.ceil == nil {
 		s.ceil = make([]int64, len(in.load))
@@ -229,7 +253,7 @@ func (s *searcher) solve(pt *part, c, limit int64) outcome {
 			s.cuts[t]++
 		}
 	}
-	s.offUndo, s.floorUndo = s.offUndo[:0], s.floorUndo[:0]
+	s.offUndo, s.floorUndo, s.posUndo = s.offUndo[:0], s.floorUndo[:0], s.posUndo[:0]
 	s.rankBufs(pt.bufs)
 	return s.dfs(pt, len(pt.bufs), 0, 0, 0)
 }
@@ -398,7 +422,15 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		// there.
 		if in.uniform {
 			// One run: the whole lifetime (the hot path, kept plain).
-			for t := in.secLo[j]; t < in.secHi[j]; t++ {
+			// The sections k lives in are looked at anyway (below),
+			// so only those of j's on either side of k's are.
+			for t := in.secLo[j]; t < min(in.secHi[j], in.secLo[k]); t++ {
+				if !s.mark[t] && old <= s.floor[t] {
+					s.mark[t] = true
+					s.touched = append(s.touched, t)
+				}
+			}
+			for t := max(in.secLo[j], in.secHi[k]); t < in.secHi[j]; t++ {
 				if !s.mark[t] && old <= s.floor[t] {
 					s.mark[t] = true
 					s.touched = append(s.touched, t)
@@ -426,6 +458,7 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 			s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
 			s.floor[t] = fl
 			s.total[t] -= r.w
+			s.unlive(k, t)
 			// k leaves the section's unplaced buffers: look again.
 			if !s.mark[t] {
 				s.mark[t] = true
@@ -442,14 +475,12 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		// the floor: then the floor stands.
 		f := s.floor[t]
 		lowest := int64(1<<62 - 1)
-		for _, j := range in.secBufs[t] {
-			if s.off[j] == noOffset {
-				if s.minOff[j] <= f {
-					lowest = f
-					break
-				}
-				lowest = min(lowest, s.minOff[j])
+		for _, j := range s.live[t][:s.nLive[t]] {
+			if s.minOff[j] <= f {
+				lowest = f
+				break
 			}
+			lowest = min(lowest, s.minOff[j])
 		}
 		if lowest != 1<<62-1 && lowest > f {
 			s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
@@ -475,8 +506,8 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 			if s.total[t] == 0 {
 				return true
 			}
-			for _, j := range in.secBufs[t] {
-				if s.off[j] == noOffset && s.minOff[j] == c.off && s.rank[j] > c.rank {
+			for _, j := range s.live[t][:s.nLive[t]] {
+				if s.minOff[j] == c.off && s.rank[j] > c.rank {
 					return true
 				}
 			}
@@ -503,13 +534,56 @@ func (s *searcher) unplace(c cand) {
 	k := c.buf
 	s.floorUndo = rollBack(s.floorUndo, s.floor)
 	s.offUndo = rollBack(s.offUndo, s.minOff)
-	for _, r := range in.runsOf(k) {
-		for t := r.lo; t < r.hi; t++ {
+	runs := in.runsOf(k)
+	for x := len(runs) - 1; x >= 0; x-- {
+		r := runs[x]
+		for t := r.hi - 1; t >= r.lo; t-- {
 			s.total[t] += r.w
+			s.relive(k, t)
 		}
 		s.room.rangeAdd(int(r.lo), int(r.hi), -r.w)
 	}
 	s.off[k] = noOffset
+}
+
+// slot returns the index in pos of buffer k's place in section t, where
+// k is in use.
+func (s *searcher) slot(k, t int32) int32 {
+	in := s.in
+	if in.uniform {
+		return s.slotAt[k] + t - in.secLo[k]
+	}
+	at := s.slotAt[k]
+	for _, r := range in.runsOf(k) {
+		if t < r.hi {
+			return at + t - r.lo
+		}
+		at += r.hi - r.lo
+	}
+	panic("exact: slot of a section the buffer does not use")
+}
+
+// unlive takes k out of section t's unplaced buffers, swapping it with
+// the last of them.
+func (s *searcher) unlive(k, t int32) {
+	p := s.pos[s.slot(k, t)]
+	last := s.nLive[t] - 1
+	m := s.live[t][last]
+	s.live[t][p], s.live[t][last] = m, k
+	s.pos[s.slot(m, t)], s.pos[s.slot(k, t)] = p, last
+	s.nLive[t] = last
+	s.posUndo = append(s.posUndo, p)
+}
+
+// relive undoes the last unlive, of k from t.
+func (s *searcher) relive(k, t int32) {
+	p := s.posUndo[len(s.posUndo)-1]
+	s.posUndo = s.posUndo[:len(s.posUndo)-1]
+	last := s.nLive[t]
+	m := s.live[t][p]
+	s.live[t][p], s.live[t][last] = k, m
+	s.pos[s.slot(k, t)], s.pos[s.slot(m, t)] = p, last
+	s.nLive[t] = last + 1
 }
 
 func alignUp(x, a int64) int64 {
