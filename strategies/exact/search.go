@@ -566,11 +566,14 @@ func (s *searcher) slot(k, t int32) int32 {
 // unlive takes k out of section t's unplaced buffers, swapping it with
 // the last of them.
 func (s *searcher) unlive(k, t int32) {
-	p := s.pos[s.slot(k, t)]
+	sk := s.slot(k, t)
+	p := s.pos[sk]
 	last := s.nLive[t] - 1
-	m := s.live[t][last]
-	s.live[t][p], s.live[t][last] = m, k
-	s.pos[s.slot(m, t)], s.pos[s.slot(k, t)] = p, last
+	if p != last {
+		m := s.live[t][last]
+		s.live[t][p], s.live[t][last] = m, k
+		s.pos[s.slot(m, t)], s.pos[sk] = p, last
+	}
 	s.nLive[t] = last
 	s.posUndo = append(s.posUndo, p)
 }
@@ -580,9 +583,11 @@ func (s *searcher) relive(k, t int32) {
 	p := s.posUndo[len(s.posUndo)-1]
 	s.posUndo = s.posUndo[:len(s.posUndo)-1]
 	last := s.nLive[t]
-	m := s.live[t][p]
-	s.live[t][p], s.live[t][last] = k, m
-	s.pos[s.slot(k, t)], s.pos[s.slot(m, t)] = p, last
+	if p != last {
+		m := s.live[t][p]
+		s.live[t][p], s.live[t][last] = k, m
+		s.pos[s.slot(k, t)], s.pos[s.slot(m, t)] = p, last
+	}
 	s.nLive[t] = last + 1
 }
 
