@@ -50,11 +50,12 @@ type traceEvent struct {
 //
 //   - the question at slo, the lowest capacity not yet ruled out, where a
 //     plan would be optimal and a complete search that fails raises the
-//     bound: half the nodes, in steps that double but keep it within a
-//     base step of the bands. Most problems' optimum is their bound
-//     (MiniMalloc's A-C, E-I and K), where this question is all that
-//     counts;
-//   - descending probes below the best plan, sharing the other half
+//     bound: half the nodes, a quarter once the probes below stall
+//     (proofShare), in steps that double but keep it within a base
+//     step of its share. Most
+//     problems' optimum is their bound (MiniMalloc's A-C, E-I and K),
+//     where this question is all that counts;
+//   - descending probes below the best plan, sharing the rest
 //     equally among three bands of depth below it: to a 16th of the gap
 //     to slo, to a quarter and to half of it (each at least one
 //     capacity deep while the gap has room; only multiples of the
@@ -104,7 +105,15 @@ func (sv *solver) minimise() {
 	// top is the highest capacity the bands ask, below hi; bslo the slo
 	// they were laid out for.
 	top, bslo := int64(-1), int64(-1)
+	// improvedAt is when the best plan last improved, in nodes since
+	// start.
+	start := sv.nodes
+	lastHi, improvedAt := sv.hi, int64(0)
 	for sv.slo < sv.hi {
+		if sv.hi < lastHi {
+			lastHi, improvedAt = sv.hi, sv.nodes-start
+		}
+		per := proofShare(sv.nodes-start, improvedAt, int64(len(sv.in.size)))
 		q := sv.in.quantum
 		if t := (sv.hi - 1) / q * q; t != top || sv.slo != bslo {
 			// The gap moved: the bands start again from their tops.
@@ -137,8 +146,8 @@ func (sv *solver) minimise() {
 			}
 			limit = sv.baseLimit()
 		}
-		// The question at slo has half the nodes, the bands share the
-		// rest equally; the one least ahead goes next, the deepest band
+		// The question at slo has its share of the nodes, the bands
+		// share the rest equally; the one least ahead goes next, the deepest band
 		// on a tie (a plan found there gains the most).
 		var bd *band
 		for _, o := range bands {
@@ -146,14 +155,14 @@ func (sv *solver) minimise() {
 				bd = o
 			}
 		}
-		if bd == nil || given <= bandsGiven {
+		if bd == nil || given*per <= bandsGiven {
 			// Its steps double, but never take it more than a base step
 			// ahead of the bands: the bands' steps are small, and a
 			// doubled step would hold them up for as long as the whole
 			// search so far.
 			n := limit
 			if bd != nil {
-				n = min(limit, sv.baseLimit()+(bandsGiven-given)/int64(len(orders)))
+				n = min(limit, sv.baseLimit()+(bandsGiven/per-given)/int64(len(orders)))
 			}
 			before := sv.nodes
 			res := sv.stepProbe(proof, n, traceEvent{Band: -1})
@@ -176,6 +185,28 @@ func (sv *solver) minimise() {
 			return
 		}
 	}
+}
+
+// proofShare returns the nodes the bands have together for each node of
+// the question at slo, at nodes spent (since minimise began) with the
+// best plan last improved at improved, for n buffers: one while the
+// probes bring the best plan down; three (a quarter for the question at
+// slo) once they stall, the best plan having stood longer than it took
+// to find and at least 64 nodes a buffer. Capacity searches take times
+// that are heavy-tailed and vary from one capacity to the next, so a
+// stalled descent needs many probes each given many nodes. With a half
+// throughout (as before issue 24), D and J ended at the same plans with
+// 200,000 nodes or 500,000 (D) and 105,000 or 300,000 (J); with a quarter
+// throughout, and the orders weighted by their wins (solver.weight), J
+// reached 1,029,120 in 300,000 nodes and D 1,029,120 in 500,000, but
+// MiniMalloc's A, B, E, F, G and I, whose optimum is their bound, took
+// 1.9 to 2.8 times the nodes to prove it (the question at slo finds
+// those plans).
+func proofShare(spent, improved, n int64) int64 {
+	if spent-improved <= max(improved, 64*n) {
+		return 1
+	}
+	return 3
 }
 
 // bandEdges are the deep ends of the bands, in thousandths of the gap;

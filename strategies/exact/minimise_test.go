@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"membench/workloads"
@@ -31,11 +32,13 @@ func randomProblem(rng *rand.Rand, n int) *workloads.Problem {
 // to its band's limit; a band doubles its limit only once every capacity
 // within the round's reach has had the limit before; the
 // question at slo asks slo and goes exactly when it has had no more nodes
-// than the bands together.
+// than the bands together, or than a third of theirs once the best plan
+// has stalled (proofShare).
 func TestMinimiseSchedule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 1))
 	ctx := context.Background()
 	probed, doubled := 0, 0
+	shares := map[int64]int{} // steps taken at each share of the bands
 	// MiniMalloc's D, whose optimum is open, keeps the probes busy; the
 	// random problems are mostly settled at their bound.
 	var ps []*workloads.Problem
@@ -52,7 +55,12 @@ func TestMinimiseSchedule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sv := &solver{in: in, b: &budget{ctx: ctx, nodes: 40000}, offs: greedy(p, in)}
+		// D's probes stall (proofShare) after some 40,000 nodes.
+		budget := &budget{ctx: ctx, nodes: 40000}
+		if i == 0 && len(p.Buffers) > 200 {
+			budget.nodes = 100000
+		}
+		sv := &solver{in: in, b: budget, offs: greedy(p, in)}
 		for _, pt := range in.parts {
 			sv.lo = max(sv.lo, pt.lb, pt.alb)
 		}
@@ -64,6 +72,9 @@ func TestMinimiseSchedule(t *testing.T) {
 		q := in.quantum
 		lo, hi := sv.slo, sv.hi
 		var boundGiven, bandsGiven int64
+		// The nodes spent, and when the best plan last improved.
+		var spent, improved int64
+		lastHi := sv.hi
 		given := map[int64]int64{} // per capacity, while its probe lives
 		limits := map[int]int64{}  // per band, its limit this round
 		reach := map[int]int64{}   // and its reach
@@ -75,18 +86,20 @@ func TestMinimiseSchedule(t *testing.T) {
 			t.Fatalf("problem %d, step %+v (slo %d, hi %d before): "+format, append([]any{i, ev, lo, hi}, args...)...)
 		}
 		sv.trace = func(ev traceEvent) {
+			per := proofShare(spent, improved, int64(len(in.size)))
+			shares[per]++
 			if ev.Band < 0 {
 				if ev.C != lo {
 					fail(ev, "the question at slo asks %d", ev.C)
 				}
-				if boundGiven > bandsGiven {
-					fail(ev, "the question at slo had %d nodes, the bands %d", boundGiven, bandsGiven)
+				if boundGiven*per > bandsGiven {
+					fail(ev, "the question at slo had %d nodes, the bands %d (share %d)", boundGiven, bandsGiven, per)
 				}
 				boundGiven += ev.Nodes
 			} else {
 				probed++
-				if bandsGiven >= boundGiven {
-					fail(ev, "a band went with %d nodes given to the bands and %d to the question at slo", bandsGiven, boundGiven)
+				if bandsGiven >= boundGiven*per {
+					fail(ev, "a band went with %d nodes given to the bands and %d to the question at slo (share %d)", bandsGiven, boundGiven, per)
 				}
 				bandsGiven += ev.Nodes
 				if ev.C%q != 0 || ev.C <= lo || ev.C >= hi {
@@ -129,6 +142,10 @@ func TestMinimiseSchedule(t *testing.T) {
 				delete(given, ev.C)
 			}
 			lo, hi = ev.Lo, ev.Hi
+			spent += ev.Nodes
+			if hi < lastHi {
+				lastHi, improved = hi, spent
+			}
 			for c := range given {
 				if c >= hi || c < lo {
 					delete(given, c)
@@ -137,7 +154,68 @@ func TestMinimiseSchedule(t *testing.T) {
 		}
 		sv.minimise()
 	}
-	if probed == 0 || doubled == 0 {
-		t.Fatalf("%d probes below the first plans, %d rounds that doubled a limit; want some of each", probed, doubled)
+	if probed == 0 || doubled == 0 || shares[1] == 0 || shares[3] == 0 {
+		t.Fatalf("%d probes below the first plans, %d rounds that doubled a limit, steps at each share of the bands %v; want some of each",
+			probed, doubled, shares)
+	}
+}
+
+// TestTrialWeights: a trial's orders share its nodes evenly until an
+// order has found plans in contested steps; then each takes its weight,
+// and an order's wins count up to maxWins.
+func TestTrialWeights(t *testing.T) {
+	w, err := workloads.Load("../../../shared/workloads/minimalloc/D.1048576.csv")
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skip("the shared MiniMalloc instances are absent")
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	in, err := newInstance(ctx, w.Problem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		wins [3]int64
+		want []int64 // each order's nodes after one step of 600
+	}{
+		{[3]int64{0, 0, 0}, []int64{600, 600, 600}},
+		{[3]int64{1, 0, 0}, []int64{900, 450, 450}},
+		{[3]int64{3, 0, 0}, []int64{1200, 300, 300}},
+		{[3]int64{9, 0, 0}, []int64{1200, 300, 300}},
+		{[3]int64{1, 1, 0}, []int64{720, 720, 360}},
+	} {
+		// No plan within 1,024,000 is found in 1,200 nodes by any order.
+		sv := &solver{in: in, b: &budget{ctx: ctx, nodes: -1}, offs: greedy(w.Problem, in), wins: tc.wins}
+		tr := sv.newTrial(1024000)
+		if res := sv.step(tr, 600); res != aborted {
+			t.Fatalf("wins %v: step ended %v", tc.wins, res)
+		}
+		var got []int64
+		for _, r := range tr.runs {
+			got = append(got, r.s.pacer().count-1) // the node that paused it
+		}
+		tr.close()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("wins %v: the orders spent %v nodes, want %v", tc.wins, got, tc.want)
+		}
+	}
+}
+
+// TestProofShare: the bands have one node for each of the question at
+// slo until the best plan has stood longer than it took to find, and at
+// least 64 nodes a buffer; then three.
+func TestProofShare(t *testing.T) {
+	for _, tc := range []struct{ spent, improved, n, want int64 }{
+		{0, 0, 10, 1},
+		{640, 0, 10, 1},     // 64 nodes a buffer
+		{641, 0, 10, 3},     // past them, no plan found
+		{2000, 1000, 10, 1}, // standing as long as it took
+		{2001, 1000, 10, 3},
+		{1200, 1000, 10, 1}, // a recent plan
+	} {
+		if got := proofShare(tc.spent, tc.improved, tc.n); got != tc.want {
+			t.Errorf("proofShare(%d, %d, %d) = %d, want %d", tc.spent, tc.improved, tc.n, got, tc.want)
+		}
 	}
 }

@@ -83,8 +83,9 @@ func (tr *trial) close() {
 }
 
 // step lets each order's search of the current part spend up to limit
-// more nodes, going on to the next part when one succeeds. On found it
-// adopts the plan if it is better than the best.
+// more nodes, weighted (solver.weight), going on to the next part when
+// one succeeds. On found it adopts the plan if it is better than the
+// best.
 func (sv *solver) step(tr *trial, limit int64) outcome {
 	in := sv.in
 	for ; tr.pi < len(in.parts); tr.pi++ {
@@ -114,9 +115,22 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 		}
 		res := aborted
 		var winner engine
-		for _, r := range tr.runs {
+		var wsum int64
+		for x := range orders {
+			wsum += sv.weight(x)
+		}
+		for x, r := range tr.runs {
 			before := r.s.pacer().count
-			res = r.step(limit)
+			lim := limit
+			if x < len(orders) {
+				// limit is each order's nodes when they weigh the same.
+				lim = max(1, limit*int64(len(orders))*sv.weight(x)/wsum)
+			}
+			contested := r.started
+			res = r.step(lim)
+			if res == found && x < len(orders) && contested {
+				sv.wins[x]++
+			}
 			sv.nodes += r.s.pacer().count - before
 			if res != aborted {
 				winner = r.s
