@@ -44,7 +44,6 @@ type Placer struct {
 	tspan *kernel.TaskSpans
 	tasks []kernel.Task
 	proto *kernel.CompIndex
-	comps []kernel.Comp
 	spans []kernel.Comp
 	mark  []bool
 	looks int
@@ -265,8 +264,16 @@ func (pl *Placer) decode(ctx context.Context, order []int32, offsets []int64) (i
 
 // decodeIndexed is decode through an index over time: every buffer
 // already placed in offsets goes into a fresh index, then each buffer of
-// order fits among the merged ranges of those live with it.
+// order goes where first fit puts it among the ranges of those live with
+// it (kernel.CompIndex.FirstFit, which stops at the first gap that holds
+// it rather than merging them all).
 func (pl *Placer) decodeIndexed(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+	return pl.decodeWith(ctx, order, offsets, (*kernel.CompIndex).FirstFit)
+}
+
+// decodeWith is decodeIndexed finding each offset with fit.
+func (pl *Placer) decodeWith(ctx context.Context, order []int32, offsets []int64,
+	fit func(ix *kernel.CompIndex, t *kernel.Task, size, align int64) int64) (int64, error) {
 	ix := pl.proto.EmptyCopy()
 	ix.GatherByID()
 	for i, o := range offsets {
@@ -282,8 +289,7 @@ func (pl *Placer) decodeIndexed(ctx context.Context, order []int32, offsets []in
 			return 0, err
 		}
 		t := &pl.tasks[idx]
-		pl.comps = ix.Overlapping(pl.comps[:0], t)
-		o := kernel.FirstFit(pl.comps, pl.Size[idx], pl.alignOf(idx))
+		o := fit(ix, t, pl.Size[idx], pl.alignOf(idx))
 		offsets[idx] = o
 		ix.Place(t, kernel.Comp{Lo: o, Hi: o + pl.Size[idx]})
 	}
