@@ -62,13 +62,14 @@ func lazyFirstFit(runs [][]Comp, next []int64, size, align int64) (int64, []int6
 		next = append(next, run[0].Lo)
 	}
 	var y int64
-	for r, clear := 0, 0; clear < len(next); r++ {
-		if r == len(next) {
-			r = 0
+	for {
+		// A run whose next range starts below y+size may block y.
+		r := 0
+		for r < len(next) && next[r] >= y+size {
+			r++
 		}
-		if next[r] >= y+size {
-			clear++
-			continue
+		if r == len(next) {
+			return y, next
 		}
 		run := runs[r]
 		for {
@@ -77,16 +78,13 @@ func lazyFirstFit(runs [][]Comp, next []int64, size, align int64) (int64, []int6
 				break
 			}
 			y = AlignUp(run[0].Hi, align)
-			clear = 0
 		}
 		runs[r] = run
 		next[r] = math.MaxInt64
 		if len(run) > 0 {
 			next[r] = run[0].Lo
 		}
-		clear++
 	}
-	return y, next
 }
 
 // skipEnded returns run (sorted and disjoint) from its first range
