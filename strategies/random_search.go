@@ -70,7 +70,8 @@ func (r randomSearch) Plan(ctx context.Context, p *workloads.Problem) (*Plan, er
 			break
 		}
 		rng.Shuffle(n, swap)
-		peak, err := pl.Place(ctx, order, offsets)
+		// Only a lower peak is kept: a decode stops once it reaches the best.
+		peak, err := pl.PlaceBelow(ctx, order, offsets, bestPeak)
 		if err != nil {
 			return nil, err
 		}

@@ -4,12 +4,13 @@ import "math"
 
 // FirstFit returns FirstFit(ix.Overlapping(nil, t), size, align): where
 // a buffer of span t goes under the first-fit rule among the placed
-// buffers overlapping it in time. It walks the sorted runs that
+// buffers overlapping it in time. It takes the sorted runs that
 // Overlapping would merge (the stabbing path's nodes, the id tree's
-// nodes, the loose ids sorted) together through a heap, lazily, and stops
-// at the first gap that holds the buffer: with long lifetimes (idealloc's
-// Y_1: about 800 components a buffer, the gap found about a fifth of the
-// way up) merging them all first was most of a decode's time.
+// nodes; the small nodes and the loose ids sorted into one) as they are
+// and looks in them only up to the first gap that holds the buffer
+// (lazyFirstFit): with long lifetimes (idealloc's Y_1: about 800
+// components a buffer, the gap found about a fifth of the way up) merging
+// them all first was most of a decode's time.
 //
 // Gaps of length zero (between touching ranges, or at a zero-size
 // buffer) hold only zero-size buffers, which first fit puts at 0, so the
@@ -24,10 +25,13 @@ func (ix *CompIndex) FirstFit(t *Task, size, align int64) int64 {
 		return FirstFit(ix.scratch, size, align)
 	}
 	runs := ix.fitRuns[:0]
+	small := ix.scratch[:0]
 	for v := t.A + ix.leaves; v >= 1; {
 		nd := ix.node[v]
-		if nd.len > 0 {
+		if nd.len > smallRun {
 			runs = append(runs, ix.pool[nd.ptr:nd.ptr+nd.len])
+		} else {
+			small = append(small, ix.pool[nd.ptr:nd.ptr+nd.len]...)
 		}
 		v = nd.up
 	}
@@ -36,16 +40,22 @@ func (ix *CompIndex) FirstFit(t *Task, size, align int64) int64 {
 		if ix.byID != nil {
 			runs, loose = ix.byID.gatherRuns(runs, ix.placed, lo, hi)
 		}
-		if ix.scratch = appendPlaced(ix.scratch[:0], loose); len(ix.scratch) > 0 {
-			SortComps(ix.scratch)
-			runs = append(runs, mergeSorted(ix.scratch))
-		}
+		small = appendPlaced(small, loose)
 	}
-	ix.fitRuns = runs
+	if len(small) > 0 {
+		SortComps(small)
+		runs = append(runs, mergeSorted(small))
+	}
+	ix.scratch, ix.fitRuns = small, runs
 	off, next := lazyFirstFit(runs, ix.next, size, align)
 	ix.next = next
 	return off
 }
+
+// smallRun is the most components of a node of the stabbing path that
+// FirstFit takes with the loose ones rather than as a run of their own:
+// each run costs a look whenever the candidate offset moves.
+const smallRun = 16
 
 // lazyFirstFit is FirstFit over the ranges of runs, each sorted and
 // disjoint (so sorted by end too). It raises a candidate offset y from 0:
@@ -55,61 +65,43 @@ func (ix *CompIndex) FirstFit(t *Task, size, align int64) int64 {
 // Each run keeps a cursor at its first range ending above y (ranges
 // ending by y block no later y) and that range's start in next, which
 // blocks only once y+size passes it: a run is looked at again only then.
-// It consumes runs; next is scratch, returned for reuse.
+// Cursors move one range at a time: most moves pass one or two. It
+// consumes runs; next is scratch, returned for reuse.
 func lazyFirstFit(runs [][]Comp, next []int64, size, align int64) (int64, []int64) {
 	next = next[:0]
 	for _, run := range runs {
 		next = append(next, run[0].Lo)
 	}
 	var y int64
-	for {
-		// A run whose next range starts below y+size may block y.
-		r := 0
-		for r < len(next) && next[r] >= y+size {
-			r++
-		}
-		if r == len(next) {
-			return y, next
-		}
-		run := runs[r]
-		for {
-			run = skipEnded(run, y)
-			if len(run) == 0 || run[0].Lo >= y+size {
-				break
+	// clear counts the runs in a row seen not to block y: all of them
+	// means none does.
+	for r, clear := 0, 0; clear < len(next); {
+		if next[r] < y+size {
+			run := runs[r]
+			i := 0
+			for {
+				for i < len(run) && run[i].Hi <= y {
+					i++
+				}
+				if i == len(run) || run[i].Lo >= y+size {
+					break
+				}
+				y = AlignUp(run[i].Hi, align)
+				clear = 0
+				i++
 			}
-			y = AlignUp(run[0].Hi, align)
+			runs[r] = run[i:]
+			next[r] = math.MaxInt64
+			if i < len(run) {
+				next[r] = run[i].Lo
+			}
 		}
-		runs[r] = run
-		next[r] = math.MaxInt64
-		if len(run) > 0 {
-			next[r] = run[0].Lo
-		}
-	}
-}
-
-// skipEnded returns run (sorted and disjoint) from its first range
-// ending above y: a look at the next range, then galloping, as a blocked
-// y usually moves past a few ranges of the run but may pass many.
-func skipEnded(run []Comp, y int64) []Comp {
-	if len(run) == 0 || run[0].Hi > y {
-		return run
-	}
-	// run[lo].Hi <= y; find hi with run[hi].Hi > y (or the end).
-	lo, step := 0, 1
-	for lo+step < len(run) && run[lo+step].Hi <= y {
-		lo += step
-		step *= 2
-	}
-	hi := min(lo+step, len(run))
-	for hi-lo > 1 {
-		m := int(uint(lo+hi) >> 1)
-		if run[m].Hi <= y {
-			lo = m
-		} else {
-			hi = m
+		clear++
+		if r++; r == len(next) {
+			r = 0
 		}
 	}
-	return run[hi:]
+	return y, next
 }
 
 // mergeSorted merges, in place, the ranges of c (sorted by start) that

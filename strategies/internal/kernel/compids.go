@@ -149,6 +149,7 @@ func (t *compIDTree) gatherRuns(nodes [][]Comp, placed []Comp, lo, hi int32) ([]
 	if blo >= bhi {
 		return nodes, placed[lo:hi]
 	}
+	t.cut = append(append(t.cut[:0], placed[lo:blo*compIDLeaf]...), placed[bhi*compIDLeaf:hi]...)
 	base := t.leaves / compIDLeaf
 	for l, r := blo+base, bhi+base; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
@@ -160,7 +161,6 @@ func (t *compIDTree) gatherRuns(nodes [][]Comp, placed []Comp, lo, hi int32) ([]
 			nodes = t.appendNode(nodes, placed, r)
 		}
 	}
-	t.cut = append(append(t.cut[:0], placed[lo:blo*compIDLeaf]...), placed[bhi*compIDLeaf:hi]...)
 	return nodes, t.cut
 }
 
