@@ -305,22 +305,15 @@ func satAdd(a, b int64) int64 {
 // is buffer a's effective size below b (upstream's Buffer::effective_size:
 // workloads.EffectiveSize, the rule membench shares).
 func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration) (*result, error) {
-	return solveTuned(ctx, bufs, eff, capacity, params, timeout, tuning{big: bigLevel})
+	return solveTuned(ctx, bufs, eff, capacity, params, timeout, 0)
 }
 
-// tuning chooses among representations that give the same search: the
-// sweep's (implicit, as sweep's argument) and the order length from
-// which a level's order is recomputed rather than kept (big). Tests set
-// them to reach every path on small problems.
-type tuning struct {
-	implicit int
-	big      int
-}
-
-// solveTuned is solveProblem with the representations chosen by t.
-func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration, t tuning) (*result, error) {
+// solveTuned is solveProblem with the sweep's representation chosen by
+// implicit (sweep's argument): tests set it to reach both on small
+// problems.
+func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration, implicit int) (*result, error) {
 	r := &run{ctx: ctx, start: time.Now(), timeout: timeout}
-	sw, err := sweep(bufs, eff, ctx.Err, t.implicit)
+	sw, err := sweep(bufs, eff, ctx.Err, implicit)
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +326,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 		return res, err // res carries the counters even on failure
 	}
 	if !params.MinimizeCapacity {
-		offs, h, st := newSolver(params, r, bufs, capacity, sw, t.big).solve()
+		offs, h, st := newSolver(params, r, bufs, capacity, sw).solve()
 		switch st {
 		case stOK:
 			res.Offsets, res.Height = offs, h
@@ -347,7 +340,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 	lo, hi := int64(0), capacity
 	for lo <= hi {
 		mid := lo + (hi-lo)/2
-		offs, h, st := newSolver(params, r, bufs, mid, sw, t.big).solve()
+		offs, h, st := newSolver(params, r, bufs, mid, sw).solve()
 		if r.cancelled {
 			return finish(nil)
 		}

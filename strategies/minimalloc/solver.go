@@ -91,13 +91,6 @@ func preorderLess(h string, a, b *preorderData) bool {
 	return a.idx < b.idx
 }
 
-// orderData is an unplaced buffer in the dynamic order: its lowest
-// possible offset and its place in the static preorder.
-type orderData struct {
-	offset int64
-	pre    int
-}
-
 // offsetChange and sectionChange record a value before the search changed
 // it, to undo the change.
 type offsetChange struct {
@@ -116,11 +109,6 @@ type floorRun struct {
 	n int32
 	v int64
 }
-
-// bigLevel is the length of a level's order from which the level below
-// overwrites it (the order is recomputed if the search comes back to
-// it), so that a deep search does not hold every level's order.
-const bigLevel = 1024
 
 // run holds what the searches of one Solve share: the clock, the
 // context and the counters.
@@ -164,14 +152,16 @@ type solver struct {
 
 	nodesLeft int64
 
-	// Scratch: section marks for updateSectionData; the stack of the
-	// dynamic orders of the levels of the search; the raised buffers of
-	// computeOrdering; the stacks of changes to undo.
+	// tree orders the unplaced buffers of the partition being searched;
+	// posOf is each buffer's position in its partition's preorder.
+	tree  *orderTree
+	posOf []int32
+
+	// Scratch: section marks for updateSectionData; the stacks of changes
+	// to undo.
 	mark     []int64
 	stamp    int64
 	touched  []int
-	ords     []orderData
-	raised   []orderData
 	offStack []offsetChange
 	secStack []sectionChange
 	runStack []floorRun
@@ -182,11 +172,10 @@ type solver struct {
 	// total grow): check passes at once when they fit.
 	maxFloor, maxTotal int64
 	quick              bool
-	big                int // bigLevel, or a test's
 }
 
-func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult, big int) *solver {
-	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64, big: big}
+func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult) *solver {
+	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64}
 }
 
 // solve is SolverImpl::Solve: one search over every partition in turn
@@ -199,6 +188,7 @@ func (s *solver) solve() ([]int64, int64, status) {
 	s.assign = make([]int64, n)
 	s.sol = make([]int64, n)
 	s.minOffs = make([]int64, n)
+	s.posOf = make([]int32, n)
 	for i := range s.assign {
 		s.assign[i], s.sol[i] = noOffset, noOffset
 	}
@@ -317,16 +307,22 @@ func (s *solver) subSolve(pt *partition, h string) status {
 			return 0
 		})
 	}
-	// The search needs only the buffers in preorder; the first order goes
-	// on s.ords, where a long one may be overwritten (search).
+	// The search needs only the buffers in preorder, in a tree of its own;
+	// the partition around this one gets its tree and positions back.
 	idx := make([]int32, len(pre))
-	at := len(s.ords)
+	oldPos := make([]int32, len(pre))
 	for k := range pre {
 		idx[k] = int32(pre[k].idx)
-		s.ords = append(s.ords, orderData{pre: k})
+		oldPos[k] = s.posOf[pre[k].idx]
+		s.posOf[pre[k].idx] = int32(k)
 	}
-	st := s.search(pt, h, idx, s.ords[at:len(s.ords):len(s.ords)], at, 0, 0)
-	s.ords = s.ords[:at]
+	outer := s.tree
+	s.tree = s.newOrderTree(idx)
+	st := s.search(pt, h, 0, 0)
+	s.tree = outer
+	for k := range pre {
+		s.posOf[pre[k].idx] = oldPos[k]
+	}
 	return st
 }
 
@@ -392,6 +388,7 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 		if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
 			fixedFail = true
 		}
+		s.setLeaf(o)
 		if !s.params.UnallocatedFloor {
 			continue
 		}
@@ -423,6 +420,7 @@ func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 	if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
 		*fixedFail = true
 	}
+	s.setLeaf(o)
 	return true
 }
 
@@ -586,6 +584,7 @@ func (s *solver) restoreSectionData(secTop, runTop, i int) {
 func (s *solver) restoreMinOffsets(top int) {
 	for c := len(s.offStack) - 1; c >= top; c-- {
 		s.minOffs[s.offStack[c].idx] = s.offStack[c].min
+		s.setLeaf(s.offStack[c].idx)
 	}
 	s.offStack = s.offStack[:top]
 }
@@ -622,111 +621,108 @@ func (s *solver) check(pt *partition, off int64) bool {
 	return true
 }
 
-// computeOrdering lists the unplaced buffers of orig with their lowest
-// offsets now, sorted by offset and then preorder with dynamic_ordering.
-// The list is pushed on s.ords; the caller pops it (popOrdering).
-//
-// Offsets only rise between orig and now, so the buffers whose offset is
-// unchanged are still in order when orig was: those are merged with the
-// few raised ones, sorted apart, which gives the order a full sort gives
-// (the keys are distinct).
-func (s *solver) computeOrdering(pre []int32, orig []orderData) []orderData {
-	top := len(s.ords)
-	s.raised = s.raised[:0]
-	inOrder := true
-	var last orderData
-	haveLast := false
-	for _, o := range orig {
-		i := int(pre[o.pre])
-		if s.assign[i] != noOffset {
-			continue
-		}
-		no := orderData{s.minOffs[i], o.pre}
-		if s.params.DynamicOrdering && no.offset != o.offset {
-			s.raised = append(s.raised, no)
-			continue
-		}
-		if haveLast && !orderLess(last, no) {
-			inOrder = false
-		}
-		last, haveLast = no, true
-		s.ords = append(s.ords, no)
-	}
-	if !s.params.DynamicOrdering {
-		return s.ords[top:len(s.ords):len(s.ords)]
-	}
-	if !inOrder {
-		s.ords = append(s.ords, s.raised...)
-		slices.SortFunc(s.ords[top:], orderCmp)
-		return s.ords[top:len(s.ords):len(s.ords)]
-	}
-	if len(s.raised) > 0 {
-		slices.SortFunc(s.raised, orderCmp)
-		// Merge from the back, in place.
-		k := len(s.ords) - top
-		s.ords = append(s.ords, s.raised...)
-		out := s.ords[top:]
-		i, j, w := k-1, len(s.raised)-1, len(out)-1
-		for j >= 0 {
-			if i >= 0 && orderLess(s.raised[j], out[i]) {
-				out[w] = out[i]
-				i--
-			} else {
-				out[w] = s.raised[j]
-				j--
-			}
-			w--
-		}
-	}
-	return s.ords[top:len(s.ords):len(s.ords)]
+// orderTree keeps the unplaced buffers of one partition in upstream's
+// dynamic order, lowest offset first and then earlier in the preorder,
+// without listing them at every level: a tournament tree over preorder
+// positions holds at each node its leaves' lowest (offset, position) and
+// lowest offset plus size. A placement or a change of a lowest offset
+// updates one path; upstream's order at a level is read from the tree as
+// the successors of the level's first key, the tree being back in the
+// level's state whenever the level reads it again.
+type orderTree struct {
+	pre  []int32 // buffers by preorder position
+	size int     // leaves: a power of two at least len(pre)
+	off  []int64 // per node: lowest offset of a present leaf (absent: none)
+	pos  []int32 // per node: the position of that leaf, the first on ties
+	top  []int64 // per node: lowest offset plus size of a present leaf
 }
 
-// recomputeOrdering pushes on s.ords the order computeOrdering gave this
-// level: the unplaced buffers of pre with their lowest offsets, by
-// offset and preorder (by preorder alone without dynamic_ordering).
-func (s *solver) recomputeOrdering(pre []int32) []orderData {
-	top := len(s.ords)
-	for k := range pre {
-		if i := int(pre[k]); s.assign[i] == noOffset {
-			s.ords = append(s.ords, orderData{s.minOffs[i], k})
-		}
+// absent is the key of a tree node with no unplaced buffer.
+const absent = math.MaxInt64
+
+// newOrderTree builds the tree of the buffers pre, all unplaced.
+func (s *solver) newOrderTree(pre []int32) *orderTree {
+	t := &orderTree{pre: pre, size: 1}
+	for t.size < len(pre) {
+		t.size *= 2
 	}
-	if s.params.DynamicOrdering {
-		slices.SortFunc(s.ords[top:], orderCmp)
+	t.off = make([]int64, 2*t.size)
+	t.pos = make([]int32, 2*t.size)
+	t.top = make([]int64, 2*t.size)
+	for v := t.size; v < 2*t.size; v++ {
+		t.off[v], t.top[v] = absent, absent
 	}
-	return s.ords[top:len(s.ords):len(s.ords)]
+	for k, i := range pre {
+		v := t.size + k
+		t.off[v], t.pos[v] = s.minOffs[i], int32(k)
+		t.top[v] = s.minOffs[i] + s.bufs[i].size
+	}
+	for v := t.size - 1; v >= 1; v-- {
+		t.pull(v)
+	}
+	return t
 }
 
-// orderLess is upstream's dynamic order: lower offset first, then earlier
-// in the preorder.
-func orderLess(a, b orderData) bool {
-	if a.offset != b.offset {
-		return a.offset < b.offset
+// pull recomputes node v from its children and reports whether it
+// changed.
+func (t *orderTree) pull(v int) bool {
+	l, r := 2*v, 2*v+1
+	if t.off[r] < t.off[l] {
+		l = r
 	}
-	return a.pre < b.pre
+	top := min(t.top[2*v], t.top[2*v+1])
+	if t.off[v] == t.off[l] && t.pos[v] == t.pos[l] && t.top[v] == top {
+		return false
+	}
+	t.off[v], t.pos[v], t.top[v] = t.off[l], t.pos[l], top
+	return true
 }
 
-func orderCmp(a, b orderData) int {
-	if orderLess(a, b) {
-		return -1
+// succ returns the least key (offset, position) at or after (a, b) in
+// node v's subtree, offset absent for none. It descends only into nodes
+// whose least key lies before (a, b): the ancestors of the buffers the
+// canonical rule has left behind.
+func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
+	if o := t.off[v]; o > a || o == a && t.pos[v] >= b {
+		return o, t.pos[v]
 	}
-	if orderLess(b, a) {
-		return 1
+	if v >= t.size {
+		return absent, 0
 	}
-	return 0
+	lo, lp := t.succ(2*v, a, b)
+	ro, rp := t.succ(2*v+1, a, b)
+	if ro < lo || ro == lo && rp < lp {
+		return ro, rp
+	}
+	return lo, lp
+}
+
+// setLeaf refreshes buffer i's leaf in the current partition's tree from
+// the search's state (placed: absent) and the path above it. A buffer
+// outside the partition is left alone: its own partition's tree is back
+// in step by the time that partition reads it again.
+func (s *solver) setLeaf(i int) {
+	t := s.tree
+	k := s.posOf[i]
+	if t == nil || int(k) >= len(t.pre) || int(t.pre[k]) != i {
+		return
+	}
+	v := t.size + int(k)
+	if s.assign[i] != noOffset {
+		t.off[v], t.top[v] = absent, absent
+	} else {
+		t.off[v], t.top[v] = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
+	}
+	for v /= 2; v >= 1 && t.pull(v); v /= 2 {
+	}
 }
 
 // search is upstream's SearchSolutions: a depth-first search that places
 // one buffer per level at its lowest offset, trying the unplaced buffers
-// in the dynamic order. orig is the level above's order; origAt is where
-// it starts on s.ords, or -1 when it is not there.
-//
-// A level's order is a function of the search's state (the unplaced
-// buffers of pre by lowest offset and preorder, or by preorder alone), so
-// a long one need not be kept while the levels below run: the level below
-// moves its own order over it, and the level recomputes its order when
-// the search comes back to it and goes on.
-func (s *solver) search(pt *partition, h string, pre []int32, orig []orderData, origAt int, minOffset int64, minPre int) status {
+// of pt in the dynamic order (by preorder alone without
+// dynamic_ordering). (minOffset, minPre) is the key of the buffer the
+// level above placed, the start of the canonical order here.
+func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) status {
 	if s.nodesLeft <= 0 {
 		return stAborted
 	}
@@ -735,61 +731,72 @@ func (s *solver) search(pt *partition, h string, pre []int32, orig []orderData, 
 	if s.run.expired() {
 		return stDeadline
 	}
-	top := len(s.ords)
-	order := s.computeOrdering(pre, orig)
-	if origAt >= 0 && len(orig) >= s.big {
-		copy(s.ords[origAt:], order)
-		s.ords = s.ords[:origAt+len(order)]
-		top = origAt
-		order = s.ords[top:len(s.ords):len(s.ords)]
-	}
-	defer func() { s.ords = s.ords[:top] }()
-	if len(order) == 0 {
+	t := s.tree
+	if t.off[1] == absent {
 		for _, i := range pt.bufs {
 			s.sol[i] = s.assign[i]
 		}
 		return stOK
 	}
-	minHeight := int64(math.MaxInt64)
-	for _, o := range order {
-		minHeight = min(minHeight, o.offset+s.bufs[pre[o.pre]].size)
+	minHeight := t.top[1]
+	// The candidates in upstream's order: with dynamic_ordering the
+	// successors of the canonical start (the buffers before it are the
+	// ones the canonical rule skips; at or above minHeight the dominance
+	// rule skips all the rest); without it every position in turn.
+	a, b := int64(math.MinInt64), int32(0)
+	if s.params.CanonicalOnly {
+		a, b = minOffset, int32(minPre)
 	}
-	for x := 0; x < len(order); x++ {
-		off, p := order[x].offset, order[x].pre
-		i := int(pre[p])
-		if s.params.CanonicalOnly && (off < minOffset || off == minOffset && p < minPre) {
-			continue
+	for next := int32(0); ; {
+		var off int64
+		var p int32
+		if s.params.DynamicOrdering {
+			off, p = t.succ(1, a, b)
+			if off == absent || s.params.CheckDominance && off >= minHeight {
+				break
+			}
+			a, b = off, p+1
+		} else {
+			for int(next) < len(t.pre) && s.assign[t.pre[next]] != noOffset {
+				next++
+			}
+			if int(next) == len(t.pre) {
+				break
+			}
+			p = next
+			next++
+			off = s.minOffs[t.pre[p]]
+			if s.params.CanonicalOnly && (off < minOffset || off == minOffset && int(p) < minPre) {
+				continue
+			}
+			if s.params.CheckDominance && off >= minHeight {
+				continue
+			}
 		}
-		if s.params.CheckDominance && off >= minHeight {
-			continue
-		}
+		i := int(t.pre[p])
 		if f := s.bufs[i].fixed; f != noOffset && off > f {
 			continue
 		}
 		s.assign[i] = off
+		s.setLeaf(i)
 		offTop, secTop, runTop, maxFloor := len(s.offStack), len(s.secStack), len(s.runStack), s.maxFloor
 		hatless, fixedFail := s.updateMinOffsets(i)
 		s.updateSectionData(i)
 		st := stNotFound
-		below := false // a level below ran, and may have moved its order over ours
 		if !fixedFail && s.check(pt, off) {
-			below = len(order) >= s.big
 			if s.params.DynamicDecomposition {
-				st = s.decompose(pt, h, pre, order, top, off, p, i)
+				st = s.decompose(pt, h, off, int(p), i)
 			} else {
-				st = s.search(pt, h, pre, order, top, off, p)
+				st = s.search(pt, h, off, int(p))
 			}
 		}
 		s.restoreSectionData(secTop, runTop, i)
 		s.restoreMinOffsets(offTop) // none when hatless
 		s.assign[i] = noOffset
+		s.setLeaf(i)
 		s.maxFloor = maxFloor
 		if st != stNotFound {
 			return st
-		}
-		if below {
-			s.ords = s.ords[:top]
-			order = s.recomputeOrdering(pre)
 		}
 		if hatless && s.params.HatlessPruning {
 			break
@@ -802,7 +809,7 @@ func (s *solver) search(pt *partition, h string, pre []int32, orig []orderData, 
 // decompose is upstream's DynamicallyDecompose: placing buffer i ends the
 // cuts it held; where a cut inside pt drops to zero, the unplaced buffers
 // on each side are solved apart, each part a new search.
-func (s *solver) decompose(pt *partition, h string, pre []int32, orig []orderData, origAt int, minOffset int64, minPre int, i int) status {
+func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int, i int) status {
 	s.sol[i] = s.assign[i]
 	cutpoints := []int{pt.lo}
 	spans := s.sw.data[i].spans
@@ -815,7 +822,7 @@ func (s *solver) decompose(pt *partition, h string, pre []int32, orig []orderDat
 	}
 	st := stOK
 	if len(cutpoints) == 1 {
-		st = s.search(pt, h, pre, orig, origAt, minOffset, minPre)
+		st = s.search(pt, h, minOffset, minPre)
 	} else {
 		cutpoints = append(cutpoints, pt.hi)
 		for c := 1; c < len(cutpoints); c++ {
