@@ -166,6 +166,14 @@ type solver struct {
 	secStack []sectionChange
 	runStack []floorRun
 	diff     []int32 // implicit sweep: marks of raised spans, by section
+	diffAt   []int32 // implicit sweep: marks of spans raised to exactly the top placed
+
+	// mins holds, on an implicit sweep with unallocated_floor, the lowest
+	// minimum offset of the unplaced buffers each node of the interval
+	// index lists: node v's are a tournament tree at mins[minsAt[v]:
+	// minsAt[v+1]], leaves in the order of v's list.
+	mins   []int64
+	minsAt []int32
 
 	// maxFloor is at least every section's floor; maxTotal at least
 	// every section's total (quick is false where a window could make a
@@ -199,6 +207,7 @@ func (s *solver) solve() ([]int64, int64, status) {
 		s.mark = make([]int64, ns)
 	} else {
 		s.diff = make([]int32, ns+1)
+		s.diffAt = make([]int32, ns+1)
 	}
 	s.quick = true
 	for i := range s.bufs {
@@ -215,6 +224,9 @@ func (s *solver) solve() ([]int64, int64, status) {
 		}
 	}
 	s.cuts = s.sw.cuts()
+	if s.sw.ix != nil && s.params.UnallocatedFloor {
+		s.buildMins()
+	}
 	for _, t := range s.total {
 		s.maxTotal = max(s.maxTotal, t)
 	}
@@ -388,7 +400,7 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 		if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
 			fixedFail = true
 		}
-		s.setLeaf(o)
+		s.changed(o)
 		if !s.params.UnallocatedFloor {
 			continue
 		}
@@ -420,7 +432,7 @@ func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 	if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
 		*fixedFail = true
 	}
-	s.setLeaf(o)
+	s.changed(o)
 	return true
 }
 
@@ -430,6 +442,12 @@ func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 // span meets i's, so their union is the run from the lowest start to i's
 // start, the sections of i some raised span holds, and the run from i's
 // end to the highest end.
+//
+// Of those sections it lists in s.touched only the ones whose floor may
+// still rise. A section that a buffer raised to exactly h, the top of i,
+// spans keeps its floor if that floor is at least h, as the floors of
+// i's own sections will be (updateSectionData sets them to h): the
+// buffer's offset, h, is at or below it.
 func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 	hatless = true
 	ix := s.sw.ix
@@ -448,8 +466,12 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 		}
 		lo, hi := ix.lo[o], ix.hi[o]
 		rlo, rhi = min(rlo, lo), max(rhi, hi)
-		s.diff[max(lo, ilo)-ilo]++
-		s.diff[min(hi, ihi)-ilo]--
+		s.diff[lo]++
+		s.diff[hi]--
+		if s.minOffs[o] == h {
+			s.diffAt[lo]++
+			s.diffAt[hi]--
+		}
 	}
 	for v := int(ilo) + ix.size; v >= 1; v /= 2 {
 		for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
@@ -466,21 +488,23 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 		return hatless, fixedFail
 	}
 	s.touched = s.touched[:0]
-	for k := rlo; k < ilo; k++ {
-		s.touched = append(s.touched, int(k))
-	}
-	var c int32
-	for k := ilo; k < ihi; k++ {
-		c += s.diff[k-ilo]
-		s.diff[k-ilo] = 0
-		if c > 0 {
+	var c, at int32
+	for k := rlo; k < rhi; k++ {
+		c += s.diff[k]
+		at += s.diffAt[k]
+		s.diff[k], s.diffAt[k] = 0, 0
+		if c == 0 {
+			continue
+		}
+		f := h // i's sections
+		if k < ilo || k >= ihi {
+			f = s.floor[k]
+		}
+		if at == 0 || f < h {
 			s.touched = append(s.touched, int(k))
 		}
 	}
-	s.diff[ihi-ilo] = 0
-	for k := ihi; k < rhi; k++ {
-		s.touched = append(s.touched, int(k))
-	}
+	s.diff[rhi], s.diffAt[rhi] = 0, 0
 	return hatless, fixedFail
 }
 
@@ -536,20 +560,14 @@ func (s *solver) updateSectionData(i int) {
 }
 
 // sectionMin returns, on an implicit sweep, the lowest minimum offset of
-// section k's unplaced buffers (MaxInt64 for none), or any at or below
-// k's floor.
+// section k's unplaced buffers (MaxInt64 for none): the least of the
+// node minimums on the path from k's leaf of the interval index to its
+// root.
 func (s *solver) sectionMin(k int) int64 {
 	lo := int64(math.MaxInt64)
-	f := s.floor[k]
-	ix := s.sw.ix
-	for v := k + ix.size; v >= 1; v /= 2 {
-		for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
-			if s.assign[o] == noOffset {
-				lo = min(lo, s.minOffs[o])
-				if lo <= f {
-					return lo
-				}
-			}
+	for v := k + s.sw.ix.size; v >= 1; v /= 2 {
+		if a := s.minsAt[v]; a < s.minsAt[v+1] {
+			lo = min(lo, s.mins[a+1])
 		}
 	}
 	return lo
@@ -584,7 +602,7 @@ func (s *solver) restoreSectionData(secTop, runTop, i int) {
 func (s *solver) restoreMinOffsets(top int) {
 	for c := len(s.offStack) - 1; c >= top; c-- {
 		s.minOffs[s.offStack[c].idx] = s.offStack[c].min
-		s.setLeaf(s.offStack[c].idx)
+		s.changed(s.offStack[c].idx)
 	}
 	s.offStack = s.offStack[:top]
 }
@@ -697,6 +715,73 @@ func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
 	return lo, lp
 }
 
+// changed brings the structures that mirror the search's state up to
+// date after buffer i was placed, unplaced or had its minimum offset
+// changed: the order tree and the node minimums.
+func (s *solver) changed(i int) {
+	s.setLeaf(i)
+	if s.mins != nil {
+		s.setMins(i)
+	}
+}
+
+// buildMins builds s.mins from the search's state, all unplaced.
+func (s *solver) buildMins() {
+	ix := s.sw.ix
+	s.minsAt = make([]int32, len(ix.nodeAt))
+	for v := range len(ix.nodeAt) - 1 {
+		p := int32(1)
+		for p < ix.nodeAt[v+1]-ix.nodeAt[v] {
+			p *= 2
+		}
+		if ix.nodeAt[v+1] == ix.nodeAt[v] {
+			p = 0
+		}
+		s.minsAt[v+1] = s.minsAt[v] + 2*p
+	}
+	s.mins = make([]int64, s.minsAt[len(s.minsAt)-1])
+	for v := range len(ix.nodeAt) - 1 {
+		t := s.mins[s.minsAt[v]:s.minsAt[v+1]]
+		p := len(t) / 2
+		for x := range t {
+			t[x] = absent
+		}
+		for k, b := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
+			t[p+k] = s.minOffs[b]
+		}
+		for x := p - 1; x >= 1; x-- {
+			t[x] = min(t[2*x], t[2*x+1])
+		}
+	}
+}
+
+// setMins refreshes buffer i's leaf in the tournament of every node that
+// lists it, and the paths above.
+func (s *solver) setMins(i int) {
+	ix := s.sw.ix
+	val := int64(absent)
+	if s.assign[i] == noOffset {
+		val = s.minOffs[i]
+	}
+	for e := ix.entAt[i]; e < ix.entAt[i+1]; e++ {
+		v := ix.entNode[e]
+		t := s.mins[s.minsAt[v]:s.minsAt[v+1]]
+		x := len(t)/2 + int(ix.entPos[e]-ix.nodeAt[v])
+		if t[x] == val {
+			continue
+		}
+		t[x] = val
+		for x > 1 {
+			x /= 2
+			m := min(t[2*x], t[2*x+1])
+			if t[x] == m {
+				break
+			}
+			t[x] = m
+		}
+	}
+}
+
 // setLeaf refreshes buffer i's leaf in the current partition's tree from
 // the search's state (placed: absent) and the path above it. A buffer
 // outside the partition is left alone: its own partition's tree is back
@@ -778,7 +863,7 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 			continue
 		}
 		s.assign[i] = off
-		s.setLeaf(i)
+		s.changed(i)
 		offTop, secTop, runTop, maxFloor := len(s.offStack), len(s.secStack), len(s.runStack), s.maxFloor
 		hatless, fixedFail := s.updateMinOffsets(i)
 		s.updateSectionData(i)
@@ -793,7 +878,7 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 		s.restoreSectionData(secTop, runTop, i)
 		s.restoreMinOffsets(offTop) // none when hatless
 		s.assign[i] = noOffset
-		s.setLeaf(i)
+		s.changed(i)
 		s.maxFloor = maxFloor
 		if st != stNotFound {
 			return st
