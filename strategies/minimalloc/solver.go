@@ -61,7 +61,13 @@ type preorderData struct {
 // sections spanned, L start, O overlaps, T the largest section total, U
 // end, W lifespan width, Z size. The buffer index breaks ties, smaller
 // first.
-func preorderLess(h string, a, b *preorderData) bool {
+func preorderLess(h string, a, b *preorderData) bool { return preorderCmp(h, a, b, nil) < 0 }
+
+// preorderCmp is preorderLess as a comparison (negative: a first).
+// total, when not nil, fills in a buffer's T key (negative: not yet
+// known) before the key is compared, so that a heuristic whose earlier
+// keys seldom tie computes few of them.
+func preorderCmp(h string, a, b *preorderData, total func(*preorderData)) int {
 	for i := 0; i < len(h); i++ {
 		var x, y int64
 		switch h[i] {
@@ -74,6 +80,10 @@ func preorderLess(h string, a, b *preorderData) bool {
 		case 'O':
 			x, y = a.overlaps, b.overlaps
 		case 'T':
+			if total != nil {
+				total(a)
+				total(b)
+			}
 			x, y = a.total, b.total
 		case 'U':
 			x, y = a.upper, b.upper
@@ -85,10 +95,10 @@ func preorderLess(h string, a, b *preorderData) bool {
 			continue
 		}
 		if x != y {
-			return x > y
+			return cmp.Compare(y, x)
 		}
 	}
-	return a.idx < b.idx
+	return cmp.Compare(a.idx, b.idx)
 }
 
 // offsetChange and sectionChange record a value before the search changed
@@ -156,6 +166,11 @@ type solver struct {
 	// posOf is each buffer's position in its partition's preorder.
 	tree  *orderTree
 	posOf []int32
+	rm    rangeMax // subSolve's, kept for its memory
+	// dirty marks the buffers whose leaves await an update (dirtyTree,
+	// dirtyMins), listed in treeDirty and minsDirty.
+	dirty                []uint8
+	treeDirty, minsDirty []int32
 
 	// Scratch: section marks for updateSectionData; the stacks of changes
 	// to undo.
@@ -197,6 +212,7 @@ func (s *solver) solve() ([]int64, int64, status) {
 	s.sol = make([]int64, n)
 	s.minOffs = make([]int64, n)
 	s.posOf = make([]int32, n)
+	s.dirty = make([]uint8, n)
 	for i := range s.assign {
 		s.assign[i], s.sol[i] = noOffset, noOffset
 	}
@@ -277,47 +293,57 @@ func (s *solver) roundRobin() ([]int64, int64, status) {
 // subSolve orders the buffers of pt statically and searches it.
 func (s *solver) subSolve(pt *partition, h string) status {
 	pre := make([]preorderData, 0, len(pt.bufs))
-	var rm *rangeMax
-	if s.sw.ix != nil && len(pt.bufs) > 64 {
-		rm = newRangeMax(s.total[pt.lo:pt.hi])
-	}
 	for _, i := range pt.bufs {
 		b := &s.bufs[i]
 		d := &s.sw.data[i]
-		var total int64
-		for _, sp := range d.spans {
-			if rm != nil && sp.lo >= pt.lo && sp.hi <= pt.hi {
-				if sp.lo < sp.hi {
-					total = max(total, rm.max(sp.lo-pt.lo, sp.hi-pt.lo))
-				}
-				continue
-			}
-			for k := sp.lo; k < sp.hi; k++ {
-				total = max(total, s.total[k])
-			}
-		}
 		pre = append(pre, preorderData{
 			area:     b.size * (b.upper - b.lower),
 			lower:    b.lower,
 			overlaps: d.nOver,
 			sections: int64(d.spans[len(d.spans)-1].hi - d.spans[0].lo),
 			size:     b.size,
-			total:    total,
+			total:    -1, // known when the sort asks
 			upper:    b.upper,
 			width:    b.upper - b.lower,
 			idx:      i,
 		})
 	}
+	// T, the largest total of a buffer's sections, from a sparse table of
+	// the partition's totals when it is large, built at the first need.
+	built := false
+	total := func(d *preorderData) {
+		if d.total >= 0 {
+			return
+		}
+		if !built && s.sw.ix != nil && len(pt.bufs) > 64 {
+			s.rm.build(s.total[pt.lo:pt.hi])
+			built = true
+		}
+		var t int64
+		for _, sp := range s.sw.data[d.idx].spans {
+			if built && sp.lo >= pt.lo && sp.hi <= pt.hi {
+				if sp.lo < sp.hi {
+					t = max(t, s.rm.max(sp.lo-pt.lo, sp.hi-pt.lo))
+				}
+				continue
+			}
+			for k := sp.lo; k < sp.hi; k++ {
+				t = max(t, s.total[k])
+			}
+		}
+		d.total = t
+	}
 	if s.params.StaticPreordering {
-		slices.SortFunc(pre, func(a, b preorderData) int {
-			if preorderLess(h, &a, &b) {
-				return -1
-			}
-			if preorderLess(h, &b, &a) {
-				return 1
-			}
-			return 0
-		})
+		perm := make([]int32, len(pre))
+		for k := range perm {
+			perm[k] = int32(k)
+		}
+		slices.SortFunc(perm, func(x, y int32) int { return preorderCmp(h, &pre[x], &pre[y], total) })
+		sorted := make([]preorderData, len(pre))
+		for k, x := range perm {
+			sorted[k] = pre[x]
+		}
+		pre = sorted
 	}
 	// The search needs only the buffers in preorder, in a tree of its own;
 	// the partition around this one gets its tree and positions back.
@@ -328,9 +354,11 @@ func (s *solver) subSolve(pt *partition, h string) status {
 		oldPos[k] = s.posOf[pre[k].idx]
 		s.posOf[pre[k].idx] = int32(k)
 	}
+	s.flushTree(false)
 	outer := s.tree
 	s.tree = s.newOrderTree(idx)
 	st := s.search(pt, h, 0, 0)
+	s.flushTree(true) // every change since the tree was built is undone
 	s.tree = outer
 	for k := range pre {
 		s.posOf[pre[k].idx] = oldPos[k]
@@ -340,20 +368,32 @@ func (s *solver) subSolve(pt *partition, h string) status {
 
 // rangeMax answers the largest of v[a:b] (a sparse table): built in
 // O(len log len), it spares a large partition's preorder a pass over
-// every section of every buffer.
+// every section of every buffer. A build reuses the last one's memory.
 type rangeMax struct{ t [][]int64 }
 
-func newRangeMax(v []int64) *rangeMax {
-	r := &rangeMax{t: [][]int64{slices.Clone(v)}}
-	for w := 1; 2*w <= len(v); w *= 2 {
-		p := r.t[len(r.t)-1]
-		q := make([]int64, len(v)-2*w+1)
+func (r *rangeMax) build(v []int64) {
+	r.t = r.t[:0]
+	for w := 0; w == 0 || 2*w <= len(v); w = max(2*w, 1) {
+		n := len(v) - 2*w + 1
+		if w == 0 {
+			n = len(v)
+		}
+		if len(r.t) < cap(r.t) {
+			r.t = r.t[:len(r.t)+1]
+		} else {
+			r.t = append(r.t, nil)
+		}
+		q := slices.Grow(r.t[len(r.t)-1][:0], n)[:n]
+		r.t[len(r.t)-1] = q
+		if w == 0 {
+			copy(q, v)
+			continue
+		}
+		p := r.t[len(r.t)-2]
 		for x := range q {
 			q[x] = max(p[x], p[x+w])
 		}
-		r.t = append(r.t, q)
 	}
-	return r
 }
 
 // max returns the largest of v[a:b], a < b.
@@ -533,6 +573,9 @@ func (s *solver) updateSectionData(i int) {
 	}
 	if !s.params.UnallocatedFloor {
 		return
+	}
+	if s.mins != nil && len(s.touched) > 0 {
+		s.flushMins()
 	}
 	for _, k := range s.touched {
 		// The floor rises only when every unplaced buffer's minimum offset
@@ -718,11 +761,46 @@ func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
 // changed brings the structures that mirror the search's state up to
 // date after buffer i was placed, unplaced or had its minimum offset
 // changed: the order tree and the node minimums.
+//
+// The update waits until a structure is read (flushTree, flushMins):
+// the changes undone after a search that succeeded are never read.
 func (s *solver) changed(i int) {
-	s.setLeaf(i)
-	if s.mins != nil {
-		s.setMins(i)
+	if s.dirty[i]&dirtyTree == 0 {
+		s.dirty[i] |= dirtyTree
+		s.treeDirty = append(s.treeDirty, int32(i))
 	}
+	if s.mins != nil && s.dirty[i]&dirtyMins == 0 {
+		s.dirty[i] |= dirtyMins
+		s.minsDirty = append(s.minsDirty, int32(i))
+	}
+}
+
+// Bits of solver.dirty: the buffer's leaf in the order tree, or in the
+// node minimums, awaits an update.
+const (
+	dirtyTree = 1 << iota
+	dirtyMins
+)
+
+// flushTree brings the order tree up to date; with drop, it forgets the
+// changes instead (the tree is being discarded).
+func (s *solver) flushTree(drop bool) {
+	for _, i := range s.treeDirty {
+		s.dirty[i] &^= dirtyTree
+		if !drop {
+			s.setLeaf(int(i))
+		}
+	}
+	s.treeDirty = s.treeDirty[:0]
+}
+
+// flushMins brings the node minimums up to date.
+func (s *solver) flushMins() {
+	for _, i := range s.minsDirty {
+		s.dirty[i] &^= dirtyMins
+		s.setMins(int(i))
+	}
+	s.minsDirty = s.minsDirty[:0]
 }
 
 // buildMins builds s.mins from the search's state, all unplaced.
@@ -816,6 +894,7 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 	if s.run.expired() {
 		return stDeadline
 	}
+	s.flushTree(false)
 	t := s.tree
 	if t.off[1] == absent {
 		for _, i := range pt.bufs {
@@ -835,6 +914,7 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 	for next := int32(0); ; {
 		var off int64
 		var p int32
+		s.flushTree(false)
 		if s.params.DynamicOrdering {
 			off, p = t.succ(1, a, b)
 			if off == absent || s.params.CheckDominance && off >= minHeight {
@@ -910,23 +990,26 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 		st = s.search(pt, h, minOffset, minPre)
 	} else {
 		cutpoints = append(cutpoints, pt.hi)
-		for c := 1; c < len(cutpoints); c++ {
-			slo, shi := cutpoints[c-1], cutpoints[c]
-			var bufs []int
-			for _, o := range pt.bufs {
-				if s.assign[o] != noOffset {
-					continue
-				}
-				d := s.sw.data[o].spans
-				olo, ohi := d[0].lo, d[len(d)-1].hi
-				if !(ohi <= slo || shi <= olo) {
-					bufs = append(bufs, o)
-				}
-			}
-			if len(bufs) == 0 {
+		// Each part holds the unplaced buffers of pt whose lifetime meets
+		// its sections, in pt's order: one pass over pt, each buffer
+		// going to the parts it meets (one, unless it crosses a cut).
+		parts := make([][]int, len(cutpoints))
+		for _, o := range pt.bufs {
+			if s.assign[o] != noOffset {
 				continue
 			}
-			sub := partition{bufs: bufs, lo: slo, hi: shi}
+			d := s.sw.data[o].spans
+			olo, ohi := d[0].lo, d[len(d)-1].hi
+			c, _ := slices.BinarySearch(cutpoints[1:], olo+1) // the first part that ends after olo
+			for c++; c < len(cutpoints) && cutpoints[c-1] < ohi; c++ {
+				parts[c] = append(parts[c], o)
+			}
+		}
+		for c := 1; c < len(cutpoints); c++ {
+			if len(parts[c]) == 0 {
+				continue
+			}
+			sub := partition{bufs: parts[c], lo: cutpoints[c-1], hi: cutpoints[c]}
 			if st = s.subSolve(&sub, h); st != stOK {
 				break
 			}
