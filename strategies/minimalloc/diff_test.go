@@ -74,3 +74,39 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("%d of %d cases compared", compared, cases)
 }
+
+// TestUndoLog pushes and pops across chunk boundaries, as a long descent
+// and its backtracks do, and requires the entries back in reverse.
+func TestUndoLog(t *testing.T) {
+	var l undoLog[int32]
+	var want []int32
+	rng := rand.New(rand.NewPCG(1, 2))
+	for step := range 40 {
+		if step%3 == 2 {
+			for k := rng.IntN(len(want) + 1); k > 0; k-- {
+				if got := l.pop(); got != want[len(want)-1] {
+					t.Fatalf("step %d: popped %d, want %d", step, got, want[len(want)-1])
+				}
+				want = want[:len(want)-1]
+			}
+		} else {
+			for k := rng.IntN(3 * undoChunk); k > 0; k-- {
+				v := rng.Int32()
+				l.push(v)
+				want = append(want, v)
+			}
+		}
+		if l.len() != len(want) {
+			t.Fatalf("step %d: len %d, want %d", step, l.len(), len(want))
+		}
+		if last := l.last(); (last == nil) != (len(want) == 0) || last != nil && *last != want[len(want)-1] {
+			t.Fatalf("step %d: last entry wrong", step)
+		}
+	}
+	for len(want) > 0 {
+		if got := l.pop(); got != want[len(want)-1] {
+			t.Fatalf("popped %d, want %d", got, want[len(want)-1])
+		}
+		want = want[:len(want)-1]
+	}
+}

@@ -113,6 +113,73 @@ type sectionChange struct {
 	floor int64
 }
 
+// raiseChange records, on an implicit sweep, that buffer o's lowest
+// offset was raised, and the entry of solver.tops that set it before
+// (-1: none, it was its fixed offset or 0): half the size of an
+// offsetChange, in a log of one entry per raise of a whole descent.
+type raiseChange struct {
+	o, setter int32
+}
+
+// undoLog is a stack kept in chunks, so that growing it never copies it
+// (nor holds two copies at once).
+type undoLog[T any] struct {
+	chunks [][]T // all full but the last
+	spare  []T   // a chunk let go by truncate, for the next push
+}
+
+// undoChunk is the length of an undoLog's chunks after the first.
+const undoChunk = 1 << 16
+
+func (l *undoLog[T]) push(v T) {
+	if k := len(l.chunks) - 1; k >= 0 && len(l.chunks[k]) < undoChunk {
+		l.chunks[k] = append(l.chunks[k], v)
+		return
+	}
+	c := l.spare
+	l.spare = nil
+	if c == nil {
+		c = make([]T, 0, undoChunk)
+		if len(l.chunks) == 0 {
+			c = make([]T, 0, 16)
+		}
+	}
+	l.chunks = append(l.chunks, append(c, v))
+}
+
+// len returns the number of entries.
+func (l *undoLog[T]) len() int {
+	if len(l.chunks) == 0 {
+		return 0
+	}
+	return (len(l.chunks)-1)*undoChunk + len(l.chunks[len(l.chunks)-1])
+}
+
+// last returns the last entry, nil for none.
+func (l *undoLog[T]) last() *T {
+	if len(l.chunks) == 0 {
+		return nil
+	}
+	c := l.chunks[len(l.chunks)-1]
+	if len(c) == 0 {
+		return nil
+	}
+	return &c[len(c)-1]
+}
+
+// pop removes and returns the last entry.
+func (l *undoLog[T]) pop() T {
+	k := len(l.chunks) - 1
+	c := l.chunks[k]
+	v := c[len(c)-1]
+	l.chunks[k] = c[:len(c)-1]
+	if len(c) == 1 && k > 0 {
+		l.spare = l.chunks[k][:0]
+		l.chunks = l.chunks[:k]
+	}
+	return v
+}
+
 // floorRun records n consecutive sections whose floor was v before a
 // placement raised them to the top of the buffer placed, to undo it.
 type floorRun struct {
@@ -178,8 +245,14 @@ type solver struct {
 	stamp    int64
 	touched  []int
 	offStack []offsetChange
-	secStack []sectionChange
-	runStack []floorRun
+	// On an implicit sweep, raises replaces offStack: tops holds the top
+	// of each buffer placed on the current branch, setter the entry of
+	// tops that set each buffer's lowest offset (-1: none).
+	raises undoLog[raiseChange]
+	tops   []int64
+	setter []int32
+	secStack undoLog[sectionChange]
+	runStack undoLog[floorRun]
 	diff     []int32 // implicit sweep: marks of raised spans, by section
 	diffAt   []int32 // implicit sweep: marks of spans raised to exactly the top placed
 
@@ -212,6 +285,12 @@ func (s *solver) solve() ([]int64, int64, status) {
 	s.sol = make([]int64, n)
 	s.minOffs = make([]int64, n)
 	s.posOf = make([]int32, n)
+	if s.sw.ix != nil {
+		s.setter = make([]int32, n)
+		for i := range s.setter {
+			s.setter[i] = -1
+		}
+	}
 	s.dirty = make([]uint8, n)
 	for i := range s.assign {
 		s.assign[i], s.sol[i] = noOffset, noOffset
@@ -456,14 +535,16 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 	return hatless, fixedFail
 }
 
-// raise lifts the lowest offset of unplaced buffer o to at least h,
-// rounded up to o's alignment, recording the change; it reports whether
+// raise lifts the lowest offset of unplaced buffer o to at least h (the
+// last of s.tops), rounded up to o's alignment, recording the change on
+// s.raises; it reports whether
 // it rose, and sets *fixedFail when o's fixed offset is now too low.
 func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 	if s.minOffs[o] >= h {
 		return false
 	}
-	s.offStack = append(s.offStack, offsetChange{o, s.minOffs[o]})
+	s.raises.push(raiseChange{int32(o), s.setter[o]})
+	s.setter[o] = int32(len(s.tops) - 1)
 	s.minOffs[o] = h
 	ob := &s.bufs[o]
 	if d := s.minOffs[o] % ob.align; d > 0 {
@@ -493,6 +574,7 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 	ix := s.sw.ix
 	off := s.assign[i]
 	h := off + s.bufs[i].size
+	s.tops = append(s.tops, h)
 	floor := s.params.UnallocatedFloor
 	ilo, ihi := ix.lo[i], ix.hi[i]
 	rlo, rhi := ilo, ihi
@@ -555,17 +637,17 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 // may take, pushing the changes on s.secStack.
 func (s *solver) updateSectionData(i int) {
 	off := s.assign[i]
-	runTop := len(s.runStack)
+	runTop := s.runStack.len()
 	for _, sp := range s.sw.data[i].spans {
 		h := off + sp.win.hi
 		if sp.lo < sp.hi {
 			s.maxFloor = max(s.maxFloor, h)
 		}
 		for k := sp.lo; k < sp.hi; k++ {
-			if t := len(s.runStack) - 1; t >= runTop && s.runStack[t].v == s.floor[k] {
-				s.runStack[t].n++
+			if t := s.runStack.last(); s.runStack.len() > runTop && t.v == s.floor[k] {
+				t.n++
 			} else {
-				s.runStack = append(s.runStack, floorRun{1, s.floor[k]})
+				s.runStack.push(floorRun{1, s.floor[k]})
 			}
 			s.floor[k] = h
 			s.total[k] -= sp.win.hi - sp.win.lo
@@ -595,7 +677,7 @@ func (s *solver) updateSectionData(i int) {
 			}
 		}
 		if lo != math.MaxInt64 && s.floor[k] < lo {
-			s.secStack = append(s.secStack, sectionChange{k, s.floor[k]})
+			s.secStack.push(sectionChange{k, s.floor[k]})
 			s.floor[k] = lo
 			s.maxFloor = max(s.maxFloor, lo)
 		}
@@ -619,23 +701,23 @@ func (s *solver) sectionMin(k int) int64 {
 // restoreSectionData undoes updateSectionData for buffer i, popping the
 // changes above secTop and runTop.
 func (s *solver) restoreSectionData(secTop, runTop, i int) {
-	for c := len(s.secStack) - 1; c >= secTop; c-- {
-		s.floor[s.secStack[c].sec] = s.secStack[c].floor
+	for s.secStack.len() > secTop {
+		c := s.secStack.pop()
+		s.floor[c.sec] = c.floor
 	}
-	s.secStack = s.secStack[:secTop]
 	spans := s.sw.data[i].spans
 	for x := len(spans) - 1; x >= 0; x-- {
 		sp := spans[x]
 		for k := sp.hi - 1; k >= sp.lo; k-- {
-			t := len(s.runStack) - 1
-			s.floor[k] = s.runStack[t].v
-			if s.runStack[t].n--; s.runStack[t].n == 0 {
-				s.runStack = s.runStack[:t]
+			t := s.runStack.last()
+			s.floor[k] = t.v
+			if t.n--; t.n == 0 {
+				s.runStack.pop()
 			}
 			s.total[k] += sp.win.hi - sp.win.lo
 		}
 	}
-	if len(s.runStack) != runTop {
+	if s.runStack.len() != runTop {
 		panic("minimalloc: floor runs out of step")
 	}
 }
@@ -643,6 +725,26 @@ func (s *solver) restoreSectionData(secTop, runTop, i int) {
 // restoreMinOffsets undoes updateMinOffsets, popping the changes above
 // top.
 func (s *solver) restoreMinOffsets(top int) {
+	if s.sw.ix != nil {
+		// A raised buffer's offset was its setter's top rounded up to its
+		// alignment, or its fixed offset or 0.
+		for s.raises.len() > top {
+			c := s.raises.pop()
+			o := int(c.o)
+			s.setter[o] = c.setter
+			if c.setter < 0 {
+				s.minOffs[o] = max(s.bufs[o].fixed, 0)
+			} else {
+				s.minOffs[o] = s.tops[c.setter]
+				if d := s.minOffs[o] % s.bufs[o].align; d > 0 {
+					s.minOffs[o] += s.bufs[o].align - d
+				}
+			}
+			s.changed(o)
+		}
+		s.tops = s.tops[:len(s.tops)-1]
+		return
+	}
 	for c := len(s.offStack) - 1; c >= top; c-- {
 		s.minOffs[s.offStack[c].idx] = s.offStack[c].min
 		s.changed(s.offStack[c].idx)
@@ -944,7 +1046,7 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 		}
 		s.assign[i] = off
 		s.changed(i)
-		offTop, secTop, runTop, maxFloor := len(s.offStack), len(s.secStack), len(s.runStack), s.maxFloor
+		offTop, secTop, runTop, maxFloor := len(s.offStack)+s.raises.len(), s.secStack.len(), s.runStack.len(), s.maxFloor
 		hatless, fixedFail := s.updateMinOffsets(i)
 		s.updateSectionData(i)
 		st := stNotFound
