@@ -248,9 +248,9 @@ type solver struct {
 	// On an implicit sweep, raises replaces offStack: tops holds the top
 	// of each buffer placed on the current branch, setter the entry of
 	// tops that set each buffer's lowest offset (-1: none).
-	raises undoLog[raiseChange]
-	tops   []int64
-	setter []int32
+	raises   undoLog[raiseChange]
+	tops     []int64
+	setter   []int32
 	secStack undoLog[sectionChange]
 	runStack undoLog[floorRun]
 	diff     []int32 // implicit sweep: marks of raised spans, by section
