@@ -231,8 +231,11 @@ type solver struct {
 
 	// tree orders the unplaced buffers of the partition being searched;
 	// posOf is each buffer's position in its partition's preorder.
-	tree  *orderTree
-	posOf []int32
+	tree    *orderTree
+	treePre []int32 // the partition's buffers in preorder (tree nil: to build)
+	posOf   []int32
+	preBuf  []preorderData // preorder's scratch
+	permBuf []int32
 	rm    rangeMax // subSolve's, kept for its memory
 	// dirty marks the buffers whose leaves await an update (dirtyTree,
 	// dirtyMins), listed in treeDirty and minsDirty.
@@ -371,7 +374,31 @@ func (s *solver) roundRobin() ([]int64, int64, status) {
 
 // subSolve orders the buffers of pt statically and searches it.
 func (s *solver) subSolve(pt *partition, h string) status {
-	pre := make([]preorderData, 0, len(pt.bufs))
+	idx := s.preorder(pt, h)
+	oldPos := make([]int32, len(idx))
+	for k, i := range idx {
+		oldPos[k] = s.posOf[i]
+		s.posOf[i] = int32(k)
+	}
+	// Only the innermost partition's order tree is kept: the one around
+	// this is let go, and built again from its preorder and the search's
+	// state if its search reads it again (curTree).
+	outer := s.treePre
+	s.dropTree()
+	s.treePre = idx
+	st := s.search(pt, h, 0, 0)
+	s.dropTree()
+	s.treePre = outer
+	for k, i := range idx {
+		s.posOf[i] = oldPos[k]
+	}
+	return st
+}
+
+// preorder returns the buffers of pt in the static preorder of
+// heuristic h (in pt's order without static_preordering).
+func (s *solver) preorder(pt *partition, h string) []int32 {
+	pre := s.preBuf[:0]
 	for _, i := range pt.bufs {
 		b := &s.bufs[i]
 		d := &s.sw.data[i]
@@ -412,37 +439,24 @@ func (s *solver) subSolve(pt *partition, h string) status {
 		}
 		d.total = t
 	}
-	if s.params.StaticPreordering {
-		perm := make([]int32, len(pre))
-		for k := range perm {
-			perm[k] = int32(k)
-		}
-		slices.SortFunc(perm, func(x, y int32) int { return preorderCmp(h, &pre[x], &pre[y], total) })
-		sorted := make([]preorderData, len(pre))
-		for k, x := range perm {
-			sorted[k] = pre[x]
-		}
-		pre = sorted
-	}
-	// The search needs only the buffers in preorder, in a tree of its own;
-	// the partition around this one gets its tree and positions back.
+	s.preBuf = pre
 	idx := make([]int32, len(pre))
-	oldPos := make([]int32, len(pre))
-	for k := range pre {
-		idx[k] = int32(pre[k].idx)
-		oldPos[k] = s.posOf[pre[k].idx]
-		s.posOf[pre[k].idx] = int32(k)
+	if !s.params.StaticPreordering {
+		for k := range pre {
+			idx[k] = int32(pre[k].idx)
+		}
+		return idx
 	}
-	s.flushTree(false)
-	outer := s.tree
-	s.tree = s.newOrderTree(idx)
-	st := s.search(pt, h, 0, 0)
-	s.flushTree(true) // every change since the tree was built is undone
-	s.tree = outer
+	perm := s.permBuf[:0]
 	for k := range pre {
-		s.posOf[pre[k].idx] = oldPos[k]
+		perm = append(perm, int32(k))
 	}
-	return st
+	s.permBuf = perm
+	slices.SortFunc(perm, func(x, y int32) int { return preorderCmp(h, &pre[x], &pre[y], total) })
+	for k, x := range perm {
+		idx[k] = int32(pre[x].idx)
+	}
+	return idx
 }
 
 // rangeMax answers the largest of v[a:b] (a sparse table): built in
@@ -803,7 +817,8 @@ type orderTree struct {
 // absent is the key of a tree node with no unplaced buffer.
 const absent = math.MaxInt64
 
-// newOrderTree builds the tree of the buffers pre, all unplaced.
+// newOrderTree builds the tree of the buffers pre from the search's
+// state.
 func (s *solver) newOrderTree(pre []int32) *orderTree {
 	t := &orderTree{pre: pre, size: 1}
 	for t.size < len(pre) {
@@ -817,8 +832,10 @@ func (s *solver) newOrderTree(pre []int32) *orderTree {
 	}
 	for k, i := range pre {
 		v := t.size + k
-		t.off[v], t.pos[v] = s.minOffs[i], int32(k)
-		t.top[v] = s.minOffs[i] + s.bufs[i].size
+		t.pos[v] = int32(k)
+		if s.assign[i] == noOffset {
+			t.off[v], t.top[v] = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
+		}
 	}
 	for v := t.size - 1; v >= 1; v-- {
 		t.pull(v)
@@ -867,7 +884,7 @@ func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
 // The update waits until a structure is read (flushTree, flushMins):
 // the changes undone after a search that succeeded are never read.
 func (s *solver) changed(i int) {
-	if s.dirty[i]&dirtyTree == 0 {
+	if s.tree != nil && s.dirty[i]&dirtyTree == 0 {
 		s.dirty[i] |= dirtyTree
 		s.treeDirty = append(s.treeDirty, int32(i))
 	}
@@ -894,6 +911,23 @@ func (s *solver) flushTree(drop bool) {
 		}
 	}
 	s.treeDirty = s.treeDirty[:0]
+}
+
+// dropTree lets the order tree go.
+func (s *solver) dropTree() {
+	s.flushTree(true)
+	s.tree = nil
+}
+
+// curTree returns the current partition's order tree, up to date, built
+// from the search's state if it was let go.
+func (s *solver) curTree() *orderTree {
+	if s.tree == nil {
+		s.tree = s.newOrderTree(s.treePre)
+	} else {
+		s.flushTree(false)
+	}
+	return s.tree
 }
 
 // flushMins brings the node minimums up to date.
@@ -996,8 +1030,7 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 	if s.run.expired() {
 		return stDeadline
 	}
-	s.flushTree(false)
-	t := s.tree
+	t := s.curTree()
 	if t.off[1] == absent {
 		for _, i := range pt.bufs {
 			s.sol[i] = s.assign[i]
@@ -1016,7 +1049,7 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 	for next := int32(0); ; {
 		var off int64
 		var p int32
-		s.flushTree(false)
+		t = s.curTree()
 		if s.params.DynamicOrdering {
 			off, p = t.succ(1, a, b)
 			if off == absent || s.params.CheckDominance && off >= minHeight {
