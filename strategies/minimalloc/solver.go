@@ -236,7 +236,7 @@ type solver struct {
 	posOf   []int32
 	preBuf  []preorderData // preorder's scratch
 	permBuf []int32
-	rm    rangeMax // subSolve's, kept for its memory
+	rm      rangeMax // subSolve's, kept for its memory
 	// dirty marks the buffers whose leaves await an update (dirtyTree,
 	// dirtyMins), listed in treeDirty and minsDirty.
 	dirty                []uint8
