@@ -101,16 +101,11 @@ func preorderCmp(h string, a, b *preorderData, total func(*preorderData)) int {
 	return cmp.Compare(a.idx, b.idx)
 }
 
-// offsetChange and sectionChange record a value before the search changed
-// it, to undo the change.
+// offsetChange records a buffer's lowest offset before the search
+// changed it, to undo the change.
 type offsetChange struct {
 	idx int
 	min int64
-}
-
-type sectionChange struct {
-	sec   int
-	floor int64
 }
 
 // raiseChange records, on an implicit sweep, that buffer o's lowest
@@ -233,10 +228,12 @@ type solver struct {
 	// posOf is each buffer's position in its partition's preorder.
 	tree    *orderTree
 	treePre []int32 // the partition's buffers in preorder (tree nil: to build)
-	posOf   []int32
-	preBuf  []preorderData // preorder's scratch
-	permBuf []int32
-	rm      rangeMax // subSolve's, kept for its memory
+	// spareTree is a tree let go, whose memory the next may take.
+	spareTree *orderTree
+	posOf     []int32
+	preBuf    []preorderData // preorder's scratch
+	permBuf   []int32
+	rm        rangeMax // subSolve's, kept for its memory
 	// dirty marks the buffers whose leaves await an update (dirtyTree,
 	// dirtyMins), listed in treeDirty and minsDirty.
 	dirty                []uint8
@@ -251,13 +248,16 @@ type solver struct {
 	// On an implicit sweep, raises replaces offStack: tops holds the top
 	// of each buffer placed on the current branch, setter the entry of
 	// tops that set each buffer's lowest offset (-1: none).
-	raises   undoLog[raiseChange]
-	tops     []int64
-	setter   []int32
-	secStack undoLog[sectionChange]
-	runStack undoLog[floorRun]
-	diff     []int32 // implicit sweep: marks of raised spans, by section
-	diffAt   []int32 // implicit sweep: marks of spans raised to exactly the top placed
+	raises undoLog[raiseChange]
+	tops   []int64
+	setter []int32
+	// secStack and secFloors record a section and its floor before the
+	// unallocated floor raised it, in two logs: 12 bytes a change, not 16.
+	secStack  undoLog[int32]
+	secFloors undoLog[int64]
+	runStack  undoLog[floorRun]
+	diff      []int32 // implicit sweep: marks of raised spans, by section
+	diffAt    []int32 // implicit sweep: marks of spans raised to exactly the top placed
 
 	// mins holds, on an implicit sweep with unallocated_floor, the lowest
 	// minimum offset of the unplaced buffers each node of the interval
@@ -648,7 +648,7 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 // the top of its window there and takes its bytes off the section's
 // total, pushing the old floors on s.runStack; then raises the floor of
 // each marked section to the lowest offset any of its unplaced buffers
-// may take, pushing the changes on s.secStack.
+// may take, pushing the changes on s.secStack and s.secFloors.
 func (s *solver) updateSectionData(i int) {
 	off := s.assign[i]
 	runTop := s.runStack.len()
@@ -691,7 +691,8 @@ func (s *solver) updateSectionData(i int) {
 			}
 		}
 		if lo != math.MaxInt64 && s.floor[k] < lo {
-			s.secStack.push(sectionChange{k, s.floor[k]})
+			s.secStack.push(int32(k))
+			s.secFloors.push(s.floor[k])
 			s.floor[k] = lo
 			s.maxFloor = max(s.maxFloor, lo)
 		}
@@ -716,8 +717,7 @@ func (s *solver) sectionMin(k int) int64 {
 // changes above secTop and runTop.
 func (s *solver) restoreSectionData(secTop, runTop, i int) {
 	for s.secStack.len() > secTop {
-		c := s.secStack.pop()
-		s.floor[c.sec] = c.floor
+		s.floor[s.secStack.pop()] = s.secFloors.pop()
 	}
 	spans := s.sw.data[i].spans
 	for x := len(spans) - 1; x >= 0; x-- {
@@ -824,9 +824,14 @@ func (s *solver) newOrderTree(pre []int32) *orderTree {
 	for t.size < len(pre) {
 		t.size *= 2
 	}
-	t.off = make([]int64, 2*t.size)
-	t.pos = make([]int32, 2*t.size)
-	t.top = make([]int64, 2*t.size)
+	if sp := s.spareTree; sp != nil && cap(sp.off) >= 2*t.size {
+		t.off, t.pos, t.top = sp.off[:2*t.size], sp.pos[:2*t.size], sp.top[:2*t.size]
+	} else {
+		t.off = make([]int64, 2*t.size)
+		t.pos = make([]int32, 2*t.size)
+		t.top = make([]int64, 2*t.size)
+	}
+	s.spareTree = nil
 	for v := t.size; v < 2*t.size; v++ {
 		t.off[v], t.top[v] = absent, absent
 	}
@@ -913,9 +918,12 @@ func (s *solver) flushTree(drop bool) {
 	s.treeDirty = s.treeDirty[:0]
 }
 
-// dropTree lets the order tree go.
+// dropTree lets the order tree go, keeping its memory for the next.
 func (s *solver) dropTree() {
 	s.flushTree(true)
+	if s.tree != nil && (s.spareTree == nil || cap(s.tree.off) > cap(s.spareTree.off)) {
+		s.spareTree = s.tree
+	}
 	s.tree = nil
 }
 
