@@ -108,6 +108,13 @@ type offsetChange struct {
 	min int64
 }
 
+// sectionRun records n consecutive sections from sec whose floor was v
+// before the unallocated floor raised them.
+type sectionRun struct {
+	sec, n int32
+	v      int64
+}
+
 // raiseChange records, on an implicit sweep, that buffer o's lowest
 // offset was raised, and the entry of solver.tops that set it before
 // (-1: none, it was its fixed offset or 0): half the size of an
@@ -251,13 +258,12 @@ type solver struct {
 	raises undoLog[raiseChange]
 	tops   []int64
 	setter []int32
-	// secStack and secFloors record a section and its floor before the
-	// unallocated floor raised it, in two logs: 12 bytes a change, not 16.
-	secStack  undoLog[int32]
-	secFloors undoLog[int64]
-	runStack  undoLog[floorRun]
-	diff      []int32 // implicit sweep: marks of raised spans, by section
-	diffAt    []int32 // implicit sweep: marks of spans raised to exactly the top placed
+	// secStack records the sections whose floors the unallocated floor
+	// raised, as runs of consecutive sections that had one floor before.
+	secStack undoLog[sectionRun]
+	runStack undoLog[floorRun]
+	diff     []int32 // implicit sweep: marks of raised spans, by section
+	diffAt   []int32 // implicit sweep: marks of spans raised to exactly the top placed
 
 	// mins holds, on an implicit sweep with unallocated_floor, the lowest
 	// minimum offset of the unplaced buffers each node of the interval
@@ -648,10 +654,10 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 // the top of its window there and takes its bytes off the section's
 // total, pushing the old floors on s.runStack; then raises the floor of
 // each marked section to the lowest offset any of its unplaced buffers
-// may take, pushing the changes on s.secStack and s.secFloors.
+// may take, pushing the changes on s.secStack.
 func (s *solver) updateSectionData(i int) {
 	off := s.assign[i]
-	runTop := s.runStack.len()
+	runTop, secTop := s.runStack.len(), s.secStack.len()
 	for _, sp := range s.sw.data[i].spans {
 		h := off + sp.win.hi
 		if sp.lo < sp.hi {
@@ -691,8 +697,11 @@ func (s *solver) updateSectionData(i int) {
 			}
 		}
 		if lo != math.MaxInt64 && s.floor[k] < lo {
-			s.secStack.push(int32(k))
-			s.secFloors.push(s.floor[k])
+			if r := s.secStack.last(); s.secStack.len() > secTop && r.v == s.floor[k] && int(r.sec+r.n) == k {
+				r.n++
+			} else {
+				s.secStack.push(sectionRun{int32(k), 1, s.floor[k]})
+			}
 			s.floor[k] = lo
 			s.maxFloor = max(s.maxFloor, lo)
 		}
@@ -717,7 +726,10 @@ func (s *solver) sectionMin(k int) int64 {
 // changes above secTop and runTop.
 func (s *solver) restoreSectionData(secTop, runTop, i int) {
 	for s.secStack.len() > secTop {
-		s.floor[s.secStack.pop()] = s.secFloors.pop()
+		r := s.secStack.pop()
+		for k := r.sec; k < r.sec+r.n; k++ {
+			s.floor[k] = r.v
+		}
 	}
 	spans := s.sw.data[i].spans
 	for x := len(spans) - 1; x >= 0; x-- {
