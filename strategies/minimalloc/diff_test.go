@@ -49,7 +49,8 @@ func TestDifferential(t *testing.T) {
 }
 
 // compareSolvers solves c with the code before the speed work and with
-// today's, through the stored and (without gaps) the implicit sweep, and
+// today's, through the stored and (without gaps) the implicit sweep, each
+// with small partitions' orders listed at every level and kept in a tree, and
 // fails the test unless offsets, height, nodes and backtracks agree. It
 // reports false, comparing nothing, when the old code needs more than
 // limit. It returns the old code's result.
@@ -71,12 +72,12 @@ func compareSolvers(t *testing.T, c *goldenCase, limit time.Duration) *result {
 		return nil // too long a search for a test
 	}
 	gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
-	for _, tu := range []int{-1, 1} {
-		if tu > 0 && gapped {
+	for _, tu := range []tuning{{-1, scanLimit}, {-1, 0}, {1, scanLimit}, {1, 0}} {
+		if tu.implicit > 0 && gapped {
 			continue
 		}
 		got, gotErr := solveTuned(ctx, bufs, eff, c.Capacity, &p, 0, tu)
-		name := fmt.Sprintf("%s implicit=%d", c.Name, tu)
+		name := fmt.Sprintf("%s %+v", c.Name, tu)
 		if (wantErr == nil) != (gotErr == nil) {
 			t.Fatalf("%s: error %v, before %v", name, gotErr, wantErr)
 		}

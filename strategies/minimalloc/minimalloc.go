@@ -57,13 +57,16 @@
 // in it.
 //
 // The representations are membench's own and change no search (offsets,
-// nodes and backtracks are the same; TestDifferential checks them against
-// the code before they changed): a problem without gaps whose sections or
-// overlapping pairs number over implicitLimit keeps neither list but
-// reads both from each buffer's span of sections through an interval
-// index; section floors are undone from run-length records; and a level
-// whose order is long lets the level below overwrite it, recomputing it
-// (a function of the search's state) if the search comes back.
+// nodes and backtracks are the same; TestDifferential and
+// TestDifferentialHard check them against the code before they changed):
+// a problem without gaps whose sections or overlapping pairs number over
+// implicitLimit keeps neither list but reads both from each buffer's span
+// of sections through an interval index, whose nodes hold tournaments of
+// their buffers' lowest offsets for the unallocated floor; the dynamic
+// order is read from a tournament tree over preorder positions, updated
+// where a buffer changed rather than sorted at every level, and only the
+// innermost partition's tree is held; and the undo records are chunked
+// logs, of runs where values repeat.
 //
 // One more rule is membench's own: upstream's dominance rule never places
 // a buffer of size 0 (its top is its offset, so it always lies at or above
@@ -305,15 +308,22 @@ func satAdd(a, b int64) int64 {
 // is buffer a's effective size below b (upstream's Buffer::effective_size:
 // workloads.EffectiveSize, the rule membench shares).
 func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration) (*result, error) {
-	return solveTuned(ctx, bufs, eff, capacity, params, timeout, 0)
+	return solveTuned(ctx, bufs, eff, capacity, params, timeout, tuning{scanMax: scanLimit})
 }
 
-// solveTuned is solveProblem with the sweep's representation chosen by
-// implicit (sweep's argument): tests set it to reach both on small
-// problems.
-func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration, implicit int) (*result, error) {
+// tuning chooses among representations that give the same search: the
+// sweep's (implicit, as sweep's argument) and the partition size from
+// which the order is kept in a tree (scanMax). Tests set them to reach
+// every path on small problems.
+type tuning struct {
+	implicit int
+	scanMax  int
+}
+
+// solveTuned is solveProblem with the representations chosen by t.
+func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration, t tuning) (*result, error) {
 	r := &run{ctx: ctx, start: time.Now(), timeout: timeout}
-	sw, err := sweep(bufs, eff, ctx.Err, implicit)
+	sw, err := sweep(bufs, eff, ctx.Err, t.implicit)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +336,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 		return res, err // res carries the counters even on failure
 	}
 	if !params.MinimizeCapacity {
-		offs, h, st := newSolver(params, r, bufs, capacity, sw).solve()
+		offs, h, st := newSolver(params, r, bufs, capacity, sw, t.scanMax).solve()
 		switch st {
 		case stOK:
 			res.Offsets, res.Height = offs, h
@@ -340,7 +350,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 	lo, hi := int64(0), capacity
 	for lo <= hi {
 		mid := lo + (hi-lo)/2
-		offs, h, st := newSolver(params, r, bufs, mid, sw).solve()
+		offs, h, st := newSolver(params, r, bufs, mid, sw, t.scanMax).solve()
 		if r.cancelled {
 			return finish(nil)
 		}

@@ -237,10 +237,15 @@ type solver struct {
 	treePre []int32 // the partition's buffers in preorder (tree nil: to build)
 	// spareTree is a tree let go, whose memory the next may take.
 	spareTree *orderTree
-	posOf     []int32
-	preBuf    []preorderData // preorder's scratch
-	permBuf   []int32
-	rm        rangeMax // subSolve's, kept for its memory
+	// cands holds the candidates of the small partitions' levels, each
+	// level's above its parent's; scanMax is the size from which a
+	// partition has a tree (scanLimit, or a test's).
+	cands   []candidate
+	scanMax int
+	posOf   []int32
+	preBuf  []preorderData // preorder's scratch
+	permBuf []int32
+	rm      rangeMax // subSolve's, kept for its memory
 	// dirty marks the buffers whose leaves await an update (dirtyTree,
 	// dirtyMins), listed in treeDirty and minsDirty.
 	dirty                []uint8
@@ -279,8 +284,8 @@ type solver struct {
 	quick              bool
 }
 
-func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult) *solver {
-	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64}
+func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult, scanMax int) *solver {
+	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64, scanMax: scanMax}
 }
 
 // solve is SolverImpl::Solve: one search over every partition in turn
@@ -810,6 +815,17 @@ func (s *solver) check(pt *partition, off int64) bool {
 	return true
 }
 
+// candidate is a buffer a small partition's search level may place: its
+// lowest offset and its position in the preorder.
+type candidate struct {
+	off int64
+	p   int32
+}
+
+// scanLimit is the number of buffers below which a partition's levels
+// list their order afresh rather than keep a tree.
+const scanLimit = 1024
+
 // orderTree keeps the unplaced buffers of one partition in upstream's
 // dynamic order, lowest offset first and then earlier in the preorder,
 // without listing them at every level: a tournament tree over preorder
@@ -1050,14 +1066,58 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 	if s.run.expired() {
 		return stDeadline
 	}
-	t := s.curTree()
-	if t.off[1] == absent {
-		for _, i := range pt.bufs {
-			s.sol[i] = s.assign[i]
+	// A small partition's order is listed afresh at every level, as
+	// upstream does (cheaper there than the tree's updates); a large
+	// one's is read from its tree.
+	pre := s.treePre
+	small := len(pre) < s.scanMax
+	var t *orderTree
+	var minHeight int64
+	base := len(s.cands)
+	var cands []candidate
+	if small {
+		minHeight = math.MaxInt64
+		for _, i := range pre {
+			if s.assign[i] == noOffset {
+				minHeight = min(minHeight, s.minOffs[i]+s.bufs[i].size)
+			}
 		}
-		return stOK
+		if minHeight == math.MaxInt64 {
+			for _, i := range pt.bufs {
+				s.sol[i] = s.assign[i]
+			}
+			return stOK
+		}
+		for k, i := range pre {
+			if s.assign[i] != noOffset {
+				continue
+			}
+			off := s.minOffs[i]
+			if s.params.DynamicOrdering && (s.params.CanonicalOnly && (off < minOffset || off == minOffset && k < minPre) ||
+				s.params.CheckDominance && off >= minHeight) {
+				continue // skipped below too: not worth sorting
+			}
+			s.cands = append(s.cands, candidate{off, int32(k)})
+		}
+		cands = s.cands[base:]
+		if s.params.DynamicOrdering {
+			slices.SortFunc(cands, func(x, y candidate) int {
+				if x.off != y.off {
+					return cmp.Compare(x.off, y.off)
+				}
+				return cmp.Compare(x.p, y.p)
+			})
+		}
+	} else {
+		t = s.curTree()
+		if t.off[1] == absent {
+			for _, i := range pt.bufs {
+				s.sol[i] = s.assign[i]
+			}
+			return stOK
+		}
+		minHeight = t.top[1]
 	}
-	minHeight := t.top[1]
 	// The candidates in upstream's order: with dynamic_ordering the
 	// successors of the canonical start (the buffers before it are the
 	// ones the canonical rule skips; at or above minHeight the dominance
@@ -1066,26 +1126,40 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 	if s.params.CanonicalOnly {
 		a, b = minOffset, int32(minPre)
 	}
-	for next := int32(0); ; {
+levels:
+	for x, next := 0, int32(0); ; {
 		var off int64
 		var p int32
-		t = s.curTree()
-		if s.params.DynamicOrdering {
+		switch {
+		case small:
+			if x == len(cands) {
+				break levels
+			}
+			off, p = cands[x].off, cands[x].p
+			x++
+			if s.params.CanonicalOnly && (off < minOffset || off == minOffset && int(p) < minPre) {
+				continue
+			}
+			if s.params.CheckDominance && off >= minHeight {
+				continue
+			}
+		case s.params.DynamicOrdering:
+			t = s.curTree()
 			off, p = t.succ(1, a, b)
 			if off == absent || s.params.CheckDominance && off >= minHeight {
-				break
+				break levels
 			}
 			a, b = off, p+1
-		} else {
-			for int(next) < len(t.pre) && s.assign[t.pre[next]] != noOffset {
+		default:
+			for int(next) < len(pre) && s.assign[pre[next]] != noOffset {
 				next++
 			}
-			if int(next) == len(t.pre) {
-				break
+			if int(next) == len(pre) {
+				break levels
 			}
 			p = next
 			next++
-			off = s.minOffs[t.pre[p]]
+			off = s.minOffs[pre[p]]
 			if s.params.CanonicalOnly && (off < minOffset || off == minOffset && int(p) < minPre) {
 				continue
 			}
@@ -1093,7 +1167,7 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 				continue
 			}
 		}
-		i := int(t.pre[p])
+		i := int(pre[p])
 		if f := s.bufs[i].fixed; f != noOffset && off > f {
 			continue
 		}
@@ -1116,12 +1190,14 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 		s.changed(i)
 		s.maxFloor = maxFloor
 		if st != stNotFound {
+			s.cands = s.cands[:base]
 			return st
 		}
 		if hatless && s.params.HatlessPruning {
 			break
 		}
 	}
+	s.cands = s.cands[:base]
 	s.run.backtracks++
 	return stNotFound
 }
