@@ -63,10 +63,11 @@
 // implicitLimit keeps neither list but reads both from each buffer's span
 // of sections through an interval index, whose nodes hold tournaments of
 // their buffers' lowest offsets for the unallocated floor; the dynamic
-// order is read from a tournament tree over preorder positions, updated
-// where a buffer changed rather than sorted at every level, and only the
-// innermost partition's tree is held; and the undo records are chunked
-// logs, of runs where values repeat.
+// order of a partition of scanLimit buffers or more is read from a
+// tournament tree over preorder positions, updated where a buffer
+// changed rather than sorted at every level, and only the innermost
+// partition's tree is held; and the undo records are chunked logs, of
+// runs where values repeat.
 //
 // One more rule is membench's own: upstream's dominance rule never places
 // a buffer of size 0 (its top is its offset, so it always lies at or above

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -68,6 +69,15 @@ func preorderLess(h string, a, b *preorderData) bool { return preorderCmp(h, a, 
 // known) before the key is compared, so that a heuristic whose earlier
 // keys seldom tie computes few of them.
 func preorderCmp(h string, a, b *preorderData, total func(*preorderData)) int {
+	if c := keysCmp(h, a, b, total); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.idx, b.idx)
+}
+
+// keysCmp is preorderCmp without the index: zero when every key of h
+// ties.
+func keysCmp(h string, a, b *preorderData, total func(*preorderData)) int {
 	for i := 0; i < len(h); i++ {
 		var x, y int64
 		switch h[i] {
@@ -98,7 +108,7 @@ func preorderCmp(h string, a, b *preorderData, total func(*preorderData)) int {
 			return cmp.Compare(y, x)
 		}
 	}
-	return cmp.Compare(a.idx, b.idx)
+	return 0
 }
 
 // offsetChange records a buffer's lowest offset before the search
@@ -245,7 +255,8 @@ type solver struct {
 	posOf   []int32
 	preBuf  []preorderData // preorder's scratch
 	permBuf []int32
-	rm      rangeMax // subSolve's, kept for its memory
+	ranks   map[string][]int32 // staticRank's, by heuristic
+	rm      rangeMax           // subSolve's, kept for its memory
 	// dirty marks the buffers whose leaves await an update (dirtyTree,
 	// dirtyMins), listed in treeDirty and minsDirty.
 	dirty                []uint8
@@ -411,19 +422,7 @@ func (s *solver) subSolve(pt *partition, h string) status {
 func (s *solver) preorder(pt *partition, h string) []int32 {
 	pre := s.preBuf[:0]
 	for _, i := range pt.bufs {
-		b := &s.bufs[i]
-		d := &s.sw.data[i]
-		pre = append(pre, preorderData{
-			area:     b.size * (b.upper - b.lower),
-			lower:    b.lower,
-			overlaps: d.nOver,
-			sections: int64(d.spans[len(d.spans)-1].hi - d.spans[0].lo),
-			size:     b.size,
-			total:    -1, // known when the sort asks
-			upper:    b.upper,
-			width:    b.upper - b.lower,
-			idx:      i,
-		})
+		pre = append(pre, s.staticKeys(i))
 	}
 	// T, the largest total of a buffer's sections, from a sparse table of
 	// the partition's totals when it is large, built at the first need.
@@ -463,11 +462,74 @@ func (s *solver) preorder(pt *partition, h string) []int32 {
 		perm = append(perm, int32(k))
 	}
 	s.permBuf = perm
-	slices.SortFunc(perm, func(x, y int32) int { return preorderCmp(h, &pre[x], &pre[y], total) })
+	// The keys before h's first T never change: a rank by them, computed
+	// once, decides most comparisons.
+	rank, rest := s.staticRank(h)
+	slices.SortFunc(perm, func(x, y int32) int {
+		a, b := &pre[x], &pre[y]
+		if rank != nil {
+			if c := cmp.Compare(rank[a.idx], rank[b.idx]); c != 0 {
+				return c
+			}
+		}
+		return preorderCmp(rest, a, b, total)
+	})
 	for k, x := range perm {
 		idx[k] = int32(pre[x].idx)
 	}
 	return idx
+}
+
+// staticKeys returns buffer i's preorder keys, T not yet known.
+func (s *solver) staticKeys(i int) preorderData {
+	b := &s.bufs[i]
+	d := &s.sw.data[i]
+	return preorderData{
+		area:     b.size * (b.upper - b.lower),
+		lower:    b.lower,
+		overlaps: d.nOver,
+		sections: int64(d.spans[len(d.spans)-1].hi - d.spans[0].lo),
+		size:     b.size,
+		total:    -1, // known when the sort asks
+		upper:    b.upper,
+		width:    b.upper - b.lower,
+		idx:      i,
+	}
+}
+
+// staticRank returns, for heuristic h, every buffer's rank by the keys
+// of h before its first T (equal keys, equal rank), and the rest of h
+// from that T; a nil rank when h starts with T.
+func (s *solver) staticRank(h string) ([]int32, string) {
+	t := strings.IndexByte(h, 'T')
+	if t < 0 {
+		t = len(h)
+	}
+	if t == 0 {
+		return nil, h
+	}
+	if r, ok := s.ranks[h]; ok {
+		return r, h[t:]
+	}
+	keys := make([]preorderData, len(s.bufs))
+	perm := make([]int32, len(s.bufs))
+	for i := range keys {
+		keys[i] = s.staticKeys(i)
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(x, y int32) int { return keysCmp(h[:t], &keys[x], &keys[y], nil) })
+	rank := make([]int32, len(s.bufs))
+	for k := 1; k < len(perm); k++ {
+		rank[perm[k]] = rank[perm[k-1]]
+		if keysCmp(h[:t], &keys[perm[k-1]], &keys[perm[k]], nil) != 0 {
+			rank[perm[k]]++
+		}
+	}
+	if s.ranks == nil {
+		s.ranks = map[string][]int32{}
+	}
+	s.ranks[h] = rank
+	return rank, h[t:]
 }
 
 // rangeMax answers the largest of v[a:b] (a sparse table): built in
