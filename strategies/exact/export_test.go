@@ -23,8 +23,8 @@ func FillPlan(p *workloads.Problem, c int64, rev bool) ([]int64, bool, error) {
 		if !in.zeroSlack(pt, c) {
 			return nil, false, fmt.Errorf("part %d has slack at %d", i, c)
 		}
-		f := newFiller(in, rev)
-		f.b = &budget{ctx: context.Background(), nodes: -1}
+		f := newPartFiller(in, pt, rev)
+		f.pacer().b = &budget{ctx: context.Background(), nodes: -1}
 		switch f.solve(pt, c, 1<<62) {
 		case infeasible:
 			return nil, false, nil
@@ -32,7 +32,7 @@ func FillPlan(p *workloads.Problem, c int64, rev bool) ([]int64, bool, error) {
 			return nil, false, fmt.Errorf("part %d: aborted", i)
 		}
 		for _, k := range pt.bufs {
-			offs[in.idx[k]] = f.sol[k]
+			offs[in.idx[k]] = f.offsets()[k]
 		}
 	}
 	return offs, true, nil

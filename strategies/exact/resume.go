@@ -106,8 +106,8 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			// fillers sweep time each way.
 			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
 				for _, rev := range []bool{false, true} {
-					f := newFiller(in, rev)
-					f.b = sv.b
+					f := newPartFiller(in, pt, rev)
+					f.pacer().b = sv.b
 					tr.runs = append(tr.runs, newRun(f, pt, tr.c))
 				}
 			}
