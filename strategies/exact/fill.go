@@ -64,10 +64,6 @@ type filler struct {
 	occ   [][]int32 // per depth: scratch
 	sums  []int64   // scratch
 	sol   []int64
-	// deepest is the most buffers placed at once: where a search that
-	// fails stalls.
-	deepest int
-	trace   func(d int)
 }
 
 // zeroSlack reports whether every section of pt holds exactly c bytes and
@@ -112,7 +108,7 @@ func (f *filler) solve(pt *part, c, limit int64) outcome {
 
 // search is solve on a pace already set, perhaps shared with others.
 func (f *filler) search(pt *part, c int64) outcome {
-	f.cap, f.pt, f.deepest = c, pt, 0
+	f.cap, f.pt = c, pt
 	in := f.in
 	for u := pt.secLo; u < pt.secHi; u++ {
 		f.left[u] = int32(len(f.live(u)))
@@ -171,10 +167,6 @@ func (f *filler) dfs(d int, l int32) outcome {
 	}
 	if !f.node() {
 		return aborted
-	}
-	f.deepest = max(f.deepest, d)
-	if f.trace != nil {
-		f.trace(d)
 	}
 	in := f.in
 	for f.left[l] == 0 {

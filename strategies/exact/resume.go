@@ -97,6 +97,18 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			if top <= tr.c {
 				continue // the plan already fits this part
 			}
+			// A part with no slack at c that splits into bands has them
+			// packed apart first, with fillers sweeping each way
+			// (band.go): the quickest when they lie side by side, and
+			// given up when one of them has no packing apart.
+			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
+				for _, rev := range []bool{false, true} {
+					if b := newBanded(in, pt, tr.c, rev); b != nil {
+						b.p.b = sv.b
+						tr.runs = append(tr.runs, newRun(b, pt, tr.c))
+					}
+				}
+			}
 			for _, h := range orders {
 				s := newSearcher(in, h)
 				s.b = sv.b
@@ -110,6 +122,7 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 					f.pacer().b = sv.b
 					tr.runs = append(tr.runs, newRun(f, pt, tr.c))
 				}
+
 			}
 		}
 		res := aborted
