@@ -12,9 +12,9 @@ import (
 // Bands. In a packing with no slack, the bytes the buffers ending at a
 // boundary leave are exactly those the buffers starting there take, hole
 // by hole, so a group of ending buffers is refilled by a group of
-// starting ones of the same total. Where the sizes match in one way only
-// (a unique finest pairing of groups of equal totals), join the buffers
-// of each pair; else join every buffer of the boundary. The classes this
+// starting ones of the same total. Pair the groups of each boundary by
+// their totals (pairGroups) and join the buffers of each pair, or every
+// buffer of the boundary where no pairing is found. The classes this
 // leaves each hold the same number of bytes at every section: a band. A
 // guillotine packing whose sizes match in one way only is made of such
 // bands side by side, and each band, packed apart at its own height,
@@ -72,13 +72,7 @@ type stripe struct {
 // newBanded returns the banded engine of pt at capacity c, sweeping one
 // way (rev), or nil where pt is one band.
 func newBanded(in *instance, pt *part, c int64, rev bool) *banded {
-	p := &pace{}
-	b := bandsOf(in, pt, c, rev, p)
-	if b == nil {
-		return nil
-	}
-	b.sol = make([]int64, len(in.size))
-	return b
+	return bandsOf(in, pt, c, rev, &pace{})
 }
 
 func (b *banded) solve(_ *part, c, limit int64) outcome {
@@ -114,7 +108,6 @@ func (b *banded) pack(int64) outcome {
 // bands where it has several, else its filler, chains merged.
 func newPacker(in *instance, pt *part, c int64, rev bool, p *pace) packer {
 	if b := bandsOf(in, pt, c, rev, p); b != nil {
-		b.sol = make([]int64, len(in.size))
 		return b
 	}
 	e := newPartFiller(in, pt, rev)
@@ -170,7 +163,10 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 		for _, k := range st {
 			bs = append(bs, in.size[k])
 		}
-		pairs := pairGroups(a, bs)
+		var pairs [][2]uint64
+		if len(e) <= 64 && len(st) <= 64 { // the masks' width
+			pairs = pairGroups(a, bs)
+		}
 		if pairs == nil {
 			// No single pairing: the whole boundary is one group.
 			for _, k := range append(slices.Clone(e), st...) {
@@ -207,7 +203,7 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 	if len(roots) < 2 {
 		return nil
 	}
-	b := &banded{p: p}
+	b := &banded{p: p, sol: make([]int64, len(in.size))}
 	var total int64
 	for _, r := range roots {
 		ks := classes[r]
@@ -245,7 +241,7 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 // masks: the finest groups of each side whose totals some group of the
 // other side has, those of one total taken together. Where that leaves
 // groups unpaired, and for sides of more than maxBandSide buffers,
-// pairLarge pairs them instead.
+// pairLarge pairs them instead. Each side has at most 64 buffers.
 func pairGroups(a, b []int64) [][2]uint64 {
 	if len(a) == 1 || len(b) == 1 {
 		return [][2]uint64{{1<<len(a) - 1, 1<<len(b) - 1}}
