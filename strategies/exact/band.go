@@ -59,7 +59,10 @@ func (ch *chained) packed() []int64 { return ch.sol }
 type banded struct {
 	p     *pace
 	bands []stripe
-	sol   []int64 // by search buffer of the outer instance
+	// coarse, where set, packs the bands as buffers (rectsOf): band i
+	// goes where its buffer i does; else they go one above the other.
+	coarse *stripe
+	sol    []int64 // by search buffer of the outer instance
 }
 
 type stripe struct {
@@ -84,24 +87,47 @@ func (b *banded) pacer() *pace     { return b.p }
 func (b *banded) offsets() []int64 { return b.sol }
 func (b *banded) packed() []int64  { return b.sol }
 
-// pack packs the bands from the bottom up. A band packed apart that has
-// no packing is no proof: the part is given up as aborted.
+// pack packs the bands from the bottom up, or where the coarse packing
+// puts them. A band packed apart that has no packing is no proof: the
+// part is given up as aborted.
 func (b *banded) pack(int64) outcome {
-	var base int64
-	for _, bd := range b.bands {
-		for i, kid := range bd.kids {
-			switch kid.pack(bd.h) {
-			case infeasible, aborted:
-				return aborted
-			}
-			offs := kid.packed()
-			for _, kk := range bd.in.parts[i].bufs {
-				b.sol[bd.ks[bd.in.idx[kk]]] = base + offs[kk]
-			}
+	var base []int64
+	if cs := b.coarse; cs != nil {
+		base = make([]int64, len(b.bands))
+		if !cs.pack(0, func(k int32, off int64) { base[k] = off }) {
+			return aborted
 		}
-		base += bd.h
+	}
+	var bottom int64
+	for i := range b.bands {
+		bd := &b.bands[i]
+		at := bottom
+		if base != nil {
+			at = base[i]
+		}
+		if bd.in == nil {
+			b.sol[bd.ks[0]] = at // a band of one buffer
+		} else if !bd.pack(at, func(k int32, off int64) { b.sol[k] = off }) {
+			return aborted
+		}
+		bottom += bd.h
 	}
 	return found
+}
+
+// pack packs the stripe's parts, handing each buffer's offset, base
+// added, to put; false where a part was not packed.
+func (bd *stripe) pack(base int64, put func(k int32, off int64)) bool {
+	for i, kid := range bd.kids {
+		if kid.pack(bd.h) != found {
+			return false
+		}
+		offs := kid.packed()
+		for _, kk := range bd.in.parts[i].bufs {
+			put(bd.ks[bd.in.idx[kk]], base+offs[kk])
+		}
+	}
+	return true
 }
 
 // newPacker returns the packer of pt (with no slack at c) on pace p: its
@@ -150,11 +176,14 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 		starts[in.secLo[k]-pt.secLo] = append(starts[in.secLo[k]-pt.secLo], k)
 		ends[in.secHi[k]-pt.secLo] = append(ends[in.secHi[k]-pt.secLo], k)
 	}
+	// groups[s] lists the groups of boundary s: the pairs, each as its
+	// buffers.
+	groups := make([][][]int32, ns)
 	var a, bs []int64
 	for s := int32(1); s < ns; s++ {
 		e, st := ends[s], starts[s]
 		if len(e) == 0 || len(st) == 0 {
-			continue // not without slack: bandsOf's check refuses it
+			continue // not without slack: the checks below refuse it
 		}
 		a, bs = a[:0], bs[:0]
 		for _, k := range e {
@@ -168,29 +197,38 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 			pairs = pairGroups(a, bs)
 		}
 		if pairs == nil {
-			// No single pairing: the whole boundary is one group.
-			for _, k := range append(slices.Clone(e), st...) {
-				union(local[k], local[e[0]])
-			}
+			// No pairing: the whole boundary is one group.
+			groups[s] = [][]int32{append(slices.Clone(e), st...)}
 			continue
 		}
 		for _, pr := range pairs {
-			first := int32(-1)
+			var g []int32
 			for side, m := range pr {
-				list := [2][]int32{e, st}[side]
-				for i, k := range list {
-					if m&(1<<i) == 0 {
-						continue
+				for i, k := range [2][]int32{e, st}[side] {
+					if m&(1<<i) != 0 {
+						g = append(g, k)
 					}
-					if first < 0 {
-						first = local[k]
-					} else {
-						union(local[k], first)
-					}
+				}
+			}
+			groups[s] = append(groups[s], g)
+		}
+	}
+	join := func(skip1, skip2 int32) {
+		for i := range parent {
+			parent[i] = int32(i)
+		}
+		for s := int32(1); s < ns; s++ {
+			if s == skip1 || s == skip2 {
+				continue
+			}
+			for _, g := range groups[s] {
+				for _, k := range g[1:] {
+					union(local[k], local[g[0]])
 				}
 			}
 		}
 	}
+	join(-1, -1)
 	classes := map[int32][]int32{}
 	var roots []int32
 	for i, k := range pt.bufs {
@@ -201,31 +239,21 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 		classes[r] = append(classes[r], k)
 	}
 	if len(roots) < 2 {
-		return nil
+		return rectsOf(in, pt, c, rev, p, join, find)
 	}
 	b := &banded{p: p, sol: make([]int64, len(in.size))}
 	var total int64
 	for _, r := range roots {
 		ks := classes[r]
 		var h int64
-		sub := &workloads.Problem{Name: "band", Alignment: in.align}
-		for i, k := range ks {
+		for _, k := range ks {
 			if in.secLo[k] == pt.secLo {
 				h += in.size[k]
 			}
-			sub.Buffers = append(sub.Buffers, workloads.Buffer{ID: i, Size: in.size[k], First: in.first[k], Last: in.last[k]})
 		}
-		bin, err := newInstance(context.Background(), sub)
-		if err != nil || len(bin.size) != len(ks) {
+		bd, ok := newStripe(in, ks, h, rev, p)
+		if !ok {
 			return nil
-		}
-		bd := stripe{h: h, in: bin, ks: ks}
-		for i := range bin.parts {
-			bp := &bin.parts[i]
-			if !bin.zeroSlack(bp, h) {
-				return nil
-			}
-			bd.kids = append(bd.kids, newPacker(bin, bp, h, rev, p))
 		}
 		total += h
 		b.bands = append(b.bands, bd)
@@ -233,6 +261,160 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 	if total != c {
 		return nil
 	}
+	return b
+}
+
+// newStripe makes the packers of the buffers ks of in as a problem of
+// their own at capacity h; false where some part of it has slack.
+func newStripe(in *instance, ks []int32, h int64, rev bool, p *pace) (stripe, bool) {
+	sub := &workloads.Problem{Name: "band", Alignment: in.align}
+	for i, k := range ks {
+		sub.Buffers = append(sub.Buffers, workloads.Buffer{ID: i, Size: in.size[k], First: in.first[k], Last: in.last[k]})
+	}
+	bin, err := newInstance(context.Background(), sub)
+	if err != nil || len(bin.size) != len(ks) {
+		return stripe{}, false
+	}
+	bd := stripe{h: h, in: bin, ks: ks}
+	for i := range bin.parts {
+		bp := &bin.parts[i]
+		if !bin.zeroSlack(bp, h) {
+			return stripe{}, false
+		}
+		bd.kids = append(bd.kids, newPacker(bin, bp, h, rev, p))
+	}
+	return bd, true
+}
+
+// maxRectWork bounds the steps rectsOf spends trying pairs of
+// boundaries: part buffers times pairs.
+const maxRectWork = 1 << 27
+
+// rectsOf looks, in a part that is one band, for one boundary or two
+// whose groups, left unjoined, leave classes that each hold one load
+// over their own lifetime: rectangles, such as the blades and centre of
+// a pinwheel. Each class of several buffers is packed as one buffer of
+// its height in a coarse problem of the classes, then apart inside the
+// place the coarse packing gives it. Nil where none is found.
+func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, join func(s1, s2 int32), find func(int32) int32) *banded {
+	ns := pt.secHi - pt.secLo
+	n := len(pt.bufs)
+	lo, hi := make([]int32, n), make([]int32, n)
+	net := make([]int64, n)
+	local := make(map[int32]int32, n)
+	for i, k := range pt.bufs {
+		local[k] = int32(i)
+	}
+	// The boundaries' buffers, by section, as bandsOf has them.
+	at := make([][]int32, ns+1)
+	for _, k := range pt.bufs {
+		at[in.secLo[k]-pt.secLo] = append(at[in.secLo[k]-pt.secLo], k)
+		at[in.secHi[k]-pt.secLo] = append(at[in.secHi[k]-pt.secLo], k)
+	}
+	rect := func(s1, s2 int32) bool {
+		join(s1, s2)
+		for i := range n {
+			lo[i], hi[i], net[i] = ns, 0, 0
+		}
+		roots, big := 0, false
+		for i, k := range pt.bufs {
+			r := find(int32(i))
+			if lo[r] == ns {
+				roots++
+			} else {
+				big = true
+			}
+			lo[r], hi[r] = min(lo[r], in.secLo[k]-pt.secLo), max(hi[r], in.secHi[k]-pt.secLo)
+		}
+		if roots < 2 || !big {
+			return false
+		}
+		for _, s := range [2]int32{s1, s2} {
+			if s < 0 {
+				continue
+			}
+			for _, k := range at[s] {
+				r := find(local[k])
+				if in.secLo[k]-pt.secLo == s {
+					net[r] += in.size[k]
+				} else {
+					net[r] -= in.size[k]
+				}
+			}
+			for _, k := range at[s] {
+				r := find(local[k])
+				if net[r] != 0 && lo[r] != s && hi[r] != s {
+					return false
+				}
+			}
+			for _, k := range at[s] {
+				net[find(local[k])] = 0
+			}
+		}
+		return true
+	}
+	split := false
+	for s1 := int32(1); s1 < ns && !split; s1++ {
+		split = rect(s1, -1)
+	}
+	if !split && int64(ns)*int64(ns)*int64(n)/2 <= maxRectWork {
+	pairs:
+		for s1 := int32(1); s1 < ns; s1++ {
+			for s2 := s1 + 1; s2 < ns; s2++ {
+				if split = rect(s1, s2); split {
+					break pairs
+				}
+			}
+		}
+	}
+	if !split {
+		return nil
+	}
+	// The classes, and the coarse problem of one buffer each.
+	classes := map[int32][]int32{}
+	var roots []int32
+	for i, k := range pt.bufs {
+		r := find(int32(i))
+		if _, ok := classes[r]; !ok {
+			roots = append(roots, r)
+		}
+		classes[r] = append(classes[r], k)
+	}
+	coarse := &workloads.Problem{Name: "rectangles", Alignment: in.align}
+	b := &banded{p: p, sol: make([]int64, len(in.size))}
+	for i, r := range roots {
+		ks := classes[r]
+		var h int64
+		first, last := in.first[ks[0]], in.last[ks[0]]
+		for _, k := range ks {
+			if in.secLo[k]-pt.secLo == lo[r] {
+				h += in.size[k]
+			}
+			first, last = min(first, in.first[k]), max(last, in.last[k])
+		}
+		coarse.Buffers = append(coarse.Buffers, workloads.Buffer{ID: i, Size: h, First: first, Last: last})
+		bd := stripe{h: h, ks: ks}
+		if len(ks) > 1 {
+			var ok bool
+			if bd, ok = newStripe(in, ks, h, rev, p); !ok {
+				return nil
+			}
+		}
+		b.bands = append(b.bands, bd)
+	}
+	cin, err := newInstance(context.Background(), coarse)
+	if err != nil || len(cin.size) != len(roots) {
+		return nil
+	}
+	all := make([]int32, len(roots))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	top, ok := newStripe(cin, all, c, rev, p)
+	if !ok {
+		return nil
+	}
+	b.coarse = &top
 	return b
 }
 
