@@ -10,7 +10,9 @@ import (
 // where it stopped, so a search given more nodes never repeats the ones
 // it has spent.
 type run struct {
-	s       engine
+	s engine
+	// weight multiplies the nodes the run is given each turn.
+	weight  int64
 	next    func() (struct{}, bool)
 	stop    func()
 	started bool
@@ -30,7 +32,7 @@ type engine interface {
 }
 
 func newRun(s engine, pt *part, c int64) *run {
-	r := &run{s: s}
+	r := &run{s: s, weight: 1}
 	p := s.pacer()
 	r.next, r.stop = iter.Pull(func(yield func(struct{}) bool) {
 		p.yield = yield
@@ -59,6 +61,11 @@ func (r *run) step(limit int64) outcome {
 	r.done = true
 	return r.res
 }
+
+// bandWeight is the share of a banded run against one of the other
+// runs: its fillers' nodes cost a fraction of a canonical search's, and
+// where the bands lie apart it packs a part in about a node a buffer.
+const bandWeight = 4
 
 // trial is the resumable question whether every part fits in capacity
 // c. Parts are searched one after the other, each by one run per static
@@ -105,7 +112,9 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 				for _, rev := range []bool{false, true} {
 					if b := newBanded(in, pt, tr.c, rev); b != nil {
 						b.p.b = sv.b
-						tr.runs = append(tr.runs, newRun(b, pt, tr.c))
+						r := newRun(b, pt, tr.c)
+						r.weight = bandWeight
+						tr.runs = append(tr.runs, r)
 					}
 				}
 			}
@@ -129,7 +138,7 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 		var winner engine
 		for _, r := range tr.runs {
 			before := r.s.pacer().count
-			res = r.step(limit)
+			res = r.step(limit * r.weight)
 			sv.nodes += r.s.pacer().count - before
 			if res != aborted {
 				winner = r.s
