@@ -73,9 +73,9 @@ type stripe struct {
 }
 
 // newBanded returns the banded engine of pt at capacity c, sweeping one
-// way (rev), or nil where pt is one band.
-func newBanded(in *instance, pt *part, c int64, rev bool) *banded {
-	return bandsOf(in, pt, c, rev, &pace{})
+// way (rev), or nil where pt is one band (or bud ended while it looked).
+func newBanded(in *instance, pt *part, c int64, rev bool, bud *budget) *banded {
+	return bandsOf(in, pt, c, rev, &pace{b: bud})
 }
 
 func (b *banded) solve(_ *part, c, limit int64) outcome {
@@ -287,8 +287,8 @@ func newStripe(in *instance, ks []int32, h int64, rev bool, p *pace) (stripe, bo
 }
 
 // maxRectWork bounds the steps rectsOf spends trying pairs of
-// boundaries: part buffers times pairs.
-const maxRectWork = 1 << 27
+// boundaries: part buffers times pairs (about 0.1 s unloaded).
+const maxRectWork = 1 << 22
 
 // rectsOf looks, in a part that is one band, for one boundary or two
 // whose groups, left unjoined, leave classes that each hold one load
@@ -360,6 +360,9 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, join func(s1, s
 	if !split && int64(ns)*int64(ns)*int64(n)/2 <= maxRectWork {
 	pairs:
 		for s1 := int32(1); s1 < ns; s1++ {
+			if p.b.spent() {
+				return nil
+			}
 			for s2 := s1 + 1; s2 < ns; s2++ {
 				if split = rect(s1, s2); split {
 					break pairs
@@ -367,7 +370,7 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, join func(s1, s
 			}
 		}
 	}
-	if !split {
+	if !split || p.b.spent() {
 		return nil
 	}
 	// The classes, and the coarse problem of one buffer each.

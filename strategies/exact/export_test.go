@@ -36,7 +36,9 @@ func packParts(p *workloads.Problem, c int64, pack func(*instance, *part) (engin
 		if e == nil {
 			return nil, false, nil
 		}
-		e.pacer().b = &budget{ctx: context.Background(), nodes: -1}
+		if e.pacer().b == nil {
+			e.pacer().b = &budget{ctx: context.Background(), nodes: -1}
+		}
 		switch e.solve(pt, c, limit) {
 		case infeasible:
 			return nil, false, nil
@@ -102,7 +104,7 @@ func Heuristic(p *workloads.Problem, deadline time.Time) ([]int64, error) {
 // when every part split into bands and was packed, false otherwise.
 func BandPlan(p *workloads.Problem, c, nodes int64) ([]int64, bool, error) {
 	offs, ok, err := packParts(p, c, func(in *instance, pt *part) (engine, int64) {
-		if b := newBanded(in, pt, c, false); b != nil {
+		if b := newBanded(in, pt, c, false, &budget{ctx: context.Background(), nodes: -1}); b != nil {
 			return b, nodes
 		}
 		return nil, 0

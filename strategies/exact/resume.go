@@ -110,8 +110,7 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			// given up when one of them has no packing apart.
 			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
 				for _, rev := range []bool{false, true} {
-					if b := newBanded(in, pt, tr.c, rev); b != nil {
-						b.p.b = sv.b
+					if b := newBanded(in, pt, tr.c, rev, sv.b); b != nil {
 						r := newRun(b, pt, tr.c)
 						r.weight = bandWeight
 						tr.runs = append(tr.runs, r)
