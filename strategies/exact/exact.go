@@ -34,6 +34,11 @@
 // bounds meet (the plan is proved optimal) or its budget of wall time or
 // search nodes ends.
 //
+// A part with no slack at the capacity asked (a perfect packing) is also
+// searched by time sweeps that fill each section exactly (fill.go), with
+// chains of buffers merged (chain.go), and by splitting it into bands
+// or rectangles packed apart (band.go).
+//
 // It honours per-buffer alignment, gaps and fixed offsets (forms.go says
 // how), starting then from a first-fit plan of its own rather than
 // best-of's, whose members need not honour them.

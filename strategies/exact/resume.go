@@ -10,7 +10,9 @@ import (
 // where it stopped, so a search given more nodes never repeats the ones
 // it has spent.
 type run struct {
-	s       engine
+	s engine
+	// weight multiplies the nodes the run is given each turn.
+	weight  int64
 	next    func() (struct{}, bool)
 	stop    func()
 	started bool
@@ -30,7 +32,7 @@ type engine interface {
 }
 
 func newRun(s engine, pt *part, c int64) *run {
-	r := &run{s: s}
+	r := &run{s: s, weight: 1}
 	p := s.pacer()
 	r.next, r.stop = iter.Pull(func(yield func(struct{}) bool) {
 		p.yield = yield
@@ -59,6 +61,11 @@ func (r *run) step(limit int64) outcome {
 	r.done = true
 	return r.res
 }
+
+// bandWeight is the share of a banded run against one of the other
+// runs: its fillers' nodes cost a fraction of a canonical search's, and
+// where the bands lie apart it packs a part in about a node a buffer.
+const bandWeight = 4
 
 // trial is the resumable question whether every part fits in capacity
 // c. Parts are searched one after the other, each by one run per static
@@ -97,6 +104,19 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			if top <= tr.c {
 				continue // the plan already fits this part
 			}
+			// A part with no slack at c that splits into bands has them
+			// packed apart first, with fillers sweeping each way
+			// (band.go): the quickest when they lie side by side, and
+			// given up when one of them has no packing apart.
+			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
+				for _, rev := range []bool{false, true} {
+					if b := newBanded(in, pt, tr.c, rev, sv.b); b != nil {
+						r := newRun(b, pt, tr.c)
+						r.weight = bandWeight
+						tr.runs = append(tr.runs, r)
+					}
+				}
+			}
 			for _, h := range orders {
 				s := newSearcher(in, h)
 				s.b = sv.b
@@ -106,17 +126,18 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			// fillers sweep time each way.
 			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
 				for _, rev := range []bool{false, true} {
-					f := newFiller(in, rev)
-					f.b = sv.b
+					f := newPartFiller(in, pt, rev)
+					f.pacer().b = sv.b
 					tr.runs = append(tr.runs, newRun(f, pt, tr.c))
 				}
+
 			}
 		}
 		res := aborted
 		var winner engine
 		for _, r := range tr.runs {
 			before := r.s.pacer().count
-			res = r.step(limit)
+			res = r.step(limit * r.weight)
 			sv.nodes += r.s.pacer().count - before
 			if res != aborted {
 				winner = r.s
