@@ -30,7 +30,7 @@ func fieldProblem(b *testing.B, name string) *workloads.Problem {
 func BenchmarkTVMHillClimbAB(b *testing.B) {
 	ctx := context.Background()
 	p := fieldProblem(b, "idealloc/g-1")
-	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, tvmDefaultAlignment, usmpPools{})
+	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, tvmDefaultAlignment, usmpPools{}, usmpListPairs)
 	if err != nil {
 		b.Fatal(err)
 	}
