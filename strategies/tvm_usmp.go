@@ -53,13 +53,19 @@ import (
 // The greedy planners never build the graph (it has up to n^2 edges): the
 // number of conflicts and the highest placed end over a lifetime come from
 // sorted lifetimes and a segment tree, with the same result. The hill
-// climb needs the lists for its swaps and builds them, up to 2^26
-// conflicting pairs (more is refused: idealloc/y-1's 1.8e8 pairs would
-// take 1.4 GB). Its passes are incremental (usmpPass: only the buffers a
-// swap can have moved are placed again, through kernel.CompIndex), and
-// its second-level swap candidates are counted by position (usmpPicks).
-// Growth: the greedy planners O(n log n); the hill climb O(n log n + E)
-// for the graph of E pairs, then per attempt O(n log n + E) at most.
+// climb keeps USMP's lists up to 4M conflicting pairs (usmpListPairs);
+// past that (idealloc/y-1's 1.8e8 pairs would take 1.4 GB) the lists are
+// the overlapping lifetimes themselves: a swap's first-level candidates
+// come from a walk over the positions, its second-level ones from counts
+// over time (usmpPicks.gatherSpans), and a pass's changes reach the
+// buffers they concern through a segment tree over time (usmpPass.tt),
+// with the same result. Its passes are incremental (usmpPass: only the
+// buffers a swap can have moved are placed again, through
+// kernel.CompIndex), and its second-level swap candidates are counted by
+// position (usmpPicks). Growth: the greedy planners O(n log n); the hill
+// climb with lists O(n log n + E) for the graph of E pairs, then per
+// attempt O(n log n + E) at most; without them O(n log n) per attempt
+// besides the passes' placements.
 //
 // Ties TVM leaves to std::sort (equal names; equal offsets in the hill
 // climb's walk) go by input order and placement order. Where TVM's swap
@@ -902,7 +908,10 @@ type usmpAlloc struct {
 // the lowest end that clears; one above the old place cannot be lower).
 // The others are placed again. A rejected attempt that undoes the swap
 // before it goes back to the order the rolled-back pass was placed in, so
-// that pass becomes the last one (revert).
+// that pass becomes the last one (revert). The index of a pass's placed
+// buffers is reset, not rebuilt, each pass (kernel.CompIndex.Reset), and
+// the buffers kept in place go into it only when a later one must be
+// placed again (held).
 type usmpPass struct {
 	g          *usmpGraph
 	order, pos []int32

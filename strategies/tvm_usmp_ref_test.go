@@ -365,11 +365,11 @@ func TestTVMHillClimbPathsAgree(t *testing.T) {
 		var bufs []workloads.Buffer
 		switch trial % 3 {
 		case 0: // dense
-			bufs = tvmRandomIntervals(rng, 50+rng.IntN(250), 2+rng.IntN(10), 1+rng.Int64N(1000))
+			bufs = tvmRandomIntervals(rng, 30+rng.IntN(150), 2+rng.IntN(10), 1+rng.Int64N(1000))
 		case 1: // sparse
-			bufs = tvmRandomIntervals(rng, 50+rng.IntN(350), 50+rng.IntN(400), 1+rng.Int64N(1<<20))
+			bufs = tvmRandomIntervals(rng, 30+rng.IntN(250), 50+rng.IntN(400), 1+rng.Int64N(1<<20))
 		case 2: // ties
-			bufs = tvmRandomIntervals(rng, 50+rng.IntN(250), 5+rng.IntN(40), 4)
+			bufs = tvmRandomIntervals(rng, 30+rng.IntN(150), 5+rng.IntN(40), 4)
 		}
 		p := &workloads.Problem{Name: "random", Alignment: []int64{1, 8}[trial%2], Buffers: bufs}
 		if trial%4 == 3 {
