@@ -36,6 +36,8 @@ type CompIndex struct {
 
 	runs    []int32 // scratch: run boundaries in the gathered components
 	scratch []Comp
+	fitRuns [][]Comp // FirstFit's scratch
+	next    []int64
 }
 
 // NewCompIndex returns an empty index over the spans ts.
