@@ -1111,6 +1111,13 @@ func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32) (int64, bool) {
 	size := g.size[i]
 	ix := ps.index(i)
 	t := &g.tasks[i]
+	if ps.plain {
+		// No pool to check against the top: the lowest gap that holds
+		// the buffer, found without merging all the components.
+		off := ix.FirstFit(t, size, 1)
+		ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
+		return off, false
+	}
 	if size > 0 && ix.CoversAll(t.A, t.B) {
 		// Every placed buffer conflicts: gaps shorter than the buffer
 		// may go, the top stays.
@@ -1118,14 +1125,12 @@ func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32) (int64, bool) {
 	} else {
 		ps.comps = ix.Overlapping(ps.comps[:0], t)
 	}
-	if !ps.plain {
-		var top int64
-		for _, c := range ps.comps {
-			top = max(top, c.Hi)
-		}
-		if m := g.pools.poolOf(i); !g.pools.fits(m, 0, size) || !g.pools.fits(m, top, size) {
-			return 0, true
-		}
+	var top int64
+	for _, c := range ps.comps {
+		top = max(top, c.Hi)
+	}
+	if m := g.pools.poolOf(i); !g.pools.fits(m, 0, size) || !g.pools.fits(m, top, size) {
+		return 0, true
 	}
 	off := kernel.FirstFit(ps.comps, size, 1)
 	ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
