@@ -24,21 +24,28 @@ func fieldProblem(b *testing.B, name string) *workloads.Problem {
 }
 
 // BenchmarkTVMHillClimbAB times tvm-hill-climb's search on idealloc/g-1
-// both ways in one process: "old" is the full passes of
-// refUSMPHillClimb, "new" usmpHillClimb; the conflict graph is built
-// once, outside the timing. Peak memory: -benchmem.
+// three ways in one process: "old" is the full passes of
+// refUSMPHillClimb, "new" usmpHillClimb with USMP's conflict lists,
+// "spans" usmpHillClimb without them (the path past usmpListPairs); the
+// graphs are built once, outside the timing. Peak memory: -benchmem.
 func BenchmarkTVMHillClimbAB(b *testing.B) {
 	ctx := context.Background()
 	p := fieldProblem(b, "idealloc/g-1")
-	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, tvmDefaultAlignment, usmpPools{})
+	lists, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, tvmDefaultAlignment, usmpPools{}, usmpListPairs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spans, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, tvmDefaultAlignment, usmpPools{}, -1)
 	if err != nil {
 		b.Fatal(err)
 	}
 	lb := p.LoadBound()
 	for _, v := range []struct {
 		name string
+		g    *usmpGraph
 		run  func(context.Context, *usmpGraph, int64) ([]int64, error)
-	}{{"old", refUSMPHillClimb}, {"new", usmpHillClimb}} {
+	}{{"old", lists, refUSMPHillClimb}, {"new", lists, usmpHillClimb}, {"spans", spans, usmpHillClimb}} {
+		g := v.g
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
 				if _, err := v.run(ctx, g, lb); err != nil {

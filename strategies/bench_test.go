@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"membench/strategies"
+	"membench/strategies/internal/cputime"
 	"membench/workloads"
 	"membench/workloads/synthetic"
 )
@@ -100,7 +101,7 @@ func benchPlan(b *testing.B, spec string, p *workloads.Problem) {
 	}
 	ctx := context.Background()
 	var plan *strategies.Plan
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		if plan, err = s.Plan(ctx, p); err != nil {
 			b.Fatal(err)
@@ -109,7 +110,7 @@ func benchPlan(b *testing.B, spec string, p *workloads.Problem) {
 	// CPU time, unlike wall time, does not count the time other
 	// processes hold the cores: ratios between planners measured on a
 	// shared machine hold better.
-	if cpu = processCPU() - cpu; cpu > 0 {
+	if cpu = cputime.Process() - cpu; cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 	if err := strategies.Validate(p, plan); err != nil {

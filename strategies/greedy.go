@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 
@@ -72,7 +73,11 @@ func (g greedy) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 			return nil, err
 		}
 		offsets := make([]int64, pl.Len())
-		peak, err := pl.Place(ctx, order, offsets)
+		bound := int64(math.MaxInt64)
+		if best != nil {
+			bound = best.Footprint // only a lower peak is kept
+		}
+		peak, err := pl.PlaceBelow(ctx, order, offsets, bound)
 		if err != nil {
 			return nil, err
 		}

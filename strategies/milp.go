@@ -3,6 +3,7 @@ package strategies
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +47,10 @@ import (
 // buffer's offset is its alignment times an integer variable, a fixed
 // offset is a fixed bound, a memory space with a capacity bounds its
 // F_m. All quantities are first divided by the greatest common divisor
-// of the sizes, alignments and fixed offsets (the unit).
+// of the sizes, alignments and fixed offsets (the unit). Past
+// milpMaxPairs live pairs no program is built (the plan is the greedy
+// one, the bound the stack bound), and a CBC run that overruns its time
+// limit is killed and has no answer.
 //
 // The program is written in CPLEX LP format and solved by COIN-OR CBC
 // (Debian's coinor-cbc) run as a child process, which a cancelled context
@@ -147,28 +151,30 @@ const milpScaleLimit = 1 << 24
 const milpCliqueTerms = 1 << 16
 
 // milpMaxPairs is the most live pairs (order binaries) milp hands CBC.
+// Past it the program is not built: the plan is the greedy one milp starts
+// from and the bound the stack bound, what milp reports when CBC improves
+// on neither within its time limit.
 const milpMaxPairs = 1 << 20
 
 func (m milp) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Each live pair is a binary and two rows: past milpMaxPairs the
-	// program is more than CBC can be handed (idealloc's Y_1 has 180
-	// million pairs), so say so at once rather than spend minutes and
-	// gigabytes building it.
-	if pairs := kernel.ConflictPairs(p.Buffers); pairs > milpMaxPairs {
-		return nil, fmt.Errorf("milp: %d pairs of buffers are live together, each an order binary; more than the %d a program for CBC may hold (use exact)", pairs, milpMaxPairs)
-	}
 	bin, err := exec.LookPath("cbc")
 	if err != nil {
 		return nil, fmt.Errorf("milp: %w: COIN-OR CBC (cbc) is not on PATH; install it with apt-get install coinor-cbc", ErrSolverMissing)
 	}
-	mod, err := newMILPModel(ctx, p)
+	// Each live pair is a binary and two rows: past milpMaxPairs the
+	// program is more than CBC can be handed (idealloc's Y_1 has 180
+	// million pairs, gigabytes of rows CBC would not get through in
+	// hours), so it is not built, and the plan is the one CBC would have
+	// started from.
+	program := kernel.ConflictPairs(p.Buffers) <= milpMaxPairs
+	mod, err := newMILPModel(ctx, p, program)
 	if err != nil {
 		return nil, err
 	}
-	if mod.firstOptimal() {
+	if mod.firstOptimal() || !program {
 		return mod.plan(p, cbcResult{}, nil)
 	}
 	dir, err := os.MkdirTemp("", "membench-milp-")
@@ -249,12 +255,24 @@ func (m milp) cbc(ctx context.Context, bin, dir string, mod *milpModel, form mil
 		args = append(args, "heuristicsOnOff", "off")
 	}
 	args = append(args, "solve", "solution", sol)
-	cmd := exec.CommandContext(ctx, bin, args...)
+	// CBC reads and preprocesses a large program without looking at its
+	// clock (idealloc's ResNet-50, 218k pairs: 70 s under a 2 s limit), so
+	// it is killed a little after its limit and that run has no answer.
+	run := ctx
+	if m.timeout > 0 {
+		var cancel context.CancelFunc
+		run, cancel = context.WithTimeout(ctx, m.timeout+max(time.Second, m.timeout/10))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(run, bin, args...)
 	cmd.Dir = dir
 	cmd.WaitDelay = time.Second
 	out, runErr := cmd.CombinedOutput()
 	if err := ctx.Err(); err != nil {
 		return cbcResult{}, nil, err
+	}
+	if run.Err() != nil {
+		return cbcResult{}, nil, nil
 	}
 	if runErr != nil {
 		return cbcResult{}, nil, fmt.Errorf("milp: cbc: %v: %s", runErr, lastLines(out, 5))
@@ -271,8 +289,11 @@ func (m milp) cbc(ctx context.Context, bin, dir string, mod *milpModel, form mil
 }
 
 // newMILPModel plans each memory space greedily (the big M and the
-// plan to fall back on) and lists the pairs of buffers that need an order.
-func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error) {
+// plan to fall back on) and, where program is set, lists the pairs of
+// buffers that need an order and the cliques; without it, the model has
+// only the greedy plan and the bounds, whose stack bound is then taken
+// with one divisor for the whole space (stackBoundSweep).
+func newMILPModel(ctx context.Context, p *workloads.Problem, program bool) (*milpModel, error) {
 	n := len(p.Buffers)
 	subs, idx := SpaceProblems(p)
 	mod := &milpModel{space: make([]int, n), size: make([]int64, n), align: make([]int64, n), pin: make([]int64, n), step: make([]int64, n), first: make([]int64, n)}
@@ -302,8 +323,8 @@ func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error)
 		for j, i := range idx[m] {
 			mod.space[i] = m
 			mod.first[i] = offs[j]
-			if sp.Buffers[j].Size == 0 {
-				continue // overlaps nothing
+			if sp.Buffers[j].Size == 0 || !program {
+				continue // overlaps nothing, or no program
 			}
 			for _, c := range pl.Conflicts(j) {
 				if int(c) > j && sp.Buffers[c].Size > 0 {
@@ -336,8 +357,12 @@ func newMILPModel(ctx context.Context, p *workloads.Problem) (*milpModel, error)
 	}
 	for m, sp := range subs {
 		mod.ub = append(mod.ub, ubBytes[m]/u)
-		mod.lb = append(mod.lb, max((sp.LoadBound()+u-1)/u, mod.stackBound(sp, idx[m])))
-		mod.cliques = append(mod.cliques, maximalCliques(sp, idx[m])...)
+		if !program {
+			mod.lb = append(mod.lb, max((sp.LoadBound()+u-1)/u, mod.stackBoundSweep(sp, idx[m])))
+		} else {
+			mod.lb = append(mod.lb, max((sp.LoadBound()+u-1)/u, mod.stackBound(sp, idx[m])))
+			mod.cliques = append(mod.cliques, maximalCliques(sp, idx[m])...)
+		}
 		mod.count = append(mod.count, len(idx[m]))
 		var c int64
 		if m < len(p.Memories) && p.Memories[m].Capacity > 0 {
@@ -464,6 +489,58 @@ func (mod *milpModel) stackBound(sp *workloads.Problem, idx []int) int64 {
 			}
 		}
 		best = max(best, sum-slack)
+	}
+	return best
+}
+
+// stackBoundSweep is stackBound in O(n log n) for problems too large for
+// its pairwise scan, with one G for the whole space (the gcd of every
+// step there): every offset is a multiple of it too, so the stack argument
+// holds with it, and the bound is at most stackBound's.
+func (mod *milpModel) stackBoundSweep(sp *workloads.Problem, idx []int) int64 {
+	var g int64
+	for k, b := range sp.Buffers {
+		if b.Size > 0 {
+			g = gcd(g, mod.step[idx[k]])
+		}
+	}
+	if g <= 1 {
+		return 0 // LB_load
+	}
+	// Sweep the events in time order: a start at t has key 2t+1, an end
+	// key 2t (the buffer is gone from t on), so ends come first. The top
+	// buffer's rounding (the largest r - s live, below G) is kept by
+	// counts.
+	type event struct{ key, k int }
+	var evs []event
+	for k, b := range sp.Buffers {
+		if b.Size > 0 {
+			evs = append(evs, event{2*b.First + 1, k}, event{2 * (b.Last + 1), k})
+		}
+	}
+	slices.SortFunc(evs, func(a, b event) int { return cmp.Compare(a.key, b.key) })
+	slacks := map[int64]int{}
+	var sum, best int64
+	for i, e := range evs {
+		s := mod.size[idx[e.k]]
+		r := AlignUp(s, g)
+		start := e.key%2 == 1
+		if start {
+			sum += r
+			slacks[r-s]++
+		} else {
+			sum -= r
+			if slacks[r-s]--; slacks[r-s] == 0 {
+				delete(slacks, r-s)
+			}
+		}
+		if start && (i == len(evs)-1 || evs[i+1].key != e.key) {
+			var slack int64
+			for v := range slacks {
+				slack = max(slack, v)
+			}
+			best = max(best, sum-slack)
+		}
 	}
 	return best
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -35,7 +37,7 @@ func TestMILPStackBound(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			mod, err := newMILPModel(context.Background(), &tc.p)
+			mod, err := newMILPModel(context.Background(), &tc.p, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +62,7 @@ func TestMILPRowsAdmitPlans(t *testing.T) {
 			f := rng.IntN(T)
 			p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: 1 + rng.Int64N(300), First: f, Last: f + rng.IntN(T-f+1)})
 		}
-		mod, err := newMILPModel(context.Background(), p)
+		mod, err := newMILPModel(context.Background(), p, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +180,7 @@ func TestMILPCliqueTermsCapped(t *testing.T) {
 	for i := range 200 {
 		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: int64(8 + i%7), First: i / 4, Last: i/4 + 40})
 	}
-	mod, err := newMILPModel(context.Background(), p)
+	mod, err := newMILPModel(context.Background(), p, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,20 +207,115 @@ func TestMILPCliqueTermsCapped(t *testing.T) {
 	}
 }
 
-// TestMILPRefusesHuge: a program with more live pairs than milpMaxPairs
-// is refused at once, naming the count.
-func TestMILPRefusesHuge(t *testing.T) {
-	p := &workloads.Problem{Name: "all-live"}
+// TestMILPStackBoundSweep checks the sweep used past milpMaxPairs: with
+// one alignment (or none) it equals the pairwise stack bound, and with
+// mixed ones it is a lower bound at most that (one gcd for the space).
+func TestMILPStackBoundSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for k := range 400 {
+		p := &workloads.Problem{}
+		n, T := 1+rng.IntN(30), 1+rng.IntN(12)
+		mixed := k%2 == 1
+		if !mixed {
+			p.Alignment = []int64{0, 8, 24, 64}[rng.IntN(4)]
+		}
+		for i := range n {
+			f := rng.IntN(T)
+			p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: rng.Int64N(200), First: f, Last: f + rng.IntN(T-f+1)})
+			if mixed {
+				p.Aligns = append(p.Aligns, []int64{1, 8, 16, 24}[rng.IntN(4)])
+			}
+		}
+		mod, err := newMILPModel(context.Background(), p, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		pair, sweep := mod.stackBound(p, idx), mod.stackBoundSweep(p, idx)
+		lb := (p.LoadBound() + mod.unit - 1) / mod.unit
+		if !mixed && max(sweep, lb) != max(pair, lb) || max(sweep, lb) > max(pair, lb) {
+			t.Fatalf("problem %d (mixed %v): sweep %d, pairwise %d, LB_load %d units", k, mixed, sweep, pair, lb)
+		}
+	}
+}
+
+// TestMILPHugeNoProgram: past milpMaxPairs live pairs milp builds no
+// program; it returns the greedy plan it would start CBC from, validated,
+// with the stack bound (here above LB_load: sizes 8 at alignment 16).
+func TestMILPHugeNoProgram(t *testing.T) {
+	p := &workloads.Problem{Name: "all-live", Alignment: 16}
 	for i := range 1500 {
-		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: 8, First: 0, Last: 3})
+		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: 8, First: i % 3, Last: 3 + i%5})
+	}
+	if pairs := kernel.ConflictPairs(p.Buffers); pairs <= milpMaxPairs {
+		t.Fatalf("%d pairs: not past the limit", pairs)
+	}
+	if _, err := exec.LookPath("cbc"); err != nil {
+		t.Skip("cbc is not installed (apt-get install coinor-cbc)")
 	}
 	s, err := Lookup("milp")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Plan(context.Background(), p)
-	want := "milp: 1124250 pairs of buffers are live together, each an order binary; more than the 1048576 a program for CBC may hold (use exact)"
-	if err == nil || err.Error() != want {
-		t.Errorf("err = %v, want %q", err, want)
+	plan, err := s.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(p, plan); err != nil {
+		t.Fatal(err)
+	}
+	// At task 3 all 1,500 are live: 1,499 × 16 + 8.
+	if want := int64(1499*16 + 8); plan.Bound != want || !plan.Optimal || plan.Footprint != want {
+		t.Errorf("footprint %d, bound %d, optimal %v; want %d, proved", plan.Footprint, plan.Bound, plan.Optimal, want)
+	}
+}
+
+// TestMILPKillsOverrunningCBC: a CBC that ignores its time limit (as the
+// real one does while it reads a large program) is killed a little after
+// it, and milp returns the greedy plan it started from. The stand-in cbc
+// sleeps for ten minutes, so without the kill the test runs into go
+// test's own timeout.
+func TestMILPKillsOverrunningCBC(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cbc"), []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep on PATH")
+	}
+	sleep, _ := exec.LookPath("sleep")
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+filepath.Dir(sleep))
+	// A problem whose greedy plan is above the stack bound, so that CBC
+	// is run.
+	rng := rand.New(rand.NewPCG(3, 3))
+	var p *workloads.Problem
+	for p == nil {
+		q := &workloads.Problem{}
+		for i := range 8 {
+			f := rng.IntN(4)
+			q.Buffers = append(q.Buffers, workloads.Buffer{ID: i, Size: 1 + rng.Int64N(100), First: f, Last: f + rng.IntN(3)})
+		}
+		mod, err := newMILPModel(context.Background(), q, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mod.firstOptimal() {
+			p = q
+		}
+	}
+	mod, _ := newMILPModel(context.Background(), p, true)
+	s, err := Lookup("milp?timeout=1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := s.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := mod.footprint(p, mod.first); plan.Footprint != want || plan.Optimal {
+		t.Errorf("footprint %d (optimal %v), want the greedy plan's %d, not proved", plan.Footprint, plan.Optimal, want)
 	}
 }

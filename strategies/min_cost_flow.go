@@ -57,9 +57,16 @@ func (minCostFlow) Plan(ctx context.Context, p *workloads.Problem) (*Plan, error
 // DAGs), and O(n^2) per search besides. Measured: 2.2 s at n = 816
 // (idealloc/g-1), 473 s on the first 8,000 buffers of idealloc/y-1 (both
 // under load). idealloc/y-1 (n = 62,185, E = 1.75e9) would need about
-// 3e14 edge scans, days; no search that must reproduce SPFA's choice
-// among equally short paths can skip them. Past this size it refuses at
-// once instead of running into a timeout.
+// 3e14 edge scans, days. Skipping the scans would not be enough: each of
+// the n searches starts by relaxing every source edge not yet saturated
+// (2n-k of them before augmentation k: an augmenting path saturates one,
+// and edges back to the source never relax), and SPFA then processes
+// each vertex so reached, so the searches process at least 1.5n^2
+// vertices, whatever finds a left vertex's improved neighbours; counted,
+// they process 4.9n^2 on idealloc/g-1 and 3.9n^2 on idealloc/resnet50,
+// about 1.5e10 on idealloc/y-1 at 4n^2, and SPFA's choice among equally
+// short paths depends on that processing order. Past this size it refuses
+// at once instead of running into a timeout.
 const mcfMaxTensors = 10000
 
 // mcfInf is the distance of an unreached vertex.

@@ -18,7 +18,8 @@ import (
 // the lowest peak. With search.PyRandom for random.Random(seed), the
 // plan for the same seed and trials is OmniMalloc's bit for bit.
 // OmniMalloc gives it no wall-time budget; membench's timeout (none by
-// default) stops it between trials. The decoder's rules for fixed offsets
+// default) stops it between trials. A decode stops once its peak reaches
+// the best (search.Placer.PlaceBelow): that order could not be kept. The decoder's rules for fixed offsets
 // and alignments are search.Placer's.
 func init() {
 	Register(Info{
@@ -70,7 +71,8 @@ func (r randomSearch) Plan(ctx context.Context, p *workloads.Problem) (*Plan, er
 			break
 		}
 		rng.Shuffle(n, swap)
-		peak, err := pl.Place(ctx, order, offsets)
+		// Only a lower peak is kept: a decode stops once it reaches the best.
+		peak, err := pl.PlaceBelow(ctx, order, offsets, bestPeak)
 		if err != nil {
 			return nil, err
 		}

@@ -137,7 +137,7 @@ func TestTVMGreedyPools(t *testing.T) {
 		}
 		p := spaced(bufs, spaces, caps...)
 		pools := newUSMPPools(p)
-		g, err := newUSMPGraph(ctx, "test", p.Buffers, 8, pools)
+		g, err := newUSMPGraph(ctx, "test", p.Buffers, 8, pools, usmpListPairs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -468,7 +468,7 @@ func TestTVMHillClimbPools(t *testing.T) {
 			}
 		}
 		p := spaced(bufs, spaces, caps...)
-		g, err := newUSMPGraph(ctx, "test", p.Buffers, 8, newUSMPPools(p))
+		g, err := newUSMPGraph(ctx, "test", p.Buffers, 8, newUSMPPools(p), usmpListPairs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,13 +53,19 @@ import (
 // The greedy planners never build the graph (it has up to n^2 edges): the
 // number of conflicts and the highest placed end over a lifetime come from
 // sorted lifetimes and a segment tree, with the same result. The hill
-// climb needs the lists for its swaps and builds them, up to 2^26
-// conflicting pairs (more is refused: idealloc/y-1's 1.8e8 pairs would
-// take 1.4 GB). Its passes are incremental (usmpPass: only the buffers a
-// swap can have moved are placed again, through kernel.CompIndex), and
-// its second-level swap candidates are counted by position (usmpPicks).
-// Growth: the greedy planners O(n log n); the hill climb O(n log n + E)
-// for the graph of E pairs, then per attempt O(n log n + E) at most.
+// climb keeps USMP's lists up to 4M conflicting pairs (usmpListPairs);
+// past that (idealloc/y-1's 1.8e8 pairs would take 1.4 GB) the lists are
+// the overlapping lifetimes themselves: a swap's first-level candidates
+// come from a walk over the positions, its second-level ones from counts
+// over time (usmpPicks.gatherSpans), and a pass's changes reach the
+// buffers they concern through a segment tree over time (usmpPass.tt),
+// with the same result. Its passes are incremental (usmpPass: only the
+// buffers a swap can have moved are placed again, through
+// kernel.CompIndex), and its second-level swap candidates are counted by
+// position (usmpPicks). Growth: the greedy planners O(n log n); the hill
+// climb with lists O(n log n + E) for the graph of E pairs, then per
+// attempt O(n log n + E) at most; without them O(n log n) per attempt
+// besides the passes' placements.
 //
 // Ties TVM leaves to std::sort (equal names; equal offsets in the hill
 // climb's walk) go by input order and placement order. Where TVM's swap
@@ -149,7 +155,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return tvmHillClimb{align: a}, nil
+			return tvmHillClimb{align: a, maxPairs: usmpListPairs}, nil
 		},
 	})
 }
@@ -178,7 +184,14 @@ type usmpGraph struct {
 	// over spans. nil: lists only.
 	spans *kernel.TaskSpans
 	tasks []kernel.Task
+	// deg[i] is the length of i's list, where newUSMPGraph left the lists
+	// out (start and nbr nil: more than its maxPairs conflicting pairs);
+	// the lists are then the overlapping spans.
+	deg []int32
 }
+
+// lists reports whether g keeps its conflict lists.
+func (g *usmpGraph) lists() bool { return g.start != nil }
 
 // usmpPools are USMP's pools: each buffer's one pool candidate, a memory
 // space of the problem, and each pool's size hint.
@@ -328,54 +341,51 @@ func (g *usmpGraph) transpose() usmpGraph {
 	return t
 }
 
-// tvmMaxConflicts caps the conflict graph USMP builds: every pair of
-// buffers live at once is an entry (twice).
-const tvmMaxConflicts = 1 << 27
+// usmpListPairs is the most conflicting pairs for which tvm-hill-climb
+// keeps USMP's conflict lists (as the other planners that store a
+// conflict graph, DESIGN): past it the swaps' candidates come from the
+// lifetimes themselves (usmpPicks.gatherSpans) and a pass's changes are
+// spread over time (usmpPass.tt), with the same result.
+const usmpListPairs = 1 << 22
 
 // newUSMPGraph builds the conflict graph of bufs: i and j conflict iff they
-// are live at a common task.
-func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, align int64, pools usmpPools) (*usmpGraph, error) {
+// are live at a common task. It lists the conflicts only up to maxPairs
+// conflicting pairs (usmpGraph.deg).
+func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, align int64, pools usmpPools, maxPairs int64) (*usmpGraph, error) {
 	if err := kernel.RecordError(name, bufs); err != nil {
 		return nil, err
 	}
 	n := len(bufs)
-	g := &usmpGraph{size: make([]int64, n), name: make([]string, n), start: make([]int32, n+1), align: max(align, 1), pools: pools, sym: true}
+	if n > math.MaxInt32/2 {
+		return nil, fmt.Errorf("%s: %d buffers is too many", name, n)
+	}
+	g := &usmpGraph{size: make([]int64, n), name: make([]string, n), align: max(align, 1), pools: pools, sym: true}
 	for i, b := range bufs {
 		g.size[i] = b.Size
 		g.name[i] = strconv.Itoa(b.ID)
-	}
-	// In order of (First, index), a buffer conflicts with the ones after it
-	// that start no later than its last task: a run of the next ones.
-	byFirst := kernel.ByFirst(bufs)
-	runEnd := make([]int32, n)
-	deg := make([]int64, n)
-	var total int64
-	for a := range n {
-		if a%kernel.CtxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		last := bufs[byFirst[a]].Last
-		e := a + 1
-		for e < n && bufs[byFirst[e]].First <= last {
-			deg[byFirst[e]]++
-			e++
-		}
-		runEnd[a] = int32(e)
-		deg[byFirst[a]] += int64(e - a - 1)
-		if total += 2 * int64(e-a-1); total > tvmMaxConflicts {
-			return nil, fmt.Errorf("%s: more than %d conflicting pairs of buffers; TVM's conflict graph would not fit", name, tvmMaxConflicts/2)
-		}
-	}
-	for i := range n {
-		g.start[i+1] = g.start[i] + int32(deg[i])
 	}
 	g.spans = kernel.NewTaskSpans(bufs, false)
 	g.tasks = make([]kernel.Task, n)
 	for i, b := range bufs {
 		g.tasks[i] = g.spans.TaskOf(i, b.Size)
 	}
+	deg := usmpDegrees(bufs)
+	var total int64
+	for _, d := range deg {
+		total += int64(d)
+	}
+	// The lists are indexed by int32.
+	if total/2 > min(maxPairs, math.MaxInt32/2) {
+		g.deg = deg
+		return g, nil
+	}
+	g.start = make([]int32, n+1)
+	for i := range n {
+		g.start[i+1] = g.start[i] + deg[i]
+	}
+	// In order of (First, index), a buffer conflicts with the ones after it
+	// that start no later than its last task: a run of the next ones.
+	byFirst := kernel.ByFirst(bufs)
 	g.nbr = make([]int32, total)
 	fill := slices.Clone(g.start[:n])
 	for a := range n {
@@ -385,7 +395,11 @@ func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, ali
 			}
 		}
 		i := byFirst[a]
-		for _, j := range byFirst[a+1 : runEnd[a]] {
+		last := bufs[i].Last
+		for _, j := range byFirst[a+1:] {
+			if bufs[j].First > last {
+				break
+			}
 			g.nbr[fill[i]] = j
 			fill[i]++
 			g.nbr[fill[j]] = i
@@ -395,8 +409,32 @@ func newUSMPGraph(ctx context.Context, name string, bufs []workloads.Buffer, ali
 	return g, nil
 }
 
+// usmpDegrees returns each buffer's number of conflicts: n-1 less those
+// that start after it ends and those that end before it starts (binary
+// searches).
+func usmpDegrees(bufs []workloads.Buffer) []int32 {
+	n := len(bufs)
+	firsts := make([]int, n)
+	lasts := make([]int, n)
+	for i, b := range bufs {
+		firsts[i], lasts[i] = b.First, b.Last
+	}
+	slices.Sort(firsts)
+	slices.Sort(lasts)
+	deg := make([]int32, n)
+	for i, b := range bufs {
+		startAfter := n - sort.SearchInts(firsts, b.Last+1)
+		endBefore := sort.SearchInts(lasts, b.First)
+		deg[i] = int32(n - 1 - startAfter - endBefore)
+	}
+	return deg
+}
+
 // degrees returns the length of every conflict list.
 func (g *usmpGraph) degrees() []int32 {
+	if !g.lists() {
+		return g.deg
+	}
 	deg := make([]int32, len(g.size))
 	for i := range deg {
 		deg[i] = g.start[i+1] - g.start[i]
@@ -520,20 +558,10 @@ func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buff
 	}
 	size := make([]int64, n)
 	names := make([]string, n)
-	firsts := make([]int, n)
-	lasts := make([]int, n)
 	for i, b := range bufs {
 		size[i], names[i] = b.Size, strconv.Itoa(b.ID)
-		firsts[i], lasts[i] = b.First, b.Last
 	}
-	slices.Sort(firsts)
-	slices.Sort(lasts)
-	deg := make([]int32, n)
-	for i, b := range bufs {
-		startAfter := n - sort.SearchInts(firsts, b.Last+1)
-		endBefore := sort.SearchInts(lasts, b.First)
-		deg[i] = int32(n - 1 - startAfter - endBefore)
-	}
+	deg := usmpDegrees(bufs)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -632,6 +660,12 @@ func (t *chmaxTree) raise(l, r int32, v int64) {
 	}
 }
 
+// reset sets every point back to 0.
+func (t *chmaxTree) reset() {
+	clear(t.tag)
+	clear(t.top)
+}
+
 // max returns the largest value of points l..r (inclusive).
 func (t *chmaxTree) max(l, r int32) int64 {
 	var m int64
@@ -654,7 +688,8 @@ func (t *chmaxTree) max(l, r int32) int64 {
 }
 
 type tvmHillClimb struct {
-	align int64 // workspace_byte_alignment
+	align    int64 // workspace_byte_alignment
+	maxPairs int64 // the conflict lists are kept up to this many pairs
 }
 
 func (tvmHillClimb) Name() string { return "tvm-hill-climb" }
@@ -665,7 +700,7 @@ func (t tvmHillClimb) Plan(ctx context.Context, p *workloads.Problem) (*Plan, er
 		return nil, err
 	}
 	pools := newUSMPPools(p)
-	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, align, pools)
+	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, align, pools, t.maxPairs)
 	if err != nil {
 		return nil, err
 	}
@@ -813,7 +848,11 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		}
 		node := order[top[int(rnd.next())%len(top)]]
 
-		picks.gather(g, pos, order, node)
+		if g.lists() {
+			picks.gather(g, pos, order, node)
+		} else {
+			picks.gatherSpans(g, pos, order, node)
+		}
 		if len(picks.first) == 0 {
 			continue
 		}
@@ -869,7 +908,10 @@ type usmpAlloc struct {
 // the lowest end that clears; one above the old place cannot be lower).
 // The others are placed again. A rejected attempt that undoes the swap
 // before it goes back to the order the rolled-back pass was placed in, so
-// that pass becomes the last one (revert).
+// that pass becomes the last one (revert). The index of a pass's placed
+// buffers is reset, not rebuilt, each pass (kernel.CompIndex.Reset), and
+// the buffers kept in place go into it only when a later one must be
+// placed again (held).
 type usmpPass struct {
 	g          *usmpGraph
 	order, pos []int32
@@ -884,23 +926,42 @@ type usmpPass struct {
 	// buffer i that moved, joined or left, before or after; -1 if i moved.
 	low   []int64
 	epoch int32
+	// tt, without lists (g.deg): the touches spread over time, each
+	// buffer that moved raising its lifetime's points to MaxInt64 less
+	// the offset it moved to or from; a buffer is marked where a point of
+	// its lifetime is raised, low being MaxInt64 less the highest. mark
+	// then flags only the buffers a swap moved.
+	tt    *chmaxTree
 	plain bool // one unbounded pool: every placed conflict counts
 	comps []kernel.Comp
 	// With g.spans: an empty index over them, and a pass's index of each
 	// pool's placed buffers.
 	empty *kernel.CompIndex
 	ix    []*kernel.CompIndex
+	fresh []bool // fresh[m]: ix[m] holds this pass's placements
+	// held: the buffers the pass kept in place and has not yet put in
+	// the index; placeSpans puts them there before it asks, so that
+	// those after the last buffer placed again never go in.
+	held []int32
+	deg  []int32 // g.degrees()
 }
 
 func newUSMPPass(g *usmpGraph, order, pos []int32) *usmpPass {
 	ps := &usmpPass{g: g, order: order, pos: pos, rev: *g, mark: make([]int32, len(order)), low: make([]int64, len(order)),
 		plain: g.pools.of == nil && g.pools.hint == nil}
-	if !g.sym {
+	ps.deg = g.degrees()
+	if !g.lists() {
+		ps.tt = newChmaxTree(int(g.spans.Tasks()))
+	} else if !g.sym {
 		ps.rev = g.transpose()
 	}
 	if g.spans != nil {
 		ps.empty = kernel.NewCompIndex(g.spans)
+		if g.spans.GatherByIDPays() {
+			ps.empty.GatherByID()
+		}
 		ps.ix = make([]*kernel.CompIndex, g.pools.n())
+		ps.fresh = make([]bool, g.pools.n())
 	}
 	return ps
 }
@@ -919,6 +980,11 @@ func (ps *usmpPass) revert(a usmpAlloc) {
 // touch marks the buffers whose lists name buffer i, which moved to or
 // from offset lo.
 func (ps *usmpPass) touch(i int32, lo int64) {
+	if ps.tt != nil {
+		t := &ps.g.tasks[i]
+		ps.tt.raise(t.A, t.B, math.MaxInt64-lo)
+		return
+	}
 	for _, j := range ps.rev.conflicts(i) {
 		if ps.mark[j] != ps.epoch {
 			ps.mark[j], ps.low[j] = ps.epoch, lo
@@ -930,13 +996,16 @@ func (ps *usmpPass) touch(i int32, lo int64) {
 
 // run returns the pass's allocation in the current order.
 func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
-	g, n := ps.g, len(ps.order)
+	n := len(ps.order)
 	cur := usmpAlloc{off: make([]int64, n), nope: make([]bool, n)}
 	full := ps.last.off == nil
 	if !full {
 		copy(cur.off, ps.last.off)
 		copy(cur.nope, ps.last.nope)
 		ps.epoch++
+		if ps.tt != nil {
+			ps.tt.reset()
+		}
 		for _, i := range ps.swaps {
 			ps.touch(i, cur.off[i])
 		}
@@ -946,22 +1015,21 @@ func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
 	} else {
 		ps.dirty = 0
 	}
-	for m := range ps.ix {
-		ps.ix[m] = nil
-	}
+	clear(ps.fresh)
+	ps.held = ps.held[:0]
 	work := 0
 	for q := range n {
 		i := ps.order[q]
-		if q < int(ps.dirty) || !full && (ps.mark[i] != ps.epoch || ps.keeps(cur, i)) {
+		if q < int(ps.dirty) || !full && (!ps.marked(i) || ps.keeps(cur, i)) {
 			// As in the last pass.
 			cur.unfit = cur.unfit || cur.nope[i]
 			if ps.ix != nil && !cur.nope[i] {
-				ps.index(i).Place(&g.tasks[i], kernel.Comp{Lo: cur.off[i], Hi: AlignUp(cur.off[i]+g.size[i], g.align)})
+				ps.held = append(ps.held, i)
 			}
 			continue
 		}
 		// Poll ctx by work done: a buffer can conflict with all others.
-		if work += int(g.start[i+1]-g.start[i]) + 1; work >= kernel.CtxCheckEvery*64 || q == int(ps.dirty) {
+		if work += int(ps.deg[i]) + 1; work >= kernel.CtxCheckEvery*64 || q == int(ps.dirty) {
 			if err := ctx.Err(); err != nil {
 				return usmpAlloc{}, err
 			}
@@ -970,7 +1038,7 @@ func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
 		var off int64
 		var nope bool
 		if ps.ix != nil {
-			off, nope = ps.placeSpans(i)
+			off, nope = ps.placeSpans(cur, i)
 		} else {
 			off, nope = ps.placeLists(cur, i, int32(q))
 		}
@@ -982,6 +1050,24 @@ func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
 	}
 	ps.last, ps.dirty, ps.swaps = cur, int32(n), ps.swaps[:0]
 	return cur, nil
+}
+
+// marked reports whether buffer i's set of conflicts may differ from the
+// last pass's, and sets ps.low[i] if so.
+func (ps *usmpPass) marked(i int32) bool {
+	if ps.mark[i] == ps.epoch {
+		return true
+	}
+	if ps.tt == nil {
+		return false
+	}
+	t := &ps.g.tasks[i]
+	v := ps.tt.max(t.A, t.B)
+	if v == 0 {
+		return false
+	}
+	ps.mark[i], ps.low[i] = ps.epoch, math.MaxInt64-v
+	return true
 }
 
 // keeps reports whether marked buffer i keeps its last place: it did not
@@ -998,8 +1084,13 @@ func (ps *usmpPass) keeps(cur usmpAlloc, i int32) bool {
 // index returns the pass's index of buffer i's pool.
 func (ps *usmpPass) index(i int32) *kernel.CompIndex {
 	m := ps.g.pools.poolOf(i)
-	if ps.ix[m] == nil {
-		ps.ix[m] = ps.empty.EmptyCopy()
+	if !ps.fresh[m] {
+		if ps.ix[m] == nil {
+			ps.ix[m] = ps.empty.EmptyCopy()
+		} else {
+			ps.ix[m].Reset()
+		}
+		ps.fresh[m] = true
 	}
 	return ps.ix[m]
 }
@@ -1011,11 +1102,22 @@ func (ps *usmpPass) index(i int32) *kernel.CompIndex {
 // buffer's range counts): the start of the lowest gap between the
 // components of those ranges that holds the buffer, else their top; and
 // the pool drops iff the top leaves no room.
-func (ps *usmpPass) placeSpans(i int32) (int64, bool) {
+func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32) (int64, bool) {
 	g := ps.g
+	for _, j := range ps.held {
+		ps.index(j).Place(&g.tasks[j], kernel.Comp{Lo: cur.off[j], Hi: AlignUp(cur.off[j]+g.size[j], g.align)})
+	}
+	ps.held = ps.held[:0]
 	size := g.size[i]
 	ix := ps.index(i)
 	t := &g.tasks[i]
+	if ps.plain {
+		// No pool to check against the top: the lowest gap that holds
+		// the buffer, found without merging all the components.
+		off := ix.FirstFit(t, size, 1)
+		ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
+		return off, false
+	}
 	if size > 0 && ix.CoversAll(t.A, t.B) {
 		// Every placed buffer conflicts: gaps shorter than the buffer
 		// may go, the top stays.
@@ -1023,14 +1125,12 @@ func (ps *usmpPass) placeSpans(i int32) (int64, bool) {
 	} else {
 		ps.comps = ix.Overlapping(ps.comps[:0], t)
 	}
-	if !ps.plain {
-		var top int64
-		for _, c := range ps.comps {
-			top = max(top, c.Hi)
-		}
-		if m := g.pools.poolOf(i); !g.pools.fits(m, 0, size) || !g.pools.fits(m, top, size) {
-			return 0, true
-		}
+	var top int64
+	for _, c := range ps.comps {
+		top = max(top, c.Hi)
+	}
+	if m := g.pools.poolOf(i); !g.pools.fits(m, 0, size) || !g.pools.fits(m, top, size) {
+		return 0, true
 	}
 	off := kernel.FirstFit(ps.comps, size, 1)
 	ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
@@ -1089,9 +1189,79 @@ type usmpPicks struct {
 	cum   []int64 // cum[k]: the second list's entries up to used[k]
 	total int64   // the second list's length
 	order []int32
+	// gatherSpans' Fenwick trees over time: the first and last points
+	// of the lifetimes counted.
+	starts, ends []int32
 }
 
 func newUSMPPicks(n int) *usmpPicks { return &usmpPicks{count: make([]int64, n)} }
+
+// gatherSpans is gather where the lists are the overlapping spans
+// (g.spans): the first list by a walk over the positions before node's;
+// the second by count, position by position from the last: the number of
+// node's conflicts c1 after position q whose lifetime overlaps that of
+// the buffer at q, which two Fenwick trees over time give (those of the
+// c1 seen so far that start by its last point, less those that end
+// before its first).
+func (p *usmpPicks) gatherSpans(g *usmpGraph, pos, order []int32, node int32) {
+	for _, q := range p.used {
+		p.count[q] = 0
+	}
+	p.first, p.used, p.cum, p.total, p.order = p.first[:0], p.used[:0], p.cum[:0], 0, order
+	nt := &g.tasks[node]
+	for q := range pos[node] {
+		if t := &g.tasks[order[q]]; t.A <= nt.B && nt.A <= t.B {
+			p.first = append(p.first, order[q])
+		}
+	}
+	d := int(g.spans.Tasks())
+	if len(p.starts) < d+1 {
+		p.starts, p.ends = make([]int32, d+1), make([]int32, d+1)
+	} else {
+		clear(p.starts)
+		clear(p.ends)
+	}
+	// The c1's lifetimes lie within [lo, hi]: a buffer outside counts 0.
+	lo, hi := int32(math.MaxInt32), int32(-1)
+	seen := false
+	for q := len(order) - 1; q >= 0; q-- {
+		b := order[q]
+		t := &g.tasks[b]
+		if seen && t.A <= hi && lo <= t.B {
+			c := int64(fenwickSum(p.starts, t.B) - fenwickSum(p.ends, t.A-1))
+			if c > 0 {
+				p.count[q] = c
+				p.used = append(p.used, int32(q))
+			}
+		}
+		if b != node && t.A <= nt.B && nt.A <= t.B {
+			fenwickAdd(p.starts, t.A)
+			fenwickAdd(p.ends, t.B)
+			lo, hi, seen = min(lo, t.A), max(hi, t.B), true
+		}
+	}
+	slices.Reverse(p.used)
+	for _, q := range p.used {
+		p.total += p.count[q]
+		p.cum = append(p.cum, p.total)
+	}
+}
+
+// fenwickAdd adds one at point x (0-based) of the Fenwick tree f.
+func fenwickAdd(f []int32, x int32) {
+	for i := int(x) + 1; i < len(f); i += i & -i {
+		f[i]++
+	}
+}
+
+// fenwickSum returns the sum of the Fenwick tree f over points 0..x.
+func fenwickSum(f []int32, x int32) int32 {
+	var s int32
+	for i := int(x) + 1; i > 0; i -= i & -i {
+		s += f[i]
+	}
+	return s
+}
 
 // gather fills the lists for node.
 func (p *usmpPicks) gather(g *usmpGraph, pos, order []int32, node int32) {

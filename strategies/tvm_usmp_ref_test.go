@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -298,12 +299,21 @@ func TestTVMHillClimbMatchesReference(t *testing.T) {
 				}
 			}
 		}
-		g, err := newUSMPGraph(ctx, "test", bufs, align, pools)
+		g, err := newUSMPGraph(ctx, "test", bufs, align, pools, usmpListPairs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		desired := []int64{0, workloads.LoadBound(bufs)}[trial%2]
 		compareHillClimb(t, fmt.Sprint("trial ", trial), g, desired)
+		// The same graph without its lists (usmpListPairs exceeded).
+		spans, err := newUSMPGraph(ctx, "test", bufs, align, pools, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spans.lists() && len(bufs) > 1 {
+			t.Fatalf("trial %d: lists kept past maxPairs", trial)
+		}
+		compareHillClimbWith(t, fmt.Sprint("trial ", trial, " without lists"), g, spans, desired)
 	}
 	for trial := range 60 {
 		n := 1 + rng.IntN(40)
@@ -325,13 +335,64 @@ func TestTVMHillClimbMatchesReference(t *testing.T) {
 
 func compareHillClimb(t *testing.T, what string, g *usmpGraph, desired int64) {
 	t.Helper()
+	compareHillClimbWith(t, what, g, g, desired)
+}
+
+// compareHillClimbWith compares usmpHillClimb on g with refUSMPHillClimb
+// on ref, the same problem with its lists.
+func compareHillClimbWith(t *testing.T, what string, ref, g *usmpGraph, desired int64) {
+	t.Helper()
 	ctx := context.Background()
-	want, wantErr := refUSMPHillClimb(ctx, g, desired)
+	want, wantErr := refUSMPHillClimb(ctx, ref, desired)
 	got, err := usmpHillClimb(ctx, g, desired)
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		t.Fatalf("%s: error %v, want %v", what, err, wantErr)
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("%s: %v, want %v", what, got, want)
+	}
+}
+
+// TestTVMHillClimbPathsAgree plans random problems through tvmHillClimb
+// with USMP's conflict lists and without them (maxPairs 0: the swaps'
+// candidates and a pass's changes from the lifetimes), and requires the
+// same offsets, or the same error: dense and sparse lifetimes, sizes with
+// ties, alignments, and memory spaces with capacities.
+func TestTVMHillClimbPathsAgree(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(20, 26))
+	for trial := range 60 {
+		var bufs []workloads.Buffer
+		switch trial % 3 {
+		case 0: // dense
+			bufs = tvmRandomIntervals(rng, 30+rng.IntN(150), 2+rng.IntN(10), 1+rng.Int64N(1000))
+		case 1: // sparse
+			bufs = tvmRandomIntervals(rng, 30+rng.IntN(250), 50+rng.IntN(400), 1+rng.Int64N(1<<20))
+		case 2: // ties
+			bufs = tvmRandomIntervals(rng, 30+rng.IntN(150), 5+rng.IntN(40), 4)
+		}
+		p := &workloads.Problem{Name: "random", Alignment: []int64{1, 8}[trial%2], Buffers: bufs}
+		if trial%4 == 3 {
+			p.Memories = []workloads.Memory{{Name: "a"}, {Name: "b", Capacity: workloads.LoadBound(bufs)/2 + rng.Int64N(workloads.LoadBound(bufs)+1)}}
+			p.Spaces = make([]int, len(bufs))
+			for i := range bufs {
+				p.Spaces[i] = rng.IntN(2)
+			}
+		}
+		plan := func(maxPairs int64) ([]int64, error) {
+			pl, err := tvmHillClimb{align: 16, maxPairs: maxPairs}.Plan(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			return pl.Offsets, nil
+		}
+		want, wantErr := plan(math.MaxInt64)
+		got, err := plan(0)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("trial %d: error %v, want %v", trial, err, wantErr)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: offsets without lists differ:\n%v\nwant\n%v", trial, got, want)
+		}
 	}
 }

@@ -295,7 +295,7 @@ func TestTVMGreedyIntervals(t *testing.T) {
 				p.Buffers[i].Size = 16 * (p.Buffers[i].Size % 3)
 			}
 		}
-		g, err := newUSMPGraph(ctx, "test", p.Buffers, p.Alignment, usmpPools{})
+		g, err := newUSMPGraph(ctx, "test", p.Buffers, p.Alignment, usmpPools{}, usmpListPairs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -242,10 +242,14 @@ func FuzzONNXModel(f *testing.F) {
 // declared shapes give.
 func TestONNXInferenceMatchesValueInfo(t *testing.T) {
 	dir := os.Getenv("MEMBENCH_ONNX_DIR")
+	required := dir != ""
 	if dir == "" {
 		dir = "../../shared/models/onnx"
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.onnx"))
+	if len(files) == 0 && required {
+		t.Fatalf("MEMBENCH_ONNX_DIR=%s has no .onnx files", dir)
+	}
 	if len(files) == 0 {
 		t.Skipf("no .onnx files in %s (export with scripts/onnx/export.py and set MEMBENCH_ONNX_DIR)", dir)
 	}

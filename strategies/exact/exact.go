@@ -24,9 +24,9 @@
 // stopped, so no question searches a node twice; once an order has
 // found plans where the others had as many nodes, it takes a larger
 // share of each question (the others keep at least half of an even
-// share). Minimising gives half
-// the nodes (a quarter once the probes stall) to the question at the
-// lower bound and the rest to capacity probes below the best plan, in three bands of depth, each band giving
+// share). Minimising gives half the nodes (a quarter once the probes
+// stall) to the question at the lower bound and the rest to capacity
+// probes below the best plan, in three bands of depth, each band giving
 // its capacities in turn a limit that doubles every round, so that a
 // probe on a hard capacity does not hold the others up (minimise.go).
 // A plan found at C lowers the upper bound; a complete search
@@ -36,6 +36,11 @@
 // their optima are lower bounds too (bounds.go). The solver stops when the
 // bounds meet (the plan is proved optimal) or its budget of wall time or
 // search nodes ends.
+//
+// A part with no slack at the capacity asked (a perfect packing) is also
+// searched by time sweeps that fill each section exactly (fill.go), with
+// chains of buffers merged (chain.go), and by splitting it into bands
+// or rectangles packed apart (band.go).
 //
 // It honours per-buffer alignment, gaps and fixed offsets (forms.go says
 // how), starting then from a first-fit plan of its own rather than

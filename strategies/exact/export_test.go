@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"membench/workloads"
@@ -14,6 +15,14 @@ import (
 // offsets (in p's order) and true when every part was packed, false when
 // some part was proved impossible.
 func FillPlan(p *workloads.Problem, c int64, rev bool) ([]int64, bool, error) {
+	return packParts(p, c, func(in *instance, pt *part) (engine, int64) {
+		return newPartFiller(in, pt, rev), 1 << 62
+	})
+}
+
+// packParts packs every part of p, which must have no slack at c, with
+// the engine and node limit each gets from pack (nil: not packed).
+func packParts(p *workloads.Problem, c int64, pack func(*instance, *part) (engine, int64)) ([]int64, bool, error) {
 	in, err := newInstance(context.Background(), p)
 	if err != nil {
 		return nil, false, err
@@ -24,16 +33,21 @@ func FillPlan(p *workloads.Problem, c int64, rev bool) ([]int64, bool, error) {
 		if !in.zeroSlack(pt, c) {
 			return nil, false, fmt.Errorf("part %d has slack at %d", i, c)
 		}
-		f := newFiller(in, rev)
-		f.b = &budget{ctx: context.Background(), nodes: -1}
-		switch f.solve(pt, c, 1<<62) {
+		e, limit := pack(in, pt)
+		if e == nil {
+			return nil, false, nil
+		}
+		if e.pacer().b == nil {
+			e.pacer().b = &budget{ctx: context.Background(), nodes: -1}
+		}
+		switch e.solve(pt, c, limit) {
 		case infeasible:
 			return nil, false, nil
 		case aborted:
 			return nil, false, fmt.Errorf("part %d: aborted", i)
 		}
 		for _, k := range pt.bufs {
-			offs[in.idx[k]] = f.sol[k]
+			offs[in.idx[k]] = e.offsets()[k]
 		}
 	}
 	return offs, true, nil
@@ -124,3 +138,22 @@ func SearchRuns(p *workloads.Problem, c, eighths, limit int64) ([]string, error)
 	}
 	return out, nil
 }
+
+// BandPlan packs every part of p at capacity c with the banded engine
+// alone, forward, each within nodes: the offsets (in p's order) and true
+// when every part split into bands and was packed, false otherwise.
+func BandPlan(p *workloads.Problem, c, nodes int64) ([]int64, bool, error) {
+	offs, ok, err := packParts(p, c, func(in *instance, pt *part) (engine, int64) {
+		if b := newBanded(in, pt, c, false, &budget{ctx: context.Background(), nodes: -1}); b != nil {
+			return b, nodes
+		}
+		return nil, 0
+	})
+	if err != nil && strings.HasSuffix(err.Error(), "aborted") {
+		return nil, false, nil // bands give up so
+	}
+	return offs, ok, err
+}
+
+// PairGroups is pairGroups.
+var PairGroups = pairGroups

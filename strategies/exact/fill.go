@@ -40,7 +40,7 @@ const maxFill = 8192
 // returns at once to the latest placement that does take part
 // (conflict-directed backjumping, Prosser 1993).
 type filler struct {
-	pace
+	*pace
 	in  *instance
 	rev bool // sweep from the last section back
 
@@ -56,6 +56,7 @@ type filler struct {
 	// the order they are tried; rank[k] is k's place in it.
 	starts [][]int32
 	rank   []int32
+
 	// cs[d] is the conflict set of the node at depth d once it failed:
 	// a bitset of placement depths.
 	cs    [][]uint64
@@ -79,7 +80,7 @@ func (in *instance) zeroSlack(pt *part, c int64) bool {
 func newFiller(in *instance, rev bool) *filler {
 	n, ns := len(in.size), len(in.load)
 	return &filler{
-		in: in, rev: rev, lo: make([]int32, n), hi: make([]int32, n), left: make([]int32, ns),
+		pace: &pace{}, in: in, rev: rev, lo: make([]int32, n), hi: make([]int32, n), left: make([]int32, ns),
 		dep: make([]int32, n), off: make([]int64, n), starts: make([][]int32, ns),
 		rank: make([]int32, n), sol: make([]int64, n),
 	}
@@ -101,7 +102,13 @@ func (f *filler) live(u int32) []int32 { return f.in.secBufs[f.sec(u)] }
 // solve searches for a perfect packing of pt within c; pt must have no
 // slack at c.
 func (f *filler) solve(pt *part, c, limit int64) outcome {
-	f.cap, f.limit, f.count, f.pt = c, limit, 0, pt
+	f.limit, f.count = limit, 0
+	return f.search(pt, c)
+}
+
+// search is solve on a pace already set, perhaps shared with others.
+func (f *filler) search(pt *part, c int64) outcome {
+	f.cap, f.pt = c, pt
 	in := f.in
 	for u := pt.secLo; u < pt.secHi; u++ {
 		f.left[u] = int32(len(f.live(u)))

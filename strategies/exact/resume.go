@@ -10,7 +10,12 @@ import (
 // where it stopped, so a search given more nodes never repeats the ones
 // it has spent.
 type run struct {
-	s       engine
+	s engine
+	// weight multiplies the nodes the run is given each turn.
+	weight int64
+	// order is the index in orders of a searcher's static order, -1 for
+	// the other engines (solver.weight weighs the orders).
+	order   int
 	next    func() (struct{}, bool)
 	stop    func()
 	started bool
@@ -30,7 +35,7 @@ type engine interface {
 }
 
 func newRun(s engine, pt *part, c int64) *run {
-	r := &run{s: s}
+	r := &run{s: s, weight: 1, order: -1}
 	p := s.pacer()
 	r.next, r.stop = iter.Pull(func(yield func(struct{}) bool) {
 		p.yield = yield
@@ -59,6 +64,11 @@ func (r *run) step(limit int64) outcome {
 	r.done = true
 	return r.res
 }
+
+// bandWeight is the share of a banded run against one of the other
+// runs: its fillers' nodes cost a fraction of a canonical search's, and
+// where the bands lie apart it packs a part in about a node a buffer.
+const bandWeight = 4
 
 // trial is the resumable question whether every part fits in capacity
 // c. Parts are searched one after the other, each by one run per static
@@ -98,19 +108,35 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			if top <= tr.c {
 				continue // the plan already fits this part
 			}
-			for _, h := range orders {
+			// A part with no slack at c that splits into bands has them
+			// packed apart first, with fillers sweeping each way
+			// (band.go): the quickest when they lie side by side, and
+			// given up when one of them has no packing apart.
+			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
+				for _, rev := range []bool{false, true} {
+					if b := newBanded(in, pt, tr.c, rev, sv.b); b != nil {
+						r := newRun(b, pt, tr.c)
+						r.weight = bandWeight
+						tr.runs = append(tr.runs, r)
+					}
+				}
+			}
+			for x, h := range orders {
 				s := newSearcher(in, h)
 				s.b = sv.b
-				tr.runs = append(tr.runs, newRun(s, pt, tr.c))
+				r := newRun(s, pt, tr.c)
+				r.order = x
+				tr.runs = append(tr.runs, r)
 			}
 			// A part with no slack at c takes a perfect packing: the
 			// fillers sweep time each way.
 			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
 				for _, rev := range []bool{false, true} {
-					f := newFiller(in, rev)
-					f.b = sv.b
+					f := newPartFiller(in, pt, rev)
+					f.pacer().b = sv.b
 					tr.runs = append(tr.runs, newRun(f, pt, tr.c))
 				}
+
 			}
 		}
 		res := aborted
@@ -119,17 +145,17 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 		for x := range orders {
 			wsum += sv.weight(x)
 		}
-		for x, r := range tr.runs {
+		for _, r := range tr.runs {
 			before := r.s.pacer().count
-			lim := limit
-			if x < len(orders) {
+			lim := limit * r.weight
+			if r.order >= 0 {
 				// limit is each order's nodes when they weigh the same.
-				lim = max(1, limit*int64(len(orders))*sv.weight(x)/wsum)
+				lim = max(1, limit*int64(len(orders))*sv.weight(r.order)/wsum)
 			}
 			contested := r.started
 			res = r.step(lim)
-			if res == found && x < len(orders) && contested {
-				sv.wins[x]++
+			if res == found && r.order >= 0 && contested {
+				sv.wins[r.order]++
 			}
 			sv.nodes += r.s.pacer().count - before
 			if res != aborted {

@@ -500,14 +500,16 @@ func (s *solver) bestFitIndexed(loose *rheap[int32], try uint32, limit int, firs
 		s.check()
 		size := int64(s.size[x])
 		t := &s.tasks[x]
-		s.comps = ix.Overlapping(s.comps[:0], t)
 		var off int64
 		if firstFit {
-			off = kernel.FirstFit(s.comps, size, 1)
-		} else if o, _, found, high := kernel.BestFit(s.comps, size, 1); found {
-			off = o
+			off = ix.FirstFit(t, size, 1)
 		} else {
-			off = high
+			s.comps = ix.Overlapping(s.comps[:0], t)
+			if o, _, found, high := kernel.BestFit(s.comps, size, 1); found {
+				off = o
+			} else {
+				off = high
+			}
 		}
 		ix.Place(t, kernel.Comp{Lo: off, Hi: off + size})
 		s.off[x] = int(off)

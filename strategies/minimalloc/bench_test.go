@@ -3,10 +3,15 @@ package minimalloc
 import (
 	"context"
 	"os"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"membench/strategies"
 	"membench/workloads"
+	_ "membench/workloads/fieldsets"
 )
 
 // BenchmarkChallenging solves MiniMalloc's challenging instances at
@@ -53,4 +58,49 @@ func BenchmarkChallenging(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkIdeallocY1 plans idealloc's Y_1 (62,185 buffers, 180 million
+// overlapping pairs) in capacity mode at the capacity membench poses it
+// at, reporting the search nodes and the peak of the Go heap sampled
+// every 100 ms. It takes tens of seconds: set MINIMALLOC_Y1=1 to run it.
+func BenchmarkIdeallocY1(b *testing.B) {
+	if os.Getenv("MINIMALLOC_Y1") == "" {
+		b.Skip("set MINIMALLOC_Y1=1: tens of seconds a plan")
+	}
+	w, err := workloads.Load("idealloc/y-1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := strategies.Lookup("minimalloc")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+		}
+	}()
+	defer close(done)
+	var nodes int64
+	for range b.N {
+		plan, err := s.Plan(context.Background(), w.Problem)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nodes = plan.Nodes
+	}
+	b.ReportMetric(float64(nodes), "nodes")
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
 }

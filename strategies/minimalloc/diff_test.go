@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,40 +38,171 @@ func TestDifferential(t *testing.T) {
 			// Sparse and loose: long first descents, few backtracks.
 			c.Capacity *= 2 + int64(rng.IntN(2))
 		}
-		bufs, err := parseCSV(c.CSV)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := caseParams(&c)
-		prob := toProblem(bufs)
-		if err := workloads.CheckForms(prob); err != nil {
-			t.Fatal(err)
-		}
-		eff := func(a, b int) (int64, bool) { return workloads.EffectiveSize(prob, a, b) }
-		ctx := context.Background()
-		want, wantErr := refSolveProblem(ctx, bufs, eff, c.Capacity, &p, time.Second)
-		if want == nil || !want.Complete {
-			continue // too long a search for a test
-		}
-		compared++
-		gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
-		for _, tu := range []tuning{{implicit: -1, big: bigLevel}, {implicit: -1, big: 2}, {implicit: 1, big: bigLevel}, {implicit: 1, big: 3}} {
-			if tu.implicit > 0 && gapped {
-				continue
-			}
-			got, gotErr := solveTuned(ctx, bufs, eff, c.Capacity, &p, 0, tu)
-			name := fmt.Sprintf("%s %+v", c.Name, tu)
-			if (wantErr == nil) != (gotErr == nil) {
-				t.Fatalf("%s: error %v, before %v", name, gotErr, wantErr)
-			}
-			if !slices.Equal(got.Offsets, want.Offsets) || got.Height != want.Height || got.Nodes != want.Nodes || got.Backtracks != want.Backtracks {
-				t.Fatalf("%s: offsets %v height %d nodes %d backtracks %d; before %v %d %d %d\n%s",
-					name, got.Offsets, got.Height, got.Nodes, got.Backtracks, want.Offsets, want.Height, want.Nodes, want.Backtracks, c.CSV)
-			}
+		if compareSolvers(t, &c, time.Second) != nil {
+			compared++
 		}
 	}
 	if compared < cases*3/4 {
 		t.Errorf("only %d of %d cases compared", compared, cases)
 	}
 	t.Logf("%d of %d cases compared", compared, cases)
+}
+
+// compareSolvers solves c with the code before the speed work and with
+// today's, through the stored and (without gaps) the implicit sweep, each
+// with small partitions' orders listed at every level and kept in a tree, and
+// fails the test unless offsets, height, nodes and backtracks agree. It
+// reports false, comparing nothing, when the old code needs more than
+// limit. It returns the old code's result.
+func compareSolvers(t *testing.T, c *goldenCase, limit time.Duration) *result {
+	t.Helper()
+	bufs, err := parseCSV(c.CSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := caseParams(c)
+	prob := toProblem(bufs)
+	if err := workloads.CheckForms(prob); err != nil {
+		t.Fatal(err)
+	}
+	eff := func(a, b int) (int64, bool) { return workloads.EffectiveSize(prob, a, b) }
+	ctx := context.Background()
+	want, wantErr := refSolveProblem(ctx, bufs, eff, c.Capacity, &p, limit)
+	if want == nil || !want.Complete {
+		return nil // too long a search for a test
+	}
+	gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
+	for _, tu := range []tuning{{-1, scanLimit}, {-1, 0}, {1, scanLimit}, {1, 0}} {
+		if tu.implicit > 0 && gapped {
+			continue
+		}
+		got, gotErr := solveTuned(ctx, bufs, eff, c.Capacity, &p, 0, tu)
+		name := fmt.Sprintf("%s %+v", c.Name, tu)
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Fatalf("%s: error %v, before %v", name, gotErr, wantErr)
+		}
+		if !slices.Equal(got.Offsets, want.Offsets) || got.Height != want.Height || got.Nodes != want.Nodes || got.Backtracks != want.Backtracks {
+			t.Fatalf("%s: offsets %v height %d nodes %d backtracks %d; before %v %d %d %d\n%s",
+				name, got.Offsets, got.Height, got.Nodes, got.Backtracks, want.Offsets, want.Height, want.Nodes, want.Backtracks, c.CSV)
+		}
+	}
+	return want
+}
+
+// TestDifferentialHard compares as TestDifferential does on the problems
+// the order tree, the node minimums and the chunked undo logs meet at
+// scale: up to 1,500 buffers over long timelines (partitions split many
+// times, T keys from the sparse table, logs past a chunk), copies of a
+// few shapes (ties in the dynamic order's offsets and in the preorder's
+// keys up to the index), and tight capacities that make the search
+// backtrack, at the defaults and at varied parameters.
+func TestDifferentialHard(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 11))
+	cases := 48
+	if testing.Short() {
+		cases = 12
+	}
+	compared, backtracked := 0, 0
+	for k := range cases {
+		n := 200 + rng.IntN(400)
+		if k%4 == 0 {
+			n = 800 + rng.IntN(700)
+		}
+		c := tiedCase(rng, fmt.Sprintf("h%d", k), n, 1+rng.IntN(6), k%3 == 0)
+		switch k % 3 {
+		case 0: // loose: one long descent
+			c.Capacity *= 2
+		case 1: // tight: backtracks
+			c.Capacity = c.Capacity * 21 / 20
+		}
+		if res := compareSolvers(t, &c, 2*time.Second); res != nil {
+			compared++
+			if res.Backtracks > 0 {
+				backtracked++
+			}
+		}
+	}
+	if compared < cases/2 || backtracked == 0 {
+		t.Errorf("only %d of %d cases compared, %d backtracked", compared, cases, backtracked)
+	}
+	t.Logf("%d of %d cases compared, %d backtracked", compared, cases, backtracked)
+}
+
+// tiedCase draws n buffers copied from a few shapes (lifetime and size)
+// each moved in time by a few steps, over a timeline about n/4 long, with
+// capacity the peak of live bytes; vary varies the parameters as
+// randomCase does (minimise mode stays off: a tight one takes long).
+func tiedCase(rng *rand.Rand, name string, n, shapes int, vary bool) goldenCase {
+	T := max(n/4, 8)
+	type shape struct{ len, size int64 }
+	sh := make([]shape, shapes)
+	for k := range sh {
+		sh[k] = shape{1 + int64(rng.IntN(T/4+1)), []int64{1, 2, 4, 8, 16, 24}[rng.IntN(6)]}
+	}
+	live := make([]int64, T+40)
+	var sb strings.Builder
+	sb.WriteString("id,lower,upper,size\n")
+	for i := range n {
+		s := sh[rng.IntN(shapes)]
+		lo := int64(rng.IntN(T))
+		if rng.IntN(2) == 0 {
+			lo -= lo % 8 // many share a start
+		}
+		for t := lo; t < lo+s.len && int(t) < len(live); t++ {
+			live[t] += s.size
+		}
+		fmt.Fprintf(&sb, "%d,%d,%d,%d\n", i, lo, lo+s.len, s.size)
+	}
+	var peak int64
+	for _, v := range live {
+		peak = max(peak, v)
+	}
+	c := goldenCase{Name: name, CSV: sb.String(), Capacity: peak, Params: "1111111110", Heuristics: "WAT,TAW,TWA"}
+	if vary {
+		p := []byte(c.Params)
+		for k := range 9 {
+			if rng.IntN(4) == 0 {
+				p[k] ^= 1
+			}
+		}
+		c.Params = string(p)
+		c.Heuristics = []string{"WAT", "TWA", "TAW,WAT", "A", "Z,O", "CLOUZ,WAT", "U", "L,T,W", "ZAW"}[rng.IntN(9)]
+	}
+	return c
+}
+
+// TestUndoLog pushes and pops across chunk boundaries, as a long descent
+// and its backtracks do, and requires the entries back in reverse.
+func TestUndoLog(t *testing.T) {
+	var l undoLog[int32]
+	var want []int32
+	rng := rand.New(rand.NewPCG(1, 2))
+	for step := range 40 {
+		if step%3 == 2 {
+			for k := rng.IntN(len(want) + 1); k > 0; k-- {
+				if got := l.pop(); got != want[len(want)-1] {
+					t.Fatalf("step %d: popped %d, want %d", step, got, want[len(want)-1])
+				}
+				want = want[:len(want)-1]
+			}
+		} else {
+			for k := rng.IntN(3 * undoChunk); k > 0; k-- {
+				v := rng.Int32()
+				l.push(v)
+				want = append(want, v)
+			}
+		}
+		if l.len() != len(want) {
+			t.Fatalf("step %d: len %d, want %d", step, l.len(), len(want))
+		}
+		if last := l.last(); (last == nil) != (len(want) == 0) || last != nil && *last != want[len(want)-1] {
+			t.Fatalf("step %d: last entry wrong", step)
+		}
+	}
+	for len(want) > 0 {
+		if got := l.pop(); got != want[len(want)-1] {
+			t.Fatalf("popped %d, want %d", got, want[len(want)-1])
+		}
+		want = want[:len(want)-1]
+	}
 }

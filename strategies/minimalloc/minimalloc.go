@@ -57,13 +57,17 @@
 // in it.
 //
 // The representations are membench's own and change no search (offsets,
-// nodes and backtracks are the same; TestDifferential checks them against
-// the code before they changed): a problem without gaps whose sections or
-// overlapping pairs number over implicitLimit keeps neither list but
-// reads both from each buffer's span of sections through an interval
-// index; section floors are undone from run-length records; and a level
-// whose order is long lets the level below overwrite it, recomputing it
-// (a function of the search's state) if the search comes back.
+// nodes and backtracks are the same; TestDifferential and
+// TestDifferentialHard check them against the code before they changed):
+// a problem without gaps whose sections or overlapping pairs number over
+// implicitLimit keeps neither list but reads both from each buffer's span
+// of sections through an interval index, whose nodes hold tournaments of
+// their buffers' lowest offsets for the unallocated floor; the dynamic
+// order of a partition of scanLimit buffers or more is read from a
+// tournament tree over preorder positions, updated where a buffer
+// changed rather than sorted at every level, and only the innermost
+// partition's tree is held; and the undo records are chunked logs, of
+// runs where values repeat.
 //
 // One more rule is membench's own: upstream's dominance rule never places
 // a buffer of size 0 (its top is its offset, so it always lies at or above
@@ -305,16 +309,16 @@ func satAdd(a, b int64) int64 {
 // is buffer a's effective size below b (upstream's Buffer::effective_size:
 // workloads.EffectiveSize, the rule membench shares).
 func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration) (*result, error) {
-	return solveTuned(ctx, bufs, eff, capacity, params, timeout, tuning{big: bigLevel})
+	return solveTuned(ctx, bufs, eff, capacity, params, timeout, tuning{scanMax: scanLimit})
 }
 
 // tuning chooses among representations that give the same search: the
-// sweep's (implicit, as sweep's argument) and the order length from
-// which a level's order is recomputed rather than kept (big). Tests set
-// them to reach every path on small problems.
+// sweep's (implicit, as sweep's argument) and the partition size from
+// which the order is kept in a tree (scanMax). Tests set them to reach
+// every path on small problems.
 type tuning struct {
 	implicit int
-	big      int
+	scanMax  int
 }
 
 // solveTuned is solveProblem with the representations chosen by t.
@@ -333,7 +337,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 		return res, err // res carries the counters even on failure
 	}
 	if !params.MinimizeCapacity {
-		offs, h, st := newSolver(params, r, bufs, capacity, sw, t.big).solve()
+		offs, h, st := newSolver(params, r, bufs, capacity, sw, t.scanMax).solve()
 		switch st {
 		case stOK:
 			res.Offsets, res.Height = offs, h
@@ -347,7 +351,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 	lo, hi := int64(0), capacity
 	for lo <= hi {
 		mid := lo + (hi-lo)/2
-		offs, h, st := newSolver(params, r, bufs, mid, sw, t.big).solve()
+		offs, h, st := newSolver(params, r, bufs, mid, sw, t.scanMax).solve()
 		if r.cancelled {
 			return finish(nil)
 		}

@@ -13,6 +13,32 @@ import (
 	"time"
 )
 
+// orderData is an unplaced buffer in the dynamic order: its lowest
+// possible offset and its place in the static preorder.
+type orderData struct {
+	offset int64
+	pre    int
+}
+
+// orderLess is upstream's dynamic order: lower offset first, then earlier
+// in the preorder.
+func orderLess(a, b orderData) bool {
+	if a.offset != b.offset {
+		return a.offset < b.offset
+	}
+	return a.pre < b.pre
+}
+
+func orderCmp(a, b orderData) int {
+	if orderLess(a, b) {
+		return -1
+	}
+	if orderLess(b, a) {
+		return 1
+	}
+	return 0
+}
+
 // refOverlap is a buffer that shares time with another, and the least
 // distance above the other's offset at which it may sit.
 type refOverlap struct {

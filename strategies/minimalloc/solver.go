@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -61,7 +62,22 @@ type preorderData struct {
 // sections spanned, L start, O overlaps, T the largest section total, U
 // end, W lifespan width, Z size. The buffer index breaks ties, smaller
 // first.
-func preorderLess(h string, a, b *preorderData) bool {
+func preorderLess(h string, a, b *preorderData) bool { return preorderCmp(h, a, b, nil) < 0 }
+
+// preorderCmp is preorderLess as a comparison (negative: a first).
+// total, when not nil, fills in a buffer's T key (negative: not yet
+// known) before the key is compared, so that a heuristic whose earlier
+// keys seldom tie computes few of them.
+func preorderCmp(h string, a, b *preorderData, total func(*preorderData)) int {
+	if c := keysCmp(h, a, b, total); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.idx, b.idx)
+}
+
+// keysCmp is preorderCmp without the index: zero when every key of h
+// ties.
+func keysCmp(h string, a, b *preorderData, total func(*preorderData)) int {
 	for i := 0; i < len(h); i++ {
 		var x, y int64
 		switch h[i] {
@@ -74,6 +90,10 @@ func preorderLess(h string, a, b *preorderData) bool {
 		case 'O':
 			x, y = a.overlaps, b.overlaps
 		case 'T':
+			if total != nil {
+				total(a)
+				total(b)
+			}
 			x, y = a.total, b.total
 		case 'U':
 			x, y = a.upper, b.upper
@@ -85,29 +105,91 @@ func preorderLess(h string, a, b *preorderData) bool {
 			continue
 		}
 		if x != y {
-			return x > y
+			return cmp.Compare(y, x)
 		}
 	}
-	return a.idx < b.idx
+	return 0
 }
 
-// orderData is an unplaced buffer in the dynamic order: its lowest
-// possible offset and its place in the static preorder.
-type orderData struct {
-	offset int64
-	pre    int
-}
-
-// offsetChange and sectionChange record a value before the search changed
-// it, to undo the change.
+// offsetChange records a buffer's lowest offset before the search
+// changed it, to undo the change.
 type offsetChange struct {
 	idx int
 	min int64
 }
 
-type sectionChange struct {
-	sec   int
-	floor int64
+// sectionRun records n consecutive sections from sec whose floor was v
+// before the unallocated floor raised them.
+type sectionRun struct {
+	sec, n int32
+	v      int64
+}
+
+// raiseChange records, on an implicit sweep, that buffer o's lowest
+// offset was raised, and the entry of solver.tops that set it before
+// (-1: none, it was its fixed offset or 0): half the size of an
+// offsetChange, in a log of one entry per raise of a whole descent.
+type raiseChange struct {
+	o, setter int32
+}
+
+// undoLog is a stack kept in chunks, so that growing it never copies it
+// (nor holds two copies at once).
+type undoLog[T any] struct {
+	chunks [][]T // all full but the last
+	spare  []T   // a chunk let go by truncate, for the next push
+}
+
+// undoChunk is the length of an undoLog's chunks after the first.
+const undoChunk = 1 << 16
+
+func (l *undoLog[T]) push(v T) {
+	if k := len(l.chunks) - 1; k >= 0 && len(l.chunks[k]) < undoChunk {
+		l.chunks[k] = append(l.chunks[k], v)
+		return
+	}
+	c := l.spare
+	l.spare = nil
+	if c == nil {
+		c = make([]T, 0, undoChunk)
+		if len(l.chunks) == 0 {
+			c = make([]T, 0, 16)
+		}
+	}
+	l.chunks = append(l.chunks, append(c, v))
+}
+
+// len returns the number of entries.
+func (l *undoLog[T]) len() int {
+	if len(l.chunks) == 0 {
+		return 0
+	}
+	return (len(l.chunks)-1)*undoChunk + len(l.chunks[len(l.chunks)-1])
+}
+
+// last returns the last entry, nil for none.
+func (l *undoLog[T]) last() *T {
+	if len(l.chunks) == 0 {
+		return nil
+	}
+	c := l.chunks[len(l.chunks)-1]
+	if len(c) == 0 {
+		return nil
+	}
+	return &c[len(c)-1]
+}
+
+// pop removes and returns the last entry.
+func (l *undoLog[T]) pop() T {
+	k := len(l.chunks) - 1
+	c := l.chunks[k]
+	v := c[len(c)-1]
+	l.chunks[k] = c[:len(c)-1]
+	if len(c) == 1 && k > 0 {
+		l.spare = l.chunks[k][:0]
+		l.chunks = l.chunks[:k]
+	}
+	return v
 }
 
 // floorRun records n consecutive sections whose floor was v before a
@@ -116,11 +198,6 @@ type floorRun struct {
 	n int32
 	v int64
 }
-
-// bigLevel is the length of a level's order from which the level below
-// overwrites it (the order is recomputed if the search comes back to
-// it), so that a deep search does not hold every level's order.
-const bigLevel = 1024
 
 // run holds what the searches of one Solve share: the clock, the
 // context and the counters.
@@ -164,29 +241,62 @@ type solver struct {
 
 	nodesLeft int64
 
-	// Scratch: section marks for updateSectionData; the stack of the
-	// dynamic orders of the levels of the search; the raised buffers of
-	// computeOrdering; the stacks of changes to undo.
+	// tree orders the unplaced buffers of the partition being searched;
+	// posOf is each buffer's position in its partition's preorder.
+	tree    *orderTree
+	treePre []int32 // the partition's buffers in preorder (tree nil: to build)
+	// spareTree is a tree let go, whose memory the next may take.
+	spareTree *orderTree
+	// cands holds the candidates of the small partitions' levels, each
+	// level's above its parent's; scanMax is the size from which a
+	// partition has a tree (scanLimit, or a test's).
+	cands   []candidate
+	scanMax int
+	posOf   []int32
+	preBuf  []preorderData // preorder's scratch
+	permBuf []int32
+	ranks   map[string][]int32 // staticRank's, by heuristic
+	rm      rangeMax           // subSolve's, kept for its memory
+	// dirty marks the buffers whose leaves await an update (dirtyTree,
+	// dirtyMins), listed in treeDirty and minsDirty.
+	dirty                []uint8
+	treeDirty, minsDirty []int32
+
+	// Scratch: section marks for updateSectionData; the stacks of changes
+	// to undo.
 	mark     []int64
 	stamp    int64
 	touched  []int
-	ords     []orderData
-	raised   []orderData
 	offStack []offsetChange
-	secStack []sectionChange
-	runStack []floorRun
+	// On an implicit sweep, raises replaces offStack: tops holds the top
+	// of each buffer placed on the current branch, setter the entry of
+	// tops that set each buffer's lowest offset (-1: none).
+	raises undoLog[raiseChange]
+	tops   []int64
+	setter []int32
+	// secStack records the sections whose floors the unallocated floor
+	// raised, as runs of consecutive sections that had one floor before.
+	secStack undoLog[sectionRun]
+	runStack undoLog[floorRun]
 	diff     []int32 // implicit sweep: marks of raised spans, by section
+	diffAt   []int32 // implicit sweep: marks of spans raised to exactly the top placed
+
+	// mins holds, on an implicit sweep with unallocated_floor, the lowest
+	// minimum offset of the unplaced buffers each node of the interval
+	// index lists: node v's are a tournament tree at mins[minsAt[v]:
+	// minsAt[v+1]], leaves in the order of v's list.
+	mins   []int64
+	minsAt []int32
 
 	// maxFloor is at least every section's floor; maxTotal at least
 	// every section's total (quick is false where a window could make a
 	// total grow): check passes at once when they fit.
 	maxFloor, maxTotal int64
 	quick              bool
-	big                int // bigLevel, or a test's
 }
 
-func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult, big int) *solver {
-	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64, big: big}
+func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult, scanMax int) *solver {
+	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64, scanMax: scanMax}
 }
 
 // solve is SolverImpl::Solve: one search over every partition in turn
@@ -199,6 +309,14 @@ func (s *solver) solve() ([]int64, int64, status) {
 	s.assign = make([]int64, n)
 	s.sol = make([]int64, n)
 	s.minOffs = make([]int64, n)
+	s.posOf = make([]int32, n)
+	if s.sw.ix != nil {
+		s.setter = make([]int32, n)
+		for i := range s.setter {
+			s.setter[i] = -1
+		}
+	}
+	s.dirty = make([]uint8, n)
 	for i := range s.assign {
 		s.assign[i], s.sol[i] = noOffset, noOffset
 	}
@@ -209,6 +327,7 @@ func (s *solver) solve() ([]int64, int64, status) {
 		s.mark = make([]int64, ns)
 	} else {
 		s.diff = make([]int32, ns+1)
+		s.diffAt = make([]int32, ns+1)
 	}
 	s.quick = true
 	for i := range s.bufs {
@@ -225,6 +344,9 @@ func (s *solver) solve() ([]int64, int64, status) {
 		}
 	}
 	s.cuts = s.sw.cuts()
+	if s.sw.ix != nil && s.params.UnallocatedFloor {
+		s.buildMins()
+	}
 	for _, t := range s.total {
 		s.maxTotal = max(s.maxTotal, t)
 	}
@@ -274,78 +396,170 @@ func (s *solver) roundRobin() ([]int64, int64, status) {
 
 // subSolve orders the buffers of pt statically and searches it.
 func (s *solver) subSolve(pt *partition, h string) status {
-	pre := make([]preorderData, 0, len(pt.bufs))
-	var rm *rangeMax
-	if s.sw.ix != nil && len(pt.bufs) > 64 {
-		rm = newRangeMax(s.total[pt.lo:pt.hi])
+	idx := s.preorder(pt, h)
+	oldPos := make([]int32, len(idx))
+	for k, i := range idx {
+		oldPos[k] = s.posOf[i]
+		s.posOf[i] = int32(k)
 	}
+	// Only the innermost partition's order tree is kept: the one around
+	// this is let go, and built again from its preorder and the search's
+	// state if its search reads it again (curTree).
+	outer := s.treePre
+	s.dropTree()
+	s.treePre = idx
+	st := s.search(pt, h, 0, 0)
+	s.dropTree()
+	s.treePre = outer
+	for k, i := range idx {
+		s.posOf[i] = oldPos[k]
+	}
+	return st
+}
+
+// preorder returns the buffers of pt in the static preorder of
+// heuristic h (in pt's order without static_preordering).
+func (s *solver) preorder(pt *partition, h string) []int32 {
+	pre := s.preBuf[:0]
 	for _, i := range pt.bufs {
-		b := &s.bufs[i]
-		d := &s.sw.data[i]
-		var total int64
-		for _, sp := range d.spans {
-			if rm != nil && sp.lo >= pt.lo && sp.hi <= pt.hi {
+		pre = append(pre, s.staticKeys(i))
+	}
+	// T, the largest total of a buffer's sections, from a sparse table of
+	// the partition's totals when it is large, built at the first need.
+	built := false
+	total := func(d *preorderData) {
+		if d.total >= 0 {
+			return
+		}
+		if !built && s.sw.ix != nil && len(pt.bufs) > 64 {
+			s.rm.build(s.total[pt.lo:pt.hi])
+			built = true
+		}
+		var t int64
+		for _, sp := range s.sw.data[d.idx].spans {
+			if built && sp.lo >= pt.lo && sp.hi <= pt.hi {
 				if sp.lo < sp.hi {
-					total = max(total, rm.max(sp.lo-pt.lo, sp.hi-pt.lo))
+					t = max(t, s.rm.max(sp.lo-pt.lo, sp.hi-pt.lo))
 				}
 				continue
 			}
 			for k := sp.lo; k < sp.hi; k++ {
-				total = max(total, s.total[k])
+				t = max(t, s.total[k])
 			}
 		}
-		pre = append(pre, preorderData{
-			area:     b.size * (b.upper - b.lower),
-			lower:    b.lower,
-			overlaps: d.nOver,
-			sections: int64(d.spans[len(d.spans)-1].hi - d.spans[0].lo),
-			size:     b.size,
-			total:    total,
-			upper:    b.upper,
-			width:    b.upper - b.lower,
-			idx:      i,
-		})
+		d.total = t
 	}
-	if s.params.StaticPreordering {
-		slices.SortFunc(pre, func(a, b preorderData) int {
-			if preorderLess(h, &a, &b) {
-				return -1
-			}
-			if preorderLess(h, &b, &a) {
-				return 1
-			}
-			return 0
-		})
-	}
-	// The search needs only the buffers in preorder; the first order goes
-	// on s.ords, where a long one may be overwritten (search).
+	s.preBuf = pre
 	idx := make([]int32, len(pre))
-	at := len(s.ords)
-	for k := range pre {
-		idx[k] = int32(pre[k].idx)
-		s.ords = append(s.ords, orderData{pre: k})
+	if !s.params.StaticPreordering {
+		for k := range pre {
+			idx[k] = int32(pre[k].idx)
+		}
+		return idx
 	}
-	st := s.search(pt, h, idx, s.ords[at:len(s.ords):len(s.ords)], at, 0, 0)
-	s.ords = s.ords[:at]
-	return st
+	perm := s.permBuf[:0]
+	for k := range pre {
+		perm = append(perm, int32(k))
+	}
+	s.permBuf = perm
+	// The keys before h's first T never change: a rank by them, computed
+	// once, decides most comparisons.
+	rank, rest := s.staticRank(h)
+	slices.SortFunc(perm, func(x, y int32) int {
+		a, b := &pre[x], &pre[y]
+		if rank != nil {
+			if c := cmp.Compare(rank[a.idx], rank[b.idx]); c != 0 {
+				return c
+			}
+		}
+		return preorderCmp(rest, a, b, total)
+	})
+	for k, x := range perm {
+		idx[k] = int32(pre[x].idx)
+	}
+	return idx
+}
+
+// staticKeys returns buffer i's preorder keys, T not yet known.
+func (s *solver) staticKeys(i int) preorderData {
+	b := &s.bufs[i]
+	d := &s.sw.data[i]
+	return preorderData{
+		area:     b.size * (b.upper - b.lower),
+		lower:    b.lower,
+		overlaps: d.nOver,
+		sections: int64(d.spans[len(d.spans)-1].hi - d.spans[0].lo),
+		size:     b.size,
+		total:    -1, // known when the sort asks
+		upper:    b.upper,
+		width:    b.upper - b.lower,
+		idx:      i,
+	}
+}
+
+// staticRank returns, for heuristic h, every buffer's rank by the keys
+// of h before its first T (equal keys, equal rank), and the rest of h
+// from that T; a nil rank when h starts with T.
+func (s *solver) staticRank(h string) ([]int32, string) {
+	t := strings.IndexByte(h, 'T')
+	if t < 0 {
+		t = len(h)
+	}
+	if t == 0 {
+		return nil, h
+	}
+	if r, ok := s.ranks[h]; ok {
+		return r, h[t:]
+	}
+	keys := make([]preorderData, len(s.bufs))
+	perm := make([]int32, len(s.bufs))
+	for i := range keys {
+		keys[i] = s.staticKeys(i)
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(x, y int32) int { return keysCmp(h[:t], &keys[x], &keys[y], nil) })
+	rank := make([]int32, len(s.bufs))
+	for k := 1; k < len(perm); k++ {
+		rank[perm[k]] = rank[perm[k-1]]
+		if keysCmp(h[:t], &keys[perm[k-1]], &keys[perm[k]], nil) != 0 {
+			rank[perm[k]]++
+		}
+	}
+	if s.ranks == nil {
+		s.ranks = map[string][]int32{}
+	}
+	s.ranks[h] = rank
+	return rank, h[t:]
 }
 
 // rangeMax answers the largest of v[a:b] (a sparse table): built in
 // O(len log len), it spares a large partition's preorder a pass over
-// every section of every buffer.
+// every section of every buffer. A build reuses the last one's memory.
 type rangeMax struct{ t [][]int64 }
 
-func newRangeMax(v []int64) *rangeMax {
-	r := &rangeMax{t: [][]int64{slices.Clone(v)}}
-	for w := 1; 2*w <= len(v); w *= 2 {
-		p := r.t[len(r.t)-1]
-		q := make([]int64, len(v)-2*w+1)
+func (r *rangeMax) build(v []int64) {
+	r.t = r.t[:0]
+	for w := 0; w == 0 || 2*w <= len(v); w = max(2*w, 1) {
+		n := len(v) - 2*w + 1
+		if w == 0 {
+			n = len(v)
+		}
+		if len(r.t) < cap(r.t) {
+			r.t = r.t[:len(r.t)+1]
+		} else {
+			r.t = append(r.t, nil)
+		}
+		q := slices.Grow(r.t[len(r.t)-1][:0], n)[:n]
+		r.t[len(r.t)-1] = q
+		if w == 0 {
+			copy(q, v)
+			continue
+		}
+		p := r.t[len(r.t)-2]
 		for x := range q {
 			q[x] = max(p[x], p[x+w])
 		}
-		r.t = append(r.t, q)
 	}
-	return r
 }
 
 // max returns the largest of v[a:b], a < b.
@@ -392,6 +606,7 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 		if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
 			fixedFail = true
 		}
+		s.changed(o)
 		if !s.params.UnallocatedFloor {
 			continue
 		}
@@ -407,14 +622,16 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 	return hatless, fixedFail
 }
 
-// raise lifts the lowest offset of unplaced buffer o to at least h,
-// rounded up to o's alignment, recording the change; it reports whether
+// raise lifts the lowest offset of unplaced buffer o to at least h (the
+// last of s.tops), rounded up to o's alignment, recording the change on
+// s.raises; it reports whether
 // it rose, and sets *fixedFail when o's fixed offset is now too low.
 func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 	if s.minOffs[o] >= h {
 		return false
 	}
-	s.offStack = append(s.offStack, offsetChange{o, s.minOffs[o]})
+	s.raises.push(raiseChange{int32(o), s.setter[o]})
+	s.setter[o] = int32(len(s.tops) - 1)
 	s.minOffs[o] = h
 	ob := &s.bufs[o]
 	if d := s.minOffs[o] % ob.align; d > 0 {
@@ -423,6 +640,7 @@ func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 	if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
 		*fixedFail = true
 	}
+	s.changed(o)
 	return true
 }
 
@@ -432,11 +650,18 @@ func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 // span meets i's, so their union is the run from the lowest start to i's
 // start, the sections of i some raised span holds, and the run from i's
 // end to the highest end.
+//
+// Of those sections it lists in s.touched only the ones whose floor may
+// still rise. A section that a buffer raised to exactly h, the top of i,
+// spans keeps its floor if that floor is at least h, as the floors of
+// i's own sections will be (updateSectionData sets them to h): the
+// buffer's offset, h, is at or below it.
 func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 	hatless = true
 	ix := s.sw.ix
 	off := s.assign[i]
 	h := off + s.bufs[i].size
+	s.tops = append(s.tops, h)
 	floor := s.params.UnallocatedFloor
 	ilo, ihi := ix.lo[i], ix.hi[i]
 	rlo, rhi := ilo, ihi
@@ -450,8 +675,12 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 		}
 		lo, hi := ix.lo[o], ix.hi[o]
 		rlo, rhi = min(rlo, lo), max(rhi, hi)
-		s.diff[max(lo, ilo)-ilo]++
-		s.diff[min(hi, ihi)-ilo]--
+		s.diff[lo]++
+		s.diff[hi]--
+		if s.minOffs[o] == h {
+			s.diffAt[lo]++
+			s.diffAt[hi]--
+		}
 	}
 	for v := int(ilo) + ix.size; v >= 1; v /= 2 {
 		for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
@@ -468,21 +697,23 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 		return hatless, fixedFail
 	}
 	s.touched = s.touched[:0]
-	for k := rlo; k < ilo; k++ {
-		s.touched = append(s.touched, int(k))
-	}
-	var c int32
-	for k := ilo; k < ihi; k++ {
-		c += s.diff[k-ilo]
-		s.diff[k-ilo] = 0
-		if c > 0 {
+	var c, at int32
+	for k := rlo; k < rhi; k++ {
+		c += s.diff[k]
+		at += s.diffAt[k]
+		s.diff[k], s.diffAt[k] = 0, 0
+		if c == 0 {
+			continue
+		}
+		f := h // i's sections
+		if k < ilo || k >= ihi {
+			f = s.floor[k]
+		}
+		if at == 0 || f < h {
 			s.touched = append(s.touched, int(k))
 		}
 	}
-	s.diff[ihi-ilo] = 0
-	for k := ihi; k < rhi; k++ {
-		s.touched = append(s.touched, int(k))
-	}
+	s.diff[rhi], s.diffAt[rhi] = 0, 0
 	return hatless, fixedFail
 }
 
@@ -493,17 +724,17 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 // may take, pushing the changes on s.secStack.
 func (s *solver) updateSectionData(i int) {
 	off := s.assign[i]
-	runTop := len(s.runStack)
+	runTop, secTop := s.runStack.len(), s.secStack.len()
 	for _, sp := range s.sw.data[i].spans {
 		h := off + sp.win.hi
 		if sp.lo < sp.hi {
 			s.maxFloor = max(s.maxFloor, h)
 		}
 		for k := sp.lo; k < sp.hi; k++ {
-			if t := len(s.runStack) - 1; t >= runTop && s.runStack[t].v == s.floor[k] {
-				s.runStack[t].n++
+			if t := s.runStack.last(); s.runStack.len() > runTop && t.v == s.floor[k] {
+				t.n++
 			} else {
-				s.runStack = append(s.runStack, floorRun{1, s.floor[k]})
+				s.runStack.push(floorRun{1, s.floor[k]})
 			}
 			s.floor[k] = h
 			s.total[k] -= sp.win.hi - sp.win.lo
@@ -511,6 +742,9 @@ func (s *solver) updateSectionData(i int) {
 	}
 	if !s.params.UnallocatedFloor {
 		return
+	}
+	if s.mins != nil && len(s.touched) > 0 {
+		s.flushMins()
 	}
 	for _, k := range s.touched {
 		// The floor rises only when every unplaced buffer's minimum offset
@@ -530,7 +764,11 @@ func (s *solver) updateSectionData(i int) {
 			}
 		}
 		if lo != math.MaxInt64 && s.floor[k] < lo {
-			s.secStack = append(s.secStack, sectionChange{k, s.floor[k]})
+			if r := s.secStack.last(); s.secStack.len() > secTop && r.v == s.floor[k] && int(r.sec+r.n) == k {
+				r.n++
+			} else {
+				s.secStack.push(sectionRun{int32(k), 1, s.floor[k]})
+			}
 			s.floor[k] = lo
 			s.maxFloor = max(s.maxFloor, lo)
 		}
@@ -538,20 +776,14 @@ func (s *solver) updateSectionData(i int) {
 }
 
 // sectionMin returns, on an implicit sweep, the lowest minimum offset of
-// section k's unplaced buffers (MaxInt64 for none), or any at or below
-// k's floor.
+// section k's unplaced buffers (MaxInt64 for none): the least of the
+// node minimums on the path from k's leaf of the interval index to its
+// root.
 func (s *solver) sectionMin(k int) int64 {
 	lo := int64(math.MaxInt64)
-	f := s.floor[k]
-	ix := s.sw.ix
-	for v := k + ix.size; v >= 1; v /= 2 {
-		for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
-			if s.assign[o] == noOffset {
-				lo = min(lo, s.minOffs[o])
-				if lo <= f {
-					return lo
-				}
-			}
+	for v := k + s.sw.ix.size; v >= 1; v /= 2 {
+		if a := s.minsAt[v]; a < s.minsAt[v+1] {
+			lo = min(lo, s.mins[a+1])
 		}
 	}
 	return lo
@@ -560,23 +792,25 @@ func (s *solver) sectionMin(k int) int64 {
 // restoreSectionData undoes updateSectionData for buffer i, popping the
 // changes above secTop and runTop.
 func (s *solver) restoreSectionData(secTop, runTop, i int) {
-	for c := len(s.secStack) - 1; c >= secTop; c-- {
-		s.floor[s.secStack[c].sec] = s.secStack[c].floor
+	for s.secStack.len() > secTop {
+		r := s.secStack.pop()
+		for k := r.sec; k < r.sec+r.n; k++ {
+			s.floor[k] = r.v
+		}
 	}
-	s.secStack = s.secStack[:secTop]
 	spans := s.sw.data[i].spans
 	for x := len(spans) - 1; x >= 0; x-- {
 		sp := spans[x]
 		for k := sp.hi - 1; k >= sp.lo; k-- {
-			t := len(s.runStack) - 1
-			s.floor[k] = s.runStack[t].v
-			if s.runStack[t].n--; s.runStack[t].n == 0 {
-				s.runStack = s.runStack[:t]
+			t := s.runStack.last()
+			s.floor[k] = t.v
+			if t.n--; t.n == 0 {
+				s.runStack.pop()
 			}
 			s.total[k] += sp.win.hi - sp.win.lo
 		}
 	}
-	if len(s.runStack) != runTop {
+	if s.runStack.len() != runTop {
 		panic("minimalloc: floor runs out of step")
 	}
 }
@@ -584,8 +818,29 @@ func (s *solver) restoreSectionData(secTop, runTop, i int) {
 // restoreMinOffsets undoes updateMinOffsets, popping the changes above
 // top.
 func (s *solver) restoreMinOffsets(top int) {
+	if s.sw.ix != nil {
+		// A raised buffer's offset was its setter's top rounded up to its
+		// alignment, or its fixed offset or 0.
+		for s.raises.len() > top {
+			c := s.raises.pop()
+			o := int(c.o)
+			s.setter[o] = c.setter
+			if c.setter < 0 {
+				s.minOffs[o] = max(s.bufs[o].fixed, 0)
+			} else {
+				s.minOffs[o] = s.tops[c.setter]
+				if d := s.minOffs[o] % s.bufs[o].align; d > 0 {
+					s.minOffs[o] += s.bufs[o].align - d
+				}
+			}
+			s.changed(o)
+		}
+		s.tops = s.tops[:len(s.tops)-1]
+		return
+	}
 	for c := len(s.offStack) - 1; c >= top; c-- {
 		s.minOffs[s.offStack[c].idx] = s.offStack[c].min
+		s.changed(s.offStack[c].idx)
 	}
 	s.offStack = s.offStack[:top]
 }
@@ -622,111 +877,249 @@ func (s *solver) check(pt *partition, off int64) bool {
 	return true
 }
 
-// computeOrdering lists the unplaced buffers of orig with their lowest
-// offsets now, sorted by offset and then preorder with dynamic_ordering.
-// The list is pushed on s.ords; the caller pops it (popOrdering).
+// candidate is a buffer a small partition's search level may place: its
+// lowest offset and its position in the preorder.
+type candidate struct {
+	off int64
+	p   int32
+}
+
+// scanLimit is the number of buffers below which a partition's levels
+// list their order afresh rather than keep a tree.
+const scanLimit = 1024
+
+// orderTree keeps the unplaced buffers of one partition in upstream's
+// dynamic order, lowest offset first and then earlier in the preorder,
+// without listing them at every level: a tournament tree over preorder
+// positions holds at each node its leaves' lowest (offset, position) and
+// lowest offset plus size. A placement or a change of a lowest offset
+// updates one path; upstream's order at a level is read from the tree as
+// the successors of the level's first key, the tree being back in the
+// level's state whenever the level reads it again.
+type orderTree struct {
+	pre  []int32 // buffers by preorder position
+	size int     // leaves: a power of two at least len(pre)
+	off  []int64 // per node: lowest offset of a present leaf (absent: none)
+	pos  []int32 // per node: the position of that leaf, the first on ties
+	top  []int64 // per node: lowest offset plus size of a present leaf
+}
+
+// absent is the key of a tree node with no unplaced buffer.
+const absent = math.MaxInt64
+
+// newOrderTree builds the tree of the buffers pre from the search's
+// state.
+func (s *solver) newOrderTree(pre []int32) *orderTree {
+	t := &orderTree{pre: pre, size: 1}
+	for t.size < len(pre) {
+		t.size *= 2
+	}
+	if sp := s.spareTree; sp != nil && cap(sp.off) >= 2*t.size {
+		t.off, t.pos, t.top = sp.off[:2*t.size], sp.pos[:2*t.size], sp.top[:2*t.size]
+	} else {
+		t.off = make([]int64, 2*t.size)
+		t.pos = make([]int32, 2*t.size)
+		t.top = make([]int64, 2*t.size)
+	}
+	s.spareTree = nil
+	for v := t.size; v < 2*t.size; v++ {
+		t.off[v], t.top[v] = absent, absent
+	}
+	for k, i := range pre {
+		v := t.size + k
+		t.pos[v] = int32(k)
+		if s.assign[i] == noOffset {
+			t.off[v], t.top[v] = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
+		}
+	}
+	for v := t.size - 1; v >= 1; v-- {
+		t.pull(v)
+	}
+	return t
+}
+
+// pull recomputes node v from its children and reports whether it
+// changed.
+func (t *orderTree) pull(v int) bool {
+	l, r := 2*v, 2*v+1
+	if t.off[r] < t.off[l] {
+		l = r
+	}
+	top := min(t.top[2*v], t.top[2*v+1])
+	if t.off[v] == t.off[l] && t.pos[v] == t.pos[l] && t.top[v] == top {
+		return false
+	}
+	t.off[v], t.pos[v], t.top[v] = t.off[l], t.pos[l], top
+	return true
+}
+
+// succ returns the least key (offset, position) at or after (a, b) in
+// node v's subtree, offset absent for none. It descends only into nodes
+// whose least key lies before (a, b): the ancestors of the buffers the
+// canonical rule has left behind.
+func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
+	if o := t.off[v]; o > a || o == a && t.pos[v] >= b {
+		return o, t.pos[v]
+	}
+	if v >= t.size {
+		return absent, 0
+	}
+	lo, lp := t.succ(2*v, a, b)
+	ro, rp := t.succ(2*v+1, a, b)
+	if ro < lo || ro == lo && rp < lp {
+		return ro, rp
+	}
+	return lo, lp
+}
+
+// changed brings the structures that mirror the search's state up to
+// date after buffer i was placed, unplaced or had its minimum offset
+// changed: the order tree and the node minimums.
 //
-// Offsets only rise between orig and now, so the buffers whose offset is
-// unchanged are still in order when orig was: those are merged with the
-// few raised ones, sorted apart, which gives the order a full sort gives
-// (the keys are distinct).
-func (s *solver) computeOrdering(pre []int32, orig []orderData) []orderData {
-	top := len(s.ords)
-	s.raised = s.raised[:0]
-	inOrder := true
-	var last orderData
-	haveLast := false
-	for _, o := range orig {
-		i := int(pre[o.pre])
-		if s.assign[i] != noOffset {
+// The update waits until a structure is read (flushTree, flushMins):
+// the changes undone after a search that succeeded are never read.
+func (s *solver) changed(i int) {
+	if s.tree != nil && s.dirty[i]&dirtyTree == 0 {
+		s.dirty[i] |= dirtyTree
+		s.treeDirty = append(s.treeDirty, int32(i))
+	}
+	if s.mins != nil && s.dirty[i]&dirtyMins == 0 {
+		s.dirty[i] |= dirtyMins
+		s.minsDirty = append(s.minsDirty, int32(i))
+	}
+}
+
+// Bits of solver.dirty: the buffer's leaf in the order tree, or in the
+// node minimums, awaits an update.
+const (
+	dirtyTree = 1 << iota
+	dirtyMins
+)
+
+// flushTree brings the order tree up to date; with drop, it forgets the
+// changes instead (the tree is being discarded).
+func (s *solver) flushTree(drop bool) {
+	for _, i := range s.treeDirty {
+		s.dirty[i] &^= dirtyTree
+		if !drop {
+			s.setLeaf(int(i))
+		}
+	}
+	s.treeDirty = s.treeDirty[:0]
+}
+
+// dropTree lets the order tree go, keeping its memory for the next.
+func (s *solver) dropTree() {
+	s.flushTree(true)
+	if s.tree != nil && (s.spareTree == nil || cap(s.tree.off) > cap(s.spareTree.off)) {
+		s.spareTree = s.tree
+	}
+	s.tree = nil
+}
+
+// curTree returns the current partition's order tree, up to date, built
+// from the search's state if it was let go.
+func (s *solver) curTree() *orderTree {
+	if s.tree == nil {
+		s.tree = s.newOrderTree(s.treePre)
+	} else {
+		s.flushTree(false)
+	}
+	return s.tree
+}
+
+// flushMins brings the node minimums up to date.
+func (s *solver) flushMins() {
+	for _, i := range s.minsDirty {
+		s.dirty[i] &^= dirtyMins
+		s.setMins(int(i))
+	}
+	s.minsDirty = s.minsDirty[:0]
+}
+
+// buildMins builds s.mins from the search's state, all unplaced.
+func (s *solver) buildMins() {
+	ix := s.sw.ix
+	s.minsAt = make([]int32, len(ix.nodeAt))
+	for v := range len(ix.nodeAt) - 1 {
+		p := int32(1)
+		for p < ix.nodeAt[v+1]-ix.nodeAt[v] {
+			p *= 2
+		}
+		if ix.nodeAt[v+1] == ix.nodeAt[v] {
+			p = 0
+		}
+		s.minsAt[v+1] = s.minsAt[v] + 2*p
+	}
+	s.mins = make([]int64, s.minsAt[len(s.minsAt)-1])
+	for v := range len(ix.nodeAt) - 1 {
+		t := s.mins[s.minsAt[v]:s.minsAt[v+1]]
+		p := len(t) / 2
+		for x := range t {
+			t[x] = absent
+		}
+		for k, b := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
+			t[p+k] = s.minOffs[b]
+		}
+		for x := p - 1; x >= 1; x-- {
+			t[x] = min(t[2*x], t[2*x+1])
+		}
+	}
+}
+
+// setMins refreshes buffer i's leaf in the tournament of every node that
+// lists it, and the paths above.
+func (s *solver) setMins(i int) {
+	ix := s.sw.ix
+	val := int64(absent)
+	if s.assign[i] == noOffset {
+		val = s.minOffs[i]
+	}
+	for e := ix.entAt[i]; e < ix.entAt[i+1]; e++ {
+		v := ix.entNode[e]
+		t := s.mins[s.minsAt[v]:s.minsAt[v+1]]
+		x := len(t)/2 + int(ix.entPos[e]-ix.nodeAt[v])
+		if t[x] == val {
 			continue
 		}
-		no := orderData{s.minOffs[i], o.pre}
-		if s.params.DynamicOrdering && no.offset != o.offset {
-			s.raised = append(s.raised, no)
-			continue
-		}
-		if haveLast && !orderLess(last, no) {
-			inOrder = false
-		}
-		last, haveLast = no, true
-		s.ords = append(s.ords, no)
-	}
-	if !s.params.DynamicOrdering {
-		return s.ords[top:len(s.ords):len(s.ords)]
-	}
-	if !inOrder {
-		s.ords = append(s.ords, s.raised...)
-		slices.SortFunc(s.ords[top:], orderCmp)
-		return s.ords[top:len(s.ords):len(s.ords)]
-	}
-	if len(s.raised) > 0 {
-		slices.SortFunc(s.raised, orderCmp)
-		// Merge from the back, in place.
-		k := len(s.ords) - top
-		s.ords = append(s.ords, s.raised...)
-		out := s.ords[top:]
-		i, j, w := k-1, len(s.raised)-1, len(out)-1
-		for j >= 0 {
-			if i >= 0 && orderLess(s.raised[j], out[i]) {
-				out[w] = out[i]
-				i--
-			} else {
-				out[w] = s.raised[j]
-				j--
+		t[x] = val
+		for x > 1 {
+			x /= 2
+			m := min(t[2*x], t[2*x+1])
+			if t[x] == m {
+				break
 			}
-			w--
+			t[x] = m
 		}
 	}
-	return s.ords[top:len(s.ords):len(s.ords)]
 }
 
-// recomputeOrdering pushes on s.ords the order computeOrdering gave this
-// level: the unplaced buffers of pre with their lowest offsets, by
-// offset and preorder (by preorder alone without dynamic_ordering).
-func (s *solver) recomputeOrdering(pre []int32) []orderData {
-	top := len(s.ords)
-	for k := range pre {
-		if i := int(pre[k]); s.assign[i] == noOffset {
-			s.ords = append(s.ords, orderData{s.minOffs[i], k})
-		}
+// setLeaf refreshes buffer i's leaf in the current partition's tree from
+// the search's state (placed: absent) and the path above it. A buffer
+// outside the partition is left alone: its own partition's tree is back
+// in step by the time that partition reads it again.
+func (s *solver) setLeaf(i int) {
+	t := s.tree
+	k := s.posOf[i]
+	if t == nil || int(k) >= len(t.pre) || int(t.pre[k]) != i {
+		return
 	}
-	if s.params.DynamicOrdering {
-		slices.SortFunc(s.ords[top:], orderCmp)
+	v := t.size + int(k)
+	if s.assign[i] != noOffset {
+		t.off[v], t.top[v] = absent, absent
+	} else {
+		t.off[v], t.top[v] = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
 	}
-	return s.ords[top:len(s.ords):len(s.ords)]
-}
-
-// orderLess is upstream's dynamic order: lower offset first, then earlier
-// in the preorder.
-func orderLess(a, b orderData) bool {
-	if a.offset != b.offset {
-		return a.offset < b.offset
+	for v /= 2; v >= 1 && t.pull(v); v /= 2 {
 	}
-	return a.pre < b.pre
-}
-
-func orderCmp(a, b orderData) int {
-	if orderLess(a, b) {
-		return -1
-	}
-	if orderLess(b, a) {
-		return 1
-	}
-	return 0
 }
 
 // search is upstream's SearchSolutions: a depth-first search that places
 // one buffer per level at its lowest offset, trying the unplaced buffers
-// in the dynamic order. orig is the level above's order; origAt is where
-// it starts on s.ords, or -1 when it is not there.
-//
-// A level's order is a function of the search's state (the unplaced
-// buffers of pre by lowest offset and preorder, or by preorder alone), so
-// a long one need not be kept while the levels below run: the level below
-// moves its own order over it, and the level recomputes its order when
-// the search comes back to it and goes on.
-func (s *solver) search(pt *partition, h string, pre []int32, orig []orderData, origAt int, minOffset int64, minPre int) status {
+// of pt in the dynamic order (by preorder alone without
+// dynamic_ordering). (minOffset, minPre) is the key of the buffer the
+// level above placed, the start of the canonical order here.
+func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) status {
 	if s.nodesLeft <= 0 {
 		return stAborted
 	}
@@ -735,66 +1128,138 @@ func (s *solver) search(pt *partition, h string, pre []int32, orig []orderData, 
 	if s.run.expired() {
 		return stDeadline
 	}
-	top := len(s.ords)
-	order := s.computeOrdering(pre, orig)
-	if origAt >= 0 && len(orig) >= s.big {
-		copy(s.ords[origAt:], order)
-		s.ords = s.ords[:origAt+len(order)]
-		top = origAt
-		order = s.ords[top:len(s.ords):len(s.ords)]
-	}
-	defer func() { s.ords = s.ords[:top] }()
-	if len(order) == 0 {
-		for _, i := range pt.bufs {
-			s.sol[i] = s.assign[i]
+	// A small partition's order is listed afresh at every level, as
+	// upstream does (cheaper there than the tree's updates); a large
+	// one's is read from its tree.
+	pre := s.treePre
+	small := len(pre) < s.scanMax
+	var t *orderTree
+	var minHeight int64
+	base := len(s.cands)
+	var cands []candidate
+	if small {
+		minHeight = math.MaxInt64
+		for _, i := range pre {
+			if s.assign[i] == noOffset {
+				minHeight = min(minHeight, s.minOffs[i]+s.bufs[i].size)
+			}
 		}
-		return stOK
+		if minHeight == math.MaxInt64 {
+			for _, i := range pt.bufs {
+				s.sol[i] = s.assign[i]
+			}
+			return stOK
+		}
+		for k, i := range pre {
+			if s.assign[i] != noOffset {
+				continue
+			}
+			off := s.minOffs[i]
+			if s.params.DynamicOrdering && (s.params.CanonicalOnly && (off < minOffset || off == minOffset && k < minPre) ||
+				s.params.CheckDominance && off >= minHeight) {
+				continue // skipped below too: not worth sorting
+			}
+			s.cands = append(s.cands, candidate{off, int32(k)})
+		}
+		cands = s.cands[base:]
+		if s.params.DynamicOrdering {
+			slices.SortFunc(cands, func(x, y candidate) int {
+				if x.off != y.off {
+					return cmp.Compare(x.off, y.off)
+				}
+				return cmp.Compare(x.p, y.p)
+			})
+		}
+	} else {
+		t = s.curTree()
+		if t.off[1] == absent {
+			for _, i := range pt.bufs {
+				s.sol[i] = s.assign[i]
+			}
+			return stOK
+		}
+		minHeight = t.top[1]
 	}
-	minHeight := int64(math.MaxInt64)
-	for _, o := range order {
-		minHeight = min(minHeight, o.offset+s.bufs[pre[o.pre]].size)
+	// The candidates in upstream's order: with dynamic_ordering the
+	// successors of the canonical start (the buffers before it are the
+	// ones the canonical rule skips; at or above minHeight the dominance
+	// rule skips all the rest); without it every position in turn.
+	a, b := int64(math.MinInt64), int32(0)
+	if s.params.CanonicalOnly {
+		a, b = minOffset, int32(minPre)
 	}
-	for x := 0; x < len(order); x++ {
-		off, p := order[x].offset, order[x].pre
+levels:
+	for x, next := 0, int32(0); ; {
+		var off int64
+		var p int32
+		switch {
+		case small:
+			if x == len(cands) {
+				break levels
+			}
+			off, p = cands[x].off, cands[x].p
+			x++
+			if s.params.CanonicalOnly && (off < minOffset || off == minOffset && int(p) < minPre) {
+				continue
+			}
+			if s.params.CheckDominance && off >= minHeight {
+				continue
+			}
+		case s.params.DynamicOrdering:
+			t = s.curTree()
+			off, p = t.succ(1, a, b)
+			if off == absent || s.params.CheckDominance && off >= minHeight {
+				break levels
+			}
+			a, b = off, p+1
+		default:
+			for int(next) < len(pre) && s.assign[pre[next]] != noOffset {
+				next++
+			}
+			if int(next) == len(pre) {
+				break levels
+			}
+			p = next
+			next++
+			off = s.minOffs[pre[p]]
+			if s.params.CanonicalOnly && (off < minOffset || off == minOffset && int(p) < minPre) {
+				continue
+			}
+			if s.params.CheckDominance && off >= minHeight {
+				continue
+			}
+		}
 		i := int(pre[p])
-		if s.params.CanonicalOnly && (off < minOffset || off == minOffset && p < minPre) {
-			continue
-		}
-		if s.params.CheckDominance && off >= minHeight {
-			continue
-		}
 		if f := s.bufs[i].fixed; f != noOffset && off > f {
 			continue
 		}
 		s.assign[i] = off
-		offTop, secTop, runTop, maxFloor := len(s.offStack), len(s.secStack), len(s.runStack), s.maxFloor
+		s.changed(i)
+		offTop, secTop, runTop, maxFloor := len(s.offStack)+s.raises.len(), s.secStack.len(), s.runStack.len(), s.maxFloor
 		hatless, fixedFail := s.updateMinOffsets(i)
 		s.updateSectionData(i)
 		st := stNotFound
-		below := false // a level below ran, and may have moved its order over ours
 		if !fixedFail && s.check(pt, off) {
-			below = len(order) >= s.big
 			if s.params.DynamicDecomposition {
-				st = s.decompose(pt, h, pre, order, top, off, p, i)
+				st = s.decompose(pt, h, off, int(p), i)
 			} else {
-				st = s.search(pt, h, pre, order, top, off, p)
+				st = s.search(pt, h, off, int(p))
 			}
 		}
 		s.restoreSectionData(secTop, runTop, i)
 		s.restoreMinOffsets(offTop) // none when hatless
 		s.assign[i] = noOffset
+		s.changed(i)
 		s.maxFloor = maxFloor
 		if st != stNotFound {
+			s.cands = s.cands[:base]
 			return st
-		}
-		if below {
-			s.ords = s.ords[:top]
-			order = s.recomputeOrdering(pre)
 		}
 		if hatless && s.params.HatlessPruning {
 			break
 		}
 	}
+	s.cands = s.cands[:base]
 	s.run.backtracks++
 	return stNotFound
 }
@@ -802,7 +1267,7 @@ func (s *solver) search(pt *partition, h string, pre []int32, orig []orderData, 
 // decompose is upstream's DynamicallyDecompose: placing buffer i ends the
 // cuts it held; where a cut inside pt drops to zero, the unplaced buffers
 // on each side are solved apart, each part a new search.
-func (s *solver) decompose(pt *partition, h string, pre []int32, orig []orderData, origAt int, minOffset int64, minPre int, i int) status {
+func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int, i int) status {
 	s.sol[i] = s.assign[i]
 	cutpoints := []int{pt.lo}
 	spans := s.sw.data[i].spans
@@ -815,26 +1280,29 @@ func (s *solver) decompose(pt *partition, h string, pre []int32, orig []orderDat
 	}
 	st := stOK
 	if len(cutpoints) == 1 {
-		st = s.search(pt, h, pre, orig, origAt, minOffset, minPre)
+		st = s.search(pt, h, minOffset, minPre)
 	} else {
 		cutpoints = append(cutpoints, pt.hi)
-		for c := 1; c < len(cutpoints); c++ {
-			slo, shi := cutpoints[c-1], cutpoints[c]
-			var bufs []int
-			for _, o := range pt.bufs {
-				if s.assign[o] != noOffset {
-					continue
-				}
-				d := s.sw.data[o].spans
-				olo, ohi := d[0].lo, d[len(d)-1].hi
-				if !(ohi <= slo || shi <= olo) {
-					bufs = append(bufs, o)
-				}
-			}
-			if len(bufs) == 0 {
+		// Each part holds the unplaced buffers of pt whose lifetime meets
+		// its sections, in pt's order: one pass over pt, each buffer
+		// going to the parts it meets (one, unless it crosses a cut).
+		parts := make([][]int, len(cutpoints))
+		for _, o := range pt.bufs {
+			if s.assign[o] != noOffset {
 				continue
 			}
-			sub := partition{bufs: bufs, lo: slo, hi: shi}
+			d := s.sw.data[o].spans
+			olo, ohi := d[0].lo, d[len(d)-1].hi
+			c, _ := slices.BinarySearch(cutpoints[1:], olo+1) // the first part that ends after olo
+			for c++; c < len(cutpoints) && cutpoints[c-1] < ohi; c++ {
+				parts[c] = append(parts[c], o)
+			}
+		}
+		for c := 1; c < len(cutpoints); c++ {
+			if len(parts[c]) == 0 {
+				continue
+			}
+			sub := partition{bufs: parts[c], lo: cutpoints[c-1], hi: cutpoints[c]}
 			if st = s.subSolve(&sub, h); st != stOK {
 				break
 			}

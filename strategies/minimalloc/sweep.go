@@ -349,6 +349,10 @@ type intervalIndex struct {
 	nodeBufs []int32
 	byLo     []int32 // buffers by span start, then index
 	lo, hi   []int32 // each buffer's span
+	// Buffer b is listed at nodes entNode[entAt[b]:entAt[b+1]], at
+	// positions entPos (indexes of nodeBufs).
+	entAt           []int32
+	entNode, entPos []int32
 }
 
 func newIntervalIndex(data []bufferData, nsec int) *intervalIndex {
@@ -368,11 +372,21 @@ func newIntervalIndex(data []bufferData, nsec int) *intervalIndex {
 		count[v] += count[v-1]
 	}
 	ix.nodeAt = slices.Clone(count)
-	ix.nodeBufs = make([]int32, count[len(count)-1])
+	total := count[len(count)-1]
+	ix.nodeBufs = make([]int32, total)
+	ix.entAt = make([]int32, n+1)
+	ix.entNode = make([]int32, 0, total)
+	ix.entPos = make([]int32, 0, total)
 	ix.each(func(v int, b int32) {
 		ix.nodeBufs[count[v]] = b
+		ix.entAt[b+1]++
+		ix.entNode = append(ix.entNode, int32(v))
+		ix.entPos = append(ix.entPos, count[v])
 		count[v]++
 	})
+	for b := range n {
+		ix.entAt[b+1] += ix.entAt[b]
+	}
 	return ix
 }
 

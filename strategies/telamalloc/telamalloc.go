@@ -360,15 +360,13 @@ func (s *solver) firstFit(members []int, sizeMajor bool) ([]int64, bool) {
 	})
 	ix := kernel.NewCompIndex(s.tspan)
 	ix.GatherByID()
-	var comps []kernel.Comp
 	for k, key := range keys {
 		if k%kernel.CtxCheckEvery == 0 && s.stop(false) {
 			return nil, false
 		}
 		i := key.idx
 		t := s.tspan.TaskOf(i, s.size[i])
-		comps = ix.Overlapping(comps[:0], &t)
-		o := kernel.FirstFit(comps, s.size[i], 1)
+		o := ix.FirstFit(&t, s.size[i], 1)
 		offs[i] = o
 		ix.Place(&t, kernel.Comp{Lo: o, Hi: o + s.size[i]})
 	}

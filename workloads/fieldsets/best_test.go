@@ -12,7 +12,8 @@ import (
 )
 
 // TestBestKnown: the shipped best-known table has an entry for every
-// shipped instance and every known-optimum instance of the default suite,
+// shipped instance (the field's sets, MiniMalloc's, the TFLite and ONNX
+// models) and every known-optimum instance of the default suite,
 // and reaches the optimum each of those was built with (capacity), proved.
 func TestBestKnown(t *testing.T) {
 	cfg, err := harness.DefaultConfig()
@@ -22,6 +23,15 @@ func TestBestKnown(t *testing.T) {
 	var specs []string
 	for _, s := range fieldsets.Sets {
 		specs = append(specs, s.Name)
+	}
+	// The other shipped instances and models: MiniMalloc's, the TFLite and
+	// ONNX models' records.
+	for _, info := range workloads.All() {
+		for _, prefix := range []string{"minimalloc/", "tflite/", "onnx/"} {
+			if strings.HasPrefix(info.Name, prefix) {
+				specs = append(specs, info.Name)
+			}
+		}
 	}
 	planted := map[string]bool{}
 	for _, e := range cfg.Workloads {

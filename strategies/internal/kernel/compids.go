@@ -23,7 +23,9 @@ type compIDTree struct {
 	node     []compIDNode
 	pool     []Comp
 	pend     []int32
-	add, out []Comp // sync's scratch
+	add, out []Comp   // sync's scratch
+	nodes    [][]Comp // gather's scratch
+	cut      []Comp   // gatherRuns' scratch: the ids cut off at both ends
 }
 
 type compIDNode struct{ ptr, len, pend int32 }
@@ -125,40 +127,52 @@ func (t *compIDTree) sync(v int32, placed []Comp) {
 // start in runs; the placed ranges (lo >= 0) of the ids outside kept
 // nodes, unsorted, after them, their start returned (len(comps) if none).
 func (t *compIDTree) gather(comps []Comp, runs []int32, placed []Comp, lo, hi int32) ([]Comp, []int32, int) {
+	var loose []Comp
+	t.nodes, loose = t.gatherRuns(t.nodes[:0], placed, lo, hi)
+	for _, r := range t.nodes {
+		runs = append(runs, int32(len(comps)))
+		comps = append(comps, r...)
+	}
+	start := len(comps)
+	return appendPlaced(comps, loose), runs, start
+}
+
+// gatherRuns appends to nodes the sorted components of each kept node
+// inside [lo, hi) (none empty; slices of the tree's storage, valid until
+// the next place) and returns the entries of placed for the ids outside
+// them, unfiltered (Lo < 0: not placed yet), unsorted.
+func (t *compIDTree) gatherRuns(nodes [][]Comp, placed []Comp, lo, hi int32) ([][]Comp, []Comp) {
 	// The kept nodes inside [lo, hi): round lo up and hi down to whole
 	// compIDLeaf blocks; the ids cut off go one by one.
 	blo := (lo + compIDLeaf - 1) / compIDLeaf
 	bhi := hi / compIDLeaf
 	if blo >= bhi {
-		start := len(comps)
-		return appendPlaced(comps, placed[lo:hi]), runs, start
+		return nodes, placed[lo:hi]
 	}
+	t.cut = append(append(t.cut[:0], placed[lo:blo*compIDLeaf]...), placed[bhi*compIDLeaf:hi]...)
 	base := t.leaves / compIDLeaf
 	for l, r := blo+base, bhi+base; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
-			comps, runs = t.appendNode(comps, runs, placed, l)
+			nodes = t.appendNode(nodes, placed, l)
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			comps, runs = t.appendNode(comps, runs, placed, r)
+			nodes = t.appendNode(nodes, placed, r)
 		}
 	}
-	start := len(comps)
-	comps = appendPlaced(comps, placed[lo:blo*compIDLeaf])
-	comps = appendPlaced(comps, placed[bhi*compIDLeaf:hi])
-	return comps, runs, start
+	return nodes, t.cut
 }
 
-func (t *compIDTree) appendNode(comps []Comp, runs []int32, placed []Comp, v int32) ([]Comp, []int32) {
+// appendNode appends node v's components, merged, to nodes if it has any.
+func (t *compIDTree) appendNode(nodes [][]Comp, placed []Comp, v int32) [][]Comp {
 	if t.node[v].pend > 0 {
 		t.sync(v, placed)
 	}
 	if nd := t.node[v]; nd.len > 0 {
-		runs = append(runs, int32(len(comps)))
-		comps = append(comps, t.pool[nd.ptr:nd.ptr+nd.len]...)
+		nodes = append(nodes, t.pool[nd.ptr:nd.ptr+nd.len])
 	}
-	return comps, runs
+	return nodes
 }
 
 // appendPlaced appends the ranges of the placed buffers among ps.

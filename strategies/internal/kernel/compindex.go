@@ -36,6 +36,8 @@ type CompIndex struct {
 
 	runs    []int32 // scratch: run boundaries in the gathered components
 	scratch []Comp
+	fitRuns [][]Comp // FirstFit's scratch
+	next    []int64
 }
 
 // NewCompIndex returns an empty index over the spans ts.
@@ -314,6 +316,24 @@ func (ix *CompIndex) EmptyCopy() *CompIndex {
 	return c
 }
 
+// Reset empties ix for a new round of Place calls, keeping its storage
+// (and whether it gathers by id): what EmptyCopy gives without the
+// allocation, for callers that plan many times over the same spans.
+func (ix *CompIndex) Reset() {
+	for v := range ix.node {
+		ix.node[v].len = 0
+	}
+	for id := range ix.placed {
+		ix.placed[id] = Comp{Lo: -1}
+	}
+	ix.all.reset()
+	if t := ix.byID; t != nil {
+		for v := range t.node {
+			t.node[v].len, t.node[v].pend = 0, 0
+		}
+	}
+}
+
 // denseSet keeps the address ranges of every placed buffer for the
 // buffers that conflict with them all: those whose span (in TaskSpans
 // numbers) no placed span ends before (minEnd) nor starts after
@@ -327,6 +347,13 @@ type denseSet struct {
 // newDenseSet returns an empty denseSet with room for n pending ranges.
 func newDenseSet(n int) denseSet {
 	return denseSet{pending: make([]Comp, 0, n), minEnd: math.MaxInt32, maxStart: -1}
+}
+
+// reset empties d, keeping its storage.
+func (d *denseSet) reset() {
+	d.set.blocks = d.set.blocks[:0]
+	d.pending = d.pending[:0]
+	d.minEnd, d.maxStart = math.MaxInt32, -1
 }
 
 // place records a buffer of span [a, b] placed at the closed range c.

@@ -10,6 +10,9 @@
 //     connected components of the placed buffers' address ranges among
 //     those that overlap a buffer in time, gathering by id ranges where
 //     TaskSpans.GatherByIDPays; MergeComp, SortComps.
+//   - compfit.go: CompIndex.FirstFit, first fit over those ranges without
+//     merging them: the runs walked together up to the first gap that
+//     holds the buffer.
 //   - timeindex.go: TimeIndex, the same index buffer by buffer (for
 //     zero-size buffers and ExecuTorch's objects); Placed, SortPlaced.
 //   - gapwalk.go: GapWalk over spans sorted by offset and the gap choices:

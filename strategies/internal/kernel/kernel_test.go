@@ -300,3 +300,50 @@ func TestConflictPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestCompIndexReset places random buffers in an index, resets it, places
+// others, and requires what a fresh index holding only those gives, with
+// and without gathering by id.
+func TestCompIndexReset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 7))
+	for trial := range 60 {
+		n := 1 + rng.IntN(200)
+		bufs := make([]workloads.Buffer, n)
+		for i := range bufs {
+			f := rng.IntN(40)
+			bufs[i] = workloads.Buffer{ID: i, First: f, Last: f + rng.IntN(1+rng.IntN(40)), Size: rng.Int64N(50)}
+		}
+		ts := NewTaskSpans(bufs, false)
+		tasks := make([]Task, n)
+		for i, b := range bufs {
+			tasks[i] = ts.TaskOf(i, b.Size)
+		}
+		place := func(ix *CompIndex, seed uint64) {
+			r := rand.New(rand.NewPCG(seed, 1))
+			for _, i := range r.Perm(n)[:r.IntN(n+1)] {
+				lo := r.Int64N(500)
+				ix.Place(&tasks[i], Comp{lo, lo + bufs[i].Size})
+			}
+		}
+		reused := NewCompIndex(ts)
+		if trial%2 == 1 {
+			reused.GatherByID()
+		}
+		for round := range 3 {
+			reused.Reset()
+			fresh := reused.EmptyCopy()
+			place(reused, uint64(trial*10+round))
+			place(fresh, uint64(trial*10+round))
+			for i := range n {
+				got := slices.Clone(reused.Overlapping(nil, &tasks[i]))
+				want := fresh.Overlapping(nil, &tasks[i])
+				if !slices.Equal(got, want) {
+					t.Fatalf("trial %d round %d buffer %d: %v after Reset, want %v", trial, round, i, got, want)
+				}
+				if reused.CoversAll(tasks[i].A, tasks[i].B) != fresh.CoversAll(tasks[i].A, tasks[i].B) {
+					t.Fatalf("trial %d round %d buffer %d: CoversAll differs after Reset", trial, round, i)
+				}
+			}
+		}
+	}
+}

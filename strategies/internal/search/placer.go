@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -44,7 +45,6 @@ type Placer struct {
 	tspan *kernel.TaskSpans
 	tasks []kernel.Task
 	proto *kernel.CompIndex
-	comps []kernel.Comp
 	spans []kernel.Comp
 	mark  []bool
 	looks int
@@ -217,8 +217,17 @@ func (pl *Placer) look(ctx context.Context) error {
 // per buffer, indexed by buffer) and returns the peak: max(offset+size),
 // 0 for none. It returns ctx's error if ctx is cancelled while it runs.
 func (pl *Placer) Place(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+	return pl.PlaceBelow(ctx, order, offsets, math.MaxInt64)
+}
+
+// PlaceBelow is Place for a caller that keeps a plan only if its peak is
+// below bound (random search, the best of several orders): as the peak
+// reached so far never falls, it stops decoding once that is bound or
+// more and returns it, offsets then partly decoded. Below bound it
+// returns what Place returns.
+func (pl *Placer) PlaceBelow(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
 	copy(offsets, pl.pin)
-	return pl.decode(ctx, order, offsets)
+	return pl.decode(ctx, order, offsets, bound)
 }
 
 // PlaceFrom is Place for an order whose positions before from hold what
@@ -230,14 +239,16 @@ func (pl *Placer) PlaceFrom(ctx context.Context, order []int32, from int, prev, 
 	for _, idx := range order[from:] {
 		offsets[idx] = pl.pin[idx]
 	}
-	return pl.decode(ctx, order[from:], offsets)
+	return pl.decode(ctx, order[from:], offsets, math.MaxInt64)
 }
 
-// decode places the buffers of order that are not placed in offsets.
-func (pl *Placer) decode(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+// decode places the buffers of order that are not placed in offsets,
+// stopping once the peak is bound or more (PlaceBelow).
+func (pl *Placer) decode(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
 	if pl.deg != nil {
-		return pl.decodeIndexed(ctx, order, offsets)
+		return pl.decodeIndexed(ctx, order, offsets, bound)
 	}
+	top := pl.placedPeak(offsets)
 	for _, idx := range order {
 		if pl.pin[idx] >= 0 {
 			continue
@@ -258,15 +269,39 @@ func (pl *Placer) decode(ctx context.Context, order []int32, offsets []int64) (i
 			return cmpInt(a.Hi, b.Hi)
 		})
 		pl.spans = spans
-		offsets[idx] = kernel.FirstFit(spans, pl.Size[idx], pl.alignOf(idx))
+		o := kernel.FirstFit(spans, pl.Size[idx], pl.alignOf(idx))
+		offsets[idx] = o
+		if top = max(top, o+pl.Size[idx]); top >= bound {
+			return top, nil
+		}
 	}
 	return Peak(pl.Size, offsets), nil
 }
 
+// placedPeak is the peak of the buffers placed in offsets (offset >= 0).
+func (pl *Placer) placedPeak(offsets []int64) int64 {
+	var top int64
+	for i, o := range offsets {
+		if o >= 0 {
+			top = max(top, o+pl.Size[i])
+		}
+	}
+	return top
+}
+
 // decodeIndexed is decode through an index over time: every buffer
 // already placed in offsets goes into a fresh index, then each buffer of
-// order fits among the merged ranges of those live with it.
-func (pl *Placer) decodeIndexed(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+// order goes where first fit puts it among the ranges of those live with
+// it (kernel.CompIndex.FirstFit, which stops at the first gap that holds
+// it rather than merging them all).
+func (pl *Placer) decodeIndexed(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
+	return pl.decodeWith(ctx, order, offsets, bound, (*kernel.CompIndex).FirstFit)
+}
+
+// decodeWith is decodeIndexed finding each offset with fit.
+func (pl *Placer) decodeWith(ctx context.Context, order []int32, offsets []int64, bound int64,
+	fit func(ix *kernel.CompIndex, t *kernel.Task, size, align int64) int64) (int64, error) {
+	top := pl.placedPeak(offsets)
 	ix := pl.proto.EmptyCopy()
 	ix.GatherByID()
 	for i, o := range offsets {
@@ -282,9 +317,11 @@ func (pl *Placer) decodeIndexed(ctx context.Context, order []int32, offsets []in
 			return 0, err
 		}
 		t := &pl.tasks[idx]
-		pl.comps = ix.Overlapping(pl.comps[:0], t)
-		o := kernel.FirstFit(pl.comps, pl.Size[idx], pl.alignOf(idx))
+		o := fit(ix, t, pl.Size[idx], pl.alignOf(idx))
 		offsets[idx] = o
+		if top = max(top, o+pl.Size[idx]); top >= bound {
+			return top, nil
+		}
 		ix.Place(t, kernel.Comp{Lo: o, Hi: o + pl.Size[idx]})
 	}
 	return Peak(pl.Size, offsets), nil

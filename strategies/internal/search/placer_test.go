@@ -43,7 +43,8 @@ func randomPlacerProblem(r *rand.Rand, n, span int, pins bool) *workloads.Proble
 
 // TestPlacerPathsAgree decodes random orders with conflict lists and
 // through the index over time and requires the same offsets, degrees,
-// conflicts and earlier neighbours: the two paths are one rule.
+// conflicts and earlier neighbours: the two paths are one rule. On both,
+// PlaceBelow must agree with Place (checkPlaceBelow).
 func TestPlacerPathsAgree(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(7, 11))
@@ -97,6 +98,8 @@ func TestPlacerPathsAgree(t *testing.T) {
 			if qa != qb || !slices.Equal(ca, cb) {
 				t.Fatalf("trial %d: PlaceFrom %d: lists %v, index %v", trial, from, ca, cb)
 			}
+			checkPlaceBelow(t, lists, order, trial)
+			checkPlaceBelow(t, index, order, trial)
 			target := r.IntN(n)
 			if x, y := lists.earlierNeighbours(order, target, nil), index.earlierNeighbours(order, target, nil); !slices.Equal(x, y) {
 				t.Fatalf("trial %d: earlier neighbours of %d: lists %v, index %v", trial, target, x, y)
@@ -114,6 +117,33 @@ func TestPlacerPinsCollide(t *testing.T) {
 	for _, max := range []int64{1 << 40, -1} {
 		if _, err := newPlacer(context.Background(), "t", p, max); err == nil || err.Error() != want {
 			t.Errorf("maxPairs %d: err %v, want %q", max, err, want)
+		}
+	}
+}
+
+// checkPlaceBelow decodes order with bounds around the peak Place finds:
+// below the bound PlaceBelow must give Place's offsets and peak;
+// otherwise it reports a peak at least the bound, and Place's peak must
+// be at least the bound too.
+func checkPlaceBelow(t *testing.T, pl *Placer, order []int32, trial int) {
+	t.Helper()
+	ctx := context.Background()
+	want := make([]int64, len(order))
+	peak, err := pl.Place(ctx, order, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bound := range []int64{0, 1, peak / 2, peak - 1, peak, peak + 1, peak + 100} {
+		got := make([]int64, len(order))
+		below, err := pl.PlaceBelow(ctx, order, got, bound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case below < bound && (below != peak || !slices.Equal(got, want)):
+			t.Fatalf("trial %d, lists %v, bound %d: PlaceBelow %d %v, Place %d %v", trial, pl.deg == nil, bound, below, got, peak, want)
+		case below >= bound && peak < bound:
+			t.Fatalf("trial %d, lists %v, bound %d: PlaceBelow stopped at %d, Place's peak is %d", trial, pl.deg == nil, bound, below, peak)
 		}
 	}
 }

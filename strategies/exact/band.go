@@ -1,0 +1,604 @@
+package exact
+
+import (
+	"cmp"
+	"context"
+	"math/bits"
+	"slices"
+
+	"membench/workloads"
+)
+
+// Bands. In a packing with no slack, the bytes the buffers ending at a
+// boundary leave are exactly those the buffers starting there take, hole
+// by hole, so a group of ending buffers is refilled by a group of
+// starting ones of the same total. Pair the groups of each boundary by
+// their totals (pairGroups) and join the buffers of each pair, or every
+// buffer of the boundary where no pairing is found. The classes this
+// leaves each hold the same number of bytes at every section: a band. A
+// guillotine packing whose sizes match in one way only is made of such
+// bands side by side, and each band, packed apart at its own height,
+// often splits again, in time and into bands. So the banded engine packs
+// the bands one above the other, each with fillers of its own. It finds
+// packings and never proves one impossible: bands need not lie side by
+// side in every packing, so when a band cannot be packed apart the engine
+// gives up and the plain fillers beside it go on.
+
+// maxBandSide is the most buffers on either side of a boundary whose
+// groups are paired.
+const maxBandSide = 10
+
+// packer packs one part with no slack of its own instance, counting its
+// nodes on a pace it shares with the engine that holds it.
+type packer interface {
+	pack(c int64) outcome
+	// packed holds the offsets found, by search buffer of its instance.
+	packed() []int64
+}
+
+type plainPacker struct {
+	f  *filler
+	pt *part
+}
+
+func (p plainPacker) pack(c int64) outcome { return p.f.search(p.pt, c) }
+func (p plainPacker) packed() []int64      { return p.f.sol }
+
+func (ch *chained) pack(c int64) outcome {
+	res := ch.filler.search(&ch.filler.in.parts[0], c)
+	if res == found {
+		for _, k := range ch.bufs {
+			ch.sol[k] = ch.filler.sol[ch.of[k]]
+		}
+	}
+	return res
+}
+func (ch *chained) packed() []int64 { return ch.sol }
+
+// banded packs a part as bands one above the other.
+type banded struct {
+	p     *pace
+	bands []stripe
+	// coarse, where set, packs the bands as buffers (rectsOf): band i
+	// goes where its buffer i does; else they go one above the other.
+	coarse *stripe
+	sol    []int64 // by search buffer of the outer instance
+}
+
+type stripe struct {
+	h    int64
+	in   *instance
+	ks   []int32  // per buffer of the band's problem: the outer search buffer
+	kids []packer // one per part of in
+}
+
+// newBanded returns the banded engine of pt at capacity c, sweeping one
+// way (rev), or nil where pt is one band (or bud ended while it looked).
+func newBanded(in *instance, pt *part, c int64, rev bool, bud *budget) *banded {
+	return bandsOf(in, pt, c, rev, &pace{b: bud})
+}
+
+func (b *banded) solve(_ *part, c, limit int64) outcome {
+	b.p.limit, b.p.count = limit, 0
+	return b.pack(c)
+}
+
+func (b *banded) pacer() *pace     { return b.p }
+func (b *banded) offsets() []int64 { return b.sol }
+func (b *banded) packed() []int64  { return b.sol }
+
+// pack packs the bands from the bottom up, or where the coarse packing
+// puts them. A band packed apart that has no packing is no proof: the
+// part is given up as aborted.
+func (b *banded) pack(int64) outcome {
+	var base []int64
+	if cs := b.coarse; cs != nil {
+		base = make([]int64, len(b.bands))
+		if !cs.pack(0, func(k int32, off int64) { base[k] = off }) {
+			return aborted
+		}
+	}
+	var bottom int64
+	for i := range b.bands {
+		bd := &b.bands[i]
+		at := bottom
+		if base != nil {
+			at = base[i]
+		}
+		if bd.in == nil {
+			b.sol[bd.ks[0]] = at // a band of one buffer
+		} else if !bd.pack(at, func(k int32, off int64) { b.sol[k] = off }) {
+			return aborted
+		}
+		bottom += bd.h
+	}
+	return found
+}
+
+// pack packs the stripe's parts, handing each buffer's offset, base
+// added, to put; false where a part was not packed.
+func (bd *stripe) pack(base int64, put func(k int32, off int64)) bool {
+	for i, kid := range bd.kids {
+		if kid.pack(bd.h) != found {
+			return false
+		}
+		offs := kid.packed()
+		for _, kk := range bd.in.parts[i].bufs {
+			put(bd.ks[bd.in.idx[kk]], base+offs[kk])
+		}
+	}
+	return true
+}
+
+// newPacker returns the packer of pt (with no slack at c) on pace p: its
+// bands where it has several, else its filler, chains merged.
+func newPacker(in *instance, pt *part, c int64, rev bool, p *pace) packer {
+	if b := bandsOf(in, pt, c, rev, p); b != nil {
+		return b
+	}
+	e := newPartFiller(in, pt, rev)
+	switch f := e.(type) {
+	case *chained:
+		f.pace = p
+		return f
+	case *filler:
+		f.pace = p
+		return plainPacker{f, pt}
+	}
+	panic("exact: unknown filler")
+}
+
+// bandsOf splits pt into its bands and makes their packers, or returns
+// nil where it is one band (or a band does not come out with no slack,
+// which cannot happen).
+func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
+	n := len(pt.bufs)
+	local := make(map[int32]int32, n)
+	for i, k := range pt.bufs {
+		local[k] = int32(i)
+	}
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(int32) int32
+	find = func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	union := func(a, b int32) { parent[find(a)] = find(b) }
+	ns := pt.secHi - pt.secLo
+	ends, starts := make([][]int32, ns+1), make([][]int32, ns+1)
+	for _, k := range pt.bufs {
+		starts[in.secLo[k]-pt.secLo] = append(starts[in.secLo[k]-pt.secLo], k)
+		ends[in.secHi[k]-pt.secLo] = append(ends[in.secHi[k]-pt.secLo], k)
+	}
+	// groups[s] lists the groups of boundary s: the pairs, each as its
+	// buffers.
+	groups := make([][][]int32, ns)
+	var a, bs []int64
+	for s := int32(1); s < ns; s++ {
+		e, st := ends[s], starts[s]
+		if len(e) == 0 || len(st) == 0 {
+			continue // not without slack: the checks below refuse it
+		}
+		a, bs = a[:0], bs[:0]
+		for _, k := range e {
+			a = append(a, in.size[k])
+		}
+		for _, k := range st {
+			bs = append(bs, in.size[k])
+		}
+		var pairs [][2]uint64
+		if len(e) <= 64 && len(st) <= 64 { // the masks' width
+			pairs = pairGroups(a, bs)
+		}
+		if pairs == nil {
+			// No pairing: the whole boundary is one group.
+			groups[s] = [][]int32{append(slices.Clone(e), st...)}
+			continue
+		}
+		for _, pr := range pairs {
+			var g []int32
+			for side, m := range pr {
+				for i, k := range [2][]int32{e, st}[side] {
+					if m&(1<<i) != 0 {
+						g = append(g, k)
+					}
+				}
+			}
+			groups[s] = append(groups[s], g)
+		}
+	}
+	join := func(skip1, skip2 int32) {
+		for i := range parent {
+			parent[i] = int32(i)
+		}
+		for s := int32(1); s < ns; s++ {
+			if s == skip1 || s == skip2 {
+				continue
+			}
+			for _, g := range groups[s] {
+				for _, k := range g[1:] {
+					union(local[k], local[g[0]])
+				}
+			}
+		}
+	}
+	join(-1, -1)
+	classes := map[int32][]int32{}
+	var roots []int32
+	for i, k := range pt.bufs {
+		r := find(int32(i))
+		if _, ok := classes[r]; !ok {
+			roots = append(roots, r)
+		}
+		classes[r] = append(classes[r], k)
+	}
+	if len(roots) < 2 {
+		return rectsOf(in, pt, c, rev, p, join, find)
+	}
+	b := &banded{p: p, sol: make([]int64, len(in.size))}
+	var total int64
+	for _, r := range roots {
+		ks := classes[r]
+		var h int64
+		for _, k := range ks {
+			if in.secLo[k] == pt.secLo {
+				h += in.size[k]
+			}
+		}
+		bd, ok := newStripe(in, ks, h, rev, p)
+		if !ok {
+			return nil
+		}
+		total += h
+		b.bands = append(b.bands, bd)
+	}
+	if total != c {
+		return nil
+	}
+	return b
+}
+
+// newStripe makes the packers of the buffers ks of in as a problem of
+// their own at capacity h; false where some part of it has slack.
+func newStripe(in *instance, ks []int32, h int64, rev bool, p *pace) (stripe, bool) {
+	sub := &workloads.Problem{Name: "band", Alignment: in.align}
+	for i, k := range ks {
+		sub.Buffers = append(sub.Buffers, workloads.Buffer{ID: i, Size: in.size[k], First: in.first[k], Last: in.last[k]})
+	}
+	bin, err := newInstance(context.Background(), sub)
+	if err != nil || len(bin.size) != len(ks) {
+		return stripe{}, false
+	}
+	bd := stripe{h: h, in: bin, ks: ks}
+	for i := range bin.parts {
+		bp := &bin.parts[i]
+		if !bin.zeroSlack(bp, h) {
+			return stripe{}, false
+		}
+		bd.kids = append(bd.kids, newPacker(bin, bp, h, rev, p))
+	}
+	return bd, true
+}
+
+// maxRectWork bounds the steps rectsOf spends trying pairs of
+// boundaries: part buffers times pairs (about 0.1 s unloaded).
+const maxRectWork = 1 << 22
+
+// rectsOf looks, in a part that is one band, for one boundary or two
+// whose groups, left unjoined, leave classes that each hold one load
+// over their own lifetime: rectangles, such as the blades and centre of
+// a pinwheel. Each class of several buffers is packed as one buffer of
+// its height in a coarse problem of the classes, then apart inside the
+// place the coarse packing gives it. Nil where none is found.
+func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, join func(s1, s2 int32), find func(int32) int32) *banded {
+	ns := pt.secHi - pt.secLo
+	n := len(pt.bufs)
+	lo, hi := make([]int32, n), make([]int32, n)
+	net := make([]int64, n)
+	local := make(map[int32]int32, n)
+	for i, k := range pt.bufs {
+		local[k] = int32(i)
+	}
+	// The boundaries' buffers, by section, as bandsOf has them.
+	at := make([][]int32, ns+1)
+	for _, k := range pt.bufs {
+		at[in.secLo[k]-pt.secLo] = append(at[in.secLo[k]-pt.secLo], k)
+		at[in.secHi[k]-pt.secLo] = append(at[in.secHi[k]-pt.secLo], k)
+	}
+	rect := func(s1, s2 int32) bool {
+		join(s1, s2)
+		for i := range n {
+			lo[i], hi[i], net[i] = ns, 0, 0
+		}
+		roots, big := 0, false
+		for i, k := range pt.bufs {
+			r := find(int32(i))
+			if lo[r] == ns {
+				roots++
+			} else {
+				big = true
+			}
+			lo[r], hi[r] = min(lo[r], in.secLo[k]-pt.secLo), max(hi[r], in.secHi[k]-pt.secLo)
+		}
+		if roots < 2 || !big {
+			return false
+		}
+		for _, s := range [2]int32{s1, s2} {
+			if s < 0 {
+				continue
+			}
+			for _, k := range at[s] {
+				r := find(local[k])
+				if in.secLo[k]-pt.secLo == s {
+					net[r] += in.size[k]
+				} else {
+					net[r] -= in.size[k]
+				}
+			}
+			for _, k := range at[s] {
+				r := find(local[k])
+				if net[r] != 0 && lo[r] != s && hi[r] != s {
+					return false
+				}
+			}
+			for _, k := range at[s] {
+				net[find(local[k])] = 0
+			}
+		}
+		return true
+	}
+	split := false
+	for s1 := int32(1); s1 < ns && !split; s1++ {
+		split = rect(s1, -1)
+	}
+	if !split && int64(ns)*int64(ns)*int64(n)/2 <= maxRectWork {
+	pairs:
+		for s1 := int32(1); s1 < ns; s1++ {
+			if p.b.spent() {
+				return nil
+			}
+			for s2 := s1 + 1; s2 < ns; s2++ {
+				if split = rect(s1, s2); split {
+					break pairs
+				}
+			}
+		}
+	}
+	if !split || p.b.spent() {
+		return nil
+	}
+	// The classes, and the coarse problem of one buffer each.
+	classes := map[int32][]int32{}
+	var roots []int32
+	for i, k := range pt.bufs {
+		r := find(int32(i))
+		if _, ok := classes[r]; !ok {
+			roots = append(roots, r)
+		}
+		classes[r] = append(classes[r], k)
+	}
+	coarse := &workloads.Problem{Name: "rectangles", Alignment: in.align}
+	b := &banded{p: p, sol: make([]int64, len(in.size))}
+	for i, r := range roots {
+		ks := classes[r]
+		var h int64
+		first, last := in.first[ks[0]], in.last[ks[0]]
+		for _, k := range ks {
+			if in.secLo[k]-pt.secLo == lo[r] {
+				h += in.size[k]
+			}
+			first, last = min(first, in.first[k]), max(last, in.last[k])
+		}
+		coarse.Buffers = append(coarse.Buffers, workloads.Buffer{ID: i, Size: h, First: first, Last: last})
+		bd := stripe{h: h, ks: ks}
+		if len(ks) > 1 {
+			var ok bool
+			if bd, ok = newStripe(in, ks, h, rev, p); !ok {
+				return nil
+			}
+		}
+		b.bands = append(b.bands, bd)
+	}
+	cin, err := newInstance(context.Background(), coarse)
+	if err != nil || len(cin.size) != len(roots) {
+		return nil
+	}
+	all := make([]int32, len(roots))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	top, ok := newStripe(cin, all, c, rev, p)
+	if !ok {
+		return nil
+	}
+	b.coarse = &top
+	return b
+}
+
+// pairGroups pairs the sizes a ending at a boundary with the sizes b
+// starting there (of equal totals) into groups of equal totals, as bit
+// masks: the finest groups of each side whose totals some group of the
+// other side has, those of one total taken together. Where that leaves
+// groups unpaired, and for sides of more than maxBandSide buffers,
+// pairLarge pairs them instead. Each side has at most 64 buffers.
+func pairGroups(a, b []int64) [][2]uint64 {
+	if len(a) == 1 || len(b) == 1 {
+		return [][2]uint64{{1<<len(a) - 1, 1<<len(b) - 1}}
+	}
+	if len(a) > maxBandSide || len(b) > maxBandSide {
+		return pairLarge(a, b)
+	}
+	ga, gb := atoms(a, b), atoms(b, a)
+	if ga == nil || gb == nil || len(ga) != len(gb) {
+		return pairLarge(a, b)
+	}
+	var pairs [][2]uint64
+	for sum, x := range ga {
+		y, ok := gb[sum]
+		if !ok || maskSum(a, x) != maskSum(b, y) {
+			return pairLarge(a, b)
+		}
+		pairs = append(pairs, [2]uint64{x, y})
+	}
+	slices.SortFunc(pairs, func(p, q [2]uint64) int { return cmp.Compare(p[0], q[0]) })
+	return pairs
+}
+
+// atoms returns the finest groups of a whose totals are totals of groups
+// of b (for each buffer, the buffers in every such group that holds it),
+// those of one atom's total taken together, by that total. Nil unless
+// they partition a.
+func atoms(a, b []int64) map[int64]uint64 {
+	sums := make(map[int64]bool, 1<<len(b))
+	for m := uint64(1); m < 1<<len(b); m++ {
+		sums[maskSum(b, m)] = true
+	}
+	all := uint64(1)<<len(a) - 1
+	bound := make([]uint64, len(a))
+	for i := range bound {
+		bound[i] = all
+	}
+	for m := uint64(1); m <= all; m++ {
+		if sums[maskSum(a, m)] {
+			for i := range a {
+				if m&(1<<i) != 0 {
+					bound[i] &= m
+				}
+			}
+		}
+	}
+	gs := map[int64]uint64{}
+	for _, g := range bound {
+		for j := range a {
+			if g&(1<<j) != 0 && bound[j] != g {
+				return nil
+			}
+		}
+		gs[maskSum(a, g)] |= g
+	}
+	return gs
+}
+
+// maxPairSum is the largest total pairLarge pairs: its tables take a
+// bit per byte of it per buffer.
+const maxPairSum = 1 << 22
+
+// maxGroupPairs is the most pairs pairLarge looks for.
+const maxGroupPairs = 8
+
+// pairLarge pairs large sides: while some total below the whole is the
+// total of a group of each side, it pairs such groups of the least
+// total, found by tables of the sums of groups, and the rest last (after
+// maxGroupPairs pairs, too). Nil where the total is above maxPairSum or the
+// sides hold more than 48 buffers. Where sums are dense the groups it
+// pairs may not be those of the holes: the bands then fail to pack, which
+// costs nodes but never a packing.
+func pairLarge(a, b []int64) [][2]uint64 {
+	var total int64
+	for _, x := range a {
+		total += x
+	}
+	if total > maxPairSum || len(a)+len(b) > 48 {
+		return nil
+	}
+	restA, restB := uint64(1)<<len(a)-1, uint64(1)<<len(b)-1
+	var pairs [][2]uint64
+	for {
+		fa, fb := sumRow(a, restA), sumRow(b, restB)
+		rest := maskSum(a, restA)
+		g := int64(-1)
+		for w := 0; w < len(fa) && g < 0; w++ {
+			for m := fa[w] & fb[w]; m != 0; m &= m - 1 {
+				if x := int64(w)*64 + int64(bits.TrailingZeros64(m)); x > 0 && x < rest {
+					g = x
+					break
+				}
+			}
+		}
+		if g < 0 || len(pairs) == maxGroupPairs {
+			return append(pairs, [2]uint64{restA, restB})
+		}
+		x, y := pickSum(a, restA, sumTable(a, restA), g), pickSum(b, restB, sumTable(b, restB), g)
+		pairs = append(pairs, [2]uint64{x, y})
+		restA, restB = restA&^x, restB&^y
+	}
+}
+
+// sumRow returns the bitset of the totals the groups of the buffers of s
+// in mask m reach.
+func sumRow(s []int64, m uint64) []uint64 {
+	row := make([]uint64, maskSum(s, m)/64+1)
+	row[0] = 1
+	for i, x := range s {
+		if m&(1<<i) != 0 {
+			orShifted(row, row, x)
+		}
+	}
+	return row
+}
+
+// orShifted sets dst |= src << x, over bitsets of one length; dst may be
+// src.
+func orShifted(dst, src []uint64, x int64) {
+	ws, bs := int(x/64), uint(x%64)
+	for w := len(dst) - 1; w >= ws; w-- {
+		v := src[w-ws] << bs
+		if bs > 0 && w-ws-1 >= 0 {
+			v |= src[w-ws-1] >> (64 - bs)
+		}
+		dst[w] |= v
+	}
+}
+
+// sumTable returns, for the buffers of s in mask m in order, the bitsets
+// of the totals the groups of the first i of them reach (i = 0..).
+func sumTable(s []int64, m uint64) [][]uint64 {
+	row := make([]uint64, maskSum(s, m)/64+1)
+	row[0] = 1
+	rows := [][]uint64{row}
+	for i, x := range s {
+		if m&(1<<i) != 0 {
+			next := slices.Clone(row)
+			orShifted(next, row, x)
+			rows = append(rows, next)
+			row = next
+		}
+	}
+	return rows
+}
+
+// pickSum returns a group of the buffers of s in mask m of total g, which
+// the table rows (sumTable's) says some group reaches.
+func pickSum(s []int64, m uint64, rows [][]uint64, g int64) uint64 {
+	var idx []int
+	for i := range s {
+		if m&(1<<i) != 0 {
+			idx = append(idx, i)
+		}
+	}
+	var pick uint64
+	for r := len(idx); r > 0 && g > 0; r-- {
+		if rows[r-1][g/64]&(1<<(g%64)) != 0 {
+			continue // reached without this one
+		}
+		pick |= 1 << idx[r-1]
+		g -= s[idx[r-1]]
+	}
+	return pick
+}
+
+func maskSum(s []int64, m uint64) int64 {
+	var t int64
+	for i, x := range s {
+		if m&(1<<i) != 0 {
+			t += x
+		}
+	}
+	return t
+}

@@ -1,0 +1,61 @@
+package kernel
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"membench/workloads"
+)
+
+// TestCompIndexFirstFit checks CompIndex.FirstFit, the lazy walk over the
+// unmerged runs, against first fit over Overlapping's merged components
+// (the way every first-fit planner found its offset before), offset for
+// offset, after every placement: on sparse (short lifetimes), dense (long
+// ones, so that the all-overlapping set answers) and mixed problems,
+// gathering by id or one by one, with zero sizes (zero-length gaps),
+// touching ranges, alignments, and buffers placed both where first fit
+// puts them and anywhere (overlapping others), as planners other than
+// first fit do.
+func TestCompIndexFirstFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 26))
+	sizes := []int64{0, 1, 2, 4, 8, 8, 16, 33, 64, 100}
+	for trial := range 600 {
+		n := 1 + rng.IntN(400)
+		span := 1 + rng.IntN(200)
+		kind := trial % 3 // 0 sparse, 1 dense, 2 mixed
+		bufs := make([]workloads.Buffer, n)
+		for i := range bufs {
+			f := rng.IntN(span)
+			var l int
+			switch {
+			case kind == 0 || kind == 2 && rng.IntN(2) == 0:
+				l = f + rng.IntN(1+span/20)
+			default:
+				l = f + rng.IntN(1+span)
+			}
+			bufs[i] = workloads.Buffer{ID: i, Size: sizes[rng.IntN(len(sizes))], First: f, Last: l}
+		}
+		ts := NewTaskSpans(bufs, false)
+		ix := NewCompIndex(ts)
+		if trial%2 == 0 {
+			ix.GatherByID()
+		}
+		var comps []Comp
+		for _, i := range rng.Perm(n) {
+			tk := ts.TaskOf(i, bufs[i].Size)
+			for _, align := range []int64{1, 4, 64} {
+				comps = ix.Overlapping(comps[:0], &tk)
+				want := FirstFit(comps, tk.Size, align)
+				if got := ix.FirstFit(&tk, tk.Size, align); got != want {
+					t.Fatalf("trial %d (kind %d, by id %v), buffer %d size %d align %d: FirstFit %d, over Overlapping %d",
+						trial, kind, trial%2 == 0, i, tk.Size, align, got, want)
+				}
+			}
+			off := FirstFit(comps, tk.Size, 1)
+			if rng.IntN(4) == 0 {
+				off = rng.Int64N(500)
+			}
+			ix.Place(&tk, Comp{off, off + tk.Size})
+		}
+	}
+}
