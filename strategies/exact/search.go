@@ -3,6 +3,7 @@ package exact
 import (
 	"cmp"
 	"context"
+	"math/bits"
 	"slices"
 	"time"
 )
@@ -30,7 +31,17 @@ type budget struct {
 	nodes    int64     // nodes left; < 0: unlimited
 	err      error     // ctx's error once seen
 	timedOut bool
+	// skip sets how often the clock and ctx are read: every 256>>skip
+	// nodes of a search. A node of a large problem can take milliseconds
+	// (a pinwheel of 1,000 buffers: 10 ms), so a fixed 256 let a 10 s
+	// budget run 13 s; spent adapts skip so that reads are about a
+	// millisecond apart.
+	skip  uint8
+	clock time.Time // the last read, zero before the first
 }
+
+// every is the node-count mask between reads of the clock.
+func (b *budget) every() int64 { return 255 >> b.skip }
 
 // spent reports whether the deadline passed or ctx ended; it records why.
 func (b *budget) spent() bool {
@@ -41,11 +52,33 @@ func (b *budget) spent() bool {
 		b.err = err
 		return true
 	}
-	if !b.deadline.IsZero() && time.Now().After(b.deadline) {
+	if b.deadline.IsZero() {
+		return false
+	}
+	now := time.Now()
+	if !b.clock.IsZero() {
+		b.skip = adaptSkip(b.skip, now.Sub(b.clock))
+	}
+	b.clock = now
+	if now.After(b.deadline) {
 		b.timedOut = true
 		return true
 	}
 	return false
+}
+
+// adaptSkip scales the nodes between reads of the clock by d, the time
+// since the last read: 2 ms or more shrinks them by d's power of two in
+// milliseconds (down to every node), less than a quarter of one doubles
+// them (up to 256).
+func adaptSkip(skip uint8, d time.Duration) uint8 {
+	switch {
+	case d >= 2*time.Millisecond:
+		return uint8(min(8, int(skip)+bits.Len64(uint64(d/time.Millisecond))-1))
+	case d < time.Millisecond/4 && skip > 0:
+		return skip - 1
+	}
+	return skip
 }
 
 // pace counts a search's nodes against its budget and its share.
@@ -66,7 +99,7 @@ func (p *pace) pacer() *pace { return p }
 func (p *pace) node() bool {
 	p.count++
 	// The common case, kept small enough to be inlined.
-	if p.count <= p.limit && p.b.nodes < 0 && p.count&255 != 0 {
+	if p.count <= p.limit && p.b.nodes < 0 && p.count&p.b.every() != 0 {
 		return true
 	}
 	return p.check()
@@ -82,7 +115,7 @@ func (p *pace) check() bool {
 	if p.b.nodes > 0 {
 		p.b.nodes--
 	}
-	return p.count&255 != 0 || !p.b.spent()
+	return p.count&p.b.every() != 0 || !p.b.spent()
 }
 
 // searcher is a MiniMalloc-style depth-first search over canonical
