@@ -229,15 +229,7 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 		}
 	}
 	join(-1, -1)
-	classes := map[int32][]int32{}
-	var roots []int32
-	for i, k := range pt.bufs {
-		r := find(int32(i))
-		if _, ok := classes[r]; !ok {
-			roots = append(roots, r)
-		}
-		classes[r] = append(classes[r], k)
-	}
+	classes, roots := classesOf(pt.bufs, find)
 	if len(roots) < 2 {
 		return rectsOf(in, pt, c, rev, p, join, find)
 	}
@@ -374,15 +366,7 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, join func(s1, s
 		return nil
 	}
 	// The classes, and the coarse problem of one buffer each.
-	classes := map[int32][]int32{}
-	var roots []int32
-	for i, k := range pt.bufs {
-		r := find(int32(i))
-		if _, ok := classes[r]; !ok {
-			roots = append(roots, r)
-		}
-		classes[r] = append(classes[r], k)
-	}
+	classes, roots := classesOf(pt.bufs, find)
 	coarse := &workloads.Problem{Name: "rectangles", Alignment: in.align}
 	b := &banded{p: p, sol: make([]int64, len(in.size))}
 	for i, r := range roots {
@@ -601,4 +585,19 @@ func maskSum(s []int64, m uint64) int64 {
 		}
 	}
 	return t
+}
+
+// classesOf groups bufs (a part's buffers) by find's root of their index
+// in the part, listing the roots in the order their first buffer comes.
+func classesOf(bufs []int32, find func(int32) int32) (map[int32][]int32, []int32) {
+	classes := map[int32][]int32{}
+	var roots []int32
+	for i, k := range bufs {
+		r := find(int32(i))
+		if _, ok := classes[r]; !ok {
+			roots = append(roots, r)
+		}
+		classes[r] = append(classes[r], k)
+	}
+	return classes, roots
 }

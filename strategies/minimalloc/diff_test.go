@@ -159,14 +159,7 @@ func tiedCase(rng *rand.Rand, name string, n, shapes int, vary bool) goldenCase 
 	}
 	c := goldenCase{Name: name, CSV: sb.String(), Capacity: peak, Params: "1111111110", Heuristics: "WAT,TAW,TWA"}
 	if vary {
-		p := []byte(c.Params)
-		for k := range 9 {
-			if rng.IntN(4) == 0 {
-				p[k] ^= 1
-			}
-		}
-		c.Params = string(p)
-		c.Heuristics = []string{"WAT", "TWA", "TAW,WAT", "A", "Z,O", "CLOUZ,WAT", "U", "L,T,W", "ZAW"}[rng.IntN(9)]
+		varyParams(rng, &c)
 	}
 	return c
 }

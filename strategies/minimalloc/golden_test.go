@@ -367,16 +367,22 @@ func randomCase(rng *rand.Rand, name string, n int, vary bool) goldenCase {
 		c.Params = c.Params[:9] + "1" // minimise
 	}
 	if vary {
-		p := []byte(c.Params)
-		for k := range 9 {
-			if rng.IntN(4) == 0 {
-				p[k] ^= 1
-			}
-		}
-		c.Params = string(p)
-		c.Heuristics = []string{"WAT", "TWA", "TAW,WAT", "A", "Z,O", "CLOUZ,WAT", "U", "L,T,W", "ZAW"}[rng.IntN(9)]
+		varyParams(rng, &c)
 	}
 	return c
+}
+
+// varyParams flips each of c's nine boolean parameters with chance 1/4
+// and draws its heuristics from a fixed list.
+func varyParams(rng *rand.Rand, c *goldenCase) {
+	p := []byte(c.Params)
+	for k := range 9 {
+		if rng.IntN(4) == 0 {
+			p[k] ^= 1
+		}
+	}
+	c.Params = string(p)
+	c.Heuristics = []string{"WAT", "TWA", "TAW,WAT", "A", "Z,O", "CLOUZ,WAT", "U", "L,T,W", "ZAW"}[rng.IntN(9)]
 }
 
 // TestGenerateGolden writes goldens from MiniMalloc's C++ ($MINIMALLOC_OUT),
