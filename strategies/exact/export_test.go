@@ -157,3 +157,6 @@ func BandPlan(p *workloads.Problem, c, nodes int64) ([]int64, bool, error) {
 
 // PairGroups is pairGroups.
 var PairGroups = pairGroups
+
+// LargeHeuristics are the planners of a problem too large to search.
+var LargeHeuristics = largeHeuristics

@@ -101,3 +101,41 @@ func TestHeuristicDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLargeIsBestOfHeuristics: without a deadline, a problem too large to
+// search gets the least footprint of every large-problem heuristic, each
+// planned on its own; on this one minimalloc's descent is the only one to
+// reach it, so leaving a heuristic out fails the test.
+func TestLargeIsBestOfHeuristics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(0, 1))
+	p := &workloads.Problem{Name: "random, crowded"}
+	for i := range 8500 {
+		f := rng.IntN(30)
+		p.Buffers = append(p.Buffers, workloads.Buffer{ID: i, Size: 1 + rng.Int64N(1000), First: f, Last: f + rng.IntN(20)})
+	}
+	if pairs, _, _, _ := exact.SizeOf(p); pairs <= exact.MaxPairs {
+		t.Fatalf("%d pairs: not too large to search", pairs)
+	}
+	plan, err := lookup(t, "exact").Plan(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, by := int64(-1), map[int64][]string{}
+	for _, spec := range exact.LargeHeuristics {
+		h, err := lookup(t, spec).Plan(context.Background(), p)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		by[h.Footprint] = append(by[h.Footprint], spec)
+		if best < 0 || h.Footprint < best {
+			best = h.Footprint
+		}
+	}
+	t.Logf("footprints: %v", by)
+	if plan.Footprint != best {
+		t.Errorf("exact's footprint %d, want the heuristics' best %d (%v)", plan.Footprint, best, by[best])
+	}
+	if len(by[best]) != 1 {
+		t.Errorf("the best footprint %d is reached by %v: the test no longer shows that each heuristic counts", best, by[best])
+	}
+}
