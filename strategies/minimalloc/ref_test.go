@@ -211,6 +211,7 @@ type refSectionChange struct {
 type refSolver struct {
 	params   *solverParams
 	run      *run
+	maxNodes int64 // the run's nodes past which it stops as at a deadline; 0: none
 	bufs     []buffer
 	capacity int64
 	sw       *refSweepResult
@@ -549,7 +550,7 @@ func (s *refSolver) search(pt *refPartition, h string, pre []preorderData, orig 
 	}
 	s.nodesLeft--
 	s.run.nodes++
-	if s.run.expired() {
+	if s.run.expired() || s.maxNodes > 0 && s.run.nodes > s.maxNodes {
 		return stDeadline
 	}
 	top := len(s.ords)
@@ -663,11 +664,18 @@ func (s *refSolver) height() int64 {
 // within capacity, in minimise mode the binary search below it. eff(a, b)
 // is buffer a's effective size below b (upstream's Buffer::effective_size:
 // workloads.EffectiveSize, the rule membench shares).
-func refSolveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, timeout time.Duration) (*result, error) {
-	r := &run{ctx: ctx, start: time.Now(), timeout: timeout}
+// Past maxNodes search nodes in all (0: no limit) it stops as at a
+// timeout, so that tests bound it in nodes, not in time.
+func refSolveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, params *solverParams, maxNodes int64) (*result, error) {
+	r := &run{ctx: ctx, start: time.Now()}
 	sw, err := refSweep(bufs, eff, ctx.Err)
 	if err != nil {
 		return nil, err
+	}
+	newSolver := func(capacity int64) *refSolver {
+		sv := refNewSolver(params, r, bufs, capacity, sw)
+		sv.maxNodes = maxNodes
+		return sv
 	}
 	res := &result{Capacity: capacity, Complete: true}
 	finish := func(err error) (*result, error) {
@@ -678,21 +686,21 @@ func refSolveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int
 		return res, err // res carries the counters even on failure
 	}
 	if !params.MinimizeCapacity {
-		offs, h, st := refNewSolver(params, r, bufs, capacity, sw).solve()
+		offs, h, st := newSolver(capacity).solve()
 		switch st {
 		case stOK:
 			res.Offsets, res.Height = offs, h
 			return finish(nil)
 		case stDeadline:
 			res.Complete = false
-			return finish(fmt.Errorf("minimalloc: %w within capacity %d: timed out after %v", ErrNoSolution, capacity, timeout))
+			return finish(fmt.Errorf("minimalloc: %w within capacity %d: stopped after %d nodes", ErrNoSolution, capacity, maxNodes))
 		}
 		return finish(fmt.Errorf("minimalloc: %w within capacity %d (proved)", ErrNoSolution, capacity))
 	}
 	lo, hi := int64(0), capacity
 	for lo <= hi {
 		mid := lo + (hi-lo)/2
-		offs, h, st := refNewSolver(params, r, bufs, mid, sw).solve()
+		offs, h, st := newSolver(mid).solve()
 		if r.cancelled {
 			return finish(nil)
 		}
@@ -708,7 +716,7 @@ func refSolveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int
 	}
 	if res.Offsets == nil {
 		if !res.Complete {
-			return finish(fmt.Errorf("minimalloc: %w within capacity %d: timed out after %v", ErrNoSolution, capacity, timeout))
+			return finish(fmt.Errorf("minimalloc: %w within capacity %d: stopped after %d nodes", ErrNoSolution, capacity, maxNodes))
 		}
 		return finish(fmt.Errorf("minimalloc: %w within capacity %d (proved)", ErrNoSolution, capacity))
 	}
