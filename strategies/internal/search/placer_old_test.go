@@ -20,7 +20,7 @@ import (
 // of BenchmarkDecodeY1.
 func (pl *Placer) decodeIndexedOld(ctx context.Context, order []int32, offsets []int64) (int64, error) {
 	var comps []kernel.Comp
-	return pl.decodeWith(ctx, order, offsets, math.MaxInt64, func(ix *kernel.CompIndex, t *kernel.Task, size, align int64) int64 {
+	return pl.dec.decodeWith(ctx, order, offsets, math.MaxInt64, func(ix *kernel.CompIndex, t *kernel.Task, size, align int64) int64 {
 		comps = ix.Overlapping(comps[:0], t)
 		return kernel.FirstFit(comps, size, align)
 	})
@@ -59,7 +59,7 @@ func TestDecodeIndexedMatchesOld(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pb, err := pl.decodeIndexed(ctx, order, b, math.MaxInt64)
+			pb, err := pl.dec.decodeIndexed(ctx, order, b, math.MaxInt64)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func BenchmarkDecodeY1(b *testing.B) {
 		name   string
 		decode func(context.Context, []int32, []int64) (int64, error)
 	}{{"old", pl.decodeIndexedOld}, {"new", func(ctx context.Context, order []int32, offsets []int64) (int64, error) {
-		return pl.decodeIndexed(ctx, order, offsets, math.MaxInt64)
+		return pl.dec.decodeIndexed(ctx, order, offsets, math.MaxInt64)
 	}}} {
 		b.Run(v.name, func(b *testing.B) {
 			offsets := make([]int64, pl.Len())
