@@ -140,7 +140,8 @@ func (t *compIDTree) gather(comps []Comp, runs []int32, placed []Comp, lo, hi in
 // gatherRuns appends to nodes the sorted components of each kept node
 // inside [lo, hi) (none empty; slices of the tree's storage, valid until
 // the next place) and returns the entries of placed for the ids outside
-// them, unfiltered (Lo < 0: not placed yet), unsorted.
+// them, unfiltered (Lo < 0: not placed yet), and for those placed in them
+// that they have not merged yet (appendNode), unsorted.
 func (t *compIDTree) gatherRuns(nodes [][]Comp, placed []Comp, lo, hi int32) ([][]Comp, []Comp) {
 	// The kept nodes inside [lo, hi): round lo up and hi down to whole
 	// compIDLeaf blocks; the ids cut off go one by one.
@@ -165,15 +166,28 @@ func (t *compIDTree) gatherRuns(nodes [][]Comp, placed []Comp, lo, hi int32) ([]
 }
 
 // appendNode appends node v's components, merged, to nodes if it has any.
+// The buffers placed since v was last merged are merged into them first
+// if they number at least 1/syncShare of them; fewer go with the ids cut
+// off (t.cut) instead, as a merge reads all the node's components.
 func (t *compIDTree) appendNode(nodes [][]Comp, placed []Comp, v int32) [][]Comp {
-	if t.node[v].pend > 0 {
-		t.sync(v, placed)
+	if nd := t.node[v]; nd.pend > 0 {
+		if nd.pend*syncShare >= nd.len {
+			t.sync(v, placed)
+		} else {
+			for _, id := range t.pend[nd.ptr : nd.ptr+nd.pend] {
+				t.cut = append(t.cut, placed[id])
+			}
+		}
 	}
 	if nd := t.node[v]; nd.len > 0 {
 		nodes = append(nodes, t.pool[nd.ptr:nd.ptr+nd.len])
 	}
 	return nodes
 }
+
+// syncShare: a node merges the buffers placed since it last did once they
+// number 1/syncShare of its components.
+const syncShare = 8
 
 // appendPlaced appends the ranges of the placed buffers among ps.
 func appendPlaced(comps []Comp, ps []Comp) []Comp {

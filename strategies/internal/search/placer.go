@@ -326,6 +326,7 @@ func (d *Decoder) decodeWith(ctx context.Context, order []int32, offsets []int64
 	if d.ix == nil {
 		d.ix = pl.proto.EmptyCopy()
 		d.ix.GatherByID()
+		d.ix.CoarseHints()
 	} else {
 		d.ix.Reset()
 	}
