@@ -46,7 +46,7 @@ func (ix *CompIndex) FirstFit(t *Task, size, align int64) int64 {
 	if lo, hi := t.RLo, t.RHi; lo < hi {
 		loose := ix.placed[lo:hi]
 		if ix.byID != nil {
-			runs, loose = ix.byID.gatherRuns(runs, ix.placed, lo, hi)
+			runs, loose = ix.byID.gatherRuns(runs, ix.placed, lo, hi, syncShare)
 		}
 		small = appendEndingAfter(small, loose, from)
 	}
