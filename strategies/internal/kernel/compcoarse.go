@@ -16,7 +16,7 @@ import "math/bits"
 // about 8 ranges below the answer; the blocks' ranges, merged over time
 // rather than split by it, are mostly solid: with 64 blocks the hint was
 // the answer itself for 78% of the long lifetimes with a block inside,
-// and a decode's walks moved a tenth as often.
+// and their walks moved the candidate a tenth as often.
 type coarseTree struct {
 	shift  uint     // a task number's block is number >> shift
 	leaves int32    // a power of two >= the number of blocks
