@@ -114,7 +114,10 @@ func lazyFirstFit(runs [][]Comp, next []int64, from, size, align int64) (int64, 
 			i := 0
 			for {
 				if i < len(run) && run[i].Hi <= y {
-					i = endAfterFrom(run, i+1, y)
+					// Mostly one range is passed: gallop only past two.
+					if i++; i < len(run) && run[i].Hi <= y {
+						i = endAfterFrom(run, i+1, y)
+					}
 				}
 				if i == len(run) || run[i].Lo >= y+size {
 					break
