@@ -1,8 +1,11 @@
 package strategies
 
 import (
+	"cmp"
 	"context"
-	"slices"
+	"math"
+	"runtime"
+	"sync"
 	"time"
 
 	"membench/strategies/internal/kernel"
@@ -18,9 +21,12 @@ import (
 // the lowest peak. With search.PyRandom for random.Random(seed), the
 // plan for the same seed and trials is OmniMalloc's bit for bit.
 // OmniMalloc gives it no wall-time budget; membench's timeout (none by
-// default) stops it between trials. A decode stops once its peak reaches
-// the best (search.Placer.PlaceBelow): that order could not be kept. The decoder's rules for fixed offsets
+// default) stops it between trials. The decoder's rules for fixed offsets
 // and alignments are search.Placer's.
+//
+// membench decodes up to workers shuffles at once (randomTrials); the
+// plan does not depend on how many: the shuffles are drawn in order, and
+// the kept one is chosen in trial order by OmniMalloc's rule.
 func init() {
 	Register(Info{
 		Name:    "random-search",
@@ -31,11 +37,13 @@ func init() {
 			{Name: "num_trials", Default: "100", Doc: "shuffles decoded"},
 			search.SeedDoc,
 			{Name: "timeout", Default: "0", Doc: "wall-time budget, 0 for none (OmniMalloc has none)"},
+			{Name: "workers", Default: "0", Doc: "shuffles decoded at once, 0 for GOMAXPROCS (a membench extension; the plan is the same for any)"},
 		},
 		Forms: workloads.FormAlign | workloads.FormFixed,
 		New: func(args *workloads.Args) (Strategy, error) {
 			ps := search.NewParams("random-search", args)
-			r := randomSearch{trials: ps.Int("num_trials", 100, 1), seed: ps.Seed(), timeout: ps.Timeout("0")}
+			r := randomSearch{trials: ps.Int("num_trials", 100, 1), seed: ps.Seed(), timeout: ps.Timeout("0"),
+				workers: ps.Int("workers", 0, 0)}
 			return r, ps.Err()
 		},
 	})
@@ -45,6 +53,7 @@ type randomSearch struct {
 	trials  int
 	seed    uint64
 	timeout time.Duration
+	workers int
 }
 
 func (randomSearch) Name() string { return "random-search" }
@@ -54,32 +63,126 @@ func (r randomSearch) Plan(ctx context.Context, p *workloads.Problem) (*Plan, er
 	if err != nil {
 		return nil, err
 	}
-	deadline := search.NewDeadline(r.timeout)
-	n := pl.Len()
-	rng := search.NewPyRandom(r.seed)
-	order := kernel.InOrder(n)
-	swap := func(i, j int) { order[i], order[j] = order[j], order[i] }
-	offsets := make([]int64, n)
-	rng.Shuffle(n, swap)
-	bestPeak, err := pl.Place(ctx, order, offsets)
+	workers := r.workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	best, bestPeak, err := randomTrials(ctx, pl, r.trials, r.seed, search.NewDeadline(r.timeout), min(workers, r.trials))
 	if err != nil {
 		return nil, err
 	}
-	best := slices.Clone(offsets)
-	for range r.trials - 1 {
-		if deadline.Expired() {
+	return &Plan{Offsets: best, Footprint: bestPeak}, nil
+}
+
+// randomTrials is random search's loop: trial k decodes the k-th shuffle
+// and is kept when its peak is below that of every earlier trial, so the
+// first of the lowest wins. A decode stops once its peak reaches a bound
+// (search.Decoder.PlaceBelow), as such an order could not be kept. With
+// one worker the bound is the best peak so far, as in a loop. With w
+// workers, trial k starts once trials up to k-w are judged and is bounded
+// by the best peak among them: never below the best of all trials before
+// k, so a trial stopped at it was not to be kept, and the others are
+// judged in trial order on their full peaks. Every decode, where it stops
+// included, is thus the same however the trials' times fall. The
+// shuffles come from the one generator, in order; the deadline is checked
+// before each trial after the first.
+func randomTrials(ctx context.Context, pl *search.Placer, trials int, seed uint64, deadline search.Deadline,
+	workers int) ([]int64, int64, error) {
+	type job struct {
+		k       int
+		bound   int64
+		order   []int32
+		offsets []int64
+	}
+	type result struct {
+		job
+		peak int64
+		err  error
+	}
+	n := pl.Len()
+	jobs := make(chan job)
+	results := make(chan result, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dec := pl.NewDecoder()
+			for j := range jobs {
+				peak, err := dec.PlaceBelow(ctx, j.order, j.offsets, j.bound)
+				results <- result{job: j, peak: peak, err: err}
+			}
+		}()
+	}
+	defer func() {
+		close(jobs)
+		wg.Wait()
+	}()
+
+	rng := search.NewPyRandom(seed)
+	order := kernel.InOrder(n)
+	swap := func(i, j int) { order[i], order[j] = order[j], order[i] }
+	var spare [][]int64 // offsets and orders free for reuse
+	var spareOrders [][]int32
+	done := map[int]result{} // finished trials not yet judged
+	prefix := []int64{}      // prefix[j]: the best peak of trials 0..j
+	var best []int64
+	bestPeak := int64(math.MaxInt64)
+	next, running := 0, 0
+	var err error
+	for {
+		for running < workers && next < trials && err == nil && len(prefix) > next-workers &&
+			(next == 0 || !deadline.Expired()) {
+			rng.Shuffle(n, swap)
+			j := job{k: next, bound: math.MaxInt64}
+			if next >= workers {
+				j.bound = prefix[next-workers]
+			}
+			j.offsets, spare = reuse(spare, n)
+			j.order, spareOrders = reuse(spareOrders, n)
+			copy(j.order, order)
+			jobs <- j
+			next++
+			running++
+		}
+		if running == 0 {
 			break
 		}
-		rng.Shuffle(n, swap)
-		// Only a lower peak is kept: a decode stops once it reaches the best.
-		peak, err := pl.PlaceBelow(ctx, order, offsets, bestPeak)
-		if err != nil {
-			return nil, err
+		res := <-results
+		running--
+		if res.err != nil {
+			err = cmp.Or(err, res.err)
+			continue
 		}
-		if peak < bestPeak {
-			bestPeak = peak
-			copy(best, offsets)
+		done[res.k] = res
+		// Judge the finished trials in trial order, as the loop would.
+		for {
+			d, ok := done[len(prefix)]
+			if !ok {
+				break
+			}
+			delete(done, d.k)
+			free := d.offsets
+			if d.peak < bestPeak {
+				free, best, bestPeak = best, d.offsets, d.peak
+			}
+			if free != nil {
+				spare = append(spare, free)
+			}
+			spareOrders = append(spareOrders, d.order)
+			prefix = append(prefix, bestPeak)
 		}
 	}
-	return &Plan{Offsets: best, Footprint: bestPeak}, nil
+	if err != nil {
+		return nil, 0, err
+	}
+	return best, bestPeak, nil
+}
+
+// reuse takes a slice of length n from free, or makes one.
+func reuse[T any](free [][]T, n int) ([]T, [][]T) {
+	if k := len(free); k > 0 {
+		return free[k-1], free[:k-1]
+	}
+	return make([]T, n), free
 }

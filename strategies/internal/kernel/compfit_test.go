@@ -12,7 +12,8 @@ import (
 // (the way every first-fit planner found its offset before), offset for
 // offset, after every placement: on sparse (short lifetimes), dense (long
 // ones, so that the all-overlapping set answers) and mixed problems,
-// gathering by id or one by one, with zero sizes (zero-length gaps),
+// gathering by id or one by one, with coarse hints (no higher than the
+// answer, and aligned) or none, with zero sizes (zero-length gaps),
 // touching ranges, alignments, and buffers placed both where first fit
 // puts them and anywhere (overlapping others), as planners other than
 // first fit do.
@@ -40,6 +41,9 @@ func TestCompIndexFirstFit(t *testing.T) {
 		if trial%2 == 0 {
 			ix.GatherByID()
 		}
+		if trial%4 >= 2 {
+			ix.CoarseHints()
+		}
 		var comps []Comp
 		for _, i := range rng.Perm(n) {
 			tk := ts.TaskOf(i, bufs[i].Size)
@@ -47,8 +51,13 @@ func TestCompIndexFirstFit(t *testing.T) {
 				comps = ix.Overlapping(comps[:0], &tk)
 				want := FirstFit(comps, tk.Size, align)
 				if got := ix.FirstFit(&tk, tk.Size, align); got != want {
-					t.Fatalf("trial %d (kind %d, by id %v), buffer %d size %d align %d: FirstFit %d, over Overlapping %d",
-						trial, kind, trial%2 == 0, i, tk.Size, align, got, want)
+					t.Fatalf("trial %d (kind %d, by id %v, hints %v), buffer %d size %d align %d: FirstFit %d, over Overlapping %d",
+						trial, kind, trial%2 == 0, ix.coarse != nil, i, tk.Size, align, got, want)
+				}
+				if ix.coarse != nil && tk.Size > 0 {
+					if h := ix.coarse.hint(tk.A, tk.B, tk.Size, align); h > want || h%align != 0 {
+						t.Fatalf("trial %d, buffer %d size %d align %d: hint %d, first fit %d", trial, i, tk.Size, align, h, want)
+					}
 				}
 			}
 			off := FirstFit(comps, tk.Size, 1)

@@ -45,9 +45,8 @@ type Placer struct {
 	tspan *kernel.TaskSpans
 	tasks []kernel.Task
 	proto *kernel.CompIndex
-	spans []kernel.Comp
 	mark  []bool
-	looks int
+	dec   *Decoder // Place's and PlaceBelow's
 }
 
 // listPairs is the most conflicting pairs for which a Placer keeps
@@ -69,6 +68,7 @@ func newPlacer(ctx context.Context, name string, p *workloads.Problem, maxPairs 
 	}
 	n := len(p.Buffers)
 	pl := &Placer{Size: make([]int64, n), pin: make([]int64, n), mark: make([]bool, n), bufs: p.Buffers}
+	pl.dec = pl.NewDecoder()
 	aligned := p.Alignment > 1 || p.Forms()&workloads.FormAlign != 0
 	if aligned {
 		pl.align = make([]int64, n)
@@ -204,10 +204,24 @@ func (pl *Placer) Degree(i int) int {
 	return int(pl.start[i+1] - pl.start[i])
 }
 
+// Decoder decodes orders over a Placer with scratch of its own (the
+// index over time, reused from one decode to the next): decoders of one
+// Placer may run in separate goroutines at once, one decode each. A
+// Placer's own Place, PlaceBelow and PlaceFrom share one Decoder.
+type Decoder struct {
+	pl    *Placer
+	ix    *kernel.CompIndex // the index path's, built on first use
+	spans []kernel.Comp     // the list path's
+	looks int
+}
+
+// NewDecoder returns a Decoder over pl.
+func (pl *Placer) NewDecoder() *Decoder { return &Decoder{pl: pl} }
+
 // look checks ctx every kernel.CtxCheckEvery placements.
-func (pl *Placer) look(ctx context.Context) error {
-	pl.looks++
-	if pl.looks%kernel.CtxCheckEvery == 0 {
+func (d *Decoder) look(ctx context.Context) error {
+	d.looks++
+	if d.looks%kernel.CtxCheckEvery == 0 {
 		return ctx.Err()
 	}
 	return nil
@@ -226,8 +240,13 @@ func (pl *Placer) Place(ctx context.Context, order []int32, offsets []int64) (in
 // more and returns it, offsets then partly decoded. Below bound it
 // returns what Place returns.
 func (pl *Placer) PlaceBelow(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
-	copy(offsets, pl.pin)
-	return pl.decode(ctx, order, offsets, bound)
+	return pl.dec.PlaceBelow(ctx, order, offsets, bound)
+}
+
+// PlaceBelow is Placer.PlaceBelow with d's scratch.
+func (d *Decoder) PlaceBelow(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
+	copy(offsets, d.pl.pin)
+	return d.decode(ctx, order, offsets, bound)
 }
 
 // PlaceFrom is Place for an order whose positions before from hold what
@@ -239,24 +258,25 @@ func (pl *Placer) PlaceFrom(ctx context.Context, order []int32, from int, prev, 
 	for _, idx := range order[from:] {
 		offsets[idx] = pl.pin[idx]
 	}
-	return pl.decode(ctx, order[from:], offsets, math.MaxInt64)
+	return pl.dec.decode(ctx, order[from:], offsets, math.MaxInt64)
 }
 
 // decode places the buffers of order that are not placed in offsets,
 // stopping once the peak is bound or more (PlaceBelow).
-func (pl *Placer) decode(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
+func (d *Decoder) decode(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
+	pl := d.pl
 	if pl.deg != nil {
-		return pl.decodeIndexed(ctx, order, offsets, bound)
+		return d.decodeIndexed(ctx, order, offsets, bound)
 	}
 	top := pl.placedPeak(offsets)
 	for _, idx := range order {
 		if pl.pin[idx] >= 0 {
 			continue
 		}
-		if err := pl.look(ctx); err != nil {
+		if err := d.look(ctx); err != nil {
 			return 0, err
 		}
-		spans := pl.spans[:0]
+		spans := d.spans[:0]
 		for _, j := range pl.nbr[pl.start[idx]:pl.start[idx+1]] {
 			if o := offsets[j]; o >= 0 {
 				spans = append(spans, kernel.Comp{Lo: o, Hi: o + pl.Size[j]})
@@ -268,7 +288,7 @@ func (pl *Placer) decode(ctx context.Context, order []int32, offsets []int64, bo
 			}
 			return cmpInt(a.Hi, b.Hi)
 		})
-		pl.spans = spans
+		d.spans = spans
 		o := kernel.FirstFit(spans, pl.Size[idx], pl.alignOf(idx))
 		offsets[idx] = o
 		if top = max(top, o+pl.Size[idx]); top >= bound {
@@ -290,20 +310,27 @@ func (pl *Placer) placedPeak(offsets []int64) int64 {
 }
 
 // decodeIndexed is decode through an index over time: every buffer
-// already placed in offsets goes into a fresh index, then each buffer of
-// order goes where first fit puts it among the ranges of those live with
-// it (kernel.CompIndex.FirstFit, which stops at the first gap that holds
-// it rather than merging them all).
-func (pl *Placer) decodeIndexed(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
-	return pl.decodeWith(ctx, order, offsets, bound, (*kernel.CompIndex).FirstFit)
+// already placed in offsets goes into the Decoder's index, emptied, then
+// each buffer of order goes where first fit puts it among the ranges of
+// those live with it (kernel.CompIndex.FirstFit, which stops at the first
+// gap that holds it rather than merging them all).
+func (d *Decoder) decodeIndexed(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
+	return d.decodeWith(ctx, order, offsets, bound, (*kernel.CompIndex).FirstFit)
 }
 
 // decodeWith is decodeIndexed finding each offset with fit.
-func (pl *Placer) decodeWith(ctx context.Context, order []int32, offsets []int64, bound int64,
+func (d *Decoder) decodeWith(ctx context.Context, order []int32, offsets []int64, bound int64,
 	fit func(ix *kernel.CompIndex, t *kernel.Task, size, align int64) int64) (int64, error) {
+	pl := d.pl
 	top := pl.placedPeak(offsets)
-	ix := pl.proto.EmptyCopy()
-	ix.GatherByID()
+	if d.ix == nil {
+		d.ix = pl.proto.EmptyCopy()
+		d.ix.GatherByID()
+		d.ix.CoarseHints()
+	} else {
+		d.ix.Reset()
+	}
+	ix := d.ix
 	for i, o := range offsets {
 		if o >= 0 {
 			ix.Place(&pl.tasks[i], kernel.Comp{Lo: o, Hi: o + pl.Size[i]})
@@ -313,7 +340,7 @@ func (pl *Placer) decodeWith(ctx context.Context, order []int32, offsets []int64
 		if pl.pin[idx] >= 0 {
 			continue
 		}
-		if err := pl.look(ctx); err != nil {
+		if err := d.look(ctx); err != nil {
 			return 0, err
 		}
 		t := &pl.tasks[idx]

@@ -18,9 +18,9 @@ import (
 // gathered and merged (CompIndex.Overlapping), then first fit over them.
 // It is the reference for TestDecodeIndexedMatchesOld and the "old" side
 // of BenchmarkDecodeY1.
-func (pl *Placer) decodeIndexedOld(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+func (d *Decoder) decodeIndexedOld(ctx context.Context, order []int32, offsets []int64) (int64, error) {
 	var comps []kernel.Comp
-	return pl.decodeWith(ctx, order, offsets, math.MaxInt64, func(ix *kernel.CompIndex, t *kernel.Task, size, align int64) int64 {
+	return d.decodeWith(ctx, order, offsets, math.MaxInt64, func(ix *kernel.CompIndex, t *kernel.Task, size, align int64) int64 {
 		comps = ix.Overlapping(comps[:0], t)
 		return kernel.FirstFit(comps, size, align)
 	})
@@ -55,11 +55,11 @@ func TestDecodeIndexedMatchesOld(t *testing.T) {
 		for range 3 {
 			r.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
 			a, b := slices.Clone(pl.pin), slices.Clone(pl.pin)
-			pa, err := pl.decodeIndexedOld(ctx, order, a)
+			pa, err := pl.dec.decodeIndexedOld(ctx, order, a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pb, err := pl.decodeIndexed(ctx, order, b, math.MaxInt64)
+			pb, err := pl.dec.decodeIndexed(ctx, order, b, math.MaxInt64)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,8 +73,10 @@ func TestDecodeIndexedMatchesOld(t *testing.T) {
 // BenchmarkDecodeY1 is the A/B benchmark of one first-fit decode of
 // idealloc's Y_1 (62,185 buffers; random-search and the other OmniMalloc
 // searches decode it once a trial) through the index: "old" merges each
-// buffer's overlapping components (decodeIndexedOld), "new" walks them
-// lazily (decodeIndexed), in one process, on the same shuffled order
+// buffer's overlapping components (decodeIndexedOld), "nohints" walks
+// them lazily from 0 (kernel.CompIndex.FirstFit without CoarseHints),
+// "new" is the Placer's decode (lazily from the coarse hint), each with a
+// Decoder of its own, in one process, on the same shuffled order
 // (random-search's first, seed 42). The peaks must agree. Besides wall
 // time it reports the process's CPU time a decode (cpu-ns/op), steadier
 // on a loaded machine.
@@ -96,12 +98,22 @@ func BenchmarkDecodeY1(b *testing.B) {
 	}
 	order := kernel.InOrder(pl.Len())
 	NewPyRandom(42).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	// noHints returns a Decoder whose index gives no coarse hints.
+	noHints := func() *Decoder {
+		d := pl.NewDecoder()
+		d.ix = pl.proto.EmptyCopy()
+		d.ix.GatherByID()
+		return d
+	}
+	old, lazy, hinted := noHints(), noHints(), pl.NewDecoder()
 	peaks := map[string]int64{}
 	for _, v := range []struct {
 		name   string
 		decode func(context.Context, []int32, []int64) (int64, error)
-	}{{"old", pl.decodeIndexedOld}, {"new", func(ctx context.Context, order []int32, offsets []int64) (int64, error) {
-		return pl.decodeIndexed(ctx, order, offsets, math.MaxInt64)
+	}{{"old", old.decodeIndexedOld}, {"nohints", func(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+		return lazy.decodeIndexed(ctx, order, offsets, math.MaxInt64)
+	}}, {"new", func(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+		return hinted.decodeIndexed(ctx, order, offsets, math.MaxInt64)
 	}}} {
 		b.Run(v.name, func(b *testing.B) {
 			offsets := make([]int64, pl.Len())
@@ -117,7 +129,9 @@ func BenchmarkDecodeY1(b *testing.B) {
 			b.ReportMetric(float64(cputime.Process()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
-	if len(peaks) == 2 && peaks["old"] != peaks["new"] {
-		b.Fatalf("peaks differ: old %d, new %d", peaks["old"], peaks["new"])
+	for name, peak := range peaks {
+		if peak != peaks["new"] {
+			b.Fatalf("peaks differ: %s %d, new %d", name, peak, peaks["new"])
+		}
 	}
 }

@@ -2,10 +2,13 @@ package search
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
+	"membench/strategies/internal/kernel"
 	"membench/workloads"
 )
 
@@ -41,6 +44,25 @@ func randomPlacerProblem(r *rand.Rand, n, span int, pins bool) *workloads.Proble
 	return p
 }
 
+// randomPlacers draws a problem as randomPlacerProblem does and returns
+// Placers over it on both paths: with conflict lists and through the
+// index over time.
+func randomPlacers(t *testing.T, r *rand.Rand, n, span int, pins bool) (lists, index *Placer) {
+	t.Helper()
+	p := randomPlacerProblem(r, n, span, pins)
+	lists, err := newPlacer(context.Background(), "t", p, 1<<40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if index, err = newPlacer(context.Background(), "t", p, -1); err != nil {
+		t.Fatal(err)
+	}
+	if lists.deg != nil || index.deg == nil {
+		t.Fatal("paths not as forced")
+	}
+	return lists, index
+}
+
 // TestPlacerPathsAgree decodes random orders with conflict lists and
 // through the index over time and requires the same offsets, degrees,
 // conflicts and earlier neighbours: the two paths are one rule. On both,
@@ -50,18 +72,7 @@ func TestPlacerPathsAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for trial := range 400 {
 		n := 1 + r.IntN(60)
-		p := randomPlacerProblem(r, n, 1+r.IntN(40), trial%3 == 0)
-		lists, err := newPlacer(ctx, "t", p, 1<<40)
-		if err != nil {
-			t.Fatal(err)
-		}
-		index, err := newPlacer(ctx, "t", p, -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lists.deg != nil || index.deg == nil {
-			t.Fatal("paths not as forced")
-		}
+		lists, index := randomPlacers(t, r, n, 1+r.IntN(40), trial%3 == 0)
 		for i := range n {
 			if a, b := lists.Degree(i), index.Degree(i); a != b {
 				t.Fatalf("trial %d: degree of %d: lists %d, index %d", trial, i, a, b)
@@ -144,6 +155,53 @@ func checkPlaceBelow(t *testing.T, pl *Placer, order []int32, trial int) {
 			t.Fatalf("trial %d, lists %v, bound %d: PlaceBelow %d %v, Place %d %v", trial, pl.deg == nil, bound, below, got, peak, want)
 		case below >= bound && peak < bound:
 			t.Fatalf("trial %d, lists %v, bound %d: PlaceBelow stopped at %d, Place's peak is %d", trial, pl.deg == nil, bound, below, peak)
+		}
+	}
+}
+
+// TestDecodersConcurrent decodes random orders in goroutines at once, each
+// with a Decoder of its own over one Placer (conflict lists and index
+// paths), and requires each plan to be what the Placer's own Place gives:
+// decoders share nothing they write (run it with -race). Each decoder
+// decodes several orders, so its index is emptied and reused.
+func TestDecodersConcurrent(t *testing.T) {
+	ctx, r := context.Background(), rand.New(rand.NewPCG(3, 9))
+	for trial := range 40 {
+		n := 1 + (trial*37)%300
+		lists, index := randomPlacers(t, r, n, 1+r.IntN(60), trial%3 == 0)
+		for _, pl := range []*Placer{lists, index} {
+			const workers, each = 4, 3
+			orders := make([][]int32, workers*each)
+			want := make([][]int64, len(orders))
+			for k := range orders {
+				orders[k] = kernel.InOrder(n)
+				r.Shuffle(n, func(i, j int) { orders[k][i], orders[k][j] = orders[k][j], orders[k][i] })
+				want[k] = make([]int64, n)
+				if _, err := pl.Place(ctx, orders[k], want[k]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := make([][]int64, len(orders))
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					dec := pl.NewDecoder()
+					for k := w; k < len(orders); k += workers {
+						got[k] = make([]int64, n)
+						if _, err := dec.PlaceBelow(ctx, orders[k], got[k], math.MaxInt64); err != nil {
+							panic(err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			for k := range orders {
+				if !slices.Equal(got[k], want[k]) {
+					t.Fatalf("trial %d, index path %v, order %d: offsets %v, want %v", trial, pl.deg != nil, k, got[k], want[k])
+				}
+			}
 		}
 	}
 }
