@@ -176,9 +176,9 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 		starts[in.secLo[k]-pt.secLo] = append(starts[in.secLo[k]-pt.secLo], k)
 		ends[in.secHi[k]-pt.secLo] = append(ends[in.secHi[k]-pt.secLo], k)
 	}
-	// groups[s] lists the groups of boundary s: the pairs, each as its
-	// buffers.
-	groups := make([][][]int32, ns)
+	// groups lists the groups of every boundary (the pairs), each as its
+	// buffers, by boundary.
+	var groups []group
 	var a, bs []int64
 	for s := int32(1); s < ns; s++ {
 		e, st := ends[s], starts[s]
@@ -198,7 +198,7 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 		}
 		if pairs == nil {
 			// No pairing: the whole boundary is one group.
-			groups[s] = [][]int32{append(slices.Clone(e), st...)}
+			groups = append(groups, group{s, append(slices.Clone(e), st...)})
 			continue
 		}
 		for _, pr := range pairs {
@@ -210,28 +210,27 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 					}
 				}
 			}
-			groups[s] = append(groups[s], g)
+			groups = append(groups, group{s, g})
 		}
 	}
-	join := func(skip1, skip2 int32) {
+	// join joins the buffers of every group but those cut (nil: none).
+	join := func(cut []bool) {
 		for i := range parent {
 			parent[i] = int32(i)
 		}
-		for s := int32(1); s < ns; s++ {
-			if s == skip1 || s == skip2 {
+		for gi, g := range groups {
+			if cut != nil && cut[gi] {
 				continue
 			}
-			for _, g := range groups[s] {
-				for _, k := range g[1:] {
-					union(local[k], local[g[0]])
-				}
+			for _, k := range g.bufs[1:] {
+				union(local[k], local[g.bufs[0]])
 			}
 		}
 	}
-	join(-1, -1)
+	join(nil)
 	classes, roots := classesOf(pt.bufs, find)
 	if len(roots) < 2 {
-		return rectsOf(in, pt, c, rev, p, join, find)
+		return rectsOf(in, pt, c, rev, p, groups, join, find)
 	}
 	b := &banded{p: p, sol: make([]int64, len(in.size))}
 	var total int64
@@ -278,9 +277,16 @@ func newStripe(in *instance, ks []int32, h int64, rev bool, p *pace) (stripe, bo
 	return bd, true
 }
 
-// maxRectWork bounds the steps rectsOf spends trying pairs of
-// boundaries: part buffers times pairs (about 0.1 s unloaded).
-const maxRectWork = 1 << 22
+// group is a group of the buffers ending and starting at boundary s
+// that bandsOf pairs.
+type group struct {
+	s    int32
+	bufs []int32
+}
+
+// maxRectWork bounds the steps rectsOf spends trying boundaries and
+// pairs of them: part buffers times tries (about 0.1 s unloaded).
+const maxRectWork = 1 << 23
 
 // rectsOf looks, in a part that is one band, for one boundary or two
 // whose groups, left unjoined, leave classes that each hold one load
@@ -288,77 +294,174 @@ const maxRectWork = 1 << 22
 // a pinwheel. Each class of several buffers is packed as one buffer of
 // its height in a coarse problem of the classes, then apart inside the
 // place the coarse packing gives it. Nil where none is found.
-func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, join func(s1, s2 int32), find func(int32) int32) *banded {
+//
+// A blade that lives across the boundary where others meet may be cut
+// there inside too: leaving that group unjoined leaves pieces of it
+// whose load changes there. Such groups are joined again, until every
+// class is a rectangle or none is left unjoined (repair). Pairs of
+// boundaries are tried first where one is the latest end of the
+// buffers that start before the other, or the other the earliest start
+// of those that end after the one: in a pinwheel, the blade below the
+// centre lives across the first boundary and ends at the second, the
+// one above it starts at the first and lives across the second, and no
+// buffer lives across both. Then the other pairs, within maxRectWork.
+func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group, join func(cut []bool), find func(int32) int32) *banded {
 	ns := pt.secHi - pt.secLo
 	n := len(pt.bufs)
 	lo, hi := make([]int32, n), make([]int32, n)
 	net := make([]int64, n)
+	bad := make([]uint8, n) // per class: bit x where bad at the x-th boundary
 	local := make(map[int32]int32, n)
 	for i, k := range pt.bufs {
 		local[k] = int32(i)
 	}
-	// The boundaries' buffers, by section, as bandsOf has them.
-	at := make([][]int32, ns+1)
-	for _, k := range pt.bufs {
-		at[in.secLo[k]-pt.secLo] = append(at[in.secLo[k]-pt.secLo], k)
-		at[in.secHi[k]-pt.secLo] = append(at[in.secHi[k]-pt.secLo], k)
+	// at[s] lists the groups of boundary s.
+	at := make([][]int, ns+1)
+	for gi, g := range groups {
+		at[g.s] = append(at[g.s], gi)
 	}
+	cut := make([]bool, len(groups))
+	work := int64(0)
+	var firstSeen, lastSeen bool
 	rect := func(s1, s2 int32) bool {
-		join(s1, s2)
-		for i := range n {
-			lo[i], hi[i], net[i] = ns, 0, 0
-		}
-		roots, big := 0, false
-		for i, k := range pt.bufs {
-			r := find(int32(i))
-			if lo[r] == ns {
-				roots++
-			} else {
-				big = true
-			}
-			lo[r], hi[r] = min(lo[r], in.secLo[k]-pt.secLo), max(hi[r], in.secHi[k]-pt.secLo)
-		}
-		if roots < 2 || !big {
-			return false
-		}
+		firstSeen, lastSeen = false, false
+		clear(cut)
 		for _, s := range [2]int32{s1, s2} {
-			if s < 0 {
-				continue
-			}
-			for _, k := range at[s] {
-				r := find(local[k])
-				if in.secLo[k]-pt.secLo == s {
-					net[r] += in.size[k]
-				} else {
-					net[r] -= in.size[k]
+			if s >= 0 {
+				for _, gi := range at[s] {
+					cut[gi] = true
 				}
-			}
-			for _, k := range at[s] {
-				r := find(local[k])
-				if net[r] != 0 && lo[r] != s && hi[r] != s {
-					return false
-				}
-			}
-			for _, k := range at[s] {
-				net[find(local[k])] = 0
 			}
 		}
-		return true
+		for {
+			work += int64(n)
+			join(cut)
+			for i := range n {
+				lo[i], hi[i], net[i], bad[i] = ns, 0, 0, 0
+			}
+			roots, big := 0, false
+			for i, k := range pt.bufs {
+				r := find(int32(i))
+				if lo[r] == ns {
+					roots++
+				} else {
+					big = true
+				}
+				lo[r], hi[r] = min(lo[r], in.secLo[k]-pt.secLo), max(hi[r], in.secHi[k]-pt.secLo)
+			}
+			if s2 < 0 && !firstSeen && !lastSeen {
+				for i := range n {
+					firstSeen = firstSeen || lo[i] == 0 && hi[i] == s1
+					lastSeen = lastSeen || lo[i] == s1 && hi[i] == ns
+				}
+			}
+			if roots < 2 || !big {
+				return false
+			}
+			// A class whose load changes at s1 or s2 inside its lifetime
+			// is bad.
+			anyBad := false
+			for x, s := range [2]int32{s1, s2} {
+				if s < 0 {
+					continue
+				}
+				for _, gi := range at[s] {
+					if !cut[gi] {
+						continue
+					}
+					for _, k := range groups[gi].bufs {
+						r := find(local[k])
+						if in.secLo[k]-pt.secLo == s {
+							net[r] += in.size[k]
+						} else {
+							net[r] -= in.size[k]
+						}
+					}
+				}
+				for _, gi := range at[s] {
+					if !cut[gi] {
+						continue
+					}
+					for _, k := range groups[gi].bufs {
+						r := find(local[k])
+						if net[r] != 0 && lo[r] != s && hi[r] != s {
+							bad[r], anyBad = bad[r]|1<<x, true
+						}
+					}
+				}
+				for _, gi := range at[s] {
+					for _, k := range groups[gi].bufs {
+						net[find(local[k])] = 0
+					}
+				}
+			}
+			if !anyBad {
+				return true
+			}
+			// Repair: join again the unjoined groups that hold a buffer
+			// of a class bad at their boundary.
+			changed := false
+			for x, s := range [2]int32{s1, s2} {
+				if s < 0 {
+					continue
+				}
+				for _, gi := range at[s] {
+					if !cut[gi] {
+						continue
+					}
+					for _, k := range groups[gi].bufs {
+						if bad[find(local[k])]&(1<<x) != 0 {
+							cut[gi], changed = false, true
+							break
+						}
+					}
+				}
+			}
+			if !changed {
+				return false
+			}
+		}
+	}
+	// maxHi[s]: the latest end of the buffers starting before s;
+	// minLo[s]: the earliest start of those ending after s.
+	maxHi, minLo := make([]int32, ns+1), make([]int32, ns+1)
+	for i := range minLo {
+		minLo[i] = ns
+	}
+	for _, k := range pt.bufs {
+		l, h := in.secLo[k]-pt.secLo, in.secHi[k]-pt.secLo
+		maxHi[l+1] = max(maxHi[l+1], h)
+		minLo[h-1] = min(minLo[h-1], l)
+	}
+	for s := int32(1); s <= ns; s++ {
+		maxHi[s] = max(maxHi[s], maxHi[s-1])
+	}
+	for s := ns - 1; s >= 0; s-- {
+		minLo[s] = min(minLo[s], minLo[s+1])
 	}
 	split := false
+	first, last := make([]bool, ns+1), make([]bool, ns+1)
 	for s1 := int32(1); s1 < ns && !split; s1++ {
+		if work > maxRectWork || p.b.spent() {
+			return nil
+		}
 		split = rect(s1, -1)
+		first[s1], last[s1] = firstSeen, lastSeen
 	}
-	if !split && int64(ns)*int64(ns)*int64(n)/2 <= maxRectWork {
-	pairs:
-		for s1 := int32(1); s1 < ns; s1++ {
-			if p.b.spent() {
-				return nil
-			}
-			for s2 := s1 + 1; s2 < ns; s2++ {
-				if split = rect(s1, s2); split {
-					break pairs
+	// Pairs of boundaries no buffer lives across both: first those
+	// where, each left unjoined alone, a class ends at the first having
+	// started with the part and one starts at the second and ends with
+	// it (a pinwheel's first and last blades), then the others.
+	for _, blades := range []bool{true, false} {
+		for s1 := int32(1); s1 < ns && !split; s1++ {
+			for s2 := max(s1+1, maxHi[s1]); s2 < ns && !split; s2++ {
+				if minLo[s2] < s1 || blades != (first[s1] && last[s2]) {
+					continue
 				}
+				if work > maxRectWork || p.b.spent() {
+					return nil
+				}
+				split = rect(s1, s2)
 			}
 		}
 	}
