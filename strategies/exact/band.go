@@ -323,7 +323,34 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 	cut := make([]bool, len(groups))
 	work := int64(0)
 	var firstSeen, lastSeen bool
-	rect := func(s1, s2 int32) bool {
+	var s1, s2 int32
+	// eachCut calls, boundary by boundary (s1: x = 0, s2: x = 1), each
+	// pass in turn on every buffer k of the boundary's unjoined groups; a
+	// pass that returns true for some buffer of a group joins that group
+	// again.
+	changed := false
+	eachCut := func(passes ...func(x int, s int32, k int32) bool) {
+		for x, s := range [2]int32{s1, s2} {
+			if s < 0 {
+				continue
+			}
+			for _, pass := range passes {
+				for _, gi := range at[s] {
+					if !cut[gi] {
+						continue
+					}
+					for _, k := range groups[gi].bufs {
+						if pass(x, s, k) {
+							cut[gi], changed = false, true
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+	rect := func(b1, b2 int32) bool {
+		s1, s2 = b1, b2
 		firstSeen, lastSeen = false, false
 		clear(cut)
 		for _, s := range [2]int32{s1, s2} {
@@ -361,62 +388,32 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 			// A class whose load changes at s1 or s2 inside its lifetime
 			// is bad.
 			anyBad := false
-			for x, s := range [2]int32{s1, s2} {
-				if s < 0 {
-					continue
+			eachCut(func(x int, s int32, k int32) bool {
+				r := find(local[k])
+				if in.secLo[k]-pt.secLo == s {
+					net[r] += in.size[k]
+				} else {
+					net[r] -= in.size[k]
 				}
-				for _, gi := range at[s] {
-					if !cut[gi] {
-						continue
-					}
-					for _, k := range groups[gi].bufs {
-						r := find(local[k])
-						if in.secLo[k]-pt.secLo == s {
-							net[r] += in.size[k]
-						} else {
-							net[r] -= in.size[k]
-						}
-					}
+				return false
+			}, func(x int, s int32, k int32) bool {
+				if r := find(local[k]); net[r] != 0 && lo[r] != s && hi[r] != s {
+					bad[r], anyBad = bad[r]|1<<x, true
 				}
-				for _, gi := range at[s] {
-					if !cut[gi] {
-						continue
-					}
-					for _, k := range groups[gi].bufs {
-						r := find(local[k])
-						if net[r] != 0 && lo[r] != s && hi[r] != s {
-							bad[r], anyBad = bad[r]|1<<x, true
-						}
-					}
-				}
-				for _, gi := range at[s] {
-					for _, k := range groups[gi].bufs {
-						net[find(local[k])] = 0
-					}
-				}
-			}
+				return false
+			}, func(x int, s int32, k int32) bool {
+				net[find(local[k])] = 0
+				return false
+			})
 			if !anyBad {
 				return true
 			}
 			// Repair: join again the unjoined groups that hold a buffer
 			// of a class bad at their boundary.
-			changed := false
-			for x, s := range [2]int32{s1, s2} {
-				if s < 0 {
-					continue
-				}
-				for _, gi := range at[s] {
-					if !cut[gi] {
-						continue
-					}
-					for _, k := range groups[gi].bufs {
-						if bad[find(local[k])]&(1<<x) != 0 {
-							cut[gi], changed = false, true
-							break
-						}
-					}
-				}
-			}
+			changed = false
+			eachCut(func(x int, s int32, k int32) bool {
+				return bad[find(local[k])]&(1<<x) != 0
+			})
 			if !changed {
 				return false
 			}
