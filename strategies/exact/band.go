@@ -573,14 +573,18 @@ func atoms(a, b []int64) map[int64]uint64 {
 // bit per byte of it per buffer.
 const maxPairSum = 1 << 22
 
+// maxPairWords bounds pairLarge's tables: the buffers of both sides
+// times the words of a total (16 MiB).
+const maxPairWords = 1 << 21
+
 // maxGroupPairs is the most pairs pairLarge looks for.
 const maxGroupPairs = 8
 
 // pairLarge pairs large sides: while some total below the whole is the
 // total of a group of each side, it pairs such groups of the least
 // total, found by tables of the sums of groups, and the rest last (after
-// maxGroupPairs pairs, too). Nil where the total is above maxPairSum or the
-// sides hold more than 48 buffers. Where sums are dense the groups it
+// maxGroupPairs pairs, too). Nil where the total is above maxPairSum or
+// the tables would pass maxPairWords. Where sums are dense the groups it
 // pairs may not be those of the holes: the bands then fail to pack, which
 // costs nodes but never a packing.
 func pairLarge(a, b []int64) [][2]uint64 {
@@ -588,7 +592,7 @@ func pairLarge(a, b []int64) [][2]uint64 {
 	for _, x := range a {
 		total += x
 	}
-	if total > maxPairSum || len(a)+len(b) > 48 {
+	if total > maxPairSum || int64(len(a)+len(b)+2)*(total/64+1) > maxPairWords {
 		return nil
 	}
 	restA, restB := uint64(1)<<len(a)-1, uint64(1)<<len(b)-1
