@@ -574,8 +574,8 @@ func atoms(a, b []int64) map[int64]uint64 {
 const maxPairSum = 1 << 22
 
 // maxPairWords bounds pairLarge's tables: the buffers of both sides
-// times the words of a total (16 MiB).
-const maxPairWords = 1 << 21
+// times the words of a total (8 MiB; 1 MiB totals: 62 buffers).
+const maxPairWords = 1 << 20
 
 // maxGroupPairs is the most pairs pairLarge looks for.
 const maxGroupPairs = 8
@@ -598,7 +598,8 @@ func pairLarge(a, b []int64) [][2]uint64 {
 	restA, restB := uint64(1)<<len(a)-1, uint64(1)<<len(b)-1
 	var pairs [][2]uint64
 	for {
-		fa, fb := sumRow(a, restA), sumRow(b, restB)
+		ta, tb := sumTable(a, restA), sumTable(b, restB)
+		fa, fb := ta[len(ta)-1], tb[len(tb)-1]
 		rest := maskSum(a, restA)
 		g := int64(-1)
 		for w := 0; w < len(fa) && g < 0; w++ {
@@ -612,23 +613,10 @@ func pairLarge(a, b []int64) [][2]uint64 {
 		if g < 0 || len(pairs) == maxGroupPairs {
 			return append(pairs, [2]uint64{restA, restB})
 		}
-		x, y := pickSum(a, restA, sumTable(a, restA), g), pickSum(b, restB, sumTable(b, restB), g)
+		x, y := pickSum(a, restA, ta, g), pickSum(b, restB, tb, g)
 		pairs = append(pairs, [2]uint64{x, y})
 		restA, restB = restA&^x, restB&^y
 	}
-}
-
-// sumRow returns the bitset of the totals the groups of the buffers of s
-// in mask m reach.
-func sumRow(s []int64, m uint64) []uint64 {
-	row := make([]uint64, maskSum(s, m)/64+1)
-	row[0] = 1
-	for i, x := range s {
-		if m&(1<<i) != 0 {
-			orShifted(row, row, x)
-		}
-	}
-	return row
 }
 
 // orShifted sets dst |= src << x, over bitsets of one length; dst may be
