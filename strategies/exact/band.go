@@ -574,8 +574,15 @@ func atoms(a, b []int64) map[int64]uint64 {
 const maxPairSum = 1 << 22
 
 // maxPairWords bounds pairLarge's tables: the buffers of both sides
-// times the words of a total (8 MiB; 1 MiB totals: 62 buffers).
+// times the words of a total (8 MiB).
 const maxPairWords = 1 << 20
+
+// maxPairSides is the most buffers pairLarge pairs, both sides
+// together: 56 pairs a boundary of 34 buffers of
+// tiling?n=1000&sizes=uniform (48 did not), and the contention tilings'
+// boundaries of up to 62 buffers took 2 to 35 times the CPU of their
+// search when paired (pairs tried and given up at every capacity).
+const maxPairSides = 56
 
 // maxGroupPairs is the most pairs pairLarge looks for.
 const maxGroupPairs = 8
@@ -583,8 +590,9 @@ const maxGroupPairs = 8
 // pairLarge pairs large sides: while some total below the whole is the
 // total of a group of each side, it pairs such groups of the least
 // total, found by tables of the sums of groups, and the rest last (after
-// maxGroupPairs pairs, too). Nil where the total is above maxPairSum or
-// the tables would pass maxPairWords. Where sums are dense the groups it
+// maxGroupPairs pairs, too). Nil where the total is above maxPairSum,
+// the sides hold more than maxPairSides buffers or the tables would pass
+// maxPairWords. Where sums are dense the groups it
 // pairs may not be those of the holes: the bands then fail to pack, which
 // costs nodes but never a packing.
 func pairLarge(a, b []int64) [][2]uint64 {
@@ -592,7 +600,7 @@ func pairLarge(a, b []int64) [][2]uint64 {
 	for _, x := range a {
 		total += x
 	}
-	if total > maxPairSum || int64(len(a)+len(b)+2)*(total/64+1) > maxPairWords {
+	if total > maxPairSum || len(a)+len(b) > maxPairSides || int64(len(a)+len(b)+2)*(total/64+1) > maxPairWords {
 		return nil
 	}
 	restA, restB := uint64(1)<<len(a)-1, uint64(1)<<len(b)-1
