@@ -578,10 +578,9 @@ const maxPairSum = 1 << 22
 const maxPairWords = 1 << 20
 
 // maxPairSides is the most buffers pairLarge pairs, both sides
-// together: 56 pairs a boundary of 34 buffers of
-// tiling?n=1000&sizes=uniform (48 did not), and the contention tilings'
-// boundaries of up to 62 buffers took 2 to 35 times the CPU of their
-// search when paired (pairs tried and given up at every capacity).
+// together: 56 lets bands pack tiling?n=1000&sizes=uniform (48 did
+// not), and with up to 62 the contention tilings took 2 to 35 times the
+// CPU of their search.
 const maxPairSides = 56
 
 // maxGroupPairs is the most pairs pairLarge looks for.

@@ -74,8 +74,8 @@ func TestPlantedGolden(t *testing.T) {
 // TestBandsRepair packs, by bands and rectangles alone, pinwheels whose
 // top blade is cut inside at the boundary where the centre ends (n = 100
 // log-uniform seed 3: the rectangles were not found before the repair)
-// and a tiling with a boundary of 34 buffers (pairLarge took at most 48
-// of both sides together before). Every packing must be valid and within
+// and a tiling with a boundary of more than 48 buffers (pairLarge took
+// at most 48 of both sides together before). Every packing must be valid and within
 // the capacity.
 func TestBandsRepair(t *testing.T) {
 	for _, tc := range []struct {
