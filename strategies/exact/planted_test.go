@@ -3,12 +3,14 @@ package exact_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
 
 	"membench/strategies"
 	"membench/strategies/exact"
+	"membench/strategies/strategytest"
 	"membench/workloads"
 	"membench/workloads/synthetic"
 )
@@ -102,6 +104,35 @@ func TestBandsRepair(t *testing.T) {
 		plan := &strategies.Plan{Offsets: offs, Footprint: strategies.Footprint(p.Buffers, offs)}
 		if err := strategies.Validate(p, plan); err != nil || plan.Footprint != c.Capacity {
 			t.Errorf("%s: footprint %d: %v", p.Name, plan.Footprint, err)
+		}
+	}
+}
+
+// TestOptimalZeroSlack checks exact against the brute force on small
+// problems with no slack at their peak, where the banded engine (bands,
+// repaired rectangles) runs beside the searches: the footprint is the
+// optimum and it is proved, where the engine never proves anything
+// itself, so no proof comes from a layout that happened not to pack.
+func TestOptimalZeroSlack(t *testing.T) {
+	s := lookup(t, "exact?nodes=1000000")
+	rng := rand.New(rand.NewPCG(20, 24))
+	for i := 0; i < 300; {
+		p, _ := zeroSlackProblem(rng, 2+rng.IntN(7))
+		if p == nil {
+			continue
+		}
+		i++
+		want := bruteForce(p)
+		plan, err := s.Plan(context.Background(), p)
+		if err != nil {
+			t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
+		}
+		if err := strategies.Validate(p, plan); err != nil {
+			t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
+		}
+		if plan.Footprint != want || !plan.Optimal || plan.Bound != want {
+			t.Fatalf("problem %d %s: footprint %d bound %d optimal %v, want the optimum %d proved",
+				i, strategytest.Describe(p), plan.Footprint, plan.Bound, plan.Optimal, want)
 		}
 	}
 }
