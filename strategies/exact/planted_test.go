@@ -10,7 +10,6 @@ import (
 
 	"membench/strategies"
 	"membench/strategies/exact"
-	"membench/strategies/strategytest"
 	"membench/workloads"
 	"membench/workloads/synthetic"
 )
@@ -122,17 +121,6 @@ func TestOptimalZeroSlack(t *testing.T) {
 			continue
 		}
 		i++
-		want := bruteForce(p)
-		plan, err := s.Plan(context.Background(), p)
-		if err != nil {
-			t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
-		}
-		if err := strategies.Validate(p, plan); err != nil {
-			t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
-		}
-		if plan.Footprint != want || !plan.Optimal || plan.Bound != want {
-			t.Fatalf("problem %d %s: footprint %d bound %d optimal %v, want the optimum %d proved",
-				i, strategytest.Describe(p), plan.Footprint, plan.Bound, plan.Optimal, want)
-		}
+		checkOptimal(t, s, i, p)
 	}
 }
