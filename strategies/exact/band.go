@@ -176,9 +176,9 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 		starts[in.secLo[k]-pt.secLo] = append(starts[in.secLo[k]-pt.secLo], k)
 		ends[in.secHi[k]-pt.secLo] = append(ends[in.secHi[k]-pt.secLo], k)
 	}
-	// groups[s] lists the groups of boundary s: the pairs, each as its
-	// buffers.
-	groups := make([][][]int32, ns)
+	// groups lists the groups of every boundary (the pairs), each as its
+	// buffers, by boundary.
+	var groups []group
 	var a, bs []int64
 	for s := int32(1); s < ns; s++ {
 		e, st := ends[s], starts[s]
@@ -198,7 +198,7 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 		}
 		if pairs == nil {
 			// No pairing: the whole boundary is one group.
-			groups[s] = [][]int32{append(slices.Clone(e), st...)}
+			groups = append(groups, group{s, append(slices.Clone(e), st...)})
 			continue
 		}
 		for _, pr := range pairs {
@@ -210,28 +210,27 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 					}
 				}
 			}
-			groups[s] = append(groups[s], g)
+			groups = append(groups, group{s, g})
 		}
 	}
-	join := func(skip1, skip2 int32) {
+	// join joins the buffers of every group but those cut (nil: none).
+	join := func(cut []bool) {
 		for i := range parent {
 			parent[i] = int32(i)
 		}
-		for s := int32(1); s < ns; s++ {
-			if s == skip1 || s == skip2 {
+		for gi, g := range groups {
+			if cut != nil && cut[gi] {
 				continue
 			}
-			for _, g := range groups[s] {
-				for _, k := range g[1:] {
-					union(local[k], local[g[0]])
-				}
+			for _, k := range g.bufs[1:] {
+				union(local[k], local[g.bufs[0]])
 			}
 		}
 	}
-	join(-1, -1)
+	join(nil)
 	classes, roots := classesOf(pt.bufs, find)
 	if len(roots) < 2 {
-		return rectsOf(in, pt, c, rev, p, join, find)
+		return rectsOf(in, pt, c, rev, p, groups, join, find)
 	}
 	b := &banded{p: p, sol: make([]int64, len(in.size))}
 	var total int64
@@ -278,9 +277,16 @@ func newStripe(in *instance, ks []int32, h int64, rev bool, p *pace) (stripe, bo
 	return bd, true
 }
 
-// maxRectWork bounds the steps rectsOf spends trying pairs of
-// boundaries: part buffers times pairs (about 0.1 s unloaded).
-const maxRectWork = 1 << 22
+// group is a group of the buffers ending and starting at boundary s
+// that bandsOf pairs.
+type group struct {
+	s    int32
+	bufs []int32
+}
+
+// maxRectWork bounds the steps rectsOf spends trying boundaries and
+// pairs of them: part buffers times tries (about 0.1 s unloaded).
+const maxRectWork = 1 << 23
 
 // rectsOf looks, in a part that is one band, for one boundary or two
 // whose groups, left unjoined, leave classes that each hold one load
@@ -288,77 +294,171 @@ const maxRectWork = 1 << 22
 // a pinwheel. Each class of several buffers is packed as one buffer of
 // its height in a coarse problem of the classes, then apart inside the
 // place the coarse packing gives it. Nil where none is found.
-func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, join func(s1, s2 int32), find func(int32) int32) *banded {
+//
+// A blade that lives across the boundary where others meet may be cut
+// there inside too: leaving that group unjoined leaves pieces of it
+// whose load changes there. Such groups are joined again, until every
+// class is a rectangle or none is left unjoined (repair). Pairs of
+// boundaries are tried first where one is the latest end of the
+// buffers that start before the other, or the other the earliest start
+// of those that end after the one: in a pinwheel, the blade below the
+// centre lives across the first boundary and ends at the second, the
+// one above it starts at the first and lives across the second, and no
+// buffer lives across both. Then the other pairs, within maxRectWork.
+func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group, join func(cut []bool), find func(int32) int32) *banded {
 	ns := pt.secHi - pt.secLo
 	n := len(pt.bufs)
 	lo, hi := make([]int32, n), make([]int32, n)
 	net := make([]int64, n)
+	bad := make([]uint8, n) // per class: bit x where bad at the x-th boundary
 	local := make(map[int32]int32, n)
 	for i, k := range pt.bufs {
 		local[k] = int32(i)
 	}
-	// The boundaries' buffers, by section, as bandsOf has them.
-	at := make([][]int32, ns+1)
-	for _, k := range pt.bufs {
-		at[in.secLo[k]-pt.secLo] = append(at[in.secLo[k]-pt.secLo], k)
-		at[in.secHi[k]-pt.secLo] = append(at[in.secHi[k]-pt.secLo], k)
+	// at[s] lists the groups of boundary s.
+	at := make([][]int, ns+1)
+	for gi, g := range groups {
+		at[g.s] = append(at[g.s], gi)
 	}
-	rect := func(s1, s2 int32) bool {
-		join(s1, s2)
-		for i := range n {
-			lo[i], hi[i], net[i] = ns, 0, 0
-		}
-		roots, big := 0, false
-		for i, k := range pt.bufs {
-			r := find(int32(i))
-			if lo[r] == ns {
-				roots++
-			} else {
-				big = true
-			}
-			lo[r], hi[r] = min(lo[r], in.secLo[k]-pt.secLo), max(hi[r], in.secHi[k]-pt.secLo)
-		}
-		if roots < 2 || !big {
-			return false
-		}
-		for _, s := range [2]int32{s1, s2} {
+	cut := make([]bool, len(groups))
+	work := int64(0)
+	var firstSeen, lastSeen bool
+	var s1, s2 int32
+	// eachCut calls, boundary by boundary (s1: x = 0, s2: x = 1), each
+	// pass in turn on every buffer k of the boundary's unjoined groups; a
+	// pass that returns true for some buffer of a group joins that group
+	// again.
+	changed := false
+	eachCut := func(passes ...func(x int, s int32, k int32) bool) {
+		for x, s := range [2]int32{s1, s2} {
 			if s < 0 {
 				continue
 			}
-			for _, k := range at[s] {
+			for _, pass := range passes {
+				for _, gi := range at[s] {
+					if !cut[gi] {
+						continue
+					}
+					for _, k := range groups[gi].bufs {
+						if pass(x, s, k) {
+							cut[gi], changed = false, true
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+	rect := func(b1, b2 int32) bool {
+		s1, s2 = b1, b2
+		firstSeen, lastSeen = false, false
+		clear(cut)
+		for _, s := range [2]int32{s1, s2} {
+			if s >= 0 {
+				for _, gi := range at[s] {
+					cut[gi] = true
+				}
+			}
+		}
+		for {
+			work += int64(n)
+			join(cut)
+			for i := range n {
+				lo[i], hi[i], net[i], bad[i] = ns, 0, 0, 0
+			}
+			roots, big := 0, false
+			for i, k := range pt.bufs {
+				r := find(int32(i))
+				if lo[r] == ns {
+					roots++
+				} else {
+					big = true
+				}
+				lo[r], hi[r] = min(lo[r], in.secLo[k]-pt.secLo), max(hi[r], in.secHi[k]-pt.secLo)
+			}
+			if s2 < 0 && !firstSeen && !lastSeen {
+				for i := range n {
+					firstSeen = firstSeen || lo[i] == 0 && hi[i] == s1
+					lastSeen = lastSeen || lo[i] == s1 && hi[i] == ns
+				}
+			}
+			if roots < 2 || !big {
+				return false
+			}
+			// A class whose load changes at s1 or s2 inside its lifetime
+			// is bad.
+			anyBad := false
+			eachCut(func(x int, s int32, k int32) bool {
 				r := find(local[k])
 				if in.secLo[k]-pt.secLo == s {
 					net[r] += in.size[k]
 				} else {
 					net[r] -= in.size[k]
 				}
-			}
-			for _, k := range at[s] {
-				r := find(local[k])
-				if net[r] != 0 && lo[r] != s && hi[r] != s {
-					return false
+				return false
+			}, func(x int, s int32, k int32) bool {
+				if r := find(local[k]); net[r] != 0 && lo[r] != s && hi[r] != s {
+					bad[r], anyBad = bad[r]|1<<x, true
 				}
-			}
-			for _, k := range at[s] {
+				return false
+			}, func(x int, s int32, k int32) bool {
 				net[find(local[k])] = 0
+				return false
+			})
+			if !anyBad {
+				return true
+			}
+			// Repair: join again the unjoined groups that hold a buffer
+			// of a class bad at their boundary.
+			changed = false
+			eachCut(func(x int, s int32, k int32) bool {
+				return bad[find(local[k])]&(1<<x) != 0
+			})
+			if !changed {
+				return false
 			}
 		}
-		return true
+	}
+	// maxHi[s]: the latest end of the buffers starting before s;
+	// minLo[s]: the earliest start of those ending after s.
+	maxHi, minLo := make([]int32, ns+1), make([]int32, ns+1)
+	for i := range minLo {
+		minLo[i] = ns
+	}
+	for _, k := range pt.bufs {
+		l, h := in.secLo[k]-pt.secLo, in.secHi[k]-pt.secLo
+		maxHi[l+1] = max(maxHi[l+1], h)
+		minLo[h-1] = min(minLo[h-1], l)
+	}
+	for s := int32(1); s <= ns; s++ {
+		maxHi[s] = max(maxHi[s], maxHi[s-1])
+	}
+	for s := ns - 1; s >= 0; s-- {
+		minLo[s] = min(minLo[s], minLo[s+1])
 	}
 	split := false
+	first, last := make([]bool, ns+1), make([]bool, ns+1)
 	for s1 := int32(1); s1 < ns && !split; s1++ {
+		if work > maxRectWork || p.b.spent() {
+			return nil
+		}
 		split = rect(s1, -1)
+		first[s1], last[s1] = firstSeen, lastSeen
 	}
-	if !split && int64(ns)*int64(ns)*int64(n)/2 <= maxRectWork {
-	pairs:
-		for s1 := int32(1); s1 < ns; s1++ {
-			if p.b.spent() {
-				return nil
-			}
-			for s2 := s1 + 1; s2 < ns; s2++ {
-				if split = rect(s1, s2); split {
-					break pairs
+	// Pairs of boundaries no buffer lives across both: first those
+	// where, each left unjoined alone, a class ends at the first having
+	// started with the part and one starts at the second and ends with
+	// it (a pinwheel's first and last blades), then the others.
+	for _, blades := range []bool{true, false} {
+		for s1 := int32(1); s1 < ns && !split; s1++ {
+			for s2 := max(s1+1, maxHi[s1]); s2 < ns && !split; s2++ {
+				if minLo[s2] < s1 || blades != (first[s1] && last[s2]) {
+					continue
 				}
+				if work > maxRectWork || p.b.spent() {
+					return nil
+				}
+				split = rect(s1, s2)
 			}
 		}
 	}
@@ -473,14 +573,25 @@ func atoms(a, b []int64) map[int64]uint64 {
 // bit per byte of it per buffer.
 const maxPairSum = 1 << 22
 
+// maxPairWords bounds pairLarge's tables: the buffers of both sides
+// times the words of a total (8 MiB).
+const maxPairWords = 1 << 20
+
+// maxPairSides is the most buffers pairLarge pairs, both sides
+// together: 56 lets bands pack tiling?n=1000&sizes=uniform (48 did
+// not), and with up to 62 the contention tilings took 2 to 35 times the
+// CPU of their search.
+const maxPairSides = 56
+
 // maxGroupPairs is the most pairs pairLarge looks for.
 const maxGroupPairs = 8
 
 // pairLarge pairs large sides: while some total below the whole is the
 // total of a group of each side, it pairs such groups of the least
 // total, found by tables of the sums of groups, and the rest last (after
-// maxGroupPairs pairs, too). Nil where the total is above maxPairSum or the
-// sides hold more than 48 buffers. Where sums are dense the groups it
+// maxGroupPairs pairs, too). Nil where the total is above maxPairSum,
+// the sides hold more than maxPairSides buffers or the tables would pass
+// maxPairWords. Where sums are dense the groups it
 // pairs may not be those of the holes: the bands then fail to pack, which
 // costs nodes but never a packing.
 func pairLarge(a, b []int64) [][2]uint64 {
@@ -488,13 +599,14 @@ func pairLarge(a, b []int64) [][2]uint64 {
 	for _, x := range a {
 		total += x
 	}
-	if total > maxPairSum || len(a)+len(b) > 48 {
+	if total > maxPairSum || len(a)+len(b) > maxPairSides || int64(len(a)+len(b)+2)*(total/64+1) > maxPairWords {
 		return nil
 	}
 	restA, restB := uint64(1)<<len(a)-1, uint64(1)<<len(b)-1
 	var pairs [][2]uint64
 	for {
-		fa, fb := sumRow(a, restA), sumRow(b, restB)
+		ta, tb := sumTable(a, restA), sumTable(b, restB)
+		fa, fb := ta[len(ta)-1], tb[len(tb)-1]
 		rest := maskSum(a, restA)
 		g := int64(-1)
 		for w := 0; w < len(fa) && g < 0; w++ {
@@ -508,23 +620,10 @@ func pairLarge(a, b []int64) [][2]uint64 {
 		if g < 0 || len(pairs) == maxGroupPairs {
 			return append(pairs, [2]uint64{restA, restB})
 		}
-		x, y := pickSum(a, restA, sumTable(a, restA), g), pickSum(b, restB, sumTable(b, restB), g)
+		x, y := pickSum(a, restA, ta, g), pickSum(b, restB, tb, g)
 		pairs = append(pairs, [2]uint64{x, y})
 		restA, restB = restA&^x, restB&^y
 	}
-}
-
-// sumRow returns the bitset of the totals the groups of the buffers of s
-// in mask m reach.
-func sumRow(s []int64, m uint64) []uint64 {
-	row := make([]uint64, maskSum(s, m)/64+1)
-	row[0] = 1
-	for i, x := range s {
-		if m&(1<<i) != 0 {
-			orShifted(row, row, x)
-		}
-	}
-	return row
 }
 
 // orShifted sets dst |= src << x, over bitsets of one length; dst may be

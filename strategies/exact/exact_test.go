@@ -148,19 +148,25 @@ func TestOptimalSmall(t *testing.T) {
 		if i%6 == 0 {
 			n = 12
 		}
-		p := smallProblem(rng, n, aligns[rng.IntN(len(aligns))])
-		want := bruteForce(p)
-		plan, err := s.Plan(context.Background(), p)
-		if err != nil {
-			t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
-		}
-		if err := strategies.Validate(p, plan); err != nil {
-			t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
-		}
-		if plan.Footprint != want || !plan.Optimal || plan.Bound != want {
-			t.Fatalf("problem %d %s: footprint %d bound %d optimal %v, want the optimum %d proved",
-				i, strategytest.Describe(p), plan.Footprint, plan.Bound, plan.Optimal, want)
-		}
+		checkOptimal(t, s, i, smallProblem(rng, n, aligns[rng.IntN(len(aligns))]))
+	}
+}
+
+// checkOptimal plans problem i, p, with s and requires a valid plan at
+// the brute force's optimum, proved.
+func checkOptimal(t *testing.T, s strategies.Strategy, i int, p *workloads.Problem) {
+	t.Helper()
+	want := bruteForce(p)
+	plan, err := s.Plan(context.Background(), p)
+	if err != nil {
+		t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
+	}
+	if err := strategies.Validate(p, plan); err != nil {
+		t.Fatalf("problem %d %s: %v", i, strategytest.Describe(p), err)
+	}
+	if plan.Footprint != want || !plan.Optimal || plan.Bound != want {
+		t.Fatalf("problem %d %s: footprint %d bound %d optimal %v, want the optimum %d proved",
+			i, strategytest.Describe(p), plan.Footprint, plan.Bound, plan.Optimal, want)
 	}
 }
 
