@@ -82,6 +82,9 @@ type trial struct {
 	// the other orders, given as many nodes, do not (minimise's trials;
 	// capacity mode stops at its first plan).
 	contest bool
+	// even: the orders share its nodes evenly whatever their wins
+	// (minimise's question at slo).
+	even bool
 }
 
 func (sv *solver) newTrial(c int64) *trial {
@@ -163,16 +166,20 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 		}
 		res := aborted
 		var winner engine
+		weight := sv.weight
+		if tr.even {
+			weight = func(int) int64 { return 1 }
+		}
 		var wsum int64
 		for x := range orders {
-			wsum += sv.weight(x)
+			wsum += weight(x)
 		}
 		for i, r := range tr.runs {
 			before := r.s.pacer().count
 			lim := limit * r.weight
 			if r.order >= 0 {
 				// limit is each order's nodes when they weigh the same.
-				lim = max(1, limit*int64(len(orders))*sv.weight(r.order)/wsum)
+				lim = max(1, limit*int64(len(orders))*weight(r.order)/wsum)
 			}
 			contested := r.started
 			res = r.step(lim)
