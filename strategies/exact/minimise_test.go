@@ -217,3 +217,31 @@ func TestProofShare(t *testing.T) {
 		}
 	}
 }
+
+// TestLadder: the probes' depths are 1 to denseDepths, then each about
+// sqrt(2) times the one before, down to half the gap (all of a gap of
+// up to denseDepths).
+func TestLadder(t *testing.T) {
+	for _, tc := range []struct {
+		g    int64
+		want []int64
+	}{
+		{0, nil},
+		{1, []int64{1}},
+		{5, []int64{1, 2, 3, 4, 5}},
+		{12, []int64{1, 2, 3, 4, 5, 6, 7, 8}},
+		{42, []int64{1, 2, 3, 4, 5, 6, 7, 8, 11, 15, 21}},
+		{307, []int64{1, 2, 3, 4, 5, 6, 7, 8, 11, 15, 21, 29, 41, 57, 80, 113}},
+		{318, []int64{1, 2, 3, 4, 5, 6, 7, 8, 11, 15, 21, 29, 41, 57, 80, 113, 159}},
+	} {
+		var got []int64
+		for d := int64(1); d <= maxDepth(tc.g); d++ {
+			if onLadder(d) {
+				got = append(got, d)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("gap %d: ladder %v, want %v", tc.g, got, tc.want)
+		}
+	}
+}
