@@ -200,7 +200,7 @@ func TestTrialWeights(t *testing.T) {
 	}
 }
 
-// TestProofShare: the bands have one node for each of the question at
+// TestProofShare: the probes have one node for each of the question at
 // slo until the best plan has stood longer than it took to find, and at
 // least 64 nodes a buffer; then three.
 func TestProofShare(t *testing.T) {
