@@ -23,12 +23,15 @@
 // pauses when it has spent its share of nodes and resumes where it
 // stopped, so no question searches a node twice; once an order has
 // found plans where the others had as many nodes, it takes a larger
-// share of each question (the others keep at least half of an even
+// share of each question (the others keep at least a third of an even
 // share). Minimising gives half the nodes (a quarter once the probes
-// stall) to the question at the lower bound and the rest to capacity
-// probes below the best plan, in three bands of depth, each band giving
-// its capacities in turn a limit that doubles every round, so that a
-// probe on a hard capacity does not hold the others up (minimise.go).
+// have stalled) to the question at the lower bound and the rest to
+// capacity probes below the best plan, on a ladder of depths (every
+// capacity a few quanta down, then depths growing geometrically), the
+// probe at depth d weighing 1/d in a weighted fair queue of small steps,
+// so that a probe on a hard capacity does not hold the others up and a
+// probe near the best plan searches as capacity mode would at a known
+// fraction of its speed (minimise.go).
 // A plan found at C lowers the upper bound; a complete search
 // that finds none proves the bound C+1, rounded up to the quantum that
 // divides every canonical footprint (quantumOf). Before minimising, the
@@ -286,14 +289,18 @@ type solver struct {
 }
 
 // maxWins caps what an order's wins count for: an order with none keeps
-// at least half of its even share of a trial.
+// at least a third of its even share of a trial against one that
+// doubled its weight maxWins times (8:1:1).
 const maxWins = 3
 
-// weight is order x's weight in a trial's nodes: one, and one more for
-// each plan it found in a contested step, up to maxWins. A trial's
+// weight is order x's weight in a trial's nodes: one, doubled for each
+// plan it found in a contested step, up to maxWins times. A trial's
 // orders weigh the same until some plan is found, so capacity mode,
-// which stops at its first plan, shares its nodes evenly.
-func (sv *solver) weight(x int) int64 { return 1 + min(sv.wins[x], maxWins) }
+// which stops at its first plan, shares its nodes evenly. On
+// MiniMalloc's D, where TWA finds nearly every plan, the weights
+// 1+min(wins, 3) (4:1:1, before issue 24's second round) gave TWA two
+// thirds of each probe's nodes, these give it four fifths.
+func (sv *solver) weight(x int) int64 { return 1 << min(sv.wins[x], maxWins) }
 
 // orders are the static orders of the searches, MiniMalloc's default
 // heuristics.

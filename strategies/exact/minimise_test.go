@@ -27,18 +27,18 @@ func randomProblem(rng *rand.Rand, n int) *workloads.Problem {
 
 // TestMinimiseSchedule follows every step minimise takes on random
 // problems and checks its rules: each probe asks a multiple of the
-// quantum strictly between slo and the best footprint, inside its band
-// and its round's reach of the band's anchor; each step brings a probe
-// to its band's limit; a band doubles its limit only once every capacity
-// within the round's reach has had the limit before; the
-// question at slo asks slo and goes exactly when it has had no more nodes
-// than the bands together, or than a third of theirs once the best plan
-// has stalled (proofShare).
+// quantum strictly between slo and the best footprint, at a depth no
+// deeper than maxDepth, on the ladder or already open; it is the one
+// whose next step ends with the least nodes for its weight 1/d, the
+// deepest on a tie (weighted fair queueing), and it takes a base step;
+// the question at slo asks slo and goes exactly when it has had no more
+// nodes than the probes together, or than a third of theirs once the
+// best plan has stalled (proofShare), and never again more once so.
 func TestMinimiseSchedule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 1))
 	ctx := context.Background()
-	probed, doubled := 0, 0
-	shares := map[int64]int{} // steps taken at each share of the bands
+	probed, reopened := 0, 0
+	shares := map[int64]int{} // steps taken at each share of the probes
 	// MiniMalloc's D, whose optimum is open, keeps the probes busy; the
 	// random problems are mostly settled at their bound.
 	var ps []*workloads.Problem
@@ -55,10 +55,10 @@ func TestMinimiseSchedule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// D's probes stall (proofShare) after some 40,000 nodes.
+		// D's probes stall (proofShare) after some 140,000 nodes.
 		budget := &budget{ctx: ctx, nodes: 40000}
 		if i == 0 && len(p.Buffers) > 200 {
-			budget.nodes = 100000
+			budget.nodes = 160000
 		}
 		sv := &solver{in: in, b: budget, offs: greedy(p, in)}
 		for _, pt := range in.parts {
@@ -70,72 +70,73 @@ func TestMinimiseSchedule(t *testing.T) {
 		}
 		sv.slo = sv.lo
 		q := in.quantum
+		base := sv.baseLimit()
 		lo, hi := sv.slo, sv.hi
-		var boundGiven, bandsGiven int64
+		var boundGiven, probesGiven int64
 		// The nodes spent, and when the best plan last improved.
 		var spent, improved int64
+		per := int64(1)
 		lastHi := sv.hi
 		given := map[int64]int64{} // per capacity, while its probe lives
-		limits := map[int]int64{}  // per band, its limit this round
-		reach := map[int]int64{}   // and its reach
-		seen := map[int64]int{}    // per capacity, the layout it was last asked in
-		epoch := 0
-		var top, elo int64 = -1, -1 // the layout the rounds belong to
 		fail := func(ev traceEvent, format string, args ...any) {
 			t.Helper()
 			t.Fatalf("problem %d, step %+v (slo %d, hi %d before): "+format, append([]any{i, ev, lo, hi}, args...)...)
 		}
 		sv.trace = func(ev traceEvent) {
-			per := proofShare(spent, improved, int64(len(in.size)))
+			per = max(per, proofShare(spent, improved, int64(len(in.size))))
 			shares[per]++
-			if ev.Band < 0 {
+			top := (hi - 1) / q * q
+			g := (top - lo + q - 1) / q
+			if ev.Top != top {
+				fail(ev, "top %d, want %d", ev.Top, top)
+			}
+			// The probes minimise closed before this step.
+			for c := range given {
+				if c >= hi || c < lo || (top-c)/q+1 > maxDepth(g) {
+					delete(given, c)
+				}
+			}
+			// The probe that should go next, and its key.
+			var want, wantKey int64
+			for d := int64(1); d <= maxDepth(g) && top-(d-1)*q > lo; d++ {
+				gv, open := given[top-(d-1)*q]
+				if !open && !onLadder(d) {
+					continue
+				}
+				k := base
+				if open {
+					k = (gv + base) * d
+				}
+				if want == 0 || k <= wantKey {
+					want, wantKey = d, k
+				}
+			}
+			if ev.Depth == 0 {
 				if ev.C != lo {
 					fail(ev, "the question at slo asks %d", ev.C)
 				}
-				if boundGiven*per > bandsGiven {
-					fail(ev, "the question at slo had %d nodes, the bands %d (share %d)", boundGiven, bandsGiven, per)
+				if want != 0 && boundGiven*per > probesGiven {
+					fail(ev, "the question at slo had %d nodes, the probes %d (share %d)", boundGiven, probesGiven, per)
 				}
 				boundGiven += ev.Nodes
 			} else {
 				probed++
-				if bandsGiven >= boundGiven*per {
-					fail(ev, "a band went with %d nodes given to the bands and %d to the question at slo (share %d)", bandsGiven, boundGiven, per)
+				if probesGiven >= boundGiven*per {
+					fail(ev, "a probe went with %d nodes given to the probes and %d to the question at slo (share %d)", probesGiven, boundGiven, per)
 				}
-				bandsGiven += ev.Nodes
-				if ev.C%q != 0 || ev.C <= lo || ev.C >= hi {
-					fail(ev, "probe outside (slo, hi) or off the quantum %d", q)
+				probesGiven += ev.Nodes
+				if ev.C%q != 0 || ev.C <= lo || ev.C >= hi || ev.C != top-(ev.Depth-1)*q {
+					fail(ev, "probe outside (slo, hi), off the quantum %d or not at its depth", q)
 				}
-				if ev.C > ev.Top-(ev.BandLo-1)*q || ev.C < ev.Top-(ev.BandHi-2)*q {
-					fail(ev, "probe outside its band")
+				if ev.Depth != want {
+					fail(ev, "depth %d went, want depth %d (key %d)", ev.Depth, want, wantKey)
 				}
-				if ev.Top != top || lo != elo {
-					top, elo = ev.Top, lo
-					clear(limits)
-					clear(reach)
-					epoch++
+				if ev.Given != given[ev.C] || ev.Step != base {
+					fail(ev, "the probe had %d nodes; want a step of %d", given[ev.C], base)
 				}
-				if ev.Given == 0 && seen[ev.C] != epoch {
-					// Closed when the bands were laid out anew.
-					delete(given, ev.C)
+				if ev.Given > 0 && !onLadder(ev.Depth) {
+					reopened++
 				}
-				seen[ev.C] = epoch
-				if ev.Given != given[ev.C] || ev.Given+ev.Step != ev.Limit {
-					fail(ev, "the probe had %d nodes; a step must bring it to the limit", given[ev.C])
-				}
-				if d := (ev.Top-ev.C)/q + 1; d < ev.Anchor-ev.R || d > ev.Anchor+ev.R {
-					fail(ev, "depth %d is not within the round's reach", d)
-				}
-				if l, ok := limits[ev.Band]; ok && ev.Limit > l {
-					doubled++
-					r := reach[ev.Band]
-					for d := max(ev.BandLo, ev.Anchor-r); d < min(ev.BandHi, ev.Anchor+r+1); d++ {
-						if c := ev.Top - (d-1)*q; c > lo && given[c] < l {
-							fail(ev, "the band doubled its limit %d before capacity %d had it (%d)", l, c, given[c])
-						}
-					}
-				}
-				reach[ev.Band] = ev.R
-				limits[ev.Band] = ev.Limit
 				given[ev.C] += ev.Step
 			}
 			if ev.Res != aborted {
@@ -146,23 +147,18 @@ func TestMinimiseSchedule(t *testing.T) {
 			if hi < lastHi {
 				lastHi, improved = hi, spent
 			}
-			for c := range given {
-				if c >= hi || c < lo {
-					delete(given, c)
-				}
-			}
 		}
 		sv.minimise()
 	}
-	if probed == 0 || doubled == 0 || shares[1] == 0 || shares[3] == 0 {
-		t.Fatalf("%d probes below the first plans, %d rounds that doubled a limit, steps at each share of the bands %v; want some of each",
-			probed, doubled, shares)
+	if probed == 0 || reopened == 0 || shares[1] == 0 || shares[3] == 0 {
+		t.Fatalf("%d probes below the first plans, %d steps of probes kept off the ladder, steps at each share of the probes %v; want some of each",
+			probed, reopened, shares)
 	}
 }
 
 // TestTrialWeights: a trial's orders share its nodes evenly until an
 // order has found plans in contested steps; then each takes its weight,
-// and an order's wins count up to maxWins.
+// which doubles with each win up to maxWins.
 func TestTrialWeights(t *testing.T) {
 	w, err := workloads.Load("../../../shared/workloads/minimalloc/D.1048576.csv")
 	if errors.Is(err, fs.ErrNotExist) {
@@ -181,8 +177,10 @@ func TestTrialWeights(t *testing.T) {
 	}{
 		{[3]int64{0, 0, 0}, []int64{600, 600, 600}},
 		{[3]int64{1, 0, 0}, []int64{900, 450, 450}},
-		{[3]int64{3, 0, 0}, []int64{1200, 300, 300}},
-		{[3]int64{9, 0, 0}, []int64{1200, 300, 300}},
+		{[3]int64{2, 0, 0}, []int64{1200, 300, 300}},
+		{[3]int64{3, 0, 0}, []int64{1440, 180, 180}},
+		{[3]int64{9, 0, 0}, []int64{1440, 180, 180}},
+		{[3]int64{2, 1, 0}, []int64{1028, 514, 257}},
 		{[3]int64{1, 1, 0}, []int64{720, 720, 360}},
 	} {
 		// No plan within 1,024,000 is found in 1,200 nodes by any order.
@@ -202,7 +200,7 @@ func TestTrialWeights(t *testing.T) {
 	}
 }
 
-// TestProofShare: the bands have one node for each of the question at
+// TestProofShare: the probes have one node for each of the question at
 // slo until the best plan has stood longer than it took to find, and at
 // least 64 nodes a buffer; then three.
 func TestProofShare(t *testing.T) {
@@ -216,6 +214,34 @@ func TestProofShare(t *testing.T) {
 	} {
 		if got := proofShare(tc.spent, tc.improved, tc.n); got != tc.want {
 			t.Errorf("proofShare(%d, %d, %d) = %d, want %d", tc.spent, tc.improved, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestLadder: the probes' depths are 1 to denseDepths, then each about
+// sqrt(2) times the one before, down to half the gap (all of a gap of
+// up to denseDepths).
+func TestLadder(t *testing.T) {
+	for _, tc := range []struct {
+		g    int64
+		want []int64
+	}{
+		{0, nil},
+		{1, []int64{1}},
+		{5, []int64{1, 2, 3, 4, 5}},
+		{12, []int64{1, 2, 3, 4, 5, 6, 7, 8}},
+		{42, []int64{1, 2, 3, 4, 5, 6, 7, 8, 11, 15, 21}},
+		{307, []int64{1, 2, 3, 4, 5, 6, 7, 8, 11, 15, 21, 29, 41, 57, 80, 113}},
+		{318, []int64{1, 2, 3, 4, 5, 6, 7, 8, 11, 15, 21, 29, 41, 57, 80, 113, 159}},
+	} {
+		var got []int64
+		for d := int64(1); d <= maxDepth(tc.g); d++ {
+			if onLadder(d) {
+				got = append(got, d)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("gap %d: ladder %v, want %v", tc.g, got, tc.want)
 		}
 	}
 }

@@ -78,6 +78,13 @@ type trial struct {
 	offs []int64 // the plan so far: parts before pi are within c
 	pi   int     // the part being searched
 	runs []*run  // its runs, nil before they start
+	// contest: an order that finds a plan in its first step wins when
+	// the other orders, given as many nodes, do not (minimise's trials;
+	// capacity mode stops at its first plan).
+	contest bool
+	// even: the orders share its nodes evenly whatever their wins
+	// (minimise's question at slo).
+	even bool
 }
 
 func (sv *solver) newTrial(c int64) *trial {
@@ -90,6 +97,24 @@ func (tr *trial) close() {
 		r.stop()
 	}
 	tr.runs = nil
+}
+
+// alone lets the order runs of rest that have not started take a first
+// step of lim nodes, and reports whether none of them finds a plan in
+// it.
+func (sv *solver) alone(rest []*run, lim int64) bool {
+	for _, r := range rest {
+		if r.order < 0 || r.started {
+			continue
+		}
+		before := r.s.pacer().count
+		res := r.step(lim)
+		sv.nodes += r.s.pacer().count - before
+		if res == found {
+			return false
+		}
+	}
+	return true
 }
 
 // step lets each order's search of the current part spend up to limit
@@ -141,23 +166,27 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 		}
 		res := aborted
 		var winner engine
+		weight := sv.weight
+		if tr.even {
+			weight = func(int) int64 { return 1 }
+		}
 		var wsum int64
 		for x := range orders {
-			wsum += sv.weight(x)
+			wsum += weight(x)
 		}
-		for _, r := range tr.runs {
+		for i, r := range tr.runs {
 			before := r.s.pacer().count
 			lim := limit * r.weight
 			if r.order >= 0 {
 				// limit is each order's nodes when they weigh the same.
-				lim = max(1, limit*int64(len(orders))*sv.weight(r.order)/wsum)
+				lim = max(1, limit*int64(len(orders))*weight(r.order)/wsum)
 			}
 			contested := r.started
 			res = r.step(lim)
-			if res == found && r.order >= 0 && contested {
+			sv.nodes += r.s.pacer().count - before
+			if res == found && r.order >= 0 && (contested || tr.contest && sv.alone(tr.runs[i+1:], lim)) {
 				sv.wins[r.order]++
 			}
-			sv.nodes += r.s.pacer().count - before
 			if res != aborted {
 				winner = r.s
 				break
