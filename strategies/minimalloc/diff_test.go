@@ -203,3 +203,31 @@ func TestUndoLog(t *testing.T) {
 		want = want[:len(want)-1]
 	}
 }
+
+// TestMaxTree adds to random ranges and reads random ranges' largest
+// values, and requires what a plain slice gives.
+func TestMaxTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 5, 64, 100} {
+		v := make([]int64, n)
+		for k := range v {
+			v[k] = rng.Int64N(1000)
+		}
+		tr := newMaxTree(v)
+		for step := range 2000 {
+			l := rng.IntN(n)
+			r := l + 1 + rng.IntN(n-l)
+			if step%2 == 0 {
+				d := rng.Int64N(200) - 100
+				tr.addRange(l, r, d)
+				for k := l; k < r; k++ {
+					v[k] += d
+				}
+				continue
+			}
+			if got, want := tr.max(l, r), slices.Max(v[l:r]); got != want {
+				t.Fatalf("n %d step %d: max [%d, %d) = %d, want %d", n, step, l, r, got, want)
+			}
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"math"
-	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -232,17 +231,19 @@ type solver struct {
 	capacity int64
 	sw       *sweepResult
 
-	assign  []int64 // placed offsets, noOffset when unplaced
-	sol     []int64 // the solution, partition by partition
-	minOffs []int64 // lowest offset each unplaced buffer may take
-	floor   []int64 // per section: lowest offset left for its buffers
-	total   []int64 // per section: the bytes of its unplaced buffers
-	cuts    []int64 // per pair of adjacent sections: buffers spanning both
+	assign  []int64  // placed offsets, noOffset when unplaced
+	sol     []int64  // the solution, partition by partition
+	minOffs []int64  // lowest offset each unplaced buffer may take
+	floor   []int64  // per section: lowest offset left for its buffers
+	total   []int64  // per section: the bytes of its unplaced buffers
+	totals  *maxTree // total, on an implicit sweep
+	cuts    []int64  // per pair of adjacent sections: buffers spanning both
 
 	nodesLeft int64
 
 	// tree orders the unplaced buffers of the partition being searched;
-	// posOf is each buffer's position in its partition's preorder.
+	// posOf is each buffer's position in the preorder of the last
+	// partition whose tree was built with it (setLeaf checks it).
 	tree    *orderTree
 	treePre []int32 // the partition's buffers in preorder (tree nil: to build)
 	// spareTree is a tree let go, whose memory the next may take.
@@ -256,7 +257,6 @@ type solver struct {
 	preBuf  []preorderData // preorder's scratch
 	permBuf []int32
 	ranks   map[string][]int32 // staticRank's, by heuristic
-	rm      rangeMax           // subSolve's, kept for its memory
 	// dirty marks the buffers whose leaves await an update (dirtyTree,
 	// dirtyMins), listed in treeDirty and minsDirty.
 	dirty                []uint8
@@ -350,6 +350,9 @@ func (s *solver) solve() ([]int64, int64, status) {
 	for _, t := range s.total {
 		s.maxTotal = max(s.maxTotal, t)
 	}
+	if s.sw.ix != nil {
+		s.totals = newMaxTree(s.total)
+	}
 	if len(s.params.Heuristics) > 1 {
 		return s.roundRobin()
 	}
@@ -396,50 +399,42 @@ func (s *solver) roundRobin() ([]int64, int64, status) {
 
 // subSolve orders the buffers of pt statically and searches it.
 func (s *solver) subSolve(pt *partition, h string) status {
-	idx := s.preorder(pt, h)
-	oldPos := make([]int32, len(idx))
-	for k, i := range idx {
-		oldPos[k] = s.posOf[i]
-		s.posOf[i] = int32(k)
-	}
+	s.preorder(pt, h)
 	// Only the innermost partition's order tree is kept: the one around
 	// this is let go, and built again from its preorder and the search's
 	// state if its search reads it again (curTree).
 	outer := s.treePre
 	s.dropTree()
-	s.treePre = idx
+	s.treePre = pt.bufs
 	st := s.search(pt, h, 0, 0)
 	s.dropTree()
 	s.treePre = outer
-	for k, i := range idx {
-		s.posOf[i] = oldPos[k]
-	}
 	return st
 }
 
-// preorder returns the buffers of pt in the static preorder of
-// heuristic h (in pt's order without static_preordering).
-func (s *solver) preorder(pt *partition, h string) []int32 {
+// preorder puts the buffers of pt in the static preorder of heuristic h
+// (leaves them in pt's order without static_preordering). The order of
+// pt.bufs matters to nothing else: with static_preordering the preorder
+// is a total order, whatever order the buffers came in.
+func (s *solver) preorder(pt *partition, h string) {
+	if !s.params.StaticPreordering {
+		return
+	}
 	pre := s.preBuf[:0]
 	for _, i := range pt.bufs {
-		pre = append(pre, s.staticKeys(i))
+		pre = append(pre, s.staticKeys(int(i)))
 	}
-	// T, the largest total of a buffer's sections, from a sparse table of
-	// the partition's totals when it is large, built at the first need.
-	built := false
+	// T, the largest total of a buffer's sections, from the tree of
+	// totals on an implicit sweep.
 	total := func(d *preorderData) {
 		if d.total >= 0 {
 			return
 		}
-		if !built && s.sw.ix != nil && len(pt.bufs) > 64 {
-			s.rm.build(s.total[pt.lo:pt.hi])
-			built = true
-		}
 		var t int64
 		for _, sp := range s.sw.data[d.idx].spans {
-			if built && sp.lo >= pt.lo && sp.hi <= pt.hi {
+			if s.totals != nil {
 				if sp.lo < sp.hi {
-					t = max(t, s.rm.max(sp.lo-pt.lo, sp.hi-pt.lo))
+					t = max(t, s.totals.max(sp.lo, sp.hi))
 				}
 				continue
 			}
@@ -450,13 +445,6 @@ func (s *solver) preorder(pt *partition, h string) []int32 {
 		d.total = t
 	}
 	s.preBuf = pre
-	idx := make([]int32, len(pre))
-	if !s.params.StaticPreordering {
-		for k := range pre {
-			idx[k] = int32(pre[k].idx)
-		}
-		return idx
-	}
 	perm := s.permBuf[:0]
 	for k := range pre {
 		perm = append(perm, int32(k))
@@ -475,9 +463,8 @@ func (s *solver) preorder(pt *partition, h string) []int32 {
 		return preorderCmp(rest, a, b, total)
 	})
 	for k, x := range perm {
-		idx[k] = int32(pre[x].idx)
+		pt.bufs[k] = int32(pre[x].idx)
 	}
-	return idx
 }
 
 // staticKeys returns buffer i's preorder keys, T not yet known.
@@ -532,40 +519,72 @@ func (s *solver) staticRank(h string) ([]int32, string) {
 	return rank, h[t:]
 }
 
-// rangeMax answers the largest of v[a:b] (a sparse table): built in
-// O(len log len), it spares a large partition's preorder a pass over
-// every section of every buffer. A build reuses the last one's memory.
-type rangeMax struct{ t [][]int64 }
+// maxTree keeps the section totals of an implicit sweep, for the T
+// keys of the preorders of the partitions the search makes as it goes:
+// a segment tree whose node holds the largest value below it, its own
+// additions included, so that adding to a range of sections (a
+// placement, its undoing) and reading a range's largest take O(log)
+// steps rather than one per section.
+type maxTree struct {
+	size    int
+	mx, add []int64 // add: what was added to all of a node's leaves
+}
 
-func (r *rangeMax) build(v []int64) {
-	r.t = r.t[:0]
-	for w := 0; w == 0 || 2*w <= len(v); w = max(2*w, 1) {
-		n := len(v) - 2*w + 1
-		if w == 0 {
-			n = len(v)
+// newMaxTree returns the tree of v.
+func newMaxTree(v []int64) *maxTree {
+	t := &maxTree{size: 1}
+	for t.size < max(len(v), 1) {
+		t.size *= 2
+	}
+	t.mx = make([]int64, 2*t.size)
+	t.add = make([]int64, t.size)
+	for x := range t.size {
+		t.mx[t.size+x] = math.MinInt64 / 4 // no section
+		if x < len(v) {
+			t.mx[t.size+x] = v[x]
 		}
-		if len(r.t) < cap(r.t) {
-			r.t = r.t[:len(r.t)+1]
-		} else {
-			r.t = append(r.t, nil)
+	}
+	for x := t.size - 1; x >= 1; x-- {
+		t.mx[x] = max(t.mx[2*x], t.mx[2*x+1])
+	}
+	return t
+}
+
+// addRange adds d to the values of [l, r), l < r.
+func (t *maxTree) addRange(l, r int, d int64) {
+	coverNodes(t.size, l, r, func(v int) {
+		t.mx[v] += d
+		if v < t.size {
+			t.add[v] += d
 		}
-		q := slices.Grow(r.t[len(r.t)-1][:0], n)[:n]
-		r.t[len(r.t)-1] = q
-		if w == 0 {
-			copy(q, v)
-			continue
-		}
-		p := r.t[len(r.t)-2]
-		for x := range q {
-			q[x] = max(p[x], p[x+w])
-		}
+	})
+	t.fix(l + t.size)
+	t.fix(r - 1 + t.size)
+}
+
+// fix recomputes the ancestors of node v.
+func (t *maxTree) fix(v int) {
+	for v /= 2; v >= 1; v /= 2 {
+		t.mx[v] = max(t.mx[2*v], t.mx[2*v+1]) + t.add[v]
 	}
 }
 
-// max returns the largest of v[a:b], a < b.
-func (r *rangeMax) max(a, b int) int64 {
-	j := bits.Len(uint(b-a)) - 1
-	return max(r.t[j][a], r.t[j][b-1<<j])
+// max returns the largest value of [l, r), l < r.
+func (t *maxTree) max(l, r int) int64 { return t.query(1, 0, t.size, l, r) }
+
+func (t *maxTree) query(v, nl, nr, l, r int) int64 {
+	if l <= nl && nr <= r {
+		return t.mx[v]
+	}
+	m := (nl + nr) / 2
+	res := int64(math.MinInt64 / 4)
+	if l < m {
+		res = t.query(2*v, nl, m, l, r)
+	}
+	if r > m {
+		res = max(res, t.query(2*v+1, m, nr, l, r))
+	}
+	return res + t.add[v]
 }
 
 // updateMinOffsets raises the lowest offset of every unplaced buffer that
@@ -739,6 +758,9 @@ func (s *solver) updateSectionData(i int) {
 			s.floor[k] = h
 			s.total[k] -= sp.win.hi - sp.win.lo
 		}
+		if s.totals != nil && sp.lo < sp.hi {
+			s.totals.addRange(sp.lo, sp.hi, sp.win.lo-sp.win.hi)
+		}
 	}
 	if !s.params.UnallocatedFloor {
 		return
@@ -808,6 +830,9 @@ func (s *solver) restoreSectionData(secTop, runTop, i int) {
 				s.runStack.pop()
 			}
 			s.total[k] += sp.win.hi - sp.win.lo
+		}
+		if s.totals != nil && sp.lo < sp.hi {
+			s.totals.addRange(sp.lo, sp.hi, sp.win.hi-sp.win.lo)
 		}
 	}
 	if s.runStack.len() != runTop {
@@ -897,11 +922,17 @@ const scanLimit = 1024
 // the successors of the level's first key, the tree being back in the
 // level's state whenever the level reads it again.
 type orderTree struct {
-	pre  []int32 // buffers by preorder position
-	size int     // leaves: a power of two at least len(pre)
-	off  []int64 // per node: lowest offset of a present leaf (absent: none)
-	pos  []int32 // per node: the position of that leaf, the first on ties
-	top  []int64 // per node: lowest offset plus size of a present leaf
+	pre  []int32    // buffers by preorder position
+	size int        // leaves: a power of two at least len(pre)
+	n    []treeNode // the nodes, root at 1, leaves from size
+}
+
+// treeNode is a node of an orderTree, its fields side by side so that an
+// update of a path reads one cache line per node.
+type treeNode struct {
+	off int64 // lowest offset of a present leaf (absent: none)
+	top int64 // lowest offset plus size of a present leaf
+	pos int32 // the position of the leaf of off, the first on ties
 }
 
 // absent is the key of a tree node with no unplaced buffer.
@@ -914,22 +945,21 @@ func (s *solver) newOrderTree(pre []int32) *orderTree {
 	for t.size < len(pre) {
 		t.size *= 2
 	}
-	if sp := s.spareTree; sp != nil && cap(sp.off) >= 2*t.size {
-		t.off, t.pos, t.top = sp.off[:2*t.size], sp.pos[:2*t.size], sp.top[:2*t.size]
+	if sp := s.spareTree; sp != nil && cap(sp.n) >= 2*t.size {
+		t.n = sp.n[:2*t.size]
 	} else {
-		t.off = make([]int64, 2*t.size)
-		t.pos = make([]int32, 2*t.size)
-		t.top = make([]int64, 2*t.size)
+		t.n = make([]treeNode, 2*t.size)
 	}
 	s.spareTree = nil
 	for v := t.size; v < 2*t.size; v++ {
-		t.off[v], t.top[v] = absent, absent
+		t.n[v] = treeNode{off: absent, top: absent}
 	}
 	for k, i := range pre {
 		v := t.size + k
-		t.pos[v] = int32(k)
+		s.posOf[i] = int32(k)
+		t.n[v].pos = int32(k)
 		if s.assign[i] == noOffset {
-			t.off[v], t.top[v] = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
+			t.n[v].off, t.n[v].top = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
 		}
 	}
 	for v := t.size - 1; v >= 1; v-- {
@@ -941,15 +971,16 @@ func (s *solver) newOrderTree(pre []int32) *orderTree {
 // pull recomputes node v from its children and reports whether it
 // changed.
 func (t *orderTree) pull(v int) bool {
-	l, r := 2*v, 2*v+1
-	if t.off[r] < t.off[l] {
+	l, r := &t.n[2*v], &t.n[2*v+1]
+	top := min(l.top, r.top)
+	if r.off < l.off {
 		l = r
 	}
-	top := min(t.top[2*v], t.top[2*v+1])
-	if t.off[v] == t.off[l] && t.pos[v] == t.pos[l] && t.top[v] == top {
+	p := &t.n[v]
+	if p.off == l.off && p.pos == l.pos && p.top == top {
 		return false
 	}
-	t.off[v], t.pos[v], t.top[v] = t.off[l], t.pos[l], top
+	*p = treeNode{off: l.off, top: top, pos: l.pos}
 	return true
 }
 
@@ -958,8 +989,8 @@ func (t *orderTree) pull(v int) bool {
 // whose least key lies before (a, b): the ancestors of the buffers the
 // canonical rule has left behind.
 func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
-	if o := t.off[v]; o > a || o == a && t.pos[v] >= b {
-		return o, t.pos[v]
+	if o := t.n[v].off; o > a || o == a && t.n[v].pos >= b {
+		return o, t.n[v].pos
 	}
 	if v >= t.size {
 		return absent, 0
@@ -1011,7 +1042,7 @@ func (s *solver) flushTree(drop bool) {
 // dropTree lets the order tree go, keeping its memory for the next.
 func (s *solver) dropTree() {
 	s.flushTree(true)
-	if s.tree != nil && (s.spareTree == nil || cap(s.tree.off) > cap(s.spareTree.off)) {
+	if s.tree != nil && (s.spareTree == nil || cap(s.tree.n) > cap(s.spareTree.n)) {
 		s.spareTree = s.tree
 	}
 	s.tree = nil
@@ -1106,9 +1137,9 @@ func (s *solver) setLeaf(i int) {
 	}
 	v := t.size + int(k)
 	if s.assign[i] != noOffset {
-		t.off[v], t.top[v] = absent, absent
+		t.n[v].off, t.n[v].top = absent, absent
 	} else {
-		t.off[v], t.top[v] = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
+		t.n[v].off, t.n[v].top = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
 	}
 	for v /= 2; v >= 1 && t.pull(v); v /= 2 {
 	}
@@ -1172,13 +1203,13 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 		}
 	} else {
 		t = s.curTree()
-		if t.off[1] == absent {
+		if t.n[1].off == absent {
 			for _, i := range pt.bufs {
 				s.sol[i] = s.assign[i]
 			}
 			return stOK
 		}
-		minHeight = t.top[1]
+		minHeight = t.n[1].top
 	}
 	// The candidates in upstream's order: with dynamic_ordering the
 	// successors of the canonical start (the buffers before it are the
@@ -1286,18 +1317,19 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 		// Each part holds the unplaced buffers of pt whose lifetime meets
 		// its sections, in pt's order: one pass over pt, each buffer
 		// going to the parts it meets (one, unless it crosses a cut).
-		parts := make([][]int, len(cutpoints))
-		for _, o := range pt.bufs {
-			if s.assign[o] != noOffset {
-				continue
-			}
-			d := s.sw.data[o].spans
-			olo, ohi := d[0].lo, d[len(d)-1].hi
-			c, _ := slices.BinarySearch(cutpoints[1:], olo+1) // the first part that ends after olo
-			for c++; c < len(cutpoints) && cutpoints[c-1] < ohi; c++ {
-				parts[c] = append(parts[c], o)
-			}
+		// The parts stay alive while the search below runs, as deep as
+		// the descent: they share one array, counted first, not grown.
+		at := make([]int, len(cutpoints)+1)
+		s.eachPart(pt, cutpoints, func(c int, _ int32) { at[c+1]++ })
+		for c := 1; c < len(at); c++ {
+			at[c] += at[c-1]
 		}
+		all := make([]int32, at[len(at)-1])
+		parts := make([][]int32, len(cutpoints))
+		for c := range parts {
+			parts[c] = all[at[c]:at[c]:at[c+1]]
+		}
+		s.eachPart(pt, cutpoints, func(c int, o int32) { parts[c] = append(parts[c], o) })
 		for c := 1; c < len(cutpoints); c++ {
 			if len(parts[c]) == 0 {
 				continue
@@ -1312,6 +1344,22 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 		s.cuts[k]++
 	}
 	return st
+}
+
+// eachPart calls f(c, o) for each unplaced buffer o of pt and each part
+// c it meets, the parts ending at cutpoints[1:], in pt's order.
+func (s *solver) eachPart(pt *partition, cutpoints []int, f func(c int, o int32)) {
+	for _, o := range pt.bufs {
+		if s.assign[o] != noOffset {
+			continue
+		}
+		d := s.sw.data[o].spans
+		olo, ohi := d[0].lo, d[len(d)-1].hi
+		c, _ := slices.BinarySearch(cutpoints[1:], olo+1) // the first part that ends after olo
+		for c++; c < len(cutpoints) && cutpoints[c-1] < ohi; c++ {
+			f(c, o)
+		}
+	}
 }
 
 // height is the solution's top: max(offset + size).

@@ -55,7 +55,7 @@ type bufferData struct {
 // partition is a set of buffers that share no time with any other
 // partition's, and the sections [lo, hi) they span.
 type partition struct {
-	bufs   []int
+	bufs   []int32
 	lo, hi int
 }
 
@@ -274,7 +274,7 @@ func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error, i
 			}
 			if pt.endpoint {
 				pp := &res.parts[len(res.parts)-1]
-				pp.bufs = append(pp.bufs, b)
+				pp.bufs = append(pp.bufs, int32(b))
 				if store {
 					for _, a := range alive.list {
 						if e, ok := eff(a, b); ok {
@@ -393,17 +393,21 @@ func newIntervalIndex(data []bufferData, nsec int) *intervalIndex {
 // each calls f for every node v of the segment tree that lists buffer b.
 func (ix *intervalIndex) each(f func(v int, b int32)) {
 	for b := range ix.lo {
-		l, r := int(ix.lo[b])+ix.size, int(ix.hi[b])+ix.size
-		for l < r {
-			if l&1 == 1 {
-				f(l, int32(b))
-				l++
-			}
-			if r&1 == 1 {
-				r--
-				f(r, int32(b))
-			}
-			l, r = l/2, r/2
+		coverNodes(ix.size, int(ix.lo[b]), int(ix.hi[b]), func(v int) { f(v, int32(b)) })
+	}
+}
+
+// coverNodes calls f for each node of the fewest that cover leaves
+// [l, r) of a segment tree of size leaves (root 1, leaves from size).
+func coverNodes(size, l, r int, f func(v int)) {
+	for l, r = l+size, r+size; l < r; l, r = l/2, r/2 {
+		if l&1 == 1 {
+			f(l)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			f(r)
 		}
 	}
 }
