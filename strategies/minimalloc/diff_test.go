@@ -76,7 +76,7 @@ func compareSolvers(t *testing.T, c *goldenCase, limit int64) *result {
 		return nil // too long a search for a test
 	}
 	gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
-	for _, tu := range []tuning{{-1, scanLimit}, {-1, 0}, {1, scanLimit}, {1, 0}} {
+	for _, tu := range []tuning{{-1, scanLimit, false}, {-1, 0, false}, {1, scanLimit, false}, {1, 0, false}, {1, scanLimit, true}, {1, 0, true}} {
 		if tu.implicit > 0 && gapped {
 			continue
 		}

@@ -313,12 +313,15 @@ func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64,
 }
 
 // tuning chooses among representations that give the same search: the
-// sweep's (implicit, as sweep's argument) and the partition size from
-// which the order is kept in a tree (scanMax). Tests set them to reach
-// every path on small problems.
+// sweep's (implicit, as sweep's argument), the partition size from
+// which the order is kept in a tree (scanMax), and whether an implicit
+// sweep's search keeps the section floors from the start (floors)
+// rather than first try with a bound on them (solver.bounded). Tests set
+// them to reach every path on small problems.
 type tuning struct {
 	implicit int
 	scanMax  int
+	floors   bool
 }
 
 // solveTuned is solveProblem with the representations chosen by t.
@@ -337,7 +340,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 		return res, err // res carries the counters even on failure
 	}
 	if !params.MinimizeCapacity {
-		offs, h, st := newSolver(params, r, bufs, capacity, sw, t.scanMax).solve()
+		offs, h, st := newSolver(params, r, bufs, capacity, sw, t).solve()
 		switch st {
 		case stOK:
 			res.Offsets, res.Height = offs, h
@@ -351,7 +354,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 	lo, hi := int64(0), capacity
 	for lo <= hi {
 		mid := lo + (hi-lo)/2
-		offs, h, st := newSolver(params, r, bufs, mid, sw, t.scanMax).solve()
+		offs, h, st := newSolver(params, r, bufs, mid, sw, t).solve()
 		if r.cancelled {
 			return finish(nil)
 		}

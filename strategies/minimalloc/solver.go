@@ -44,6 +44,7 @@ const (
 	stNotFound        // proved: no solution
 	stAborted         // the node limit of a round-robin turn ran out
 	stDeadline        // the timeout passed, or the context was cancelled
+	stBound           // a bounded search met a check its bound cannot settle
 )
 
 // preorderData are a buffer's keys for the static preorder.
@@ -293,15 +294,46 @@ type solver struct {
 	// total grow): check passes at once when they fit.
 	maxFloor, maxTotal int64
 	quick              bool
+
+	// bounded: the search keeps no section floors (nor the node
+	// minimums, nor the per-section totals) and checks with ub, at least
+	// every floor the search would have kept (the tops of the buffers
+	// placed, the lowest offsets ever given), giving up (stBound) where
+	// that bound does not pass every section at once.
+	bounded bool
+	ub      int64
+	tu      tuning
 }
 
-func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult, scanMax int) *solver {
-	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64, scanMax: scanMax}
+func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult, tu tuning) *solver {
+	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64, scanMax: tu.scanMax, tu: tu}
 }
 
 // solve is SolverImpl::Solve: one search over every partition in turn
 // with a single heuristic and no node limit, or a round robin of them.
+//
+// On an implicit sweep it first searches bounded: the floors of the
+// sections only ever serve check, and while the bound on them passes
+// every section, check passes whatever they are, so the search is the
+// same without them. A problem with room to spare (one long descent at a
+// loose capacity) then never pays for them; where the bound fails, the
+// search starts again keeping them, its counters back where they were.
 func (s *solver) solve() ([]int64, int64, status) {
+	if s.sw.ix == nil || s.tu.floors || s.bounded {
+		return s.solveOnce()
+	}
+	nodes, backtracks := s.run.nodes, s.run.backtracks
+	b := newSolver(s.params, s.run, s.bufs, s.capacity, s.sw, s.tu)
+	b.bounded = true
+	if offs, h, st := b.solveOnce(); st != stBound {
+		return offs, h, st
+	}
+	s.run.nodes, s.run.backtracks = nodes, backtracks
+	return s.solveOnce()
+}
+
+// solveOnce is solve in one mode, bounded or keeping the floors.
+func (s *solver) solveOnce() ([]int64, int64, status) {
 	n := len(s.bufs)
 	if n == 0 {
 		return []int64{}, 0, stOK
@@ -341,10 +373,11 @@ func (s *solver) solve() ([]int64, int64, status) {
 		}
 		if f := s.bufs[i].fixed; f != noOffset {
 			s.minOffs[i] = f
+			s.ub = max(s.ub, f)
 		}
 	}
 	s.cuts = s.sw.cuts()
-	if s.sw.ix != nil && s.params.UnallocatedFloor {
+	if s.sw.ix != nil && s.params.UnallocatedFloor && !s.bounded {
 		s.buildMins()
 	}
 	for _, t := range s.total {
@@ -656,6 +689,7 @@ func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 	if d := s.minOffs[o] % ob.align; d > 0 {
 		s.minOffs[o] += ob.align - d
 	}
+	s.ub = max(s.ub, s.minOffs[o])
 	if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
 		*fixedFail = true
 	}
@@ -681,7 +715,7 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 	off := s.assign[i]
 	h := off + s.bufs[i].size
 	s.tops = append(s.tops, h)
-	floor := s.params.UnallocatedFloor
+	floor := s.params.UnallocatedFloor && !s.bounded
 	ilo, ihi := ix.lo[i], ix.hi[i]
 	rlo, rhi := ilo, ihi
 	visit := func(o int32) {
@@ -742,6 +776,10 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 // each marked section to the lowest offset any of its unplaced buffers
 // may take, pushing the changes on s.secStack.
 func (s *solver) updateSectionData(i int) {
+	if s.bounded {
+		s.addTotals(i, -1)
+		return
+	}
 	off := s.assign[i]
 	runTop, secTop := s.runStack.len(), s.secStack.len()
 	for _, sp := range s.sw.data[i].spans {
@@ -758,10 +796,8 @@ func (s *solver) updateSectionData(i int) {
 			s.floor[k] = h
 			s.total[k] -= sp.win.hi - sp.win.lo
 		}
-		if s.totals != nil && sp.lo < sp.hi {
-			s.totals.addRange(sp.lo, sp.hi, sp.win.lo-sp.win.hi)
-		}
 	}
+	s.addTotals(i, -1)
 	if !s.params.UnallocatedFloor {
 		return
 	}
@@ -797,6 +833,19 @@ func (s *solver) updateSectionData(i int) {
 	}
 }
 
+// addTotals adds sign times buffer i's bytes to the tree of totals (none
+// on a stored sweep): -1 as it is placed, 1 as that is undone.
+func (s *solver) addTotals(i int, sign int64) {
+	if s.totals == nil {
+		return
+	}
+	for _, sp := range s.sw.data[i].spans {
+		if sp.lo < sp.hi {
+			s.totals.addRange(sp.lo, sp.hi, sign*(sp.win.hi-sp.win.lo))
+		}
+	}
+}
+
 // sectionMin returns, on an implicit sweep, the lowest minimum offset of
 // section k's unplaced buffers (MaxInt64 for none): the least of the
 // node minimums on the path from k's leaf of the interval index to its
@@ -814,6 +863,10 @@ func (s *solver) sectionMin(k int) int64 {
 // restoreSectionData undoes updateSectionData for buffer i, popping the
 // changes above secTop and runTop.
 func (s *solver) restoreSectionData(secTop, runTop, i int) {
+	s.addTotals(i, 1)
+	if s.bounded {
+		return
+	}
 	for s.secStack.len() > secTop {
 		r := s.secStack.pop()
 		for k := r.sec; k < r.sec+r.n; k++ {
@@ -830,9 +883,6 @@ func (s *solver) restoreSectionData(secTop, runTop, i int) {
 				s.runStack.pop()
 			}
 			s.total[k] += sp.win.hi - sp.win.lo
-		}
-		if s.totals != nil && sp.lo < sp.hi {
-			s.totals.addRange(sp.lo, sp.hi, sp.win.hi-sp.win.lo)
 		}
 	}
 	if s.runStack.len() != runTop {
@@ -900,6 +950,19 @@ func (s *solver) check(pt *partition, off int64) bool {
 		}
 	}
 	return true
+}
+
+// checkBound is check's quick test with ub for the largest floor: true
+// when it passes every section, as check would then.
+func (s *solver) checkBound(off int64) bool {
+	f := s.ub
+	if s.params.MonotonicFloor {
+		f = max(off, f)
+	}
+	if s.params.SectionInference {
+		f += s.maxTotal
+	}
+	return f <= s.capacity
 }
 
 // candidate is a buffer a small partition's search level may place: its
@@ -1266,11 +1329,19 @@ levels:
 		}
 		s.assign[i] = off
 		s.changed(i)
-		offTop, secTop, runTop, maxFloor := len(s.offStack)+s.raises.len(), s.secStack.len(), s.runStack.len(), s.maxFloor
+		offTop, secTop, runTop, maxFloor, ub := len(s.offStack)+s.raises.len(), s.secStack.len(), s.runStack.len(), s.maxFloor, s.ub
+		s.ub = max(s.ub, off+s.bufs[i].size)
 		hatless, fixedFail := s.updateMinOffsets(i)
 		s.updateSectionData(i)
 		st := stNotFound
-		if !fixedFail && s.check(pt, off) {
+		pass := !fixedFail
+		switch {
+		case pass && s.bounded && !s.checkBound(off):
+			st, pass = stBound, false
+		case pass && !s.bounded:
+			pass = s.check(pt, off)
+		}
+		if pass {
 			if s.params.DynamicDecomposition {
 				st = s.decompose(pt, h, off, int(p), i)
 			} else {
@@ -1281,7 +1352,7 @@ levels:
 		s.restoreMinOffsets(offTop) // none when hatless
 		s.assign[i] = noOffset
 		s.changed(i)
-		s.maxFloor = maxFloor
+		s.maxFloor, s.ub = maxFloor, ub
 		if st != stNotFound {
 			s.cands = s.cands[:base]
 			return st
