@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -255,9 +256,18 @@ type solver struct {
 	cands   []candidate
 	scanMax int
 	posOf   []int32
-	preBuf  []preorderData // preorder's scratch
-	permBuf []int32
-	ranks   map[string][]int32 // staticRank's, by heuristic
+	// key is, on an implicit sweep, each buffer's lowest offset, absent
+	// once placed: what a visit of an overlap reads, in one place.
+	key []int64
+	// liveEnt and liveLo mark, on an implicit sweep, the places of the
+	// unplaced buffers in the interval index's lists: by position in
+	// nodeBufs and in byLo (loPos: each buffer's there).
+	liveEnt, liveLo []uint64
+	loPos           []int32
+	preBuf          []preorderData // preorder's scratch
+	permBuf         []int32
+	partOf          []int32            // decompose's scratch
+	ranks           map[string][]int32 // staticRank's, by heuristic
 	// dirty marks the buffers whose leaves await an update (dirtyTree,
 	// dirtyMins), listed in treeDirty and minsDirty.
 	dirty                []uint8
@@ -374,6 +384,18 @@ func (s *solver) solveOnce() ([]int64, int64, status) {
 		if f := s.bufs[i].fixed; f != noOffset {
 			s.minOffs[i] = f
 			s.ub = max(s.ub, f)
+		}
+	}
+	if ix := s.sw.ix; ix != nil {
+		s.key = slices.Clone(s.minOffs)
+		s.liveEnt = make([]uint64, (len(ix.nodeBufs)+63)/64)
+		s.liveLo = make([]uint64, (n+63)/64)
+		s.loPos = make([]int32, n)
+		for k, b := range ix.byLo {
+			s.loPos[b] = int32(k)
+		}
+		for i := range n {
+			s.setLive(i, true)
 		}
 	}
 	s.cuts = s.sw.cuts()
@@ -719,11 +741,12 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 	ilo, ihi := ix.lo[i], ix.hi[i]
 	rlo, rhi := ilo, ihi
 	visit := func(o int32) {
-		if s.assign[o] != noOffset {
-			return
+		k := s.key[o]
+		if k == absent {
+			return // placed
 		}
 		hatless = false
-		if !s.raise(int(o), h, &fixedFail) || !floor {
+		if k >= h || !s.raise(int(o), h, &fixedFail) || !floor {
 			return
 		}
 		lo, hi := ix.lo[o], ix.hi[o]
@@ -735,17 +758,30 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 			s.diffAt[hi]--
 		}
 	}
-	for v := int(ilo) + ix.size; v >= 1; v /= 2 {
-		for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
-			if int(o) != i {
-				visit(o)
+	// Half the buffers listed are placed, on average, over a descent:
+	// the live marks skip them 64 at a time.
+	scan := func(live []uint64, list []int32, lo, hi int) {
+		for w := lo >> 6; w<<6 < hi; w++ {
+			word := live[w]
+			if w<<6 < lo {
+				word &= ^uint64(0) << (lo & 63)
+			}
+			if (w+1)<<6 > hi {
+				word &= ^uint64(0) >> (64 - hi&63)
+			}
+			for ; word != 0; word &= word - 1 {
+				visit(list[w<<6+bits.TrailingZeros64(word)])
 			}
 		}
 	}
-	k, _ := slices.BinarySearchFunc(ix.byLo, ilo+1, func(b, t int32) int { return cmp.Compare(ix.lo[b], t) })
-	for ; k < len(ix.byLo) && ix.lo[ix.byLo[k]] < ihi; k++ {
-		visit(ix.byLo[k])
+	for v := int(ilo) + ix.size; v >= 1; v /= 2 {
+		scan(s.liveEnt, ix.nodeBufs, int(ix.nodeAt[v]), int(ix.nodeAt[v+1]))
 	}
+	byLo := func(t int32) int {
+		k, _ := slices.BinarySearchFunc(ix.byLo, t, func(b, t int32) int { return cmp.Compare(ix.lo[b], t) })
+		return k
+	}
+	scan(s.liveLo, ix.byLo, byLo(ilo+1), byLo(ihi))
 	if !floor {
 		return hatless, fixedFail
 	}
@@ -831,6 +867,23 @@ func (s *solver) updateSectionData(i int) {
 			s.maxFloor = max(s.maxFloor, lo)
 		}
 	}
+}
+
+// setLive marks buffer i's places in the interval index's lists live
+// (unplaced) or not.
+func (s *solver) setLive(i int, live bool) {
+	ix := s.sw.ix
+	set := func(w []uint64, p int32) {
+		if live {
+			w[p>>6] |= 1 << (p & 63)
+		} else {
+			w[p>>6] &^= 1 << (p & 63)
+		}
+	}
+	for e := ix.entAt[i]; e < ix.entAt[i+1]; e++ {
+		set(s.liveEnt, ix.entPos[e])
+	}
+	set(s.liveLo, s.loPos[i])
 }
 
 // addTotals adds sign times buffer i's bytes to the tree of totals (none
@@ -1068,11 +1121,17 @@ func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
 
 // changed brings the structures that mirror the search's state up to
 // date after buffer i was placed, unplaced or had its minimum offset
-// changed: the order tree and the node minimums.
+// changed: key at once, the order tree and the node minimums.
 //
 // The update waits until a structure is read (flushTree, flushMins):
 // the changes undone after a search that succeeded are never read.
 func (s *solver) changed(i int) {
+	if s.key != nil {
+		s.key[i] = absent
+		if s.assign[i] == noOffset {
+			s.key[i] = s.minOffs[i]
+		}
+	}
 	if s.tree != nil && s.dirty[i]&dirtyTree == 0 {
 		s.dirty[i] |= dirtyTree
 		s.treeDirty = append(s.treeDirty, int32(i))
@@ -1329,6 +1388,9 @@ levels:
 		}
 		s.assign[i] = off
 		s.changed(i)
+		if s.key != nil {
+			s.setLive(i, false)
+		}
 		offTop, secTop, runTop, maxFloor, ub := len(s.offStack)+s.raises.len(), s.secStack.len(), s.runStack.len(), s.maxFloor, s.ub
 		s.ub = max(s.ub, off+s.bufs[i].size)
 		hatless, fixedFail := s.updateMinOffsets(i)
@@ -1352,6 +1414,9 @@ levels:
 		s.restoreMinOffsets(offTop) // none when hatless
 		s.assign[i] = noOffset
 		s.changed(i)
+		if s.key != nil {
+			s.setLive(i, true)
+		}
 		s.maxFloor, s.ub = maxFloor, ub
 		if st != stNotFound {
 			s.cands = s.cands[:base]
@@ -1390,8 +1455,27 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 		// going to the parts it meets (one, unless it crosses a cut).
 		// The parts stay alive while the search below runs, as deep as
 		// the descent: they share one array, counted first, not grown.
+		// An unplaced buffer lies in one part: no cut at zero crosses its
+		// lifetime, which counts in every cut it spans.
 		at := make([]int, len(cutpoints)+1)
-		s.eachPart(pt, cutpoints, func(c int, _ int32) { at[c+1]++ })
+		partOf := slices.Grow(s.partOf[:0], len(pt.bufs))
+		ix := s.sw.ix
+		for _, o := range pt.bufs {
+			if s.assign[o] != noOffset {
+				partOf = append(partOf, -1)
+				continue
+			}
+			var olo int
+			if ix != nil {
+				olo = int(ix.lo[o])
+			} else {
+				olo = s.sw.data[o].spans[0].lo
+			}
+			c, _ := slices.BinarySearch(cutpoints[1:], olo+1) // the first part that ends after olo
+			partOf = append(partOf, int32(c+1))
+			at[c+2]++
+		}
+		s.partOf = partOf
 		for c := 1; c < len(at); c++ {
 			at[c] += at[c-1]
 		}
@@ -1400,7 +1484,11 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 		for c := range parts {
 			parts[c] = all[at[c]:at[c]:at[c+1]]
 		}
-		s.eachPart(pt, cutpoints, func(c int, o int32) { parts[c] = append(parts[c], o) })
+		for k, c := range partOf {
+			if c >= 0 {
+				parts[c] = append(parts[c], pt.bufs[k])
+			}
+		}
 		for c := 1; c < len(cutpoints); c++ {
 			if len(parts[c]) == 0 {
 				continue
@@ -1415,22 +1503,6 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 		s.cuts[k]++
 	}
 	return st
-}
-
-// eachPart calls f(c, o) for each unplaced buffer o of pt and each part
-// c it meets, the parts ending at cutpoints[1:], in pt's order.
-func (s *solver) eachPart(pt *partition, cutpoints []int, f func(c int, o int32)) {
-	for _, o := range pt.bufs {
-		if s.assign[o] != noOffset {
-			continue
-		}
-		d := s.sw.data[o].spans
-		olo, ohi := d[0].lo, d[len(d)-1].hi
-		c, _ := slices.BinarySearch(cutpoints[1:], olo+1) // the first part that ends after olo
-		for c++; c < len(cutpoints) && cutpoints[c-1] < ohi; c++ {
-			f(c, o)
-		}
-	}
 }
 
 // height is the solution's top: max(offset + size).
