@@ -1043,12 +1043,14 @@ type orderTree struct {
 	n    []treeNode // the nodes, root at 1, leaves from size
 }
 
-// treeNode is a node of an orderTree, its fields side by side so that an
-// update of a path reads one cache line per node.
+// treeNode is a node of an orderTree, its fields side by side and the
+// node padded to 32 bytes, so that two siblings share one cache line:
+// an update reads one line per level of its path.
 type treeNode struct {
 	off int64 // lowest offset of a present leaf (absent: none)
 	top int64 // lowest offset plus size of a present leaf
 	pos int32 // the position of the leaf of off, the first on ties
+	_   [12]byte
 }
 
 // absent is the key of a tree node with no unplaced buffer.
