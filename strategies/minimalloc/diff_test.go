@@ -205,7 +205,8 @@ func TestUndoLog(t *testing.T) {
 }
 
 // TestMaxTree adds to random ranges and reads random ranges' largest
-// values, and requires what a plain slice gives.
+// values and the places of those at least a value, and requires what a
+// plain slice gives.
 func TestMaxTree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1, 2, 5, 64, 100} {
@@ -227,6 +228,17 @@ func TestMaxTree(t *testing.T) {
 			}
 			if got, want := tr.max(l, r), slices.Max(v[l:r]); got != want {
 				t.Fatalf("n %d step %d: max [%d, %d) = %d, want %d", n, step, l, r, got, want)
+			}
+			m := v[l+rng.IntN(r-l)]
+			var got, want []int
+			tr.eachAtLeast(l, r, m, func(k int) { got = append(got, k) })
+			for k := l; k < r; k++ {
+				if v[k] >= m {
+					want = append(want, k)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("n %d step %d: at least %d in [%d, %d): %v, want %v", n, step, m, l, r, got, want)
 			}
 		}
 	}

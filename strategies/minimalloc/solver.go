@@ -240,6 +240,7 @@ type solver struct {
 	total   []int64  // per section: the bytes of its unplaced buffers
 	totals  *maxTree // total, on an implicit sweep
 	cuts    []int64  // per pair of adjacent sections: buffers spanning both
+	cutTree *maxTree // on an implicit sweep: cuts, negated, kept here instead
 
 	nodesLeft int64
 
@@ -264,6 +265,7 @@ type solver struct {
 	// nodeBufs and in byLo (loPos: each buffer's there).
 	liveEnt, liveLo []uint64
 	loPos           []int32
+	keys            []preorderData // allKeys'
 	preBuf          []preorderData // preorder's scratch
 	permBuf         []int32
 	partOf          []int32            // decompose's scratch
@@ -399,6 +401,14 @@ func (s *solver) solveOnce() ([]int64, int64, status) {
 		}
 	}
 	s.cuts = s.sw.cuts()
+	if s.sw.ix != nil {
+		// A long lifetime's cuts change in O(log) steps, not one a section.
+		neg := make([]int64, len(s.cuts))
+		for k, c := range s.cuts {
+			neg[k] = -c
+		}
+		s.cutTree = newMaxTree(neg)
+	}
 	if s.sw.ix != nil && s.params.UnallocatedFloor && !s.bounded {
 		s.buildMins()
 	}
@@ -476,8 +486,9 @@ func (s *solver) preorder(pt *partition, h string) {
 		return
 	}
 	pre := s.preBuf[:0]
+	keys := s.allKeys()
 	for _, i := range pt.bufs {
-		pre = append(pre, s.staticKeys(int(i)))
+		pre = append(pre, keys[i])
 	}
 	// T, the largest total of a buffer's sections, from the tree of
 	// totals on an implicit sweep.
@@ -522,6 +533,19 @@ func (s *solver) preorder(pt *partition, h string) {
 	}
 }
 
+// allKeys returns every buffer's preorder keys, T not yet known,
+// computed at the first call: each partition the search makes copies
+// its buffers'.
+func (s *solver) allKeys() []preorderData {
+	if s.keys == nil {
+		s.keys = make([]preorderData, len(s.bufs))
+		for i := range s.keys {
+			s.keys[i] = s.staticKeys(i)
+		}
+	}
+	return s.keys
+}
+
 // staticKeys returns buffer i's preorder keys, T not yet known.
 func (s *solver) staticKeys(i int) preorderData {
 	b := &s.bufs[i]
@@ -553,10 +577,9 @@ func (s *solver) staticRank(h string) ([]int32, string) {
 	if r, ok := s.ranks[h]; ok {
 		return r, h[t:]
 	}
-	keys := make([]preorderData, len(s.bufs))
+	keys := s.allKeys()
 	perm := make([]int32, len(s.bufs))
-	for i := range keys {
-		keys[i] = s.staticKeys(i)
+	for i := range perm {
 		perm[i] = int32(i)
 	}
 	slices.SortFunc(perm, func(x, y int32) int { return keysCmp(h[:t], &keys[x], &keys[y], nil) })
@@ -624,6 +647,27 @@ func (t *maxTree) fix(v int) {
 	}
 }
 
+// eachAtLeast calls f, in order, for each k in [l, r) whose value is at
+// least m, descending only into nodes whose largest value is.
+func (t *maxTree) eachAtLeast(l, r int, m int64, f func(k int)) {
+	t.find(1, 0, t.size, l, r, m, f)
+}
+
+// find is eachAtLeast within node v, which spans [nl, nr), m less the
+// additions of v's ancestors.
+func (t *maxTree) find(v, nl, nr, l, r int, m int64, f func(k int)) {
+	if nr <= l || r <= nl || t.mx[v] < m {
+		return
+	}
+	if v >= t.size {
+		f(nl)
+		return
+	}
+	mid := (nl + nr) / 2
+	t.find(2*v, nl, mid, l, r, m-t.add[v], f)
+	t.find(2*v+1, mid, nr, l, r, m-t.add[v], f)
+}
+
 // max returns the largest value of [l, r), l < r.
 func (t *maxTree) max(l, r int) int64 { return t.query(1, 0, t.size, l, r) }
 
@@ -674,7 +718,7 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 		s.offStack = append(s.offStack, offsetChange{o, s.minOffs[o]})
 		s.minOffs[o] = h
 		ob := &s.bufs[o]
-		if d := s.minOffs[o] % ob.align; d > 0 {
+		if d := alignGap(s.minOffs[o], ob.align); d > 0 {
 			s.minOffs[o] += ob.align - d
 		}
 		if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
@@ -696,6 +740,16 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 	return hatless, fixedFail
 }
 
+// alignGap is off % align, without a division where align is 1 (a
+// division on every raise and every undo of one is a good part of a
+// long descent's time).
+func alignGap(off, align int64) int64 {
+	if align == 1 {
+		return 0
+	}
+	return off % align
+}
+
 // raise lifts the lowest offset of unplaced buffer o to at least h (the
 // last of s.tops), rounded up to o's alignment, recording the change on
 // s.raises; it reports whether
@@ -708,7 +762,7 @@ func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 	s.setter[o] = int32(len(s.tops) - 1)
 	s.minOffs[o] = h
 	ob := &s.bufs[o]
-	if d := s.minOffs[o] % ob.align; d > 0 {
+	if d := alignGap(s.minOffs[o], ob.align); d > 0 {
 		s.minOffs[o] += ob.align - d
 	}
 	s.ub = max(s.ub, s.minOffs[o])
@@ -957,7 +1011,7 @@ func (s *solver) restoreMinOffsets(top int) {
 				s.minOffs[o] = max(s.bufs[o].fixed, 0)
 			} else {
 				s.minOffs[o] = s.tops[c.setter]
-				if d := s.minOffs[o] % s.bufs[o].align; d > 0 {
+				if d := alignGap(s.minOffs[o], s.bufs[o].align); d > 0 {
 					s.minOffs[o] += s.bufs[o].align - d
 				}
 			}
@@ -1441,10 +1495,16 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 	cutpoints := []int{pt.lo}
 	spans := s.sw.data[i].spans
 	lo, hi := spans[0].lo, spans[len(spans)-1].hi
-	for k := lo; k+1 < hi; k++ {
-		s.cuts[k]--
-		if s.cuts[k] == 0 {
-			cutpoints = append(cutpoints, k+1)
+	switch {
+	case s.cutTree != nil && lo+1 < hi:
+		s.cutTree.addRange(lo, hi-1, 1)
+		s.cutTree.eachAtLeast(lo, hi-1, 0, func(k int) { cutpoints = append(cutpoints, k+1) })
+	case s.cutTree == nil:
+		for k := lo; k+1 < hi; k++ {
+			s.cuts[k]--
+			if s.cuts[k] == 0 {
+				cutpoints = append(cutpoints, k+1)
+			}
 		}
 	}
 	st := stOK
@@ -1501,8 +1561,13 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 			}
 		}
 	}
-	for k := lo; k+1 < hi; k++ {
-		s.cuts[k]++
+	switch {
+	case s.cutTree != nil && lo+1 < hi:
+		s.cutTree.addRange(lo, hi-1, -1)
+	case s.cutTree == nil:
+		for k := lo; k+1 < hi; k++ {
+			s.cuts[k]++
+		}
 	}
 	return st
 }
