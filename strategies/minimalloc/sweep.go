@@ -415,11 +415,17 @@ func coverNodes(size, l, r int, f func(v int)) {
 // cuts returns, for each pair of adjacent sections i and i+1, how many
 // buffers span both.
 func (r *sweepResult) cuts() []int64 {
-	c := make([]int64, max(r.nsec-1, 0))
+	// Each buffer adds one to the cuts [lo, hi-1): a difference array,
+	// summed once, rather than a step a section.
+	c := make([]int64, max(r.nsec, 1))
 	for _, d := range r.data {
-		for s := d.spans[0].lo; s+1 < d.spans[len(d.spans)-1].hi; s++ {
-			c[s]++
+		if lo, hi := d.spans[0].lo, d.spans[len(d.spans)-1].hi; lo+1 < hi {
+			c[lo]++
+			c[hi-1]--
 		}
 	}
-	return c
+	for k := 1; k < len(c); k++ {
+		c[k] += c[k-1]
+	}
+	return c[:max(r.nsec-1, 0)]
 }
