@@ -243,3 +243,33 @@ func TestMaxTree(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepForced requires sweep's implicit argument to decide: 1 an
+// implicit result for a small problem without gaps (the differential
+// tests reach the implicit search through it), -1 a stored one, 1 on a
+// problem with gaps a stored one still.
+func TestSweepForced(t *testing.T) {
+	plain, err := parseCSV("id,lower,upper,size\n0,0,3,4\n1,1,5,2\n2,4,6,8\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gapped, err := parseCSV("id,lower,upper,size,gaps\n0,0,6,4,2-4\n1,1,5,2,\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		bufs     []buffer
+		implicit int
+		want     bool
+	}{{plain, 1, true}, {plain, 0, false}, {plain, -1, false}, {gapped, 1, false}} {
+		prob := toProblem(c.bufs)
+		eff := func(a, b int) (int64, bool) { return workloads.EffectiveSize(prob, a, b) }
+		sw, err := sweep(c.bufs, eff, func() error { return nil }, c.implicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sw.ix != nil; got != c.want {
+			t.Errorf("%d buffers, implicit %d: implicit result %v, want %v", len(c.bufs), c.implicit, got, c.want)
+		}
+	}
+}

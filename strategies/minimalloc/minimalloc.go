@@ -62,12 +62,17 @@
 // a problem without gaps whose sections or overlapping pairs number over
 // implicitLimit keeps neither list but reads both from each buffer's span
 // of sections through an interval index, whose nodes hold tournaments of
-// their buffers' lowest offsets for the unallocated floor; the dynamic
-// order of a partition of scanLimit buffers or more is read from a
-// tournament tree over preorder positions, updated where a buffer
-// changed rather than sorted at every level, and only the innermost
-// partition's tree is held; and the undo records are chunked logs, of
-// runs where values repeat.
+// their buffers' lowest offsets for the unallocated floor (bits mark its
+// unplaced entries, so that a placement visits only unplaced overlaps),
+// and keeps the section totals (for T) and the cuts in max trees; such a
+// search first runs without the section floors, checking with a bound on
+// them (the largest top or lowest offset it has set), and runs again
+// keeping them only if that bound fails a check; the dynamic order of a
+// partition of scanLimit buffers or more is read from a tournament tree
+// over preorder positions, updated where a buffer changed rather than
+// sorted at every level, and only the innermost partition's tree is
+// held; and the undo records are chunked logs, of runs where values
+// repeat.
 //
 // One more rule is membench's own: upstream's dominance rule never places
 // a buffer of size 0 (its top is its offset, so it always lies at or above

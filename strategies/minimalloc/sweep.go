@@ -220,10 +220,11 @@ func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error, i
 	n := len(bufs)
 	res := &sweepResult{data: make([]bufferData, n)}
 	pts := createPoints(bufs)
-	store := implicit <= 0
-	if implicit >= 0 && !slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 }) {
+	gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
+	store := implicit < 0 || gapped
+	if implicit == 0 && !gapped {
 		secTot, pairs := countSweep(pts)
-		store = implicit < 0 || (secTot <= implicitLimit && pairs <= implicitLimit)
+		store = secTot <= implicitLimit && pairs <= implicitLimit
 	}
 	actives, alive := newIdxSet(n), newIdxSet(n)
 	lastTime := int64(-1)
