@@ -76,7 +76,7 @@ func compareSolvers(t *testing.T, c *goldenCase, limit int64) *result {
 		return nil // too long a search for a test
 	}
 	gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
-	for _, tu := range []tuning{{-1, scanLimit}, {-1, 0}, {1, scanLimit}, {1, 0}} {
+	for _, tu := range []tuning{{-1, scanLimit, false}, {-1, 0, false}, {1, scanLimit, false}, {1, 0, false}, {1, scanLimit, true}, {1, 0, true}} {
 		if tu.implicit > 0 && gapped {
 			continue
 		}
@@ -201,5 +201,75 @@ func TestUndoLog(t *testing.T) {
 			t.Fatalf("popped %d, want %d", got, want[len(want)-1])
 		}
 		want = want[:len(want)-1]
+	}
+}
+
+// TestMaxTree adds to random ranges and reads random ranges' largest
+// values and the places of those at least a value, and requires what a
+// plain slice gives.
+func TestMaxTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 5, 64, 100} {
+		v := make([]int64, n)
+		for k := range v {
+			v[k] = rng.Int64N(1000)
+		}
+		tr := newMaxTree(v)
+		for step := range 2000 {
+			l := rng.IntN(n)
+			r := l + 1 + rng.IntN(n-l)
+			if step%2 == 0 {
+				d := rng.Int64N(200) - 100
+				tr.addRange(l, r, d)
+				for k := l; k < r; k++ {
+					v[k] += d
+				}
+				continue
+			}
+			if got, want := tr.max(l, r), slices.Max(v[l:r]); got != want {
+				t.Fatalf("n %d step %d: max [%d, %d) = %d, want %d", n, step, l, r, got, want)
+			}
+			m := v[l+rng.IntN(r-l)]
+			var got, want []int
+			tr.eachAtLeast(l, r, m, func(k int) { got = append(got, k) })
+			for k := l; k < r; k++ {
+				if v[k] >= m {
+					want = append(want, k)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("n %d step %d: at least %d in [%d, %d): %v, want %v", n, step, m, l, r, got, want)
+			}
+		}
+	}
+}
+
+// TestSweepForced requires sweep's implicit argument to decide: 1 an
+// implicit result for a small problem without gaps (the differential
+// tests reach the implicit search through it), -1 a stored one, 1 on a
+// problem with gaps a stored one still.
+func TestSweepForced(t *testing.T) {
+	plain, err := parseCSV("id,lower,upper,size\n0,0,3,4\n1,1,5,2\n2,4,6,8\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gapped, err := parseCSV("id,lower,upper,size,gaps\n0,0,6,4,2-4\n1,1,5,2,\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		bufs     []buffer
+		implicit int
+		want     bool
+	}{{plain, 1, true}, {plain, 0, false}, {plain, -1, false}, {gapped, 1, false}} {
+		prob := toProblem(c.bufs)
+		eff := func(a, b int) (int64, bool) { return workloads.EffectiveSize(prob, a, b) }
+		sw, err := sweep(c.bufs, eff, func() error { return nil }, c.implicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sw.ix != nil; got != c.want {
+			t.Errorf("%d buffers, implicit %d: implicit result %v, want %v", len(c.bufs), c.implicit, got, c.want)
+		}
 	}
 }

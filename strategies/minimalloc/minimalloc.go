@@ -62,12 +62,17 @@
 // a problem without gaps whose sections or overlapping pairs number over
 // implicitLimit keeps neither list but reads both from each buffer's span
 // of sections through an interval index, whose nodes hold tournaments of
-// their buffers' lowest offsets for the unallocated floor; the dynamic
-// order of a partition of scanLimit buffers or more is read from a
-// tournament tree over preorder positions, updated where a buffer
-// changed rather than sorted at every level, and only the innermost
-// partition's tree is held; and the undo records are chunked logs, of
-// runs where values repeat.
+// their buffers' lowest offsets for the unallocated floor (bits mark its
+// unplaced entries, so that a placement visits only unplaced overlaps),
+// and keeps the section totals (for T) and the cuts in max trees; such a
+// search first runs without the section floors, checking with a bound on
+// them (the largest top or lowest offset it has set), and runs again
+// keeping them only if that bound fails a check; the dynamic order of a
+// partition of scanLimit buffers or more is read from a tournament tree
+// over preorder positions, updated where a buffer changed rather than
+// sorted at every level, and only the innermost partition's tree is
+// held; and the undo records are chunked logs, of runs where values
+// repeat.
 //
 // One more rule is membench's own: upstream's dominance rule never places
 // a buffer of size 0 (its top is its offset, so it always lies at or above
@@ -313,12 +318,15 @@ func solveProblem(ctx context.Context, bufs []buffer, eff func(a, b int) (int64,
 }
 
 // tuning chooses among representations that give the same search: the
-// sweep's (implicit, as sweep's argument) and the partition size from
-// which the order is kept in a tree (scanMax). Tests set them to reach
-// every path on small problems.
+// sweep's (implicit, as sweep's argument), the partition size from
+// which the order is kept in a tree (scanMax), and whether an implicit
+// sweep's search keeps the section floors from the start (floors)
+// rather than first try with a bound on them (solver.bounded). Tests set
+// them to reach every path on small problems.
 type tuning struct {
 	implicit int
 	scanMax  int
+	floors   bool
 }
 
 // solveTuned is solveProblem with the representations chosen by t.
@@ -337,7 +345,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 		return res, err // res carries the counters even on failure
 	}
 	if !params.MinimizeCapacity {
-		offs, h, st := newSolver(params, r, bufs, capacity, sw, t.scanMax).solve()
+		offs, h, st := newSolver(params, r, bufs, capacity, sw, t).solve()
 		switch st {
 		case stOK:
 			res.Offsets, res.Height = offs, h
@@ -351,7 +359,7 @@ func solveTuned(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, b
 	lo, hi := int64(0), capacity
 	for lo <= hi {
 		mid := lo + (hi-lo)/2
-		offs, h, st := newSolver(params, r, bufs, mid, sw, t.scanMax).solve()
+		offs, h, st := newSolver(params, r, bufs, mid, sw, t).solve()
 		if r.cancelled {
 			return finish(nil)
 		}

@@ -45,6 +45,7 @@ const (
 	stNotFound        // proved: no solution
 	stAborted         // the node limit of a round-robin turn ran out
 	stDeadline        // the timeout passed, or the context was cancelled
+	stBound           // a bounded search met a check its bound cannot settle
 )
 
 // preorderData are a buffer's keys for the static preorder.
@@ -232,17 +233,20 @@ type solver struct {
 	capacity int64
 	sw       *sweepResult
 
-	assign  []int64 // placed offsets, noOffset when unplaced
-	sol     []int64 // the solution, partition by partition
-	minOffs []int64 // lowest offset each unplaced buffer may take
-	floor   []int64 // per section: lowest offset left for its buffers
-	total   []int64 // per section: the bytes of its unplaced buffers
-	cuts    []int64 // per pair of adjacent sections: buffers spanning both
+	assign  []int64  // placed offsets, noOffset when unplaced
+	sol     []int64  // the solution, partition by partition
+	minOffs []int64  // lowest offset each unplaced buffer may take
+	floor   []int64  // per section: lowest offset left for its buffers
+	total   []int64  // per section: the bytes of its unplaced buffers
+	totals  *maxTree // total, on an implicit sweep
+	cuts    []int64  // per pair of adjacent sections: buffers spanning both
+	cutTree *maxTree // on an implicit sweep: cuts, negated, kept here instead
 
 	nodesLeft int64
 
 	// tree orders the unplaced buffers of the partition being searched;
-	// posOf is each buffer's position in its partition's preorder.
+	// posOf is each buffer's position in the preorder of the last
+	// partition whose tree was built with it (setLeaf checks it).
 	tree    *orderTree
 	treePre []int32 // the partition's buffers in preorder (tree nil: to build)
 	// spareTree is a tree let go, whose memory the next may take.
@@ -253,10 +257,19 @@ type solver struct {
 	cands   []candidate
 	scanMax int
 	posOf   []int32
-	preBuf  []preorderData // preorder's scratch
-	permBuf []int32
-	ranks   map[string][]int32 // staticRank's, by heuristic
-	rm      rangeMax           // subSolve's, kept for its memory
+	// key is, on an implicit sweep, each buffer's lowest offset, absent
+	// once placed: what a visit of an overlap reads, in one place.
+	key []int64
+	// liveEnt and liveLo mark, on an implicit sweep, the places of the
+	// unplaced buffers in the interval index's lists: by position in
+	// nodeBufs and in byLo (loPos: each buffer's there).
+	liveEnt, liveLo []uint64
+	loPos           []int32
+	keys            []preorderData // allKeys'
+	preBuf          []preorderData // preorder's scratch
+	permBuf         []int32
+	partOf          []int32            // decompose's scratch
+	ranks           map[string][]int32 // staticRank's, by heuristic
 	// dirty marks the buffers whose leaves await an update (dirtyTree,
 	// dirtyMins), listed in treeDirty and minsDirty.
 	dirty                []uint8
@@ -293,15 +306,46 @@ type solver struct {
 	// total grow): check passes at once when they fit.
 	maxFloor, maxTotal int64
 	quick              bool
+
+	// bounded: the search keeps no section floors (nor the node
+	// minimums, nor the per-section totals) and checks with ub, at least
+	// every floor the search would have kept (the tops of the buffers
+	// placed, the lowest offsets ever given), giving up (stBound) where
+	// that bound does not pass every section at once.
+	bounded bool
+	ub      int64
+	tu      tuning
 }
 
-func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult, scanMax int) *solver {
-	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64, scanMax: scanMax}
+func newSolver(params *solverParams, r *run, bufs []buffer, capacity int64, sw *sweepResult, tu tuning) *solver {
+	return &solver{params: params, run: r, bufs: bufs, capacity: capacity, sw: sw, nodesLeft: math.MaxInt64, scanMax: tu.scanMax, tu: tu}
 }
 
 // solve is SolverImpl::Solve: one search over every partition in turn
 // with a single heuristic and no node limit, or a round robin of them.
+//
+// On an implicit sweep it first searches bounded: the floors of the
+// sections only ever serve check, and while the bound on them passes
+// every section, check passes whatever they are, so the search is the
+// same without them. A problem with room to spare (one long descent at a
+// loose capacity) then never pays for them; where the bound fails, the
+// search starts again keeping them, its counters back where they were.
 func (s *solver) solve() ([]int64, int64, status) {
+	if s.sw.ix == nil || s.tu.floors || s.bounded {
+		return s.solveOnce()
+	}
+	nodes, backtracks := s.run.nodes, s.run.backtracks
+	b := newSolver(s.params, s.run, s.bufs, s.capacity, s.sw, s.tu)
+	b.bounded = true
+	if offs, h, st := b.solveOnce(); st != stBound {
+		return offs, h, st
+	}
+	s.run.nodes, s.run.backtracks = nodes, backtracks
+	return s.solveOnce()
+}
+
+// solveOnce is solve in one mode, bounded or keeping the floors.
+func (s *solver) solveOnce() ([]int64, int64, status) {
 	n := len(s.bufs)
 	if n == 0 {
 		return []int64{}, 0, stOK
@@ -341,14 +385,38 @@ func (s *solver) solve() ([]int64, int64, status) {
 		}
 		if f := s.bufs[i].fixed; f != noOffset {
 			s.minOffs[i] = f
+			s.ub = max(s.ub, f)
+		}
+	}
+	if ix := s.sw.ix; ix != nil {
+		s.key = slices.Clone(s.minOffs)
+		s.liveEnt = make([]uint64, (len(ix.nodeBufs)+63)/64)
+		s.liveLo = make([]uint64, (n+63)/64)
+		s.loPos = make([]int32, n)
+		for k, b := range ix.byLo {
+			s.loPos[b] = int32(k)
+		}
+		for i := range n {
+			s.setLive(i, true)
 		}
 	}
 	s.cuts = s.sw.cuts()
-	if s.sw.ix != nil && s.params.UnallocatedFloor {
+	if s.sw.ix != nil {
+		// A long lifetime's cuts change in O(log) steps, not one a section.
+		neg := make([]int64, len(s.cuts))
+		for k, c := range s.cuts {
+			neg[k] = -c
+		}
+		s.cutTree = newMaxTree(neg)
+	}
+	if s.sw.ix != nil && s.params.UnallocatedFloor && !s.bounded {
 		s.buildMins()
 	}
 	for _, t := range s.total {
 		s.maxTotal = max(s.maxTotal, t)
+	}
+	if s.sw.ix != nil {
+		s.totals = newMaxTree(s.total)
 	}
 	if len(s.params.Heuristics) > 1 {
 		return s.roundRobin()
@@ -396,50 +464,43 @@ func (s *solver) roundRobin() ([]int64, int64, status) {
 
 // subSolve orders the buffers of pt statically and searches it.
 func (s *solver) subSolve(pt *partition, h string) status {
-	idx := s.preorder(pt, h)
-	oldPos := make([]int32, len(idx))
-	for k, i := range idx {
-		oldPos[k] = s.posOf[i]
-		s.posOf[i] = int32(k)
-	}
+	s.preorder(pt, h)
 	// Only the innermost partition's order tree is kept: the one around
 	// this is let go, and built again from its preorder and the search's
 	// state if its search reads it again (curTree).
 	outer := s.treePre
 	s.dropTree()
-	s.treePre = idx
+	s.treePre = pt.bufs
 	st := s.search(pt, h, 0, 0)
 	s.dropTree()
 	s.treePre = outer
-	for k, i := range idx {
-		s.posOf[i] = oldPos[k]
-	}
 	return st
 }
 
-// preorder returns the buffers of pt in the static preorder of
-// heuristic h (in pt's order without static_preordering).
-func (s *solver) preorder(pt *partition, h string) []int32 {
-	pre := s.preBuf[:0]
-	for _, i := range pt.bufs {
-		pre = append(pre, s.staticKeys(i))
+// preorder puts the buffers of pt in the static preorder of heuristic h
+// (leaves them in pt's order without static_preordering). The order of
+// pt.bufs matters to nothing else: with static_preordering the preorder
+// is a total order, whatever order the buffers came in.
+func (s *solver) preorder(pt *partition, h string) {
+	if !s.params.StaticPreordering {
+		return
 	}
-	// T, the largest total of a buffer's sections, from a sparse table of
-	// the partition's totals when it is large, built at the first need.
-	built := false
+	pre := s.preBuf[:0]
+	keys := s.allKeys()
+	for _, i := range pt.bufs {
+		pre = append(pre, keys[i])
+	}
+	// T, the largest total of a buffer's sections, from the tree of
+	// totals on an implicit sweep.
 	total := func(d *preorderData) {
 		if d.total >= 0 {
 			return
 		}
-		if !built && s.sw.ix != nil && len(pt.bufs) > 64 {
-			s.rm.build(s.total[pt.lo:pt.hi])
-			built = true
-		}
 		var t int64
 		for _, sp := range s.sw.data[d.idx].spans {
-			if built && sp.lo >= pt.lo && sp.hi <= pt.hi {
+			if s.totals != nil {
 				if sp.lo < sp.hi {
-					t = max(t, s.rm.max(sp.lo-pt.lo, sp.hi-pt.lo))
+					t = max(t, s.totals.max(sp.lo, sp.hi))
 				}
 				continue
 			}
@@ -450,13 +511,6 @@ func (s *solver) preorder(pt *partition, h string) []int32 {
 		d.total = t
 	}
 	s.preBuf = pre
-	idx := make([]int32, len(pre))
-	if !s.params.StaticPreordering {
-		for k := range pre {
-			idx[k] = int32(pre[k].idx)
-		}
-		return idx
-	}
 	perm := s.permBuf[:0]
 	for k := range pre {
 		perm = append(perm, int32(k))
@@ -475,9 +529,21 @@ func (s *solver) preorder(pt *partition, h string) []int32 {
 		return preorderCmp(rest, a, b, total)
 	})
 	for k, x := range perm {
-		idx[k] = int32(pre[x].idx)
+		pt.bufs[k] = int32(pre[x].idx)
 	}
-	return idx
+}
+
+// allKeys returns every buffer's preorder keys, T not yet known,
+// computed at the first call: each partition the search makes copies
+// its buffers'.
+func (s *solver) allKeys() []preorderData {
+	if s.keys == nil {
+		s.keys = make([]preorderData, len(s.bufs))
+		for i := range s.keys {
+			s.keys[i] = s.staticKeys(i)
+		}
+	}
+	return s.keys
 }
 
 // staticKeys returns buffer i's preorder keys, T not yet known.
@@ -511,10 +577,9 @@ func (s *solver) staticRank(h string) ([]int32, string) {
 	if r, ok := s.ranks[h]; ok {
 		return r, h[t:]
 	}
-	keys := make([]preorderData, len(s.bufs))
+	keys := s.allKeys()
 	perm := make([]int32, len(s.bufs))
-	for i := range keys {
-		keys[i] = s.staticKeys(i)
+	for i := range perm {
 		perm[i] = int32(i)
 	}
 	slices.SortFunc(perm, func(x, y int32) int { return keysCmp(h[:t], &keys[x], &keys[y], nil) })
@@ -532,40 +597,93 @@ func (s *solver) staticRank(h string) ([]int32, string) {
 	return rank, h[t:]
 }
 
-// rangeMax answers the largest of v[a:b] (a sparse table): built in
-// O(len log len), it spares a large partition's preorder a pass over
-// every section of every buffer. A build reuses the last one's memory.
-type rangeMax struct{ t [][]int64 }
+// maxTree keeps the section totals of an implicit sweep, for the T
+// keys of the preorders of the partitions the search makes as it goes:
+// a segment tree whose node holds the largest value below it, its own
+// additions included, so that adding to a range of sections (a
+// placement, its undoing) and reading a range's largest take O(log)
+// steps rather than one per section.
+type maxTree struct {
+	size    int
+	mx, add []int64 // add: what was added to all of a node's leaves
+}
 
-func (r *rangeMax) build(v []int64) {
-	r.t = r.t[:0]
-	for w := 0; w == 0 || 2*w <= len(v); w = max(2*w, 1) {
-		n := len(v) - 2*w + 1
-		if w == 0 {
-			n = len(v)
+// newMaxTree returns the tree of v.
+func newMaxTree(v []int64) *maxTree {
+	t := &maxTree{size: 1}
+	for t.size < max(len(v), 1) {
+		t.size *= 2
+	}
+	t.mx = make([]int64, 2*t.size)
+	t.add = make([]int64, t.size)
+	for x := range t.size {
+		t.mx[t.size+x] = math.MinInt64 / 4 // no section
+		if x < len(v) {
+			t.mx[t.size+x] = v[x]
 		}
-		if len(r.t) < cap(r.t) {
-			r.t = r.t[:len(r.t)+1]
-		} else {
-			r.t = append(r.t, nil)
+	}
+	for x := t.size - 1; x >= 1; x-- {
+		t.mx[x] = max(t.mx[2*x], t.mx[2*x+1])
+	}
+	return t
+}
+
+// addRange adds d to the values of [l, r), l < r.
+func (t *maxTree) addRange(l, r int, d int64) {
+	coverNodes(t.size, l, r, func(v int) {
+		t.mx[v] += d
+		if v < t.size {
+			t.add[v] += d
 		}
-		q := slices.Grow(r.t[len(r.t)-1][:0], n)[:n]
-		r.t[len(r.t)-1] = q
-		if w == 0 {
-			copy(q, v)
-			continue
-		}
-		p := r.t[len(r.t)-2]
-		for x := range q {
-			q[x] = max(p[x], p[x+w])
-		}
+	})
+	t.fix(l + t.size)
+	t.fix(r - 1 + t.size)
+}
+
+// fix recomputes the ancestors of node v.
+func (t *maxTree) fix(v int) {
+	for v /= 2; v >= 1; v /= 2 {
+		t.mx[v] = max(t.mx[2*v], t.mx[2*v+1]) + t.add[v]
 	}
 }
 
-// max returns the largest of v[a:b], a < b.
-func (r *rangeMax) max(a, b int) int64 {
-	j := bits.Len(uint(b-a)) - 1
-	return max(r.t[j][a], r.t[j][b-1<<j])
+// eachAtLeast calls f, in order, for each k in [l, r) whose value is at
+// least m, descending only into nodes whose largest value is.
+func (t *maxTree) eachAtLeast(l, r int, m int64, f func(k int)) {
+	t.find(1, 0, t.size, l, r, m, f)
+}
+
+// find is eachAtLeast within node v, which spans [nl, nr), m less the
+// additions of v's ancestors.
+func (t *maxTree) find(v, nl, nr, l, r int, m int64, f func(k int)) {
+	if nr <= l || r <= nl || t.mx[v] < m {
+		return
+	}
+	if v >= t.size {
+		f(nl)
+		return
+	}
+	mid := (nl + nr) / 2
+	t.find(2*v, nl, mid, l, r, m-t.add[v], f)
+	t.find(2*v+1, mid, nr, l, r, m-t.add[v], f)
+}
+
+// max returns the largest value of [l, r), l < r.
+func (t *maxTree) max(l, r int) int64 { return t.query(1, 0, t.size, l, r) }
+
+func (t *maxTree) query(v, nl, nr, l, r int) int64 {
+	if l <= nl && nr <= r {
+		return t.mx[v]
+	}
+	m := (nl + nr) / 2
+	res := int64(math.MinInt64 / 4)
+	if l < m {
+		res = t.query(2*v, nl, m, l, r)
+	}
+	if r > m {
+		res = max(res, t.query(2*v+1, m, nr, l, r))
+	}
+	return res + t.add[v]
 }
 
 // updateMinOffsets raises the lowest offset of every unplaced buffer that
@@ -600,7 +718,7 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 		s.offStack = append(s.offStack, offsetChange{o, s.minOffs[o]})
 		s.minOffs[o] = h
 		ob := &s.bufs[o]
-		if d := s.minOffs[o] % ob.align; d > 0 {
+		if d := alignGap(s.minOffs[o], ob.align); d > 0 {
 			s.minOffs[o] += ob.align - d
 		}
 		if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
@@ -622,6 +740,16 @@ func (s *solver) updateMinOffsets(i int) (hatless, fixedFail bool) {
 	return hatless, fixedFail
 }
 
+// alignGap is off % align, without a division where align is 1 (a
+// division on every raise and every undo of one is a good part of a
+// long descent's time).
+func alignGap(off, align int64) int64 {
+	if align == 1 {
+		return 0
+	}
+	return off % align
+}
+
 // raise lifts the lowest offset of unplaced buffer o to at least h (the
 // last of s.tops), rounded up to o's alignment, recording the change on
 // s.raises; it reports whether
@@ -634,9 +762,10 @@ func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
 	s.setter[o] = int32(len(s.tops) - 1)
 	s.minOffs[o] = h
 	ob := &s.bufs[o]
-	if d := s.minOffs[o] % ob.align; d > 0 {
+	if d := alignGap(s.minOffs[o], ob.align); d > 0 {
 		s.minOffs[o] += ob.align - d
 	}
+	s.ub = max(s.ub, s.minOffs[o])
 	if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
 		*fixedFail = true
 	}
@@ -662,15 +791,16 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 	off := s.assign[i]
 	h := off + s.bufs[i].size
 	s.tops = append(s.tops, h)
-	floor := s.params.UnallocatedFloor
+	floor := s.params.UnallocatedFloor && !s.bounded
 	ilo, ihi := ix.lo[i], ix.hi[i]
 	rlo, rhi := ilo, ihi
 	visit := func(o int32) {
-		if s.assign[o] != noOffset {
-			return
+		k := s.key[o]
+		if k == absent {
+			return // placed
 		}
 		hatless = false
-		if !s.raise(int(o), h, &fixedFail) || !floor {
+		if k >= h || !s.raise(int(o), h, &fixedFail) || !floor {
 			return
 		}
 		lo, hi := ix.lo[o], ix.hi[o]
@@ -682,17 +812,30 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 			s.diffAt[hi]--
 		}
 	}
-	for v := int(ilo) + ix.size; v >= 1; v /= 2 {
-		for _, o := range ix.nodeBufs[ix.nodeAt[v]:ix.nodeAt[v+1]] {
-			if int(o) != i {
-				visit(o)
+	// Half the buffers listed are placed, on average, over a descent:
+	// the live marks skip them 64 at a time.
+	scan := func(live []uint64, list []int32, lo, hi int) {
+		for w := lo >> 6; w<<6 < hi; w++ {
+			word := live[w]
+			if w<<6 < lo {
+				word &= ^uint64(0) << (lo & 63)
+			}
+			if (w+1)<<6 > hi {
+				word &= ^uint64(0) >> (64 - hi&63)
+			}
+			for ; word != 0; word &= word - 1 {
+				visit(list[w<<6+bits.TrailingZeros64(word)])
 			}
 		}
 	}
-	k, _ := slices.BinarySearchFunc(ix.byLo, ilo+1, func(b, t int32) int { return cmp.Compare(ix.lo[b], t) })
-	for ; k < len(ix.byLo) && ix.lo[ix.byLo[k]] < ihi; k++ {
-		visit(ix.byLo[k])
+	for v := int(ilo) + ix.size; v >= 1; v /= 2 {
+		scan(s.liveEnt, ix.nodeBufs, int(ix.nodeAt[v]), int(ix.nodeAt[v+1]))
 	}
+	byLo := func(t int32) int {
+		k, _ := slices.BinarySearchFunc(ix.byLo, t, func(b, t int32) int { return cmp.Compare(ix.lo[b], t) })
+		return k
+	}
+	scan(s.liveLo, ix.byLo, byLo(ilo+1), byLo(ihi))
 	if !floor {
 		return hatless, fixedFail
 	}
@@ -723,6 +866,10 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 // each marked section to the lowest offset any of its unplaced buffers
 // may take, pushing the changes on s.secStack.
 func (s *solver) updateSectionData(i int) {
+	if s.bounded {
+		s.addTotals(i, -1)
+		return
+	}
 	off := s.assign[i]
 	runTop, secTop := s.runStack.len(), s.secStack.len()
 	for _, sp := range s.sw.data[i].spans {
@@ -740,6 +887,7 @@ func (s *solver) updateSectionData(i int) {
 			s.total[k] -= sp.win.hi - sp.win.lo
 		}
 	}
+	s.addTotals(i, -1)
 	if !s.params.UnallocatedFloor {
 		return
 	}
@@ -775,6 +923,36 @@ func (s *solver) updateSectionData(i int) {
 	}
 }
 
+// setLive marks buffer i's places in the interval index's lists live
+// (unplaced) or not.
+func (s *solver) setLive(i int, live bool) {
+	ix := s.sw.ix
+	set := func(w []uint64, p int32) {
+		if live {
+			w[p>>6] |= 1 << (p & 63)
+		} else {
+			w[p>>6] &^= 1 << (p & 63)
+		}
+	}
+	for e := ix.entAt[i]; e < ix.entAt[i+1]; e++ {
+		set(s.liveEnt, ix.entPos[e])
+	}
+	set(s.liveLo, s.loPos[i])
+}
+
+// addTotals adds sign times buffer i's bytes to the tree of totals (none
+// on a stored sweep): -1 as it is placed, 1 as that is undone.
+func (s *solver) addTotals(i int, sign int64) {
+	if s.totals == nil {
+		return
+	}
+	for _, sp := range s.sw.data[i].spans {
+		if sp.lo < sp.hi {
+			s.totals.addRange(sp.lo, sp.hi, sign*(sp.win.hi-sp.win.lo))
+		}
+	}
+}
+
 // sectionMin returns, on an implicit sweep, the lowest minimum offset of
 // section k's unplaced buffers (MaxInt64 for none): the least of the
 // node minimums on the path from k's leaf of the interval index to its
@@ -792,6 +970,10 @@ func (s *solver) sectionMin(k int) int64 {
 // restoreSectionData undoes updateSectionData for buffer i, popping the
 // changes above secTop and runTop.
 func (s *solver) restoreSectionData(secTop, runTop, i int) {
+	s.addTotals(i, 1)
+	if s.bounded {
+		return
+	}
 	for s.secStack.len() > secTop {
 		r := s.secStack.pop()
 		for k := r.sec; k < r.sec+r.n; k++ {
@@ -829,7 +1011,7 @@ func (s *solver) restoreMinOffsets(top int) {
 				s.minOffs[o] = max(s.bufs[o].fixed, 0)
 			} else {
 				s.minOffs[o] = s.tops[c.setter]
-				if d := s.minOffs[o] % s.bufs[o].align; d > 0 {
+				if d := alignGap(s.minOffs[o], s.bufs[o].align); d > 0 {
 					s.minOffs[o] += s.bufs[o].align - d
 				}
 			}
@@ -877,6 +1059,19 @@ func (s *solver) check(pt *partition, off int64) bool {
 	return true
 }
 
+// checkBound is check's quick test with ub for the largest floor: true
+// when it passes every section, as check would then.
+func (s *solver) checkBound(off int64) bool {
+	f := s.ub
+	if s.params.MonotonicFloor {
+		f = max(off, f)
+	}
+	if s.params.SectionInference {
+		f += s.maxTotal
+	}
+	return f <= s.capacity
+}
+
 // candidate is a buffer a small partition's search level may place: its
 // lowest offset and its position in the preorder.
 type candidate struct {
@@ -897,11 +1092,19 @@ const scanLimit = 1024
 // the successors of the level's first key, the tree being back in the
 // level's state whenever the level reads it again.
 type orderTree struct {
-	pre  []int32 // buffers by preorder position
-	size int     // leaves: a power of two at least len(pre)
-	off  []int64 // per node: lowest offset of a present leaf (absent: none)
-	pos  []int32 // per node: the position of that leaf, the first on ties
-	top  []int64 // per node: lowest offset plus size of a present leaf
+	pre  []int32    // buffers by preorder position
+	size int        // leaves: a power of two at least len(pre)
+	n    []treeNode // the nodes, root at 1, leaves from size
+}
+
+// treeNode is a node of an orderTree, its fields side by side and the
+// node padded to 32 bytes, so that two siblings share one cache line:
+// an update reads one line per level of its path.
+type treeNode struct {
+	off int64 // lowest offset of a present leaf (absent: none)
+	top int64 // lowest offset plus size of a present leaf
+	pos int32 // the position of the leaf of off, the first on ties
+	_   [12]byte
 }
 
 // absent is the key of a tree node with no unplaced buffer.
@@ -914,22 +1117,21 @@ func (s *solver) newOrderTree(pre []int32) *orderTree {
 	for t.size < len(pre) {
 		t.size *= 2
 	}
-	if sp := s.spareTree; sp != nil && cap(sp.off) >= 2*t.size {
-		t.off, t.pos, t.top = sp.off[:2*t.size], sp.pos[:2*t.size], sp.top[:2*t.size]
+	if sp := s.spareTree; sp != nil && cap(sp.n) >= 2*t.size {
+		t.n = sp.n[:2*t.size]
 	} else {
-		t.off = make([]int64, 2*t.size)
-		t.pos = make([]int32, 2*t.size)
-		t.top = make([]int64, 2*t.size)
+		t.n = make([]treeNode, 2*t.size)
 	}
 	s.spareTree = nil
 	for v := t.size; v < 2*t.size; v++ {
-		t.off[v], t.top[v] = absent, absent
+		t.n[v] = treeNode{off: absent, top: absent}
 	}
 	for k, i := range pre {
 		v := t.size + k
-		t.pos[v] = int32(k)
+		s.posOf[i] = int32(k)
+		t.n[v].pos = int32(k)
 		if s.assign[i] == noOffset {
-			t.off[v], t.top[v] = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
+			t.n[v].off, t.n[v].top = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
 		}
 	}
 	for v := t.size - 1; v >= 1; v-- {
@@ -941,15 +1143,16 @@ func (s *solver) newOrderTree(pre []int32) *orderTree {
 // pull recomputes node v from its children and reports whether it
 // changed.
 func (t *orderTree) pull(v int) bool {
-	l, r := 2*v, 2*v+1
-	if t.off[r] < t.off[l] {
+	l, r := &t.n[2*v], &t.n[2*v+1]
+	top := min(l.top, r.top)
+	if r.off < l.off {
 		l = r
 	}
-	top := min(t.top[2*v], t.top[2*v+1])
-	if t.off[v] == t.off[l] && t.pos[v] == t.pos[l] && t.top[v] == top {
+	p := &t.n[v]
+	if p.off == l.off && p.pos == l.pos && p.top == top {
 		return false
 	}
-	t.off[v], t.pos[v], t.top[v] = t.off[l], t.pos[l], top
+	*p = treeNode{off: l.off, top: top, pos: l.pos}
 	return true
 }
 
@@ -958,8 +1161,8 @@ func (t *orderTree) pull(v int) bool {
 // whose least key lies before (a, b): the ancestors of the buffers the
 // canonical rule has left behind.
 func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
-	if o := t.off[v]; o > a || o == a && t.pos[v] >= b {
-		return o, t.pos[v]
+	if o := t.n[v].off; o > a || o == a && t.n[v].pos >= b {
+		return o, t.n[v].pos
 	}
 	if v >= t.size {
 		return absent, 0
@@ -974,11 +1177,17 @@ func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
 
 // changed brings the structures that mirror the search's state up to
 // date after buffer i was placed, unplaced or had its minimum offset
-// changed: the order tree and the node minimums.
+// changed: key at once, the order tree and the node minimums.
 //
 // The update waits until a structure is read (flushTree, flushMins):
 // the changes undone after a search that succeeded are never read.
 func (s *solver) changed(i int) {
+	if s.key != nil {
+		s.key[i] = absent
+		if s.assign[i] == noOffset {
+			s.key[i] = s.minOffs[i]
+		}
+	}
 	if s.tree != nil && s.dirty[i]&dirtyTree == 0 {
 		s.dirty[i] |= dirtyTree
 		s.treeDirty = append(s.treeDirty, int32(i))
@@ -1011,7 +1220,7 @@ func (s *solver) flushTree(drop bool) {
 // dropTree lets the order tree go, keeping its memory for the next.
 func (s *solver) dropTree() {
 	s.flushTree(true)
-	if s.tree != nil && (s.spareTree == nil || cap(s.tree.off) > cap(s.spareTree.off)) {
+	if s.tree != nil && (s.spareTree == nil || cap(s.tree.n) > cap(s.spareTree.n)) {
 		s.spareTree = s.tree
 	}
 	s.tree = nil
@@ -1106,9 +1315,9 @@ func (s *solver) setLeaf(i int) {
 	}
 	v := t.size + int(k)
 	if s.assign[i] != noOffset {
-		t.off[v], t.top[v] = absent, absent
+		t.n[v].off, t.n[v].top = absent, absent
 	} else {
-		t.off[v], t.top[v] = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
+		t.n[v].off, t.n[v].top = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
 	}
 	for v /= 2; v >= 1 && t.pull(v); v /= 2 {
 	}
@@ -1172,13 +1381,13 @@ func (s *solver) search(pt *partition, h string, minOffset int64, minPre int) st
 		}
 	} else {
 		t = s.curTree()
-		if t.off[1] == absent {
+		if t.n[1].off == absent {
 			for _, i := range pt.bufs {
 				s.sol[i] = s.assign[i]
 			}
 			return stOK
 		}
-		minHeight = t.top[1]
+		minHeight = t.n[1].top
 	}
 	// The candidates in upstream's order: with dynamic_ordering the
 	// successors of the canonical start (the buffers before it are the
@@ -1235,11 +1444,22 @@ levels:
 		}
 		s.assign[i] = off
 		s.changed(i)
-		offTop, secTop, runTop, maxFloor := len(s.offStack)+s.raises.len(), s.secStack.len(), s.runStack.len(), s.maxFloor
+		if s.key != nil {
+			s.setLive(i, false)
+		}
+		offTop, secTop, runTop, maxFloor, ub := len(s.offStack)+s.raises.len(), s.secStack.len(), s.runStack.len(), s.maxFloor, s.ub
+		s.ub = max(s.ub, off+s.bufs[i].size)
 		hatless, fixedFail := s.updateMinOffsets(i)
 		s.updateSectionData(i)
 		st := stNotFound
-		if !fixedFail && s.check(pt, off) {
+		pass := !fixedFail
+		switch {
+		case pass && s.bounded && !s.checkBound(off):
+			st, pass = stBound, false
+		case pass && !s.bounded:
+			pass = s.check(pt, off)
+		}
+		if pass {
 			if s.params.DynamicDecomposition {
 				st = s.decompose(pt, h, off, int(p), i)
 			} else {
@@ -1250,7 +1470,10 @@ levels:
 		s.restoreMinOffsets(offTop) // none when hatless
 		s.assign[i] = noOffset
 		s.changed(i)
-		s.maxFloor = maxFloor
+		if s.key != nil {
+			s.setLive(i, true)
+		}
+		s.maxFloor, s.ub = maxFloor, ub
 		if st != stNotFound {
 			s.cands = s.cands[:base]
 			return st
@@ -1272,10 +1495,16 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 	cutpoints := []int{pt.lo}
 	spans := s.sw.data[i].spans
 	lo, hi := spans[0].lo, spans[len(spans)-1].hi
-	for k := lo; k+1 < hi; k++ {
-		s.cuts[k]--
-		if s.cuts[k] == 0 {
-			cutpoints = append(cutpoints, k+1)
+	switch {
+	case s.cutTree != nil && lo+1 < hi:
+		s.cutTree.addRange(lo, hi-1, 1)
+		s.cutTree.eachAtLeast(lo, hi-1, 0, func(k int) { cutpoints = append(cutpoints, k+1) })
+	case s.cutTree == nil:
+		for k := lo; k+1 < hi; k++ {
+			s.cuts[k]--
+			if s.cuts[k] == 0 {
+				cutpoints = append(cutpoints, k+1)
+			}
 		}
 	}
 	st := stOK
@@ -1286,16 +1515,40 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 		// Each part holds the unplaced buffers of pt whose lifetime meets
 		// its sections, in pt's order: one pass over pt, each buffer
 		// going to the parts it meets (one, unless it crosses a cut).
-		parts := make([][]int, len(cutpoints))
+		// The parts stay alive while the search below runs, as deep as
+		// the descent: they share one array, counted first, not grown.
+		// An unplaced buffer lies in one part: no cut at zero crosses its
+		// lifetime, which counts in every cut it spans.
+		at := make([]int, len(cutpoints)+1)
+		partOf := slices.Grow(s.partOf[:0], len(pt.bufs))
+		ix := s.sw.ix
 		for _, o := range pt.bufs {
 			if s.assign[o] != noOffset {
+				partOf = append(partOf, -1)
 				continue
 			}
-			d := s.sw.data[o].spans
-			olo, ohi := d[0].lo, d[len(d)-1].hi
+			var olo int
+			if ix != nil {
+				olo = int(ix.lo[o])
+			} else {
+				olo = s.sw.data[o].spans[0].lo
+			}
 			c, _ := slices.BinarySearch(cutpoints[1:], olo+1) // the first part that ends after olo
-			for c++; c < len(cutpoints) && cutpoints[c-1] < ohi; c++ {
-				parts[c] = append(parts[c], o)
+			partOf = append(partOf, int32(c+1))
+			at[c+2]++
+		}
+		s.partOf = partOf
+		for c := 1; c < len(at); c++ {
+			at[c] += at[c-1]
+		}
+		all := make([]int32, at[len(at)-1])
+		parts := make([][]int32, len(cutpoints))
+		for c := range parts {
+			parts[c] = all[at[c]:at[c]:at[c+1]]
+		}
+		for k, c := range partOf {
+			if c >= 0 {
+				parts[c] = append(parts[c], pt.bufs[k])
 			}
 		}
 		for c := 1; c < len(cutpoints); c++ {
@@ -1308,8 +1561,13 @@ func (s *solver) decompose(pt *partition, h string, minOffset int64, minPre int,
 			}
 		}
 	}
-	for k := lo; k+1 < hi; k++ {
-		s.cuts[k]++
+	switch {
+	case s.cutTree != nil && lo+1 < hi:
+		s.cutTree.addRange(lo, hi-1, -1)
+	case s.cutTree == nil:
+		for k := lo; k+1 < hi; k++ {
+			s.cuts[k]++
+		}
 	}
 	return st
 }

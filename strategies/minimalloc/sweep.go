@@ -55,7 +55,7 @@ type bufferData struct {
 // partition is a set of buffers that share no time with any other
 // partition's, and the sections [lo, hi) they span.
 type partition struct {
-	bufs   []int
+	bufs   []int32
 	lo, hi int
 }
 
@@ -220,10 +220,11 @@ func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error, i
 	n := len(bufs)
 	res := &sweepResult{data: make([]bufferData, n)}
 	pts := createPoints(bufs)
-	store := implicit <= 0
-	if implicit >= 0 && !slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 }) {
+	gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
+	store := implicit < 0 || gapped
+	if implicit == 0 && !gapped {
 		secTot, pairs := countSweep(pts)
-		store = implicit < 0 || (secTot <= implicitLimit && pairs <= implicitLimit)
+		store = secTot <= implicitLimit && pairs <= implicitLimit
 	}
 	actives, alive := newIdxSet(n), newIdxSet(n)
 	lastTime := int64(-1)
@@ -274,7 +275,7 @@ func sweep(bufs []buffer, eff func(a, b int) (int64, bool), look func() error, i
 			}
 			if pt.endpoint {
 				pp := &res.parts[len(res.parts)-1]
-				pp.bufs = append(pp.bufs, b)
+				pp.bufs = append(pp.bufs, int32(b))
 				if store {
 					for _, a := range alive.list {
 						if e, ok := eff(a, b); ok {
@@ -393,17 +394,21 @@ func newIntervalIndex(data []bufferData, nsec int) *intervalIndex {
 // each calls f for every node v of the segment tree that lists buffer b.
 func (ix *intervalIndex) each(f func(v int, b int32)) {
 	for b := range ix.lo {
-		l, r := int(ix.lo[b])+ix.size, int(ix.hi[b])+ix.size
-		for l < r {
-			if l&1 == 1 {
-				f(l, int32(b))
-				l++
-			}
-			if r&1 == 1 {
-				r--
-				f(r, int32(b))
-			}
-			l, r = l/2, r/2
+		coverNodes(ix.size, int(ix.lo[b]), int(ix.hi[b]), func(v int) { f(v, int32(b)) })
+	}
+}
+
+// coverNodes calls f for each node of the fewest that cover leaves
+// [l, r) of a segment tree of size leaves (root 1, leaves from size).
+func coverNodes(size, l, r int, f func(v int)) {
+	for l, r = l+size, r+size; l < r; l, r = l/2, r/2 {
+		if l&1 == 1 {
+			f(l)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			f(r)
 		}
 	}
 }
@@ -411,11 +416,17 @@ func (ix *intervalIndex) each(f func(v int, b int32)) {
 // cuts returns, for each pair of adjacent sections i and i+1, how many
 // buffers span both.
 func (r *sweepResult) cuts() []int64 {
-	c := make([]int64, max(r.nsec-1, 0))
+	// Each buffer adds one to the cuts [lo, hi-1): a difference array,
+	// summed once, rather than a step a section.
+	c := make([]int64, max(r.nsec, 1))
 	for _, d := range r.data {
-		for s := d.spans[0].lo; s+1 < d.spans[len(d.spans)-1].hi; s++ {
-			c[s]++
+		if lo, hi := d.spans[0].lo, d.spans[len(d.spans)-1].hi; lo+1 < hi {
+			c[lo]++
+			c[hi-1]--
 		}
 	}
-	return c
+	for k := 1; k < len(c); k++ {
+		c[k] += c[k-1]
+	}
+	return c[:max(r.nsec-1, 0)]
 }
