@@ -19,18 +19,11 @@ import (
 func BenchmarkFormsAbsent(b *testing.B) {
 	p := dag(10000)
 	for _, name := range formsAbsentPlanners {
-		wrapped, err := strategies.Lookup(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		u, ok := wrapped.(interface{ Unwrap() strategies.Strategy })
-		if !ok {
-			b.Fatalf("%s: the registry's strategy has no Unwrap", name)
-		}
+		wrapped, bare := registryAndPlanner(b, name)
 		for _, v := range []struct {
 			how string
 			s   strategies.Strategy
-		}{{"registry", wrapped}, {"planner", u.Unwrap()}} {
+		}{{"registry", wrapped}, {"planner", bare}} {
 			b.Run(fmt.Sprintf("%s/%s", name, v.how), func(b *testing.B) {
 				ctx := context.Background()
 				for b.Loop() {
@@ -51,15 +44,7 @@ func BenchmarkFormsAbsent(b *testing.B) {
 func BenchmarkFormsAbsentPaired(b *testing.B) {
 	p := dag(2000)
 	for _, name := range formsAbsentPlanners {
-		wrapped, err := strategies.Lookup(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		u, ok := wrapped.(interface{ Unwrap() strategies.Strategy })
-		if !ok {
-			b.Fatalf("%s: the registry's strategy has no Unwrap", name)
-		}
-		bare := u.Unwrap()
+		wrapped, bare := registryAndPlanner(b, name)
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
 			run := func(s strategies.Strategy) time.Duration {
@@ -99,4 +84,18 @@ var formsAbsentPlanners = []string{
 	"ort-mem-pattern", "tflite-arena", "tflm-greedy",
 	"tvm-greedy-by-conflicts", "tvm-greedy-by-size", "xla-heap",
 	"xla-heap-spatial", "xla-heap-temporal",
+}
+
+// registryAndPlanner returns the registry's strategy of that name and the
+// planner it wraps.
+func registryAndPlanner(b *testing.B, name string) (wrapped, bare strategies.Strategy) {
+	wrapped, err := strategies.Lookup(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u, ok := wrapped.(interface{ Unwrap() strategies.Strategy })
+	if !ok {
+		b.Fatalf("%s: the registry's strategy has no Unwrap", name)
+	}
+	return wrapped, u.Unwrap()
 }
