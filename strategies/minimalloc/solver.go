@@ -1143,16 +1143,19 @@ func (s *solver) newOrderTree(pre []int32) *orderTree {
 // pull recomputes node v from its children and reports whether it
 // changed.
 func (t *orderTree) pull(v int) bool {
-	l, r := &t.n[2*v], &t.n[2*v+1]
-	top := min(l.top, r.top)
-	if r.off < l.off {
-		l = r
+	// The child is picked by index, not by a branch: which child holds
+	// the least offset is a coin toss the branch predictor loses (Y_1:
+	// 283 million pulls).
+	c := t.n[2*v : 2*v+2 : 2*v+2]
+	x := 0
+	if c[1].off < c[0].off {
+		x = 1
 	}
-	p := &t.n[v]
+	l, top, p := &c[x], min(c[0].top, c[1].top), &t.n[v]
 	if p.off == l.off && p.pos == l.pos && p.top == top {
 		return false
 	}
-	*p = treeNode{off: l.off, top: top, pos: l.pos}
+	p.off, p.top, p.pos = l.off, top, l.pos
 	return true
 }
 
