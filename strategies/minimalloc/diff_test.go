@@ -1,6 +1,7 @@
 package minimalloc
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -74,6 +75,17 @@ func compareSolvers(t *testing.T, c *goldenCase, limit int64) *result {
 	want, wantErr := refSolveProblem(ctx, bufs, eff, c.Capacity, &p, limit)
 	if want == nil || !want.Complete {
 		return nil // too long a search for a test
+	}
+	if !p.MinimizeCapacity {
+		// The code as of 42c7a46 (old42_test.go), stored sweep: the
+		// reference of BenchmarkChallenging's A/B.
+		for _, scanMax := range []int{scanLimit, 0} {
+			got, gotErr := solve42(ctx, bufs, eff, c.Capacity, &p, -1, scanMax)
+			if (wantErr == nil) != (gotErr == nil) || !slices.Equal(got.Offsets, want.Offsets) || got.Nodes != want.Nodes || got.Backtracks != want.Backtracks {
+				t.Fatalf("%s: 42c7a46 scanMax %d: offsets %v nodes %d backtracks %d error %v; before %v %d %d %v",
+					c.Name, scanMax, got.Offsets, got.Nodes, got.Backtracks, gotErr, want.Offsets, want.Nodes, want.Backtracks, wantErr)
+			}
+		}
 	}
 	gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
 	for _, tu := range []tuning{{-1, scanLimit, false}, {-1, 0, false}, {1, scanLimit, false}, {1, 0, false}, {1, scanLimit, true}, {1, 0, true}} {
@@ -270,6 +282,67 @@ func TestSweepForced(t *testing.T) {
 		}
 		if got := sw.ix != nil; got != c.want {
 			t.Errorf("%d buffers, implicit %d: implicit result %v, want %v", len(c.bufs), c.implicit, got, c.want)
+		}
+	}
+}
+
+// TestPreorderRuns requires preorder, which orders by the keys before a
+// heuristic's first T once and then sorts only the runs that tie there,
+// to give the order of one sort by every key and the index, whether the
+// buffers come shuffled or already in order of those first keys (as
+// decompose hands them over), on buffers copied from a few shapes (many
+// ties) and for heuristics with T first, last, in the middle and absent.
+func TestPreorderRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 13))
+	for k := range 40 {
+		c := tiedCase(rng, fmt.Sprintf("p%d", k), 50+rng.IntN(250), 1+rng.IntN(4), false)
+		bufs, err := parseCSV(c.CSV)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := toProblem(bufs)
+		eff := func(a, b int) (int64, bool) { return workloads.EffectiveSize(prob, a, b) }
+		sw, err := sweep(bufs, eff, func() error { return nil }, -1+2*(k%2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := defaultParams()
+		p.Heuristics = []string{"WAT"}
+		s := newSolver(&p, &run{ctx: context.Background()}, bufs, c.Capacity*4, sw, tuning{scanMax: scanLimit})
+		if _, _, st := s.solveOnce(); st != stOK {
+			t.Fatalf("%s: status %d", c.Name, st)
+		}
+		for _, h := range []string{"WAT", "TAW", "TWA", "ZLT", "CLOU", "T", "UZ", "OTC"} {
+			want := make([]int32, 0, len(bufs))
+			for i := range bufs {
+				if rng.IntN(3) > 0 {
+					want = append(want, int32(i))
+				}
+			}
+			keys := make([]preorderData, len(bufs))
+			for i := range keys {
+				keys[i] = s.staticKeys(i)
+				for _, sp := range sw.data[i].spans {
+					for q := sp.lo; q < sp.hi; q++ {
+						keys[i].total = max(keys[i].total, s.total[q])
+					}
+				}
+			}
+			slices.SortFunc(want, func(a, b int32) int { return preorderCmp(h, &keys[a], &keys[b], nil) })
+			for _, shuffled := range []bool{true, false} {
+				got := slices.Clone(want)
+				if shuffled {
+					rng.Shuffle(len(got), func(a, b int) { got[a], got[b] = got[b], got[a] })
+				} else if r, _ := s.staticRank(h); r != nil {
+					// In order of the keys before T, ties shuffled.
+					rng.Shuffle(len(got), func(a, b int) { got[a], got[b] = got[b], got[a] })
+					slices.SortStableFunc(got, func(a, b int32) int { return cmp.Compare(r[a], r[b]) })
+				}
+				s.preorder(&partition{bufs: got}, h)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s %s shuffled %v: preorder %v, want %v", c.Name, h, shuffled, got, want)
+				}
+			}
 		}
 	}
 }

@@ -481,13 +481,44 @@ func (s *solver) subSolve(pt *partition, h string) status {
 // (leaves them in pt's order without static_preordering). The order of
 // pt.bufs matters to nothing else: with static_preordering the preorder
 // is a total order, whatever order the buffers came in.
+//
+// The keys of h before its first T never change, so the buffers are
+// first put in order of their rank by those keys (a partition that
+// decompose cut from one in h's preorder already is: a check of the
+// order, not a sort), and only each run of equal rank is then sorted by
+// the rest of h and the index.
 func (s *solver) preorder(pt *partition, h string) {
 	if !s.params.StaticPreordering {
 		return
 	}
+	rank, rest := s.staticRank(h)
+	if rank != nil {
+		byRank := func(x, y int32) int { return cmp.Compare(rank[x], rank[y]) }
+		if !slices.IsSortedFunc(pt.bufs, byRank) {
+			slices.SortFunc(pt.bufs, byRank)
+		}
+	}
+	for lo := 0; lo < len(pt.bufs); {
+		hi := len(pt.bufs)
+		if rank != nil {
+			hi = lo + 1
+			for hi < len(pt.bufs) && rank[pt.bufs[hi]] == rank[pt.bufs[lo]] {
+				hi++
+			}
+		}
+		if hi-lo > 1 {
+			s.sortRest(pt.bufs[lo:hi], rest)
+		}
+		lo = hi
+	}
+}
+
+// sortRest sorts bufs by the keys rest (a heuristic's letters from its
+// first T) and then by index.
+func (s *solver) sortRest(bufs []int32, rest string) {
 	pre := s.preBuf[:0]
 	keys := s.allKeys()
-	for _, i := range pt.bufs {
+	for _, i := range bufs {
 		pre = append(pre, keys[i])
 	}
 	// T, the largest total of a buffer's sections, from the tree of
@@ -516,20 +547,9 @@ func (s *solver) preorder(pt *partition, h string) {
 		perm = append(perm, int32(k))
 	}
 	s.permBuf = perm
-	// The keys before h's first T never change: a rank by them, computed
-	// once, decides most comparisons.
-	rank, rest := s.staticRank(h)
-	slices.SortFunc(perm, func(x, y int32) int {
-		a, b := &pre[x], &pre[y]
-		if rank != nil {
-			if c := cmp.Compare(rank[a.idx], rank[b.idx]); c != 0 {
-				return c
-			}
-		}
-		return preorderCmp(rest, a, b, total)
-	})
+	slices.SortFunc(perm, func(x, y int32) int { return preorderCmp(rest, &pre[x], &pre[y], total) })
 	for k, x := range perm {
-		pt.bufs[k] = int32(pre[x].idx)
+		bufs[k] = int32(pre[x].idx)
 	}
 }
 
@@ -943,9 +963,13 @@ func (s *solver) setLive(i int, live bool) {
 // addTotals adds sign times buffer i's bytes to the tree of totals (none
 // on a stored sweep): -1 as it is placed, 1 as that is undone.
 func (s *solver) addTotals(i int, sign int64) {
-	if s.totals == nil {
-		return
+	if s.totals != nil {
+		s.addTotalsTree(i, sign)
 	}
+}
+
+// addTotalsTree is addTotals where there is a tree.
+func (s *solver) addTotalsTree(i int, sign int64) {
 	for _, sp := range s.sw.data[i].spans {
 		if sp.lo < sp.hi {
 			s.totals.addRange(sp.lo, sp.hi, sign*(sp.win.hi-sp.win.lo))
@@ -1185,6 +1209,16 @@ func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
 // The update waits until a structure is read (flushTree, flushMins):
 // the changes undone after a search that succeeded are never read.
 func (s *solver) changed(i int) {
+	// Inlined where it is called: a stored sweep's small partitions have
+	// none of these structures, and a call a raise is 4% of A–K's
+	// instructions.
+	if s.key != nil || s.tree != nil || s.mins != nil {
+		s.mirror(i)
+	}
+}
+
+// mirror is changed where some structure mirrors the state.
+func (s *solver) mirror(i int) {
 	if s.key != nil {
 		s.key[i] = absent
 		if s.assign[i] == noOffset {
