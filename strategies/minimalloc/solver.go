@@ -1110,25 +1110,28 @@ const scanLimit = 1024
 // orderTree keeps the unplaced buffers of one partition in upstream's
 // dynamic order, lowest offset first and then earlier in the preorder,
 // without listing them at every level: a tournament tree over preorder
-// positions holds at each node its leaves' lowest (offset, position) and
-// lowest offset plus size. A placement or a change of a lowest offset
-// updates one path; upstream's order at a level is read from the tree as
-// the successors of the level's first key, the tree being back in the
-// level's state whenever the level reads it again.
+// positions holds at each node its leaves' lowest offset and lowest
+// offset plus size. A placement or a change of a lowest offset updates
+// one path, stopping where a node does not change; upstream's order at a
+// level is read from the tree as the successors of the level's first
+// key, the tree being back in the level's state whenever the level reads
+// it again.
+//
+// The nodes hold no position: a left subtree's positions all come before
+// its sibling's, so the least key of a node is its least offset at the
+// leftmost leaf that holds it (leftmost), which the few nodes succ
+// returns find by one descent. So a node is 16 bytes (four to a cache
+// line) and an update compares nothing but the two minimums.
 type orderTree struct {
 	pre  []int32    // buffers by preorder position
 	size int        // leaves: a power of two at least len(pre)
 	n    []treeNode // the nodes, root at 1, leaves from size
 }
 
-// treeNode is a node of an orderTree, its fields side by side and the
-// node padded to 32 bytes, so that two siblings share one cache line:
-// an update reads one line per level of its path.
+// treeNode is a node of an orderTree.
 type treeNode struct {
 	off int64 // lowest offset of a present leaf (absent: none)
 	top int64 // lowest offset plus size of a present leaf
-	pos int32 // the position of the leaf of off, the first on ties
-	_   [12]byte
 }
 
 // absent is the key of a tree node with no unplaced buffer.
@@ -1153,7 +1156,6 @@ func (s *solver) newOrderTree(pre []int32) *orderTree {
 	for k, i := range pre {
 		v := t.size + k
 		s.posOf[i] = int32(k)
-		t.n[v].pos = int32(k)
 		if s.assign[i] == noOffset {
 			t.n[v].off, t.n[v].top = s.minOffs[i], s.minOffs[i]+s.bufs[i].size
 		}
@@ -1167,39 +1169,59 @@ func (s *solver) newOrderTree(pre []int32) *orderTree {
 // pull recomputes node v from its children and reports whether it
 // changed.
 func (t *orderTree) pull(v int) bool {
-	// The child is picked by index, not by a branch: which child holds
-	// the least offset is a coin toss the branch predictor loses (Y_1:
-	// 283 million pulls).
+	// Two minimums, no branch on which child holds them: that is a coin
+	// toss the branch predictor loses (Y_1: 283 million pulls).
 	c := t.n[2*v : 2*v+2 : 2*v+2]
-	x := 0
-	if c[1].off < c[0].off {
-		x = 1
-	}
-	l, top, p := &c[x], min(c[0].top, c[1].top), &t.n[v]
-	if p.off == l.off && p.pos == l.pos && p.top == top {
+	off, top, p := min(c[0].off, c[1].off), min(c[0].top, c[1].top), &t.n[v]
+	if p.off == off && p.top == top {
 		return false
 	}
-	p.off, p.top, p.pos = l.off, top, l.pos
+	p.off, p.top = off, top
 	return true
 }
 
 // succ returns the least key (offset, position) at or after (a, b) in
-// node v's subtree, offset absent for none. It descends only into nodes
-// whose least key lies before (a, b): the ancestors of the buffers the
-// canonical rule has left behind.
-func (t *orderTree) succ(v int, a int64, b int32) (int64, int32) {
-	if o := t.n[v].off; o > a || o == a && t.n[v].pos >= b {
-		return o, t.n[v].pos
+// the tree, offset absent for none.
+func (t *orderTree) succ(a int64, b int32) (int64, int32) {
+	o, v := t.succIn(1, 0, a, b)
+	if o == absent {
+		return absent, 0
+	}
+	return o, t.leftmost(v)
+}
+
+// succIn returns the least offset of the keys at or after (a, b) in the
+// subtree of node v, whose first leaf is at position nl, and the node
+// whose leftmost leaf holds the least key; offset absent for none. It
+// descends only into nodes whose least key may lie before (a, b): the
+// ancestors of the buffers the canonical rule has left behind, and those
+// of position b.
+func (t *orderTree) succIn(v, nl int, a int64, b int32) (int64, int) {
+	if o := t.n[v].off; o > a || o == a && nl >= int(b) {
+		return o, v
 	}
 	if v >= t.size {
 		return absent, 0
 	}
-	lo, lp := t.succ(2*v, a, b)
-	ro, rp := t.succ(2*v+1, a, b)
-	if ro < lo || ro == lo && rp < lp {
-		return ro, rp
+	w := t.size >> (bits.Len(uint(v)) - 1) // leaves below v
+	lo, lv := t.succIn(2*v, nl, a, b)
+	ro, rv := t.succIn(2*v+1, nl+w/2, a, b)
+	if ro < lo { // on a tie the left one's position comes first
+		return ro, rv
 	}
-	return lo, lp
+	return lo, lv
+}
+
+// leftmost returns the position of the leftmost leaf below node v that
+// holds v's offset.
+func (t *orderTree) leftmost(v int) int32 {
+	for v < t.size {
+		v *= 2
+		if t.n[v].off != t.n[v/2].off {
+			v++
+		}
+	}
+	return int32(v - t.size)
 }
 
 // changed brings the structures that mirror the search's state up to
@@ -1453,7 +1475,7 @@ levels:
 			}
 		case s.params.DynamicOrdering:
 			t = s.curTree()
-			off, p = t.succ(1, a, b)
+			off, p = t.succ(a, b)
 			if off == absent || s.params.CheckDominance && off >= minHeight {
 				break levels
 			}
