@@ -306,6 +306,9 @@ type solver struct {
 	// total grow): check passes at once when they fit.
 	maxFloor, maxTotal int64
 	quick              bool
+	// plain: no buffer has an alignment above 1 or a fixed offset, so a
+	// raise need not read the buffer.
+	plain bool
 
 	// bounded: the search keeps no section floors (nor the node
 	// minimums, nor the per-section totals) and checks with ub, at least
@@ -373,7 +376,7 @@ func (s *solver) solveOnce() ([]int64, int64, status) {
 		s.diff = make([]int32, ns+1)
 		s.diffAt = make([]int32, ns+1)
 	}
-	s.quick = true
+	s.quick, s.plain = true, true
 	for i := range s.bufs {
 		for _, sp := range s.sw.data[i].spans {
 			if sp.win.hi < sp.win.lo {
@@ -387,6 +390,7 @@ func (s *solver) solveOnce() ([]int64, int64, status) {
 			s.minOffs[i] = f
 			s.ub = max(s.ub, f)
 		}
+		s.plain = s.plain && s.bufs[i].fixed == noOffset && s.bufs[i].align == 1
 	}
 	if ix := s.sw.ix; ix != nil {
 		s.key = slices.Clone(s.minOffs)
@@ -770,27 +774,30 @@ func alignGap(off, align int64) int64 {
 	return off % align
 }
 
-// raise lifts the lowest offset of unplaced buffer o to at least h (the
-// last of s.tops), rounded up to o's alignment, recording the change on
-// s.raises; it reports whether
-// it rose, and sets *fixedFail when o's fixed offset is now too low.
-func (s *solver) raise(o int, h int64, fixedFail *bool) bool {
-	if s.minOffs[o] >= h {
-		return false
-	}
+// raise lifts the lowest offset of unplaced buffer o, below h (the last
+// of s.tops), to h rounded up to o's alignment, recording the change on
+// s.raises, and sets *fixedFail when o's fixed offset is now too low.
+func (s *solver) raise(o int, h int64, fixedFail *bool) {
 	s.raises.push(raiseChange{int32(o), s.setter[o]})
 	s.setter[o] = int32(len(s.tops) - 1)
-	s.minOffs[o] = h
-	ob := &s.bufs[o]
-	if d := alignGap(s.minOffs[o], ob.align); d > 0 {
-		s.minOffs[o] += ob.align - d
+	if !s.plain {
+		ob := &s.bufs[o]
+		if d := alignGap(h, ob.align); d > 0 {
+			h += ob.align - d
+		}
+		if ob.fixed != noOffset && h > ob.fixed {
+			*fixedFail = true
+		}
 	}
-	s.ub = max(s.ub, s.minOffs[o])
-	if ob.fixed != noOffset && s.minOffs[o] > ob.fixed {
-		*fixedFail = true
-	}
-	s.changed(o)
-	return true
+	s.ub = max(s.ub, h)
+	s.setMin(o, h)
+}
+
+// setMin sets the lowest offset of unplaced buffer o, on an implicit
+// sweep, to m.
+func (s *solver) setMin(o int, m int64) {
+	s.minOffs[o], s.key[o] = m, m
+	s.markDirty(o)
 }
 
 // updateMinOffsetsImplicit is updateMinOffsets on an implicit sweep: i's
@@ -820,7 +827,11 @@ func (s *solver) updateMinOffsetsImplicit(i int) (hatless, fixedFail bool) {
 			return // placed
 		}
 		hatless = false
-		if k >= h || !s.raise(int(o), h, &fixedFail) || !floor {
+		if k >= h { // key is the lowest offset of an unplaced buffer
+			return
+		}
+		s.raise(int(o), h, &fixedFail)
+		if !floor {
 			return
 		}
 		lo, hi := ix.lo[o], ix.hi[o]
@@ -1031,15 +1042,19 @@ func (s *solver) restoreMinOffsets(top int) {
 			c := s.raises.pop()
 			o := int(c.o)
 			s.setter[o] = c.setter
-			if c.setter < 0 {
-				s.minOffs[o] = max(s.bufs[o].fixed, 0)
-			} else {
-				s.minOffs[o] = s.tops[c.setter]
-				if d := alignGap(s.minOffs[o], s.bufs[o].align); d > 0 {
-					s.minOffs[o] += s.bufs[o].align - d
+			var m int64 // plain: no fixed offset
+			switch {
+			case c.setter < 0 && !s.plain:
+				m = max(s.bufs[o].fixed, 0)
+			case c.setter >= 0:
+				m = s.tops[c.setter]
+				if !s.plain {
+					if d := alignGap(m, s.bufs[o].align); d > 0 {
+						m += s.bufs[o].align - d
+					}
 				}
 			}
-			s.changed(o)
+			s.setMin(o, m)
 		}
 		s.tops = s.tops[:len(s.tops)-1]
 		return
@@ -1247,6 +1262,12 @@ func (s *solver) mirror(i int) {
 			s.key[i] = s.minOffs[i]
 		}
 	}
+	s.markDirty(i)
+}
+
+// markDirty marks buffer i's leaves in the order tree and the node
+// minimums, where there are such, to update.
+func (s *solver) markDirty(i int) {
 	if s.tree != nil && s.dirty[i]&dirtyTree == 0 {
 		s.dirty[i] |= dirtyTree
 		s.treeDirty = append(s.treeDirty, int32(i))
