@@ -221,7 +221,7 @@ func TestUndoLog(t *testing.T) {
 // plain slice gives.
 func TestMaxTree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{1, 2, 5, 64, 100} {
+	for _, n := range []int{1, 2, 5, 64, 100, 1000} {
 		v := make([]int64, n)
 		for k := range v {
 			v[k] = rng.Int64N(1000)

@@ -692,22 +692,61 @@ func (t *maxTree) find(v, nl, nr, l, r int, m int64, f func(k int)) {
 	t.find(2*v+1, mid, nr, l, r, m-t.add[v], f)
 }
 
-// max returns the largest value of [l, r), l < r.
-func (t *maxTree) max(l, r int) int64 { return t.query(1, 0, t.size, l, r) }
-
-func (t *maxTree) query(v, nl, nr, l, r int) int64 {
-	if l <= nl && nr <= r {
-		return t.mx[v]
+// max returns the largest value of [l, r), l < r: from the root down to
+// the node where [l, r) splits, then down each side, a loop rather than
+// a recursion (the T keys of a preorder read one a buffer).
+func (t *maxTree) max(l, r int) int64 {
+	v, nl, nr := 1, 0, t.size
+	var acc int64 // the additions of v's ancestors
+	for v < t.size && !(l <= nl && nr <= r) {
+		m := (nl + nr) / 2
+		if l < m && m < r {
+			break
+		}
+		acc += t.add[v]
+		if r <= m {
+			v, nr = 2*v, m
+		} else {
+			v, nl = 2*v+1, m
+		}
 	}
+	if l <= nl && nr <= r {
+		return t.mx[v] + acc
+	}
+	acc += t.add[v]
 	m := (nl + nr) / 2
 	res := int64(math.MinInt64 / 4)
-	if l < m {
-		res = t.query(2*v, nl, m, l, r)
+	// The left side: a suffix [l, m) of node 2v's range [nl, m).
+	for u, ul, ur, a := 2*v, nl, m, acc; ; {
+		if l <= ul {
+			res = max(res, t.mx[u]+a)
+			break
+		}
+		a += t.add[u]
+		um := (ul + ur) / 2
+		if l < um {
+			res = max(res, t.mx[2*u+1]+a)
+			u, ur = 2*u, um
+		} else {
+			u, ul = 2*u+1, um
+		}
 	}
-	if r > m {
-		res = max(res, t.query(2*v+1, m, nr, l, r))
+	// The right side: a prefix [m, r) of node 2v+1's range [m, nr).
+	for u, ul, ur, a := 2*v+1, m, nr, acc; ; {
+		if ur <= r {
+			res = max(res, t.mx[u]+a)
+			break
+		}
+		a += t.add[u]
+		um := (ul + ur) / 2
+		if um < r {
+			res = max(res, t.mx[2*u]+a)
+			u, ul = 2*u+1, um
+		} else {
+			u, ur = 2*u, um
+		}
 	}
-	return res + t.add[v]
+	return res
 }
 
 // updateMinOffsets raises the lowest offset of every unplaced buffer that
