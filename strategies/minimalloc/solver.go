@@ -1287,8 +1287,9 @@ func (t *orderTree) leftmost(v int) int32 {
 func (s *solver) changed(i int) {
 	// Inlined where it is called: a stored sweep's small partitions have
 	// none of these structures, and a call a raise is 4% of A–K's
-	// instructions.
-	if s.key != nil || s.tree != nil || s.mins != nil {
+	// instructions. The node minimums exist only beside key (an implicit
+	// sweep).
+	if s.key != nil || s.tree != nil {
 		s.mirror(i)
 	}
 }
