@@ -346,3 +346,66 @@ func TestPreorderRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderTreeSucc requires the order tree, whose nodes hold no
+// position, to return the least key (offset, position) at or after
+// (a, b), as a scan of its leaves does, and its root's least top, over
+// random leaves with many tied offsets and absent ones, through
+// updates that raise, place and restore leaves.
+func TestOrderTreeSucc(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 17))
+	for _, n := range []int{1, 2, 3, 7, 64, 100, 1000} {
+		tr := &orderTree{size: 1}
+		for tr.size < n {
+			tr.size *= 2
+		}
+		tr.n = make([]treeNode, 2*tr.size)
+		off, top := make([]int64, tr.size), make([]int64, tr.size)
+		set := func(k int) {
+			tr.n[tr.size+k] = treeNode{off[k], top[k]}
+		}
+		for k := range tr.size {
+			off[k], top[k] = absent, absent
+			if k < n && rng.IntN(5) > 0 {
+				off[k] = int64(rng.IntN(8))
+				top[k] = off[k] + 1 + int64(rng.IntN(8))
+			}
+			set(k)
+		}
+		for v := tr.size - 1; v >= 1; v-- {
+			tr.pull(v)
+		}
+		for step := range 3000 {
+			if step%3 == 0 { // change a leaf, update its path
+				k := rng.IntN(n)
+				switch rng.IntN(3) {
+				case 0:
+					off[k], top[k] = absent, absent
+				default:
+					off[k] = int64(rng.IntN(8))
+					top[k] = off[k] + 1 + int64(rng.IntN(8))
+				}
+				set(k)
+				for v := (tr.size + k) / 2; v >= 1 && tr.pull(v); v /= 2 {
+				}
+				continue
+			}
+			a, b := int64(rng.IntN(10)-1), int32(rng.IntN(n+1))
+			wo, wp, wt := int64(absent), int32(0), int64(absent)
+			for k := n - 1; k >= 0; k-- {
+				if off[k] != absent {
+					wt = min(wt, top[k])
+				}
+				if off[k] != absent && (off[k] > a || off[k] == a && int32(k) >= b) && off[k] <= wo {
+					wo, wp = off[k], int32(k)
+				}
+			}
+			if o, p := tr.succ(a, b); o != wo || o != absent && p != wp {
+				t.Fatalf("n %d step %d: succ(%d, %d) = (%d, %d), want (%d, %d)", n, step, a, b, o, p, wo, wp)
+			}
+			if tr.n[1].top != wt {
+				t.Fatalf("n %d step %d: least top %d, want %d", n, step, tr.n[1].top, wt)
+			}
+		}
+	}
+}
