@@ -715,38 +715,32 @@ func (t *maxTree) max(l, r int) int64 {
 	}
 	acc += t.add[v]
 	m := (nl + nr) / 2
+	return max(t.edge(2*v, nl, m, l, r, acc), t.edge(2*v+1, m, nr, l, r, acc))
+}
+
+// edge returns the largest value of [l, r) below node u, which spans
+// [ul, ur), holds one end of [l, r) and lies inside it on the other
+// side; a is the additions of u's ancestors. At each level one child is
+// inside [l, r) or outside it and the other holds the end.
+func (t *maxTree) edge(u, ul, ur, l, r int, a int64) int64 {
 	res := int64(math.MinInt64 / 4)
-	// The left side: a suffix [l, m) of node 2v's range [nl, m).
-	for u, ul, ur, a := 2*v, nl, m, acc; ; {
-		if l <= ul {
-			res = max(res, t.mx[u]+a)
-			break
-		}
+	for !(l <= ul && ur <= r) {
 		a += t.add[u]
 		um := (ul + ur) / 2
-		if l < um {
-			res = max(res, t.mx[2*u+1]+a)
-			u, ur = 2*u, um
-		} else {
-			u, ul = 2*u+1, um
-		}
-	}
-	// The right side: a prefix [m, r) of node 2v+1's range [m, nr).
-	for u, ul, ur, a := 2*v+1, m, nr, acc; ; {
-		if ur <= r {
-			res = max(res, t.mx[u]+a)
-			break
-		}
-		a += t.add[u]
-		um := (ul + ur) / 2
-		if um < r {
+		switch {
+		case l <= ul && um < r: // the left child inside
 			res = max(res, t.mx[2*u]+a)
 			u, ul = 2*u+1, um
-		} else {
+		case ur <= r && l < um: // the right child inside
+			res = max(res, t.mx[2*u+1]+a)
+			u, ur = 2*u, um
+		case l >= um: // the left child outside
+			u, ul = 2*u+1, um
+		default: // the right child outside
 			u, ur = 2*u, um
 		}
 	}
-	return res
+	return max(res, t.mx[u]+a)
 }
 
 // updateMinOffsets raises the lowest offset of every unplaced buffer that
