@@ -35,6 +35,7 @@ type Placer struct {
 	Size  []int64
 	align []int64 // nil: none
 	pin   []int64 // workloads.NoOffset: free
+	pins  bool    // whether any buffer is fixed
 	bufs  []workloads.Buffer
 	// With lists, the conflicts of i are nbr[start[i]:start[i+1]].
 	start []int32
@@ -78,6 +79,7 @@ func newPlacer(ctx context.Context, name string, p *workloads.Problem, maxPairs 
 		pl.pin[i] = workloads.NoOffset
 		if off, ok := p.FixedOf(i); ok {
 			pl.pin[i] = off
+			pl.pins = true
 		}
 		if aligned {
 			pl.align[i] = p.AlignOf(i)
@@ -336,20 +338,23 @@ func (d *Decoder) decodeWith(ctx context.Context, order []int32, offsets []int64
 			ix.Place(&pl.tasks[i], kernel.Comp{Lo: o, Hi: o + pl.Size[i]})
 		}
 	}
+	// Each buffer's reads of the Placer's tables miss the cache (the
+	// order is random): its size is read from its task, and pins only
+	// where there are any.
 	for _, idx := range order {
-		if pl.pin[idx] >= 0 {
+		if pl.pins && pl.pin[idx] >= 0 {
 			continue
 		}
 		if err := d.look(ctx); err != nil {
 			return 0, err
 		}
 		t := &pl.tasks[idx]
-		o := fit(ix, t, pl.Size[idx], pl.alignOf(idx))
+		o := fit(ix, t, t.Size, pl.alignOf(idx))
 		offsets[idx] = o
-		if top = max(top, o+pl.Size[idx]); top >= bound {
+		if top = max(top, o+t.Size); top >= bound {
 			return top, nil
 		}
-		ix.Place(t, kernel.Comp{Lo: o, Hi: o + pl.Size[idx]})
+		ix.Place(t, kernel.Comp{Lo: o, Hi: o + t.Size})
 	}
 	return Peak(pl.Size, offsets), nil
 }
