@@ -103,6 +103,8 @@ type exact struct {
 	timeout  time.Duration // 0: none
 	nodes    int64         // 0: none
 	capacity int64         // 0: minimise
+	// trace, where set (by tests), hears of every step minimise takes.
+	trace func(ev traceEvent)
 }
 
 func (exact) Name() string { return "exact" }
@@ -155,7 +157,7 @@ func (e exact) Plan(ctx context.Context, p *workloads.Problem) (*strategies.Plan
 	if err := e.bounds(p, in); err != nil {
 		return nil, err
 	}
-	sv := &solver{in: in, b: bud, offs: offs}
+	sv := &solver{in: in, b: bud, offs: offs, trace: e.trace}
 	for i, b := range p.Buffers {
 		if b.Size == 0 {
 			sv.offs[i], _ = p.FixedOf(i)

@@ -18,6 +18,7 @@ type traceEvent struct {
 	Depth, Top int64
 	Res        outcome
 	Lo, Hi     int64 // the bound and best footprint after the step
+	Total      int64 // the nodes of the whole run after the step
 }
 
 // minimise narrows [lo, hi] until the bounds meet or the budget ends.
@@ -255,7 +256,7 @@ func (sv *solver) stepProbe(pr *probe, n int64, ev traceEvent) outcome {
 		sv.ruledOut(c)
 	}
 	if sv.trace != nil {
-		ev.C, ev.Given, ev.Step, ev.Nodes, ev.Res, ev.Lo, ev.Hi = c, pr.given, n, sv.nodes-before, res, sv.slo, sv.hi
+		ev.C, ev.Given, ev.Step, ev.Nodes, ev.Res, ev.Lo, ev.Hi, ev.Total = c, pr.given, n, sv.nodes-before, res, sv.slo, sv.hi, sv.nodes
 		sv.trace(ev)
 	}
 	pr.given += n

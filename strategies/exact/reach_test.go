@@ -1,0 +1,99 @@
+package exact
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"membench/workloads"
+)
+
+// BenchmarkMinimiseReach minimises MiniMalloc's D and J within a node
+// budget (MEMBENCH_REACH_NODES, 500,000 when unset) and reports, load
+// independently, the nodes of the whole run at which minimise first held
+// a plan within each target footprint (-1: not reached), and the
+// footprint at the end.
+func BenchmarkMinimiseReach(b *testing.B) {
+	nodes := int64(500000)
+	if s := os.Getenv("MEMBENCH_REACH_NODES"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		nodes = n
+	}
+	for _, tc := range []struct {
+		name    string
+		targets []int64
+	}{
+		{"D", []int64{1031168, 1029120, 1026048, 1025024, 1024000}},
+		{"J", []int64{1035264, 1031168, 1029120}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			w, err := workloads.Load("../../../shared/workloads/minimalloc/" + tc.name + ".1048576.csv")
+			if errors.Is(err, fs.ErrNotExist) {
+				b.Skip("the shared MiniMalloc instances are absent")
+			} else if err != nil {
+				b.Fatal(err)
+			}
+			for range b.N {
+				at := make([]int64, len(tc.targets))
+				for i := range at {
+					at[i] = -1
+				}
+				e := exact{nodes: nodes, trace: func(ev traceEvent) {
+					for i, c := range tc.targets {
+						if at[i] < 0 && ev.Hi <= c {
+							at[i] = ev.Total
+						}
+					}
+				}}
+				plan, err := e.Plan(context.Background(), w.Problem)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i, c := range tc.targets {
+					b.ReportMetric(float64(at[i]), "nodes-to-"+strconv.FormatInt(c, 10))
+				}
+				b.ReportMetric(float64(plan.Footprint), "footprint")
+			}
+		})
+	}
+}
+
+// TestTraceTotal: the trace a run hears counts the nodes of the whole
+// run: each step adds its own to the total, and the last step's total
+// and best footprint are the plan's nodes and footprint.
+func TestTraceTotal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 2))
+	traced := 0
+	for range 20 {
+		p := randomProblem(rng, 40+rng.IntN(40))
+		var evs []traceEvent
+		e := exact{nodes: 20000, trace: func(ev traceEvent) { evs = append(evs, ev) }}
+		plan, err := e.Plan(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) == 0 {
+			continue
+		}
+		traced++
+		for i := 1; i < len(evs); i++ {
+			if evs[i].Total != evs[i-1].Total+evs[i].Nodes {
+				t.Fatalf("step %d: total %d, want %d + %d", i, evs[i].Total, evs[i-1].Total, evs[i].Nodes)
+			}
+		}
+		last := evs[len(evs)-1]
+		if last.Total != plan.Nodes || last.Hi != plan.Footprint {
+			t.Fatalf("last step: total %d and footprint %d, the plan's %d and %d", last.Total, last.Hi, plan.Nodes, plan.Footprint)
+		}
+	}
+	if traced == 0 {
+		t.Fatal("no run took a step of minimise")
+	}
+}
