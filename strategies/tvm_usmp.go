@@ -61,11 +61,13 @@ import (
 // buffers they concern through a segment tree over time (usmpPass.tt),
 // with the same result. Its passes are incremental (usmpPass: only the
 // buffers a swap can have moved are placed again, through
-// kernel.CompIndex), and its second-level swap candidates are counted by
-// position (usmpPicks). Growth: the greedy planners O(n log n); the hill
-// climb with lists O(n log n + E) for the graph of E pairs, then per
-// attempt O(n log n + E) at most; without them O(n log n) per attempt
-// besides the passes' placements.
+// kernel.CompIndex; from attempt usmpSureReject on, where no pool has a
+// size hint, a pass stops once it reaches the last accepted total, as
+// TVM would reject it whatever its end), and its second-level swap
+// candidates are counted by position (usmpPicks). Growth: the greedy
+// planners O(n log n); the hill climb with lists O(n log n + E) for the
+// graph of E pairs, then per attempt O(n log n + E) at most; without
+// them O(n log n) per attempt besides the passes' placements.
 //
 // Ties TVM leaves to std::sort (equal names; equal offsets in the hill
 // climb's walk) go by input order and placement order. Where TVM's swap
