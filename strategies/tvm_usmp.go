@@ -1086,7 +1086,14 @@ func (ps *usmpPass) run(ctx context.Context, stop int64) (usmpAlloc, bool, error
 		var off int64
 		var nope bool
 		if ps.ix != nil {
-			off, nope = ps.placeSpans(cur, i)
+			// A buffer that did not move in the order, past the first
+			// pass: every offset below its old one was blocked, and one
+			// whose window ends by the lowest change still is.
+			var above int64
+			if !full && ps.low[i] >= 0 {
+				above = max(0, min(cur.off[i], ps.low[i]-ps.g.size[i]+1))
+			}
+			off, nope = ps.placeSpans(cur, i, above)
 		} else {
 			off, nope = ps.placeLists(cur, i, int32(q))
 		}
@@ -1174,8 +1181,9 @@ func (ps *usmpPass) index(i int32) *kernel.CompIndex {
 // ranges [offset, aligned end], as a zero-size conflict inside the
 // buffer's range counts): the start of the lowest gap between the
 // components of those ranges that holds the buffer, else their top; and
-// the pool drops iff the top leaves no room.
-func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32) (int64, bool) {
+// the pool drops iff the top leaves no room. In one unbounded pool the
+// walk starts at above, below which no offset holds the buffer.
+func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32, above int64) (int64, bool) {
 	g := ps.g
 	for _, j := range ps.held {
 		ps.index(j).Place(&g.tasks[j], kernel.Comp{Lo: cur.off[j], Hi: AlignUp(cur.off[j]+g.size[j], g.align)})
@@ -1187,7 +1195,7 @@ func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32) (int64, bool) {
 	if ps.plain {
 		// No pool to check against the top: the lowest gap that holds
 		// the buffer, found without merging all the components.
-		off := ix.FirstFit(t, size, 1)
+		off := ix.FirstFitAbove(t, size, 1, above)
 		ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
 		return off, false
 	}
