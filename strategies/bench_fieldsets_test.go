@@ -55,3 +55,21 @@ func BenchmarkTVMHillClimbAB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTVMHillClimbY1 times tvm-hill-climb's search on idealloc/y-1
+// (past usmpListPairs: no conflict lists); the graph is built once,
+// outside the timing. Peak memory: -benchmem.
+func BenchmarkTVMHillClimbY1(b *testing.B) {
+	ctx := context.Background()
+	p := fieldProblem(b, "idealloc/y-1")
+	g, err := newUSMPGraph(ctx, "tvm-hill-climb", p.Buffers, tvmDefaultAlignment, usmpPools{}, usmpListPairs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lb := p.LoadBound()
+	for b.Loop() {
+		if _, err := usmpHillClimb(ctx, g, lb); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -61,11 +61,13 @@ import (
 // buffers they concern through a segment tree over time (usmpPass.tt),
 // with the same result. Its passes are incremental (usmpPass: only the
 // buffers a swap can have moved are placed again, through
-// kernel.CompIndex), and its second-level swap candidates are counted by
-// position (usmpPicks). Growth: the greedy planners O(n log n); the hill
-// climb with lists O(n log n + E) for the graph of E pairs, then per
-// attempt O(n log n + E) at most; without them O(n log n) per attempt
-// besides the passes' placements.
+// kernel.CompIndex; from attempt usmpSureReject on, where no pool has a
+// size hint, a pass stops once it reaches the last accepted total, as
+// TVM would reject it whatever its end), and its second-level swap
+// candidates are counted by position (usmpPicks). Growth: the greedy
+// planners O(n log n); the hill climb with lists O(n log n + E) for the
+// graph of E pairs, then per attempt O(n log n + E) at most; without
+// them O(n log n) per attempt besides the passes' placements.
 //
 // Ties TVM leaves to std::sort (equal names; equal offsets in the hill
 // climb's walk) go by input order and placement order. Where TVM's swap
@@ -714,6 +716,12 @@ func (t tvmHillClimb) Plan(ctx context.Context, p *workloads.Problem) (*Plan, er
 // usmpMaxAttempts is hill_climb.cc's _max_attempts.
 const usmpMaxAttempts = 500
 
+// usmpSureReject is the first attempt from which hill_climb.cc's chance
+// of accepting a larger total, 50*(total-total_size)/total/attempts
+// percent in integer arithmetic, is 0: the quotient by total is at most
+// 49, as total_size > 0.
+const usmpSureReject = 50
+
 // randR is glibc's rand_r: three steps of the ANSI C LCG per call, 11 + 10
 // + 10 bits of output.
 type randR uint32
@@ -788,33 +796,50 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 	increase := errors.New("tvm-hill-climb: TVM USMP Error: Please increase the size_hints for memory pools")
 
 	var totalSize int64
+	hinted := slices.ContainsFunc(g.pools.hint, func(h int64) bool { return h != 0 })
 	swapI1, swapI2 := int32(-1), int32(-1)
 	var pool, rollback, result usmpAlloc
 	picks := newUSMPPicks(n)
 	for attempts := 0; attempts < usmpMaxAttempts; attempts++ {
 		rollback = pool
+		// From attempt usmpSureReject on, a pass that fits everything and
+		// is no smaller than the last accepted one is rejected (its
+		// chance is 0), so a pass that a swap began may stop once its
+		// pools' sizes reach totalSize: its allocation is thrown away.
+		// Without size hints nothing can fail to fit.
+		var stop int64
+		if swapped && attempts >= usmpSureReject && totalSize > 0 && !hinted {
+			stop = totalSize
+		}
 		var err error
-		if pool, err = ps.run(ctx); err != nil {
+		var stopped bool
+		if pool, stopped, err = ps.run(ctx, stop); err != nil {
 			return nil, err
 		}
 
-		poolSize := high(pool)
+		var poolSize []int64
 		var total int64
-		some := false
-		for _, h := range poolSize {
-			if h >= 0 {
-				total, some = total+h, true
+		accept := false
+		if stopped {
+			rnd.next() // the acceptance draw, which fails
+		} else {
+			poolSize = high(pool)
+			some := false
+			for _, h := range poolSize {
+				if h >= 0 {
+					total, some = total+h, true
+				}
 			}
-		}
-		if !some {
-			return nil, increase
-		}
-		accept := totalSize == 0
-		if !accept && !pool.unfit {
-			accept = totalSize > total
-			if !accept {
-				// size_t arithmetic, as in TVM.
-				accept = int64(rnd.next()%100) < int64(int32(50*uint64(total-totalSize)/uint64(total)/uint64(attempts)))
+			if !some {
+				return nil, increase
+			}
+			accept = totalSize == 0
+			if !accept && !pool.unfit {
+				accept = totalSize > total
+				if !accept {
+					// size_t arithmetic, as in TVM.
+					accept = int64(rnd.next()%100) < int64(int32(50*uint64(total-totalSize)/uint64(total)/uint64(attempts)))
+				}
 			}
 		}
 		if accept {
@@ -931,9 +956,16 @@ type usmpPass struct {
 	// the offset it moved to or from; a buffer is marked where a point of
 	// its lifetime is raised, low being MaxInt64 less the highest. mark
 	// then flags only the buffers a swap moved.
-	tt    *chmaxTree
-	plain bool // one unbounded pool: every placed conflict counts
-	comps []kernel.Comp
+	tt *chmaxTree
+	// With tt, the touches since the pass began: the span of tasks they
+	// cover (tA..tB, empty while tA > tB) and their lowest offset
+	// (tLo). A buffer outside that span is not marked, and one in an
+	// unbounded pool that ends by tLo keeps its place: neither needs a
+	// query of tt.
+	tA, tB int32
+	tLo    int64
+	plain  bool // one unbounded pool: every placed conflict counts
+	comps  []kernel.Comp
 	// With g.spans: an empty index over them, and a pass's index of each
 	// pool's placed buffers.
 	empty *kernel.CompIndex
@@ -944,6 +976,7 @@ type usmpPass struct {
 	// those after the last buffer placed again never go in.
 	held []int32
 	deg  []int32 // g.degrees()
+	high []int64 // run's pool sizes so far, where it may stop
 }
 
 func newUSMPPass(g *usmpGraph, order, pos []int32) *usmpPass {
@@ -983,6 +1016,7 @@ func (ps *usmpPass) touch(i int32, lo int64) {
 	if ps.tt != nil {
 		t := &ps.g.tasks[i]
 		ps.tt.raise(t.A, t.B, math.MaxInt64-lo)
+		ps.tA, ps.tB, ps.tLo = min(ps.tA, t.A), max(ps.tB, t.B), min(ps.tLo, lo)
 		return
 	}
 	for _, j := range ps.rev.conflicts(i) {
@@ -994,9 +1028,19 @@ func (ps *usmpPass) touch(i int32, lo int64) {
 	}
 }
 
-// run returns the pass's allocation in the current order.
-func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
+// run returns the pass's allocation in the current order. Where stop >
+// 0 (no pool has a size hint), it stops once the buffers placed so far
+// reach pools whose sizes sum to stop or more, and reports so; the pass
+// is then not the last one, and the caller reverts to one (revert).
+func (ps *usmpPass) run(ctx context.Context, stop int64) (usmpAlloc, bool, error) {
 	n := len(ps.order)
+	if stop > 0 {
+		if len(ps.high) < ps.g.pools.n() {
+			ps.high = make([]int64, ps.g.pools.n())
+		}
+		clear(ps.high)
+	}
+	var sum int64 // the sum of ps.high
 	cur := usmpAlloc{off: make([]int64, n), nope: make([]bool, n)}
 	full := ps.last.off == nil
 	if !full {
@@ -1005,6 +1049,7 @@ func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
 		ps.epoch++
 		if ps.tt != nil {
 			ps.tt.reset()
+			ps.tA, ps.tB, ps.tLo = math.MaxInt32, -1, math.MaxInt64
 		}
 		for _, i := range ps.swaps {
 			ps.touch(i, cur.off[i])
@@ -1020,25 +1065,35 @@ func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
 	work := 0
 	for q := range n {
 		i := ps.order[q]
-		if q < int(ps.dirty) || !full && (!ps.marked(i) || ps.keeps(cur, i)) {
+		if q < int(ps.dirty) || !full && (!ps.marked(cur, i) || ps.keeps(cur, i)) {
 			// As in the last pass.
 			cur.unfit = cur.unfit || cur.nope[i]
 			if ps.ix != nil && !cur.nope[i] {
 				ps.held = append(ps.held, i)
+			}
+			if stop > 0 && ps.reaches(cur, i, &sum, stop) {
+				return usmpAlloc{}, true, nil
 			}
 			continue
 		}
 		// Poll ctx by work done: a buffer can conflict with all others.
 		if work += int(ps.deg[i]) + 1; work >= kernel.CtxCheckEvery*64 || q == int(ps.dirty) {
 			if err := ctx.Err(); err != nil {
-				return usmpAlloc{}, err
+				return usmpAlloc{}, false, err
 			}
 			work = 0
 		}
 		var off int64
 		var nope bool
 		if ps.ix != nil {
-			off, nope = ps.placeSpans(cur, i)
+			// A buffer that did not move in the order, past the first
+			// pass: every offset below its old one was blocked, and one
+			// whose window ends by the lowest change still is.
+			var above int64
+			if !full && ps.low[i] >= 0 {
+				above = max(0, min(cur.off[i], ps.low[i]-ps.g.size[i]+1))
+			}
+			off, nope = ps.placeSpans(cur, i, above)
 		} else {
 			off, nope = ps.placeLists(cur, i, int32(q))
 		}
@@ -1047,14 +1102,30 @@ func (ps *usmpPass) run(ctx context.Context) (usmpAlloc, error) {
 		}
 		cur.off[i], cur.nope[i] = off, nope
 		cur.unfit = cur.unfit || nope
+		if stop > 0 && ps.reaches(cur, i, &sum, stop) {
+			return usmpAlloc{}, true, nil
+		}
 	}
 	ps.last, ps.dirty, ps.swaps = cur, int32(n), ps.swaps[:0]
-	return cur, nil
+	return cur, false, nil
+}
+
+// reaches raises buffer i's pool's size in ps.high to its end in cur,
+// and *sum with it, and reports whether *sum reached stop.
+func (ps *usmpPass) reaches(cur usmpAlloc, i int32, sum *int64, stop int64) bool {
+	m := ps.g.pools.poolOf(i)
+	if end := cur.off[i] + ps.g.size[i]; end > ps.high[m] {
+		*sum += end - ps.high[m]
+		ps.high[m] = end
+	}
+	return *sum >= stop
 }
 
 // marked reports whether buffer i's set of conflicts may differ from the
-// last pass's, and sets ps.low[i] if so.
-func (ps *usmpPass) marked(i int32) bool {
+// last pass's, and sets ps.low[i] if so. Without lists it may also
+// report false for a buffer that keeps its place (keeps), which the
+// caller treats alike.
+func (ps *usmpPass) marked(cur usmpAlloc, i int32) bool {
 	if ps.mark[i] == ps.epoch {
 		return true
 	}
@@ -1062,6 +1133,12 @@ func (ps *usmpPass) marked(i int32) bool {
 		return false
 	}
 	t := &ps.g.tasks[i]
+	if t.B < ps.tA || ps.tB < t.A {
+		return false
+	}
+	if ps.unbounded(i) && ps.g.size[i] > 0 && ps.tLo >= cur.off[i]+ps.g.size[i] {
+		return false // keeps: every touch lies at or above its end
+	}
 	v := ps.tt.max(t.A, t.B)
 	if v == 0 {
 		return false
@@ -1075,10 +1152,13 @@ func (ps *usmpPass) marked(i int32) bool {
 // or above its old end.
 func (ps *usmpPass) keeps(cur usmpAlloc, i int32) bool {
 	g := ps.g
-	if m := g.pools.poolOf(i); g.pools.hint != nil && g.pools.hint[m] != 0 {
-		return false
-	}
-	return g.size[i] > 0 && ps.low[i] >= cur.off[i]+g.size[i]
+	return ps.unbounded(i) && g.size[i] > 0 && ps.low[i] >= cur.off[i]+g.size[i]
+}
+
+// unbounded reports whether buffer i's pool has no size hint.
+func (ps *usmpPass) unbounded(i int32) bool {
+	h := ps.g.pools.hint
+	return h == nil || h[ps.g.pools.poolOf(i)] == 0
 }
 
 // index returns the pass's index of buffer i's pool.
@@ -1101,8 +1181,9 @@ func (ps *usmpPass) index(i int32) *kernel.CompIndex {
 // ranges [offset, aligned end], as a zero-size conflict inside the
 // buffer's range counts): the start of the lowest gap between the
 // components of those ranges that holds the buffer, else their top; and
-// the pool drops iff the top leaves no room.
-func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32) (int64, bool) {
+// the pool drops iff the top leaves no room. In one unbounded pool the
+// walk starts at above, below which no offset holds the buffer.
+func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32, above int64) (int64, bool) {
 	g := ps.g
 	for _, j := range ps.held {
 		ps.index(j).Place(&g.tasks[j], kernel.Comp{Lo: cur.off[j], Hi: AlignUp(cur.off[j]+g.size[j], g.align)})
@@ -1114,7 +1195,7 @@ func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32) (int64, bool) {
 	if ps.plain {
 		// No pool to check against the top: the lowest gap that holds
 		// the buffer, found without merging all the components.
-		off := ix.FirstFit(t, size, 1)
+		off := ix.FirstFitAbove(t, size, 1, above)
 		ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
 		return off, false
 	}

@@ -362,15 +362,7 @@ func TestTVMHillClimbPathsAgree(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(20, 26))
 	for trial := range 60 {
-		var bufs []workloads.Buffer
-		switch trial % 3 {
-		case 0: // dense
-			bufs = tvmRandomIntervals(rng, 30+rng.IntN(150), 2+rng.IntN(10), 1+rng.Int64N(1000))
-		case 1: // sparse
-			bufs = tvmRandomIntervals(rng, 30+rng.IntN(250), 50+rng.IntN(400), 1+rng.Int64N(1<<20))
-		case 2: // ties
-			bufs = tvmRandomIntervals(rng, 30+rng.IntN(150), 5+rng.IntN(40), 4)
-		}
+		bufs := tvmRandomMix(rng, trial, 30, 150)
 		p := &workloads.Problem{Name: "random", Alignment: []int64{1, 8}[trial%2], Buffers: bufs}
 		if trial%4 == 3 {
 			p.Memories = []workloads.Memory{{Name: "a"}, {Name: "b", Capacity: workloads.LoadBound(bufs)/2 + rng.Int64N(workloads.LoadBound(bufs)+1)}}
@@ -394,5 +386,51 @@ func TestTVMHillClimbPathsAgree(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d: offsets without lists differ:\n%v\nwant\n%v", trial, got, want)
 		}
+	}
+}
+
+// TestTVMHillClimbStopsMatchReference compares usmpHillClimb without
+// lists (the path idealloc's instances take: touches spread over time,
+// passes that stop once they reach the last accepted total) with
+// refUSMPHillClimb on problems big enough that most of the 500 attempts
+// are rejected: dense and sparse lifetimes, ties, alignments 1, 16 and
+// 24, one pool and several unbounded ones, exact offsets.
+func TestTVMHillClimbStopsMatchReference(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(20, 77))
+	for trial := range 12 {
+		bufs := tvmRandomMix(rng, trial, 60, 90)
+		align := []int64{1, 16, 24}[trial%3]
+		var pools usmpPools
+		if trial%4 == 3 {
+			pools = usmpPools{of: make([]int, len(bufs)), hint: make([]int64, 2), names: []string{"a", "b"}}
+			for i := range bufs {
+				pools.of[i] = rng.IntN(2)
+			}
+		}
+		ref, err := newUSMPGraph(ctx, "test", bufs, align, pools, usmpListPairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spans, err := newUSMPGraph(ctx, "test", bufs, align, pools, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareHillClimbWith(t, fmt.Sprint("trial ", trial), ref, spans, 0)
+		compareHillClimb(t, fmt.Sprint("trial ", trial, " with lists"), ref, 0)
+	}
+}
+
+// tvmRandomMix returns random buffers of the kind trial%3 picks: dense
+// (few tasks), sparse (many tasks, sizes up to 1 MiB) or ties (sizes
+// 1 to 4); n0 to n0+nd of them (100 more when sparse).
+func tvmRandomMix(rng *rand.Rand, trial, n0, nd int) []workloads.Buffer {
+	switch trial % 3 {
+	case 0:
+		return tvmRandomIntervals(rng, n0+rng.IntN(nd), 2+rng.IntN(10), 1+rng.Int64N(1000))
+	case 1:
+		return tvmRandomIntervals(rng, n0+rng.IntN(nd+100), 50+rng.IntN(400), 1+rng.Int64N(1<<20))
+	default:
+		return tvmRandomIntervals(rng, n0+rng.IntN(nd), 5+rng.IntN(40), 4)
 	}
 }

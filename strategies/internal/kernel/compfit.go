@@ -18,6 +18,13 @@ import "math"
 // buffer) hold only zero-size buffers, which first fit puts at 0, so the
 // order in which ranges with the same start come out does not matter.
 func (ix *CompIndex) FirstFit(t *Task, size, align int64) int64 {
+	return ix.FirstFitAbove(t, size, align, 0)
+}
+
+// FirstFitAbove is FirstFit for a caller that knows no aligned offset
+// below above (aligned, >= 0) holds the buffer: the walk starts there, or
+// at the coarse hint if that is higher.
+func (ix *CompIndex) FirstFitAbove(t *Task, size, align, above int64) int64 {
 	if size <= 0 {
 		return 0 // the first gap, [0, ...), holds it
 	}
@@ -26,9 +33,9 @@ func (ix *CompIndex) FirstFit(t *Task, size, align int64) int64 {
 		ix.scratch = ix.all.set.gapSpans(ix.scratch[:0], size)
 		return FirstFit(ix.scratch, size, align)
 	}
-	var from int64
+	from := above
 	if ix.coarse != nil {
-		from = ix.coarse.hint(t.A, t.B, size, align)
+		from = max(from, ix.coarse.hint(t.A, t.B, size, align))
 	}
 	// Ranges that end by from block no offset from there up: the runs
 	// start after them, and the small ones are left out.

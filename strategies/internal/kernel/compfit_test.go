@@ -16,9 +16,11 @@ import (
 // answer, and aligned) or none, with zero sizes (zero-length gaps),
 // touching ranges, alignments, and buffers placed both where first fit
 // puts them and anywhere (overlapping others), as planners other than
-// first fit do.
+// first fit do; FirstFitAbove from any aligned offset up to the answer
+// gives the answer.
 func TestCompIndexFirstFit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 26))
+	pick := rand.New(rand.NewPCG(20, 27)) // FirstFitAbove's bounds, apart from rng's cases
 	sizes := []int64{0, 1, 2, 4, 8, 8, 16, 33, 64, 100}
 	for trial := range 600 {
 		n := 1 + rng.IntN(400)
@@ -53,6 +55,10 @@ func TestCompIndexFirstFit(t *testing.T) {
 				if got := ix.FirstFit(&tk, tk.Size, align); got != want {
 					t.Fatalf("trial %d (kind %d, by id %v, hints %v), buffer %d size %d align %d: FirstFit %d, over Overlapping %d",
 						trial, kind, trial%2 == 0, ix.coarse != nil, i, tk.Size, align, got, want)
+				}
+				// Any aligned offset up to the answer is a valid lower bound.
+				if above := align * pick.Int64N(want/align+1); ix.FirstFitAbove(&tk, tk.Size, align, above) != want {
+					t.Fatalf("trial %d, buffer %d size %d align %d: FirstFitAbove %d differs from %d", trial, i, tk.Size, align, above, want)
 				}
 				if ix.coarse != nil && tk.Size > 0 {
 					if h := ix.coarse.hint(tk.A, tk.B, tk.Size, align); h > want || h%align != 0 {
