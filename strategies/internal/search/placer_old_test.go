@@ -9,7 +9,6 @@ import (
 
 	"membench/strategies/internal/cputime"
 	"membench/strategies/internal/kernel"
-	"membench/workloads"
 	_ "membench/workloads/fieldsets" // idealloc/y-1
 )
 
@@ -83,19 +82,8 @@ func TestDecodeIndexedMatchesOld(t *testing.T) {
 //
 //	go test ./strategies/internal/search -run '^$' -bench DecodeY1 -benchmem -count 5
 func BenchmarkDecodeY1(b *testing.B) {
-	info, ok := workloads.Lookup("idealloc/y-1")
-	if !ok {
-		b.Fatal("idealloc/y-1 is not registered")
-	}
-	p, err := info.New(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
 	ctx := context.Background()
-	pl, err := NewPlacer(ctx, "bench", p)
-	if err != nil {
-		b.Fatal(err)
-	}
+	pl := y1Placer(b)
 	order := kernel.InOrder(pl.Len())
 	NewPyRandom(42).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	// noHints returns a Decoder whose index gives no coarse hints.

@@ -17,19 +17,8 @@ import (
 //
 //	go test ./strategies/internal/search -run '^$' -bench TrialsY1 -benchtime 1x
 func BenchmarkTrialsY1(b *testing.B) {
-	info, ok := workloads.Lookup("idealloc/y-1")
-	if !ok {
-		b.Fatal("idealloc/y-1 is not registered")
-	}
-	p, err := info.New(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
 	ctx := context.Background()
-	pl, err := NewPlacer(ctx, "bench", p)
-	if err != nil {
-		b.Fatal(err)
-	}
+	pl := y1Placer(b)
 	n := pl.Len()
 	for b.Loop() {
 		order := kernel.InOrder(n)
@@ -61,4 +50,23 @@ func BenchmarkTrialsY1(b *testing.B) {
 			b.ReportMetric(sum/float64(stopped), "mean-decoded")
 		}
 	}
+}
+
+// y1Placer builds a Placer for idealloc's Y_1, shared by the Y_1
+// benchmarks.
+func y1Placer(b *testing.B) *Placer {
+	b.Helper()
+	info, ok := workloads.Lookup("idealloc/y-1")
+	if !ok {
+		b.Fatal("idealloc/y-1 is not registered")
+	}
+	p, err := info.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pl, err := NewPlacer(context.Background(), "bench", p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pl
 }
