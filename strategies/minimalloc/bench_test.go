@@ -15,10 +15,9 @@ import (
 )
 
 // BenchmarkChallenging solves MiniMalloc's challenging instances at
-// capacity 1 MiB with the code before the speed work (old, ref_test.go),
-// the code as of 42c7a46, before the Y_1 work (42, old42_test.go), and
-// today's (new), in one process for an A/B: C, J and K, or all of A–K
-// with MINIMALLOC_CHALLENGING=all.
+// capacity 1 MiB with the code before the speed work (old, ref_test.go)
+// and today's (new), in one process for an A/B: C, J and K, or all of
+// A–K with MINIMALLOC_CHALLENGING=all.
 func BenchmarkChallenging(b *testing.B) {
 	all := os.Getenv("MINIMALLOC_CHALLENGING") == "all"
 	for _, c := range readGolden(b, "testdata/challenging/cases.jsonl") {
@@ -42,10 +41,6 @@ func BenchmarkChallenging(b *testing.B) {
 		}{
 			{"old", func(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, p *solverParams) error {
 				_, err := refSolveProblem(ctx, bufs, eff, capacity, p, 0)
-				return err
-			}},
-			{"42", func(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, p *solverParams) error {
-				_, err := solve42(ctx, bufs, eff, capacity, p, 0, scanLimit)
 				return err
 			}},
 			{"new", func(ctx context.Context, bufs []buffer, eff func(a, b int) (int64, bool), capacity int64, p *solverParams) error {

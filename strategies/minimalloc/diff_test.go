@@ -76,17 +76,6 @@ func compareSolvers(t *testing.T, c *goldenCase, limit int64) *result {
 	if want == nil || !want.Complete {
 		return nil // too long a search for a test
 	}
-	if !p.MinimizeCapacity {
-		// The code as of 42c7a46 (old42_test.go), stored sweep: the
-		// reference of BenchmarkChallenging's A/B.
-		for _, scanMax := range []int{scanLimit, 0} {
-			got, gotErr := solve42(ctx, bufs, eff, c.Capacity, &p, -1, scanMax)
-			if (wantErr == nil) != (gotErr == nil) || !slices.Equal(got.Offsets, want.Offsets) || got.Nodes != want.Nodes || got.Backtracks != want.Backtracks {
-				t.Fatalf("%s: 42c7a46 scanMax %d: offsets %v nodes %d backtracks %d error %v; before %v %d %d %v",
-					c.Name, scanMax, got.Offsets, got.Nodes, got.Backtracks, gotErr, want.Offsets, want.Nodes, want.Backtracks, wantErr)
-			}
-		}
-	}
 	gapped := slices.ContainsFunc(bufs, func(b buffer) bool { return len(b.gaps) > 0 })
 	for _, tu := range []tuning{{-1, scanLimit, false}, {-1, 0, false}, {1, scanLimit, false}, {1, 0, false}, {1, scanLimit, true}, {1, 0, true}} {
 		if tu.implicit > 0 && gapped {
