@@ -3,6 +3,7 @@ package exact
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 
@@ -63,6 +64,15 @@ type banded struct {
 	// goes where its buffer i does; else they go one above the other.
 	coarse *stripe
 	sol    []int64 // by search buffer of the outer instance
+	// lay is the pairing the bands come from: where a band fails within
+	// its cap, pack looks for other pairings (repair).
+	lay *layout
+	// rect holds the boundaries rectsOf left unjoined, -1 where none
+	// (or the bands lie one above the other).
+	rect [2]int32
+	// next lists the engines of other pairings to try after this one
+	// (split's).
+	next []*banded
 }
 
 type stripe struct {
@@ -70,16 +80,39 @@ type stripe struct {
 	in   *instance
 	ks   []int32  // per buffer of the band's problem: the outer search buffer
 	kids []packer // one per part of in
+	// outer is the instance ks index, rev the way its fillers sweep;
+	// built: in and kids are made (build), on the stripe's first
+	// packing (a band of one buffer needs neither).
+	outer *instance
+	rev   bool
+	built bool
 }
 
 // newBanded returns the banded engine of pt at capacity c, sweeping one
 // way (rev), or nil where pt is one band (or bud ended while it looked).
-func newBanded(in *instance, pt *part, c int64, rev bool, bud *budget) *banded {
-	return bandsOf(in, pt, c, rev, &pace{b: bud})
+func newBanded(in *instance, pt *part, c int64, rev, repair bool, bud *budget) *banded {
+	b, _ := bandsOf(in, pt, c, rev, &pace{b: bud, repair: repair})
+	return b
+}
+
+// like returns an engine of b's bands (b not yet packed) on a pace of
+// its own, sweeping one way (rev) and repairing or not: the pairing and
+// rectangles of a part are the same both ways.
+func (b *banded) like(rev, repair bool) *banded {
+	nl := *b.lay
+	nl.rev, nl.fits, nl.failed = rev, map[string][]int64{}, map[string]int64{}
+	nb := &banded{p: &pace{b: b.p.b, repair: repair}, sol: make([]int64, len(b.sol)), lay: &nl, rect: b.rect}
+	for _, bd := range b.bands {
+		nb.bands = append(nb.bands, stripe{h: bd.h, ks: bd.ks, outer: bd.outer, rev: rev})
+	}
+	if cs := b.coarse; cs != nil {
+		nb.coarse = &stripe{h: cs.h, ks: cs.ks, outer: cs.outer, rev: rev}
+	}
+	return nb
 }
 
 func (b *banded) solve(_ *part, c, limit int64) outcome {
-	b.p.limit, b.p.count = limit, 0
+	b.p.limit, b.p.count, b.p.quit = limit, 0, false
 	return b.pack(c)
 }
 
@@ -87,17 +120,86 @@ func (b *banded) pacer() *pace     { return b.p }
 func (b *banded) offsets() []int64 { return b.sol }
 func (b *banded) packed() []int64  { return b.sol }
 
-// pack packs the bands from the bottom up, or where the coarse packing
-// puts them. A band packed apart that has no packing is no proof: the
-// part is given up as aborted.
+// bandCap is the nodes a band of n buffers may spend at multiple mult
+// before it is taken as wrongly paired: bands of right pairs pack in
+// about a node a buffer, some in several times that. A band is tried at
+// capLow, then at capHigh, before its pairing is changed (repair's
+// tries get capLow).
+func bandCap(n int, mult int64) int64 { return mult * (int64(n) + 8) }
+
+const (
+	capLow  = 8
+	capHigh = 64
+)
+
+// pack packs the bands, each within its cap, from the bottom up or where
+// the coarse packing puts them. Where some band fails at both caps, it
+// looks for other pairings at the boundaries of the failing bands
+// (repair), and failing that packs the bands of its first pairing with
+// no cap of their own. A band packed apart that has no packing is no
+// proof: the part is then given up as aborted.
 func (b *banded) pack(int64) outcome {
+	p := b.p
+	if !p.repair {
+		res, _ := b.packBands(0)
+		return res
+	}
+	res, fails := b.packBands(capLow)
+	if fails == nil {
+		return res
+	}
+	if b.repair(fails) == found {
+		return found
+	}
+	if p.ended() || p.stop > 0 && p.count > p.stop {
+		return aborted
+	}
+	if res, fails = b.packBands(capHigh); fails == nil {
+		return res
+	}
+	res, _ = b.packBands(0)
+	return res
+}
+
+// repairCap is the nodes repair may spend on a part of n buffers.
+func repairCap(n int) int64 { return 16 * (int64(n) + 8) }
+
+// within runs f with at most nodes more nodes (less where an enclosing
+// cap ends sooner) and returns what it returned.
+func (p *pace) within(nodes int64, f func() bool) bool {
+	outer := p.stop
+	p.stop = p.count + nodes
+	if outer > 0 {
+		p.stop = min(p.stop, outer)
+	}
+	ok := f()
+	p.stop = outer
+	return ok
+}
+
+// packBands packs the bands, each within its cap at mult (0: none). It
+// returns found; or aborted with the bands that failed (within their
+// caps, or with no packing apart); or aborted and nil where the search
+// must stop (its driver, the budget or an enclosing cap ended it).
+func (b *banded) packBands(mult int64) (outcome, []int) {
+	p := b.p
+	l := b.lay
 	var base []int64
 	if cs := b.coarse; cs != nil {
 		base = make([]int64, len(b.bands))
-		if !cs.pack(0, func(k int32, off int64) { base[k] = off }) {
-			return aborted
+		if !cs.pack(p, 0, func(k int32, off int64) { base[k] = off }) {
+			if p.ended() || p.stop > 0 && p.count > p.stop {
+				return aborted, nil
+			}
+			// The rectangles do not fit together: every band is to blame.
+			all := make([]int, len(b.bands))
+			for i := range all {
+				all[i] = i
+			}
+			return aborted, all
 		}
 	}
+	var fails []int
 	var bottom int64
 	for i := range b.bands {
 		bd := &b.bands[i]
@@ -105,19 +207,71 @@ func (b *banded) pack(int64) outcome {
 		if base != nil {
 			at = base[i]
 		}
-		if bd.in == nil {
-			b.sol[bd.ks[0]] = at // a band of one buffer
-		} else if !bd.pack(at, func(k int32, off int64) { b.sol[k] = off }) {
-			return aborted
-		}
 		bottom += bd.h
+		if len(bd.ks) == 1 {
+			b.sol[bd.ks[0]] = at // a band of one buffer
+			continue
+		}
+		key := bandKey(bd.ks)
+		if offs, ok := l.fits[key]; ok {
+			for j, k := range bd.ks {
+				b.sol[k] = at + offs[j]
+			}
+			continue
+		}
+		if m, ok := l.failed[key]; ok && mult > 0 && m >= mult {
+			fails = append(fails, i)
+			continue
+		}
+		outer := p.stop
+		packIt := func() bool { return bd.pack(p, at, func(k int32, off int64) { b.sol[k] = off }) }
+		var ok bool
+		if mult > 0 {
+			ok = p.within(bandCap(len(bd.ks), mult), packIt)
+		} else {
+			ok = packIt()
+		}
+		if p.ended() || outer > 0 && p.count > outer {
+			return aborted, nil
+		}
+		if !ok {
+			if mult == 0 {
+				return aborted, []int{i}
+			}
+			l.failed[key] = mult
+			fails = append(fails, i)
+			continue
+		}
+		offs := make([]int64, len(bd.ks))
+		for j, k := range bd.ks {
+			offs[j] = b.sol[k] - at
+		}
+		l.fits[key] = offs
 	}
-	return found
+	if fails != nil {
+		return aborted, fails
+	}
+	return found, nil
 }
 
-// pack packs the stripe's parts, handing each buffer's offset, base
-// added, to put; false where a part was not packed.
-func (bd *stripe) pack(base int64, put func(k int32, off int64)) bool {
+// bandKey names a band by its buffers.
+func bandKey(ks []int32) string {
+	buf := make([]byte, 0, 4*len(ks))
+	for _, k := range ks {
+		buf = append(buf, byte(k), byte(k>>8), byte(k>>16), byte(k>>24))
+	}
+	return string(buf)
+}
+
+// pack packs the stripe's parts on pace p (making its packers first),
+// handing each buffer's offset, base added, to put; false where a part
+// was not packed or the stripe is no band.
+func (bd *stripe) pack(p *pace, base int64, put func(k int32, off int64)) bool {
+	if !bd.built {
+		if !bd.build(p) {
+			return false
+		}
+	}
 	for i, kid := range bd.kids {
 		if kid.pack(bd.h) != found {
 			return false
@@ -133,25 +287,122 @@ func (bd *stripe) pack(base int64, put func(k int32, off int64)) bool {
 // newPacker returns the packer of pt (with no slack at c) on pace p: its
 // bands where it has several, else its filler, chains merged.
 func newPacker(in *instance, pt *part, c int64, rev bool, p *pace) packer {
-	if b := bandsOf(in, pt, c, rev, p); b != nil {
+	b, l := bandsOf(in, pt, c, rev, p)
+	if b != nil {
 		return b
 	}
-	e := newPartFiller(in, pt, rev)
-	switch f := e.(type) {
+	var f packer
+	switch e := newPartFiller(in, pt, rev).(type) {
 	case *chained:
-		f.pace = p
-		return f
+		e.pace = p
+		f = e
 	case *filler:
-		f.pace = p
-		return plainPacker{f, pt}
+		e.pace = p
+		f = plainPacker{e, pt}
+	default:
+		panic("exact: unknown filler")
 	}
-	panic("exact: unknown filler")
+	if !p.repair {
+		return f
+	}
+	return &splitting{f: f, l: l, p: p}
+}
+
+// layout is the pairing of the groups of each boundary of a part, from
+// which bandsOf makes its bands.
+type layout struct {
+	in  *instance
+	pt  *part
+	c   int64
+	rev bool
+	bds []boundary
+	// fits holds, by bandKey, the offsets of each band packed (from its
+	// base), failed the largest cap multiple at which one was not: the
+	// layouts repair tries share most of their bands.
+	fits   map[string][]int64
+	failed map[string]int64
+	// local[k] is buffer k's index in pt.bufs.
+	local map[int32]int32
+}
+
+// boundary holds the buffers ending (e) and starting (st) at section
+// boundary s of the part, and their pairs, as masks of e and st (nil:
+// the whole boundary is one group).
+type boundary struct {
+	s     int32
+	e, st []int32
+	pairs [][2]uint64
+}
+
+// groups lists the groups of every boundary, each as its buffers.
+func (l *layout) groups() []group {
+	var groups []group
+	for _, bd := range l.bds {
+		if bd.pairs == nil {
+			groups = append(groups, group{bd.s, append(slices.Clone(bd.e), bd.st...)})
+			continue
+		}
+		for _, pr := range bd.pairs {
+			groups = append(groups, group{bd.s, pairBufs(bd, pr)})
+		}
+	}
+	return groups
+}
+
+// pairBufs lists the buffers of pair pr of bd.
+func pairBufs(bd boundary, pr [2]uint64) []int32 {
+	var g []int32
+	for side, m := range pr {
+		for i, k := range [2][]int32{bd.e, bd.st}[side] {
+			if m&(1<<i) != 0 {
+				g = append(g, k)
+			}
+		}
+	}
+	return g
 }
 
 // bandsOf splits pt into its bands and makes their packers, or returns
 // nil where it is one band (or a band does not come out with no slack,
-// which cannot happen).
-func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
+// which cannot happen); and the pairing it found.
+func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) (*banded, *layout) {
+	ns := pt.secHi - pt.secLo
+	ends, starts := make([][]int32, ns+1), make([][]int32, ns+1)
+	for _, k := range pt.bufs {
+		starts[in.secLo[k]-pt.secLo] = append(starts[in.secLo[k]-pt.secLo], k)
+		ends[in.secHi[k]-pt.secLo] = append(ends[in.secHi[k]-pt.secLo], k)
+	}
+	l := &layout{in: in, pt: pt, c: c, rev: rev, fits: map[string][]int64{}, failed: map[string]int64{}, local: make(map[int32]int32, len(pt.bufs))}
+	for i, k := range pt.bufs {
+		l.local[k] = int32(i)
+	}
+	var a, bs []int64
+	for s := int32(1); s < ns; s++ {
+		e, st := ends[s], starts[s]
+		if len(e) == 0 || len(st) == 0 {
+			continue // not without slack: the checks below refuse it
+		}
+		a, bs = a[:0], bs[:0]
+		for _, k := range e {
+			a = append(a, in.size[k])
+		}
+		for _, k := range st {
+			bs = append(bs, in.size[k])
+		}
+		bd := boundary{s: s, e: e, st: st}
+		if len(e) <= 64 && len(st) <= 64 { // the masks' width
+			bd.pairs = p.b.pairsOf(a, bs)
+		}
+		l.bds = append(l.bds, bd)
+	}
+	return l.build(p, nil), l
+}
+
+// build makes the bands of l's pairing, or rectangles where they are one
+// band: searched for (rectsOf) where rect is nil, else only at the
+// boundaries rect names. Nil where neither is found.
+func (l *layout) build(p *pace, rect *[2]int32) *banded {
+	in, pt, c := l.in, l.pt, l.c
 	n := len(pt.bufs)
 	local := make(map[int32]int32, n)
 	for i, k := range pt.bufs {
@@ -170,49 +421,7 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 		return x
 	}
 	union := func(a, b int32) { parent[find(a)] = find(b) }
-	ns := pt.secHi - pt.secLo
-	ends, starts := make([][]int32, ns+1), make([][]int32, ns+1)
-	for _, k := range pt.bufs {
-		starts[in.secLo[k]-pt.secLo] = append(starts[in.secLo[k]-pt.secLo], k)
-		ends[in.secHi[k]-pt.secLo] = append(ends[in.secHi[k]-pt.secLo], k)
-	}
-	// groups lists the groups of every boundary (the pairs), each as its
-	// buffers, by boundary.
-	var groups []group
-	var a, bs []int64
-	for s := int32(1); s < ns; s++ {
-		e, st := ends[s], starts[s]
-		if len(e) == 0 || len(st) == 0 {
-			continue // not without slack: the checks below refuse it
-		}
-		a, bs = a[:0], bs[:0]
-		for _, k := range e {
-			a = append(a, in.size[k])
-		}
-		for _, k := range st {
-			bs = append(bs, in.size[k])
-		}
-		var pairs [][2]uint64
-		if len(e) <= 64 && len(st) <= 64 { // the masks' width
-			pairs = pairGroups(a, bs)
-		}
-		if pairs == nil {
-			// No pairing: the whole boundary is one group.
-			groups = append(groups, group{s, append(slices.Clone(e), st...)})
-			continue
-		}
-		for _, pr := range pairs {
-			var g []int32
-			for side, m := range pr {
-				for i, k := range [2][]int32{e, st}[side] {
-					if m&(1<<i) != 0 {
-						g = append(g, k)
-					}
-				}
-			}
-			groups = append(groups, group{s, g})
-		}
-	}
+	groups := l.groups()
 	// join joins the buffers of every group but those cut (nil: none).
 	join := func(cut []bool) {
 		for i := range parent {
@@ -230,9 +439,13 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 	join(nil)
 	classes, roots := classesOf(pt.bufs, find)
 	if len(roots) < 2 {
-		return rectsOf(in, pt, c, rev, p, groups, join, find)
+		b := rectsOf(in, pt, c, l.rev, p, groups, join, find, rect)
+		if b != nil {
+			b.lay = l
+		}
+		return b
 	}
-	b := &banded{p: p, sol: make([]int64, len(in.size))}
+	b := &banded{p: p, sol: make([]int64, len(in.size)), lay: l, rect: [2]int32{-1, -1}}
 	var total int64
 	for _, r := range roots {
 		ks := classes[r]
@@ -242,12 +455,8 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 				h += in.size[k]
 			}
 		}
-		bd, ok := newStripe(in, ks, h, rev, p)
-		if !ok {
-			return nil
-		}
 		total += h
-		b.bands = append(b.bands, bd)
+		b.bands = append(b.bands, stripe{h: h, ks: ks, outer: in, rev: l.rev})
 	}
 	if total != c {
 		return nil
@@ -255,26 +464,29 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) *banded {
 	return b
 }
 
-// newStripe makes the packers of the buffers ks of in as a problem of
-// their own at capacity h; false where some part of it has slack.
-func newStripe(in *instance, ks []int32, h int64, rev bool, p *pace) (stripe, bool) {
+// build makes the stripe's problem and the packers of its parts on pace
+// p; false where some part of it has slack.
+func (bd *stripe) build(p *pace) bool {
+	bd.built = true
+	in, ks := bd.outer, bd.ks
 	sub := &workloads.Problem{Name: "band", Alignment: in.align}
 	for i, k := range ks {
 		sub.Buffers = append(sub.Buffers, workloads.Buffer{ID: i, Size: in.size[k], First: in.first[k], Last: in.last[k]})
 	}
 	bin, err := newInstance(context.Background(), sub)
 	if err != nil || len(bin.size) != len(ks) {
-		return stripe{}, false
+		return false
 	}
-	bd := stripe{h: h, in: bin, ks: ks}
+	bd.in = bin
 	for i := range bin.parts {
 		bp := &bin.parts[i]
-		if !bin.zeroSlack(bp, h) {
-			return stripe{}, false
+		if !bin.zeroSlack(bp, bd.h) {
+			bd.kids = nil
+			return false
 		}
-		bd.kids = append(bd.kids, newPacker(bin, bp, h, rev, p))
+		bd.kids = append(bd.kids, newPacker(bin, bp, bd.h, bd.rev, p))
 	}
-	return bd, true
+	return true
 }
 
 // group is a group of the buffers ending and starting at boundary s
@@ -305,7 +517,7 @@ const maxRectWork = 1 << 23
 // centre lives across the first boundary and ends at the second, the
 // one above it starts at the first and lives across the second, and no
 // buffer lives across both. Then the other pairs, within maxRectWork.
-func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group, join func(cut []bool), find func(int32) int32) *banded {
+func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group, join func(cut []bool), find func(int32) int32, hint *[2]int32) *banded {
 	ns := pt.secHi - pt.secLo
 	n := len(pt.bufs)
 	lo, hi := make([]int32, n), make([]int32, n)
@@ -437,6 +649,12 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 		minLo[s] = min(minLo[s], minLo[s+1])
 	}
 	split := false
+	if hint != nil {
+		// Another pairing of a part whose rectangles were found: only
+		// the boundaries they were found at are tried.
+		split = rect(hint[0], hint[1])
+		return rectsDone(in, pt, c, rev, p, find, split, lo, [2]int32{s1, s2})
+	}
 	first, last := make([]bool, ns+1), make([]bool, ns+1)
 	for s1 := int32(1); s1 < ns && !split; s1++ {
 		if work > maxRectWork || p.b.spent() {
@@ -462,13 +680,20 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 			}
 		}
 	}
+	return rectsDone(in, pt, c, rev, p, find, split, lo, [2]int32{s1, s2})
+}
+
+// rectsDone makes the rectangles that rectsOf found (split) by leaving
+// the groups of boundaries cut unjoined: the classes of find, lo[r] the
+// first section of class r in the part.
+func rectsDone(in *instance, pt *part, c int64, rev bool, p *pace, find func(int32) int32, split bool, lo []int32, cut [2]int32) *banded {
 	if !split || p.b.spent() {
 		return nil
 	}
 	// The classes, and the coarse problem of one buffer each.
 	classes, roots := classesOf(pt.bufs, find)
 	coarse := &workloads.Problem{Name: "rectangles", Alignment: in.align}
-	b := &banded{p: p, sol: make([]int64, len(in.size))}
+	b := &banded{p: p, sol: make([]int64, len(in.size)), rect: cut}
 	for i, r := range roots {
 		ks := classes[r]
 		var h int64
@@ -480,14 +705,7 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 			first, last = min(first, in.first[k]), max(last, in.last[k])
 		}
 		coarse.Buffers = append(coarse.Buffers, workloads.Buffer{ID: i, Size: h, First: first, Last: last})
-		bd := stripe{h: h, ks: ks}
-		if len(ks) > 1 {
-			var ok bool
-			if bd, ok = newStripe(in, ks, h, rev, p); !ok {
-				return nil
-			}
-		}
-		b.bands = append(b.bands, bd)
+		b.bands = append(b.bands, stripe{h: h, ks: ks, outer: in, rev: rev})
 	}
 	cin, err := newInstance(context.Background(), coarse)
 	if err != nil || len(cin.size) != len(roots) {
@@ -497,12 +715,31 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 	for i := range all {
 		all[i] = int32(i)
 	}
-	top, ok := newStripe(cin, all, c, rev, p)
-	if !ok {
-		return nil
-	}
-	b.coarse = &top
+	b.coarse = &stripe{h: c, ks: all, outer: cin, rev: rev}
 	return b
+}
+
+// pairsOf is pairGroups(a, b), remembered: the engines of a plan pair
+// the same boundaries again (both ways, each trial at a part's peak,
+// bands of other pairings).
+func (bud *budget) pairsOf(a, b []int64) [][2]uint64 {
+	key := make([]byte, 0, 8*(len(a)+len(b))+1)
+	for _, x := range a {
+		key = binary.LittleEndian.AppendUint64(key, uint64(x))
+	}
+	key = append(key, '|')
+	for _, x := range b {
+		key = binary.LittleEndian.AppendUint64(key, uint64(x))
+	}
+	if pairs, ok := bud.pairs[string(key)]; ok {
+		return pairs
+	}
+	pairs := pairGroups(a, b)
+	if bud.pairs == nil {
+		bud.pairs = map[string][][2]uint64{}
+	}
+	bud.pairs[string(key)] = pairs
+	return pairs
 }
 
 // pairGroups pairs the sizes a ending at a boundary with the sizes b

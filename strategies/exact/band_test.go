@@ -35,6 +35,34 @@ func TestPairGroups(t *testing.T) {
 	}
 }
 
+// TestEqualSubs checks the other groups repair pairs at a boundary:
+// splits of (ma, mb) into two pairs of groups of equal totals, each
+// written with the lowest buffer of ma, the smallest first.
+func TestEqualSubs(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		a, b   []int64
+		ma, mb uint64
+		want   [][2]uint64
+	}{
+		// 3+7 | 10 and 5 | 5: the only split; written with a[0].
+		{"two holes", []int64{3, 7, 5}, []int64{10, 5}, 7, 3, [][2]uint64{{3, 1}}},
+		// 2+4 | 6 or 3+3 (1+5 | the other), 2+1 | either 3: four
+		// splits, each leaving a group of three buffers.
+		{"several", []int64{2, 4, 1, 5}, []int64{6, 3, 3}, 15, 7,
+			[][2]uint64{{3, 1}, {3, 6}, {5, 2}, {5, 4}}},
+		// Only the whole: no split.
+		{"none", []int64{3, 8}, []int64{5, 6}, 3, 3, nil},
+		// One buffer a side: nothing to split.
+		{"single", []int64{4}, []int64{4}, 1, 1, nil},
+	} {
+		got := exact.EqualSubs(tc.a, tc.b, tc.ma, tc.mb)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: EqualSubs(%v, %v, %b, %b) = %v, want %v", tc.name, tc.a, tc.b, tc.ma, tc.mb, got, tc.want)
+		}
+	}
+}
+
 // TestBandsSmall packs thousands of small problems with no slack by
 // bands: a packing found must be valid and within the capacity (bands
 // prove nothing, so nothing is asked where they find none).

@@ -144,7 +144,7 @@ func SearchRuns(p *workloads.Problem, c, eighths, limit int64) ([]string, error)
 // when every part split into bands and was packed, false otherwise.
 func BandPlan(p *workloads.Problem, c, nodes int64) ([]int64, bool, error) {
 	offs, ok, err := packParts(p, c, func(in *instance, pt *part) (engine, int64) {
-		if b := newBanded(in, pt, c, false, &budget{ctx: context.Background(), nodes: -1}); b != nil {
+		if b := newBanded(in, pt, c, false, true, &budget{ctx: context.Background(), nodes: -1}); b != nil {
 			return b, nodes
 		}
 		return nil, 0
@@ -157,6 +157,9 @@ func BandPlan(p *workloads.Problem, c, nodes int64) ([]int64, bool, error) {
 
 // PairGroups is pairGroups.
 var PairGroups = pairGroups
+
+// EqualSubs is equalSubs.
+var EqualSubs = equalSubs
 
 // LargeHeuristics are the planners of a problem too large to search.
 var LargeHeuristics = largeHeuristics

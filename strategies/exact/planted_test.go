@@ -74,10 +74,12 @@ func TestPlantedGolden(t *testing.T) {
 
 // TestBandsRepair packs, by bands and rectangles alone, pinwheels whose
 // top blade is cut inside at the boundary where the centre ends (n = 100
-// log-uniform seed 3: the rectangles were not found before the repair)
-// and a tiling with a boundary of more than 48 buffers (pairLarge took
-// at most 48 of both sides together before). Every packing must be valid and within
-// the capacity.
+// log-uniform seed 3: the rectangles were not found before the repair),
+// a tiling with a boundary of more than 48 buffers (pairLarge took
+// at most 48 of both sides together before) and a pinwheel one of whose
+// blades is one band as pairGroups pairs it (n = 300 zipf seed 4: packed
+// since split pairs two of its boundaries otherwise). Every packing must
+// be valid and within the capacity.
 func TestBandsRepair(t *testing.T) {
 	for _, tc := range []struct {
 		pinwheel bool
@@ -88,6 +90,7 @@ func TestBandsRepair(t *testing.T) {
 		{true, 100, "log-uniform", 3},
 		{true, 300, "uniform", 5},
 		{false, 1000, "uniform", 1},
+		{true, 300, "zipf", 4},
 	} {
 		c := synthetic.DefaultTiling(tc.n, tc.seed)
 		c.Sizes, c.Pinwheel = tc.sizes, tc.pinwheel

@@ -138,9 +138,9 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			// (band.go): the quickest when they lie side by side, and
 			// given up when one of them has no packing apart.
 			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
-				for _, rev := range []bool{false, true} {
-					if b := newBanded(in, pt, tr.c, rev, sv.b); b != nil {
-						r := newRun(b, pt, tr.c)
+				if b := newBanded(in, pt, tr.c, false, false, sv.b); b != nil {
+					for _, e := range []*banded{b, b.like(true, false), b.like(false, true), b.like(true, true)} {
+						r := newRun(e, pt, tr.c)
 						r.weight = bandWeight
 						tr.runs = append(tr.runs, r)
 					}

@@ -38,6 +38,8 @@ type budget struct {
 	// millisecond apart.
 	skip  uint8
 	clock time.Time // the last read, zero before the first
+	// pairs remembers pairGroups' answers by the sizes paired (pairsOf).
+	pairs map[string][][2]uint64
 }
 
 // every is the node-count mask between reads of the clock.
@@ -90,6 +92,16 @@ type pace struct {
 	// yield hands control back to the driver of a paused search; false
 	// means the driver gave the search up.
 	yield func(struct{}) bool
+	// stop, where above 0, is the node count past which the search
+	// aborts without pausing: a band's cap (band.go). The clock's skip
+	// lets it pass by up to 255 nodes.
+	stop int64
+	// quit: the driver gave the search up or its limit ended it (no
+	// yield); nothing more may be searched.
+	quit bool
+	// repair: the banded engine on this pace caps its bands and looks
+	// for other pairings where they fail (band.go, repair.go).
+	repair bool
 }
 
 func (p *pace) pacer() *pace { return p }
@@ -106,7 +118,11 @@ func (p *pace) node() bool {
 }
 
 func (p *pace) check() bool {
+	if p.stop > 0 && p.count > p.stop {
+		return false
+	}
 	if p.count > p.limit && (p.yield == nil || !p.yield(struct{}{})) {
+		p.quit = true
 		return false
 	}
 	if p.b.nodes == 0 {
@@ -117,6 +133,10 @@ func (p *pace) check() bool {
 	}
 	return p.count&p.b.every() != 0 || !p.b.spent()
 }
+
+// ended reports whether nothing more may be searched on p: its driver
+// gave it up, or the budget of nodes, time or ctx ended.
+func (p *pace) ended() bool { return p.quit || p.b.nodes == 0 || p.b.spent() }
 
 // searcher is a MiniMalloc-style depth-first search over canonical
 // solutions at a fixed capacity: buffers are placed in non-decreasing

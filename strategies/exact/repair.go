@@ -1,0 +1,452 @@
+package exact
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
+
+// Repair. A band whose buffers were paired wrongly at some boundary
+// (groups whose totals agree by chance) has no packing apart, and its
+// fillers churn; with the right pairs a band packs in about a node a
+// buffer. So each band is given a cap (bandCap), and where some fail
+// within theirs, repair tries other pairings at the boundaries of their
+// groups: a group split in two, or two groups of one boundary paired
+// again as two others (or joined), the smallest new groups first; then
+// two such changes at different boundaries together. Bands that a
+// pairing shares with one tried before are not packed again (the
+// layout's cache).
+
+// maxRepairAlts is the most other pairings of one boundary repair
+// tries; the first maxRepairPairs of them are also tried two at a time.
+const (
+	maxRepairAlts  = 256
+	maxRepairPairs = 24
+)
+
+// maxAltSubs is the most groups each side of a pair of groups is
+// searched for (subsets, smallest first); maxAltsPer the most new pairs
+// kept for one group or pair of groups.
+const (
+	maxAltSubs = 4096
+	maxAltsPer = 64
+)
+
+// alt is another pairing of boundary bi of a layout; cost is the
+// buffers of its smallest new group.
+type alt struct {
+	bi    int
+	pairs [][2]uint64
+	cost  int
+}
+
+// repair looks for a pairing whose bands all pack within their caps,
+// changing one boundary or two where the bands fails failed.
+func (b *banded) repair(fails []int) outcome {
+	l, p := b.lay, b.p
+	bad := map[int32]bool{}
+	for _, i := range fails {
+		for _, k := range b.bands[i].ks {
+			bad[k] = true
+		}
+	}
+	alts := l.alternatives(func(k int32) bool { return bad[k] })
+	if len(alts) > maxRepairAlts {
+		alts = alts[:maxRepairAlts]
+	}
+	hint := b.rect
+	try := func(as ...alt) outcome {
+		nl := l.with(as...)
+		// Making the bands costs about a node for 8 buffers.
+		for range len(l.pt.bufs)/8 + 1 {
+			if !p.node() {
+				return aborted
+			}
+		}
+		nb := nl.build(p, &hint)
+		if nb == nil {
+			return infeasible
+		}
+		res, _ := nb.packBands(capLow)
+		if res != found {
+			return res
+		}
+		for _, k := range l.pt.bufs {
+			b.sol[k] = nb.sol[k]
+		}
+		return found
+	}
+	stopped := func() bool { return p.ended() || p.stop > 0 && p.count > p.stop }
+	for _, a := range alts {
+		if try(a) == found {
+			return found
+		}
+		if stopped() {
+			return aborted
+		}
+	}
+	for i := range min(len(alts), maxRepairPairs) {
+		for j := i + 1; j < min(len(alts), maxRepairPairs); j++ {
+			if alts[i].bi == alts[j].bi {
+				continue
+			}
+			if try(alts[i], alts[j]) == found {
+				return found
+			}
+			if stopped() {
+				return aborted
+			}
+		}
+	}
+	return aborted
+}
+
+// alternatives lists the other pairings of the boundaries where a group
+// of the bands fails lies, smallest new group first.
+func (l *layout) alternatives(bad func(k int32) bool) []alt {
+	var alts []alt
+	seen := map[string]bool{}
+	add := func(bi int, pairs [][2]uint64, cost int) {
+		slices.SortFunc(pairs, func(p, q [2]uint64) int {
+			return cmp.Or(cmp.Compare(p[0], q[0]), cmp.Compare(p[1], q[1]))
+		})
+		key := make([]byte, 0, 8+16*len(pairs))
+		key = append(key, byte(bi), byte(bi>>8), byte(bi>>16), byte(bi>>24))
+		for _, pr := range pairs {
+			for _, m := range pr {
+				for x := range 8 {
+					key = append(key, byte(m>>(8*x)))
+				}
+			}
+		}
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			alts = append(alts, alt{bi, pairs, cost})
+		}
+	}
+	for bi, bd := range l.bds {
+		if len(bd.e) > 64 || len(bd.st) > 64 {
+			continue
+		}
+		a, bs := make([]int64, len(bd.e)), make([]int64, len(bd.st))
+		for i, k := range bd.e {
+			a[i] = l.in.size[k]
+		}
+		for i, k := range bd.st {
+			bs[i] = l.in.size[k]
+		}
+		pairs := bd.pairs
+		if pairs == nil {
+			pairs = [][2]uint64{{1<<len(a) - 1, 1<<len(bs) - 1}}
+		}
+		// with returns pairs less groups gi and hi (-1: none), plus add.
+		with := func(gi, hi int, add ...[2]uint64) [][2]uint64 {
+			var out [][2]uint64
+			for x, pr := range pairs {
+				if x != gi && x != hi {
+					out = append(out, pr)
+				}
+			}
+			return append(out, add...)
+		}
+		for gi, g := range pairs {
+			if g[0] == 0 || !bad(bd.e[bits.TrailingZeros64(g[0])]) {
+				continue
+			}
+			for _, xy := range equalSubs(a, bs, g[0], g[1]) {
+				add(bi, with(gi, -1, xy, [2]uint64{g[0] &^ xy[0], g[1] &^ xy[1]}), splitCost(g, xy))
+			}
+			for hi, h := range pairs {
+				if hi == gi {
+					continue
+				}
+				u := [2]uint64{g[0] | h[0], g[1] | h[1]}
+				for _, xy := range equalSubs(a, bs, u[0], u[1]) {
+					if xy == g || xy == h {
+						continue
+					}
+					add(bi, with(gi, hi, xy, [2]uint64{u[0] &^ xy[0], u[1] &^ xy[1]}), splitCost(u, xy))
+				}
+				add(bi, with(gi, hi, u), bits.OnesCount64(u[0])+bits.OnesCount64(u[1]))
+			}
+		}
+	}
+	slices.SortStableFunc(alts, func(x, y alt) int { return cmp.Compare(x.cost, y.cost) })
+	return alts
+}
+
+// splitCost is the buffers of the smaller of the two groups that xy
+// splits u into.
+func splitCost(u, xy [2]uint64) int {
+	n := bits.OnesCount64(xy[0]) + bits.OnesCount64(xy[1])
+	return min(n, bits.OnesCount64(u[0])+bits.OnesCount64(u[1])-n)
+}
+
+// equalSubs returns groups (x, y), x of the ending buffers in ma and y
+// of the starting ones in mb, of equal totals, which split (ma, mb) into
+// two pairs of groups: each written with the lowest buffer of ma, the
+// smallest groups first, at most maxAltsPer. Groups of up to as many
+// buffers a side as keep each side's list within maxAltSubs are looked
+// at.
+func equalSubs(a, b []int64, ma, mb uint64) [][2]uint64 {
+	if bits.OnesCount64(ma) < 2 && bits.OnesCount64(mb) < 2 {
+		return nil
+	}
+	ta, tb := maskSum(a, ma), maskSum(b, mb)
+	if ta != tb {
+		return nil
+	}
+	bySum := map[int64][]uint64{}
+	for _, x := range smallSubs(ma) {
+		bySum[maskSum(a, x)] = append(bySum[maskSum(a, x)], x)
+	}
+	low := ma & -ma
+	seen := map[[2]uint64]bool{}
+	var out [][2]uint64
+	for _, y := range smallSubs(mb) {
+		sy := maskSum(b, y)
+		for _, x := range bySum[sy] {
+			xy := [2]uint64{x, y}
+			if x&low == 0 {
+				xy = [2]uint64{ma &^ x, mb &^ y}
+			}
+			if xy[0] == 0 || xy[1] == 0 || xy[0] == ma && xy[1] == mb || seen[xy] {
+				continue
+			}
+			seen[xy] = true
+			out = append(out, xy)
+		}
+	}
+	slices.SortFunc(out, func(p, q [2]uint64) int {
+		return cmp.Or(cmp.Compare(splitCost([2]uint64{ma, mb}, p), splitCost([2]uint64{ma, mb}, q)),
+			cmp.Compare(p[0], q[0]), cmp.Compare(p[1], q[1]))
+	})
+	if len(out) > maxAltsPer {
+		out = out[:maxAltsPer]
+	}
+	return out
+}
+
+// smallSubs lists the non-empty proper subsets of m of at most r buffers,
+// r the largest that keeps them within maxAltSubs.
+func smallSubs(m uint64) []uint64 {
+	n := bits.OnesCount64(m)
+	var idx []uint64
+	for x := m; x != 0; x &= x - 1 {
+		idx = append(idx, x&-x)
+	}
+	// r: the most buffers a subset may have.
+	r, count := 0, 0
+	for c := 1; r < n; r++ {
+		c = c * (n - r) / (r + 1) // C(n, r+1)
+		if count+c > maxAltSubs {
+			break
+		}
+		count += c
+	}
+	var out []uint64
+	var rec func(from int, x uint64, k int)
+	rec = func(from int, x uint64, k int) {
+		if x != 0 && x != m {
+			out = append(out, x)
+		}
+		if k == r {
+			return
+		}
+		for i := from; i < n; i++ {
+			rec(i+1, x|idx[i], k+1)
+		}
+	}
+	rec(0, 0, 0)
+	return out
+}
+
+// splitting packs, on a pace that repairs, a band that its pairing
+// leaves one band with no rectangles: by its filler within the band's
+// low cap, then by the bands of other pairings that split it
+// (layout.split), each within repairCap, then by its filler within the
+// band's high cap, and failing those by its filler with no cap of its
+// own.
+type splitting struct {
+	f     packer
+	l     *layout
+	p     *pace
+	tried bool    // split was called
+	b     *banded // what split found
+	sol   []int64
+}
+
+func (s *splitting) packed() []int64 { return s.sol }
+
+func (s *splitting) pack(c int64) outcome {
+	p := s.p
+	n := len(s.l.pt.bufs)
+	outer := p.stop
+	stopped := func() bool { return p.ended() || outer > 0 && p.count > outer }
+	filled := func(mult int64) bool {
+		if p.within(bandCap(n, mult), func() bool { return s.f.pack(c) == found }) {
+			s.sol = s.f.packed()
+			return true
+		}
+		return false
+	}
+	if filled(capLow) {
+		return found
+	}
+	if stopped() {
+		return aborted
+	}
+	if !s.tried {
+		s.tried = true
+		s.b = s.l.split(p)
+	}
+	if s.b != nil {
+		// Each pairing within repairCap, all of them within four times it.
+		ok := p.within(4*repairCap(n), func() bool {
+			for _, x := range append([]*banded{s.b}, s.b.next...) {
+				if p.within(repairCap(n), func() bool { return x.pack(c) == found }) {
+					s.sol = x.sol
+					return true
+				}
+				if p.ended() || p.count > p.stop {
+					return false
+				}
+			}
+			return false
+		})
+		if ok {
+			return found
+		}
+		if stopped() {
+			return aborted
+		}
+	}
+	if filled(capHigh) {
+		return found
+	}
+	if stopped() {
+		return aborted
+	}
+	res := s.f.pack(c)
+	s.sol = s.f.packed()
+	return res
+}
+
+// maxSplits is the most pairings that split a part split keeps;
+// maxSplitPairs how many of the alternatives it tries two at a time;
+// maxSplitWork bounds its steps (part buffers times pairings tried).
+const (
+	maxSplits     = 64
+	maxSplitPairs = 64
+	maxSplitWork  = 1 << 21
+)
+
+// split looks, in a part whose pairing leaves it one band with no
+// rectangles, for other pairings of one boundary (alternatives) that
+// split it into bands: the first of them, the others to try after it
+// (banded.next), or nil where none does.
+func (l *layout) split(p *pace) *banded {
+	n := len(l.pt.bufs)
+	alts := l.alternatives(func(int32) bool { return true })
+	var cands []*banded
+	noRect := [2]int32{-1, -1}
+	work := int64(0)
+	for _, a := range alts {
+		if work > maxSplitWork || len(cands) == maxSplits || p.b.spent() {
+			break
+		}
+		work += int64(n)
+		nl := l.with(a)
+		// Bands, else rectangles cut at the boundary changed.
+		hint := noRect
+		if nl.classCount() < 2 {
+			hint[0] = l.bds[a.bi].s
+		}
+		if nb := nl.build(p, &hint); nb != nil {
+			cands = append(cands, nb)
+		}
+	}
+	if len(cands) == 0 {
+		// Two boundaries changed together.
+		m := min(len(alts), maxSplitPairs)
+		for i := 0; i < m && len(cands) < maxSplits; i++ {
+			for j := i + 1; j < m && len(cands) < maxSplits; j++ {
+				if alts[i].bi == alts[j].bi {
+					continue
+				}
+				if work > maxSplitWork || p.b.spent() {
+					break
+				}
+				work += int64(n)
+				nl := l.with(alts[i], alts[j])
+				if nl.classCount() < 2 {
+					continue
+				}
+				if nb := nl.build(p, &noRect); nb != nil {
+					cands = append(cands, nb)
+				}
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	cands[0].next = cands[1:]
+	return cands[0]
+}
+
+// with returns l with the pairings as of alternatives as.
+func (l *layout) with(as ...alt) *layout {
+	nl := *l
+	nl.bds = slices.Clone(l.bds)
+	for _, a := range as {
+		nl.bds[a.bi].pairs = a.pairs
+	}
+	return &nl
+}
+
+// classCount counts the classes that joining l's groups leaves.
+func (l *layout) classCount() int {
+	n := len(l.pt.bufs)
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	classes := n
+	join := func(a, b int32) {
+		if x, y := find(l.local[a]), find(l.local[b]); x != y {
+			parent[x] = y
+			classes--
+		}
+	}
+	for _, bd := range l.bds {
+		if bd.pairs == nil {
+			for _, k := range bd.e[1:] {
+				join(bd.e[0], k)
+			}
+			for _, k := range bd.st {
+				join(bd.e[0], k)
+			}
+			continue
+		}
+		for _, pr := range bd.pairs {
+			if pr[0] == 0 {
+				continue // cannot happen: a pair's totals are above 0
+			}
+			r := bd.e[bits.TrailingZeros64(pr[0])]
+			for side, m := range pr {
+				for x := m; x != 0; x &= x - 1 {
+					join(r, [2][]int32{bd.e, bd.st}[side][bits.TrailingZeros64(x)])
+				}
+			}
+		}
+	}
+	return classes
+}
