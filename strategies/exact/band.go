@@ -90,9 +90,17 @@ type stripe struct {
 
 // newBanded returns the banded engine of pt at capacity c, sweeping one
 // way (rev), or nil where pt is one band (or bud ended while it looked).
-func newBanded(in *instance, pt *part, c int64, rev, repair bool, bud *budget) *banded {
-	b, _ := bandsOf(in, pt, c, rev, &pace{b: bud, repair: repair})
-	return b
+func newBanded(in *instance, pt *part, c int64, rev, repair bool, bud *budget) (*banded, *layout) {
+	return bandsOf(in, pt, c, rev, &pace{b: bud, repair: repair})
+}
+
+// newSplitter returns the engine that packs pt, one band with no
+// rectangles as l pairs it, by the bands of pairings that split it
+// (split), sweeping one way (rev); its fillers run apart.
+func newSplitter(l *layout, rev bool, bud *budget) *splitting {
+	nl := *l
+	nl.rev, nl.fits, nl.failed = rev, map[string][]int64{}, map[string]int64{}
+	return &splitting{l: &nl, p: &pace{b: bud, repair: true}}
 }
 
 // like returns an engine of b's bands (b not yet packed) on a pace of
@@ -145,6 +153,9 @@ func (b *banded) pack(int64) outcome {
 		return res
 	}
 	res, fails := b.packBands(capLow)
+	if fails != nil {
+		res, fails = b.packBands(capHigh)
+	}
 	if fails == nil {
 		return res
 	}
@@ -153,9 +164,6 @@ func (b *banded) pack(int64) outcome {
 	}
 	if p.ended() || p.stop > 0 && p.count > p.stop {
 		return aborted
-	}
-	if res, fails = b.packBands(capHigh); fails == nil {
-		return res
 	}
 	res, _ = b.packBands(0)
 	return res
@@ -322,7 +330,11 @@ type layout struct {
 	fits   map[string][]int64
 	failed map[string]int64
 	// local[k] is buffer k's index in pt.bufs.
-	local map[int32]int32
+	local []int32
+	// bladesOnly: rectsOf tries only the pairs of boundaries where a
+	// pinwheel's first and last blades would end and start (split's
+	// pairings, tried by the hundred).
+	bladesOnly bool
 }
 
 // boundary holds the buffers ending (e) and starting (st) at section
@@ -372,7 +384,7 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) (*banded, *layo
 		starts[in.secLo[k]-pt.secLo] = append(starts[in.secLo[k]-pt.secLo], k)
 		ends[in.secHi[k]-pt.secLo] = append(ends[in.secHi[k]-pt.secLo], k)
 	}
-	l := &layout{in: in, pt: pt, c: c, rev: rev, fits: map[string][]int64{}, failed: map[string]int64{}, local: make(map[int32]int32, len(pt.bufs))}
+	l := &layout{in: in, pt: pt, c: c, rev: rev, fits: map[string][]int64{}, failed: map[string]int64{}, local: make([]int32, len(in.size))}
 	for i, k := range pt.bufs {
 		l.local[k] = int32(i)
 	}
@@ -402,12 +414,16 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) (*banded, *layo
 // band: searched for (rectsOf) where rect is nil, else only at the
 // boundaries rect names. Nil where neither is found.
 func (l *layout) build(p *pace, rect *[2]int32) *banded {
+	var work int64
+	return l.buildWithin(p, rect, &work, maxRectWork)
+}
+
+// buildWithin is build, its search for rectangles adding its steps to
+// work and stopping once work passes maxWork.
+func (l *layout) buildWithin(p *pace, rect *[2]int32, work *int64, maxWork int64) *banded {
 	in, pt, c := l.in, l.pt, l.c
 	n := len(pt.bufs)
-	local := make(map[int32]int32, n)
-	for i, k := range pt.bufs {
-		local[k] = int32(i)
-	}
+	local := l.local
 	parent := make([]int32, n)
 	for i := range parent {
 		parent[i] = int32(i)
@@ -439,7 +455,7 @@ func (l *layout) build(p *pace, rect *[2]int32) *banded {
 	join(nil)
 	classes, roots := classesOf(pt.bufs, find)
 	if len(roots) < 2 {
-		b := rectsOf(in, pt, c, l.rev, p, groups, join, find, rect)
+		b := rectsOf(in, pt, c, l.rev, p, groups, join, find, rect, work, maxWork, l.bladesOnly)
 		if b != nil {
 			b.lay = l
 		}
@@ -517,13 +533,13 @@ const maxRectWork = 1 << 23
 // centre lives across the first boundary and ends at the second, the
 // one above it starts at the first and lives across the second, and no
 // buffer lives across both. Then the other pairs, within maxRectWork.
-func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group, join func(cut []bool), find func(int32) int32, hint *[2]int32) *banded {
+func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group, join func(cut []bool), find func(int32) int32, hint *[2]int32, work *int64, maxWork int64, bladesOnly bool) *banded {
 	ns := pt.secHi - pt.secLo
 	n := len(pt.bufs)
 	lo, hi := make([]int32, n), make([]int32, n)
 	net := make([]int64, n)
 	bad := make([]uint8, n) // per class: bit x where bad at the x-th boundary
-	local := make(map[int32]int32, n)
+	local := make([]int32, len(in.size))
 	for i, k := range pt.bufs {
 		local[k] = int32(i)
 	}
@@ -533,7 +549,6 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 		at[g.s] = append(at[g.s], gi)
 	}
 	cut := make([]bool, len(groups))
-	work := int64(0)
 	var firstSeen, lastSeen bool
 	var s1, s2 int32
 	// eachCut calls, boundary by boundary (s1: x = 0, s2: x = 1), each
@@ -573,7 +588,7 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 			}
 		}
 		for {
-			work += int64(n)
+			*work += int64(n)
 			join(cut)
 			for i := range n {
 				lo[i], hi[i], net[i], bad[i] = ns, 0, 0, 0
@@ -657,7 +672,7 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 	}
 	first, last := make([]bool, ns+1), make([]bool, ns+1)
 	for s1 := int32(1); s1 < ns && !split; s1++ {
-		if work > maxRectWork || p.b.spent() {
+		if *work > maxWork || p.b.spent() {
 			return nil
 		}
 		split = rect(s1, -1)
@@ -668,12 +683,15 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 	// started with the part and one starts at the second and ends with
 	// it (a pinwheel's first and last blades), then the others.
 	for _, blades := range []bool{true, false} {
+		if !blades && bladesOnly {
+			break
+		}
 		for s1 := int32(1); s1 < ns && !split; s1++ {
 			for s2 := max(s1+1, maxHi[s1]); s2 < ns && !split; s2++ {
 				if minLo[s2] < s1 || blades != (first[s1] && last[s2]) {
 					continue
 				}
-				if work > maxRectWork || p.b.spent() {
+				if *work > maxWork || p.b.spent() {
 					return nil
 				}
 				split = rect(s1, s2)

@@ -140,12 +140,18 @@ func SearchRuns(p *workloads.Problem, c, eighths, limit int64) ([]string, error)
 }
 
 // BandPlan packs every part of p at capacity c with the banded engine
-// alone, forward, each within nodes: the offsets (in p's order) and true
+// alone, forward and repairing (a part that is one band by the pairings
+// that split it), each within nodes: the offsets (in p's order) and true
 // when every part split into bands and was packed, false otherwise.
 func BandPlan(p *workloads.Problem, c, nodes int64) ([]int64, bool, error) {
 	offs, ok, err := packParts(p, c, func(in *instance, pt *part) (engine, int64) {
-		if b := newBanded(in, pt, c, false, true, &budget{ctx: context.Background(), nodes: -1}); b != nil {
+		bud := &budget{ctx: context.Background(), nodes: -1}
+		b, l := newBanded(in, pt, c, false, true, bud)
+		switch {
+		case b != nil:
 			return b, nodes
+		case l != nil:
+			return newSplitter(l, false, bud), nodes
 		}
 		return nil, 0
 	})

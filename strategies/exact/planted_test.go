@@ -76,10 +76,12 @@ func TestPlantedGolden(t *testing.T) {
 // top blade is cut inside at the boundary where the centre ends (n = 100
 // log-uniform seed 3: the rectangles were not found before the repair),
 // a tiling with a boundary of more than 48 buffers (pairLarge took
-// at most 48 of both sides together before) and a pinwheel one of whose
-// blades is one band as pairGroups pairs it (n = 300 zipf seed 4: packed
-// since split pairs two of its boundaries otherwise). Every packing must
-// be valid and within the capacity.
+// at most 48 of both sides together before) and pinwheels that are, or
+// have blades that are, one band as pairGroups pairs them (n = 300:
+// zipf seeds 4 and 2 and log-uniform seed 3, packed since split pairs
+// two of their boundaries otherwise and looks for rectangles in the
+// band that leaves). Every packing must be valid and within the
+// capacity.
 func TestBandsRepair(t *testing.T) {
 	for _, tc := range []struct {
 		pinwheel bool
@@ -91,6 +93,8 @@ func TestBandsRepair(t *testing.T) {
 		{true, 300, "uniform", 5},
 		{false, 1000, "uniform", 1},
 		{true, 300, "zipf", 4},
+		{true, 300, "zipf", 2},
+		{true, 300, "log-uniform", 3},
 	} {
 		c := synthetic.DefaultTiling(tc.n, tc.seed)
 		c.Sizes, c.Pinwheel = tc.sizes, tc.pinwheel

@@ -261,8 +261,9 @@ func smallSubs(m uint64) []uint64 {
 	return out
 }
 
-// splitting packs, on a pace that repairs, a band that its pairing
-// leaves one band with no rectangles: by its filler within the band's
+// splitting packs, on a pace that repairs, a band (or, with no filler
+// f, a part whose fillers run apart) that its pairing leaves one band
+// with no rectangles: by its filler within the band's
 // low cap, then by the bands of other pairings that split it
 // (layout.split), each within repairCap, then by its filler within the
 // band's high cap, and failing those by its filler with no cap of its
@@ -276,7 +277,14 @@ type splitting struct {
 	sol   []int64
 }
 
-func (s *splitting) packed() []int64 { return s.sol }
+func (s *splitting) packed() []int64  { return s.sol }
+func (s *splitting) offsets() []int64 { return s.sol }
+func (s *splitting) pacer() *pace     { return s.p }
+
+func (s *splitting) solve(_ *part, c, limit int64) outcome {
+	s.p.limit, s.p.count, s.p.quit = limit, 0, false
+	return s.pack(c)
+}
 
 func (s *splitting) pack(c int64) outcome {
 	p := s.p
@@ -284,6 +292,9 @@ func (s *splitting) pack(c int64) outcome {
 	outer := p.stop
 	stopped := func() bool { return p.ended() || outer > 0 && p.count > outer }
 	filled := func(mult int64) bool {
+		if s.f == nil {
+			return false
+		}
 		if p.within(bandCap(n, mult), func() bool { return s.f.pack(c) == found }) {
 			s.sol = s.f.packed()
 			return true
@@ -327,6 +338,9 @@ func (s *splitting) pack(c int64) outcome {
 	if stopped() {
 		return aborted
 	}
+	if s.f == nil {
+		return aborted
+	}
 	res := s.f.pack(c)
 	s.sol = s.f.packed()
 	return res
@@ -334,56 +348,48 @@ func (s *splitting) pack(c int64) outcome {
 
 // maxSplits is the most pairings that split a part split keeps;
 // maxSplitPairs how many of the alternatives it tries two at a time;
-// maxSplitWork bounds its steps (part buffers times pairings tried).
+// maxSplitWork bounds its steps (part buffers times pairings and
+// rectangles tried).
 const (
 	maxSplits     = 64
 	maxSplitPairs = 64
-	maxSplitWork  = 1 << 21
+	maxSplitWork  = 1 << 23
 )
 
 // split looks, in a part whose pairing leaves it one band with no
-// rectangles, for other pairings of one boundary (alternatives) that
-// split it into bands: the first of them, the others to try after it
-// (banded.next), or nil where none does.
+// rectangles, for other pairings of one boundary (alternatives), then
+// of two, that split it into bands or rectangles: the first of them,
+// the others to try after it (banded.next), or nil where none does.
 func (l *layout) split(p *pace) *banded {
 	n := len(l.pt.bufs)
 	alts := l.alternatives(func(int32) bool { return true })
 	var cands []*banded
-	noRect := [2]int32{-1, -1}
 	work := int64(0)
+	// try makes the bands of l changed by as, else its rectangles.
+	try := func(as ...alt) {
+		work += int64(n)
+		nl := l.with(as...)
+		nl.bladesOnly = true
+		if nb := nl.buildWithin(p, nil, &work, maxSplitWork); nb != nil {
+			cands = append(cands, nb)
+		}
+	}
 	for _, a := range alts {
 		if work > maxSplitWork || len(cands) == maxSplits || p.b.spent() {
 			break
 		}
-		work += int64(n)
-		nl := l.with(a)
-		// Bands, else rectangles cut at the boundary changed.
-		hint := noRect
-		if nl.classCount() < 2 {
-			hint[0] = l.bds[a.bi].s
-		}
-		if nb := nl.build(p, &hint); nb != nil {
-			cands = append(cands, nb)
-		}
+		try(a)
 	}
 	if len(cands) == 0 {
 		// Two boundaries changed together.
 		m := min(len(alts), maxSplitPairs)
 		for i := 0; i < m && len(cands) < maxSplits; i++ {
 			for j := i + 1; j < m && len(cands) < maxSplits; j++ {
-				if alts[i].bi == alts[j].bi {
-					continue
-				}
 				if work > maxSplitWork || p.b.spent() {
 					break
 				}
-				work += int64(n)
-				nl := l.with(alts[i], alts[j])
-				if nl.classCount() < 2 {
-					continue
-				}
-				if nb := nl.build(p, &noRect); nb != nil {
-					cands = append(cands, nb)
+				if alts[i].bi != alts[j].bi {
+					try(alts[i], alts[j])
 				}
 			}
 		}

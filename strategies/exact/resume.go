@@ -138,12 +138,19 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			// (band.go): the quickest when they lie side by side, and
 			// given up when one of them has no packing apart.
 			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
-				if b := newBanded(in, pt, tr.c, false, false, sv.b); b != nil {
-					for _, e := range []*banded{b, b.like(true, false), b.like(false, true), b.like(true, true)} {
-						r := newRun(e, pt, tr.c)
-						r.weight = bandWeight
-						tr.runs = append(tr.runs, r)
-					}
+				b, l := newBanded(in, pt, tr.c, false, false, sv.b)
+				var es []engine
+				switch {
+				case b != nil:
+					es = []engine{b, b.like(true, false), b.like(false, true), b.like(true, true)}
+				case l != nil:
+					// One band with no rectangles: pairings that split it.
+					es = []engine{newSplitter(l, false, sv.b), newSplitter(l, true, sv.b)}
+				}
+				for _, e := range es {
+					r := newRun(e, pt, tr.c)
+					r.weight = bandWeight
+					tr.runs = append(tr.runs, r)
 				}
 			}
 			for x, h := range orders {
