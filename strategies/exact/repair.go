@@ -274,6 +274,10 @@ type splitting struct {
 	p     *pace
 	tried bool    // split was called
 	b     *banded // what split found
+	// other, where set, is the splitter of the same part sweeping the
+	// other way, whose split's pairings this one takes where it has
+	// looked already.
+	other *splitting
 	sol   []int64
 }
 
@@ -309,7 +313,31 @@ func (s *splitting) pack(c int64) outcome {
 	}
 	if !s.tried {
 		s.tried = true
-		s.b = s.l.split(p)
+		if o := s.other; o != nil && o.tried {
+			// The pairings that split it are the same both ways.
+			if o.b != nil {
+				s.b = o.b.like(s.l.rev, true)
+				for _, x := range o.b.next {
+					s.b.next = append(s.b.next, x.like(s.l.rev, true))
+				}
+				s.b.p = p
+				for _, x := range s.b.next {
+					x.p = p
+				}
+			}
+		} else {
+			if s.f == nil {
+				// A whole part: the other runs have their first steps
+				// (8 nodes a buffer) before split's search, which costs
+				// time but no nodes; a part they pack soon never needs it.
+				for p.count < 8*int64(n) {
+					if !p.node() {
+						return aborted
+					}
+				}
+			}
+			s.b = s.l.split(p)
+		}
 	}
 	if s.b != nil {
 		// Each pairing within repairCap, all of them within four times it.
@@ -353,7 +381,7 @@ func (s *splitting) pack(c int64) outcome {
 const (
 	maxSplits     = 64
 	maxSplitPairs = 64
-	maxSplitWork  = 1 << 23
+	maxSplitWork  = 1 << 22
 )
 
 // split looks, in a part whose pairing leaves it one band with no

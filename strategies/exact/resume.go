@@ -145,7 +145,9 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 					es = []engine{b, b.like(true, false), b.like(false, true), b.like(true, true)}
 				case l != nil:
 					// One band with no rectangles: pairings that split it.
-					es = []engine{newSplitter(l, false, sv.b), newSplitter(l, true, sv.b)}
+					fwd, back := newSplitter(l, false, sv.b), newSplitter(l, true, sv.b)
+					fwd.other, back.other = back, fwd
+					es = []engine{fwd, back}
 				}
 				for _, e := range es {
 					r := newRun(e, pt, tr.c)
