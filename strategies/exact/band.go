@@ -119,6 +119,22 @@ func (b *banded) like(rev, repair bool) *banded {
 	return nb
 }
 
+// likeAll is like for b and the engines of b.next (split's pairings),
+// all on pace p and repairing; nil for nil.
+func (b *banded) likeAll(rev bool, p *pace) *banded {
+	if b == nil {
+		return nil
+	}
+	nb := b.like(rev, true)
+	nb.p = p
+	for _, x := range b.next {
+		y := x.like(rev, true)
+		y.p = p
+		nb.next = append(nb.next, y)
+	}
+	return nb
+}
+
 func (b *banded) solve(_ *part, c, limit int64) outcome {
 	b.p.limit, b.p.count, b.p.quit = limit, 0, false
 	return b.pack(c)

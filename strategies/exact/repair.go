@@ -312,30 +312,21 @@ func (s *splitting) pack(c int64) outcome {
 		return aborted
 	}
 	if !s.tried {
+		if o := s.other; (o == nil || !o.tried) && s.f == nil {
+			// A whole part: the other runs have their first steps (8
+			// nodes a buffer) before split's search, which costs time but
+			// no nodes; a part they pack soon never needs it.
+			for p.count < 8*int64(n) {
+				if !p.node() {
+					return aborted
+				}
+			}
+		}
 		s.tried = true
 		if o := s.other; o != nil && o.tried {
 			// The pairings that split it are the same both ways.
-			if o.b != nil {
-				s.b = o.b.like(s.l.rev, true)
-				for _, x := range o.b.next {
-					s.b.next = append(s.b.next, x.like(s.l.rev, true))
-				}
-				s.b.p = p
-				for _, x := range s.b.next {
-					x.p = p
-				}
-			}
+			s.b = o.b.likeAll(s.l.rev, p)
 		} else {
-			if s.f == nil {
-				// A whole part: the other runs have their first steps
-				// (8 nodes a buffer) before split's search, which costs
-				// time but no nodes; a part they pack soon never needs it.
-				for p.count < 8*int64(n) {
-					if !p.node() {
-						return aborted
-					}
-				}
-			}
 			s.b = s.l.split(p)
 		}
 	}
