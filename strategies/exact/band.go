@@ -103,9 +103,9 @@ func newSplitter(l *layout, rev bool, bud *budget) *splitting {
 	return &splitting{l: &nl, p: &pace{b: bud, repair: true}}
 }
 
-// like returns an engine of b's bands (b not yet packed) on a pace of
-// its own, sweeping one way (rev) and repairing or not: the pairing and
-// rectangles of a part are the same both ways.
+// like returns an engine of b's bands, made afresh (none packed) on a
+// pace of its own, sweeping one way (rev) and repairing or not: the
+// pairing and rectangles of a part are the same both ways.
 func (b *banded) like(rev, repair bool) *banded {
 	nl := *b.lay
 	nl.rev, nl.fits, nl.failed = rev, map[string][]int64{}, map[string]int64{}
