@@ -26,7 +26,7 @@ import (
 // conflict list, as OmniMalloc does. Past that (idealloc's Y_1 has 180
 // million pairs, 1.4 GB of lists) it keeps none: a decode then finds the
 // placed buffers live with each one through an index over time
-// (kernel.CompIndex, which gives their address ranges merged into
+// (kernel.FitIndex, which gives their address ranges merged into
 // components), and conflicts are tested from the lifetimes. Both paths
 // give the same offsets: the lowest first-fit offset depends only on the
 // union of the occupied ranges and on where zero-size buffers sit, which
