@@ -54,6 +54,11 @@ func (t *coarseTree) place(a, b int32, c Comp) {
 	}
 }
 
+// emptyCopy returns an empty tree with t's blocks.
+func (t *coarseTree) emptyCopy() *coarseTree {
+	return &coarseTree{shift: t.shift, leaves: t.leaves, node: make([][]Comp, len(t.node))}
+}
+
 // reset empties the tree, keeping its storage.
 func (t *coarseTree) reset() {
 	for v := range t.node {
@@ -66,12 +71,25 @@ func (t *coarseTree) reset() {
 // 0 if there is no such block: no higher than its first fit among all
 // those live with it.
 func (t *coarseTree) hint(a, b int32, size, align int64) int64 {
-	lo := (a + 1<<t.shift - 1) >> t.shift // the first block wholly inside
-	hi := (b+1)>>t.shift - 1              // the last
+	lo, hi := t.inside(a, b)
 	if lo > hi {
 		return 0
 	}
-	runs := t.runs[:0]
+	t.runs = t.appendRuns(t.runs[:0], lo, hi)
+	y, next := lazyFirstFit(t.runs, t.next, 0, size, align)
+	t.next = next
+	return y
+}
+
+// inside returns the first and the last block wholly inside task numbers
+// a..b (lo > hi: none).
+func (t *coarseTree) inside(a, b int32) (lo, hi int32) {
+	return (a + 1<<t.shift - 1) >> t.shift, (b+1)>>t.shift - 1
+}
+
+// appendRuns appends to runs the ranges, merged and sorted, of the
+// nodes covering blocks lo..hi, one run a node with any.
+func (t *coarseTree) appendRuns(runs [][]Comp, lo, hi int32) [][]Comp {
 	for l, r := lo+t.leaves, hi+t.leaves+1; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
 			if len(t.node[l]) > 0 {
@@ -86,8 +104,5 @@ func (t *coarseTree) hint(a, b int32, size, align int64) int64 {
 			}
 		}
 	}
-	t.runs = runs
-	y, next := lazyFirstFit(runs, t.next, 0, size, align)
-	t.next = next
-	return y
+	return runs
 }

@@ -57,14 +57,20 @@ func (ix *CompIndex) FirstFitAbove(t *Task, size, align, above int64) int64 {
 		}
 		small = appendEndingAfter(small, loose, from)
 	}
+	var off int64
+	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align)
+	return off
+}
+
+// walkRuns is lazyFirstFit over runs and the ranges of small (unsorted,
+// none ending by from) as one more run; it returns its scratch for reuse.
+func walkRuns(runs [][]Comp, small []Comp, next []int64, from, size, align int64) ([]Comp, [][]Comp, []int64, int64) {
 	if len(small) > 0 {
 		SortComps(small)
 		runs = append(runs, mergeSorted(small))
 	}
-	ix.scratch, ix.fitRuns = small, runs
-	off, next := lazyFirstFit(runs, ix.next, from, size, align)
-	ix.next = next
-	return off
+	off, next := lazyFirstFit(runs, next, from, size, align)
+	return small, runs, next, off
 }
 
 // appendEndingAfter appends the ranges of placed buffers among ps

@@ -7,6 +7,25 @@ import (
 	"membench/workloads"
 )
 
+// randomSpanBuffers draws n buffers over span tasks with sizes from
+// sizes: of kind 0 (sparse) lifetimes reach over at most a twentieth of
+// the span, of kind 1 (dense) over any of it, of kind 2 (mixed) either.
+func randomSpanBuffers(rng *rand.Rand, n, span, kind int, sizes []int64) []workloads.Buffer {
+	bufs := make([]workloads.Buffer, n)
+	for i := range bufs {
+		f := rng.IntN(span)
+		var l int
+		switch {
+		case kind == 0 || kind == 2 && rng.IntN(2) == 0:
+			l = f + rng.IntN(1+span/20)
+		default:
+			l = f + rng.IntN(1+span)
+		}
+		bufs[i] = workloads.Buffer{ID: i, Size: sizes[rng.IntN(len(sizes))], First: f, Last: l}
+	}
+	return bufs
+}
+
 // TestCompIndexFirstFit checks CompIndex.FirstFit, the lazy walk over the
 // unmerged runs, against first fit over Overlapping's merged components
 // (the way every first-fit planner found its offset before), offset for
@@ -24,20 +43,8 @@ func TestCompIndexFirstFit(t *testing.T) {
 	sizes := []int64{0, 1, 2, 4, 8, 8, 16, 33, 64, 100}
 	for trial := range 600 {
 		n := 1 + rng.IntN(400)
-		span := 1 + rng.IntN(200)
 		kind := trial % 3 // 0 sparse, 1 dense, 2 mixed
-		bufs := make([]workloads.Buffer, n)
-		for i := range bufs {
-			f := rng.IntN(span)
-			var l int
-			switch {
-			case kind == 0 || kind == 2 && rng.IntN(2) == 0:
-				l = f + rng.IntN(1+span/20)
-			default:
-				l = f + rng.IntN(1+span)
-			}
-			bufs[i] = workloads.Buffer{ID: i, Size: sizes[rng.IntN(len(sizes))], First: f, Last: l}
-		}
+		bufs := randomSpanBuffers(rng, n, 1+rng.IntN(200), kind, sizes)
 		ts := NewTaskSpans(bufs, false)
 		ix := NewCompIndex(ts)
 		if trial%2 == 0 {

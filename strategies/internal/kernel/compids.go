@@ -80,6 +80,13 @@ func newCompIDTree(n int32) *compIDTree {
 	return t
 }
 
+// reset empties the tree, keeping its storage.
+func (t *compIDTree) reset() {
+	for v := range t.node {
+		t.node[v].len, t.node[v].pend = 0, 0
+	}
+}
+
 // place notes buffer id, just placed, in the nodes covering id.
 func (t *compIDTree) place(id int32) {
 	for v := (t.leaves + id) / compIDLeaf; v >= 1; v >>= 1 {
@@ -90,8 +97,8 @@ func (t *compIDTree) place(id int32) {
 }
 
 // sync merges node v's pending buffers, whose ranges placed holds, into
-// its components: sorted, then merged with them in one pass, joining
-// ranges that overlap or touch (as MergeComp does).
+// its components: sorted, then merged with them in one pass
+// (mergeRanges).
 func (t *compIDTree) sync(v int32, placed []Comp) {
 	nd := &t.node[v]
 	add := t.add[:0]
@@ -99,24 +106,7 @@ func (t *compIDTree) sync(v int32, placed []Comp) {
 		add = append(add, placed[id])
 	}
 	SortComps(add)
-	old := t.pool[nd.ptr : nd.ptr+nd.len]
-	out := t.out[:0]
-	i, j := 0, 0
-	for i < len(old) || j < len(add) {
-		var c Comp
-		if j == len(add) || i < len(old) && old[i].Lo <= add[j].Lo {
-			c = old[i]
-			i++
-		} else {
-			c = add[j]
-			j++
-		}
-		if k := len(out) - 1; k >= 0 && c.Lo <= out[k].Hi {
-			out[k].Hi = max(out[k].Hi, c.Hi)
-		} else {
-			out = append(out, c)
-		}
-	}
+	out := mergeRanges(t.out[:0], t.pool[nd.ptr:nd.ptr+nd.len], add)
 	nd.len = int32(copy(t.pool[nd.ptr:t.node[v+1].ptr], out))
 	nd.pend = 0
 	t.add, t.out = add, out

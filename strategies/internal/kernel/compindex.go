@@ -164,14 +164,7 @@ func (ix *CompIndex) AllGapSpans(spans []Comp, min int64) []Comp {
 
 // Place records buffer t, placed at c.
 func (ix *CompIndex) Place(t *Task, c Comp) {
-	ix.placed[t.ID] = c
-	ix.all.place(t.A, t.B, c)
-	if ix.byID != nil {
-		ix.byID.place(t.ID)
-	}
-	if ix.coarse != nil {
-		ix.coarse.place(t.A, t.B, c)
-	}
+	notePlaced(ix.placed, &ix.all, ix.byID, ix.coarse, t, c)
 	for l, r := t.A+ix.leaves, t.B+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
 			ix.add(l, c)
@@ -351,17 +344,35 @@ func (ix *CompIndex) Reset() {
 	for v := range ix.node {
 		ix.node[v].len = 0
 	}
-	for id := range ix.placed {
-		ix.placed[id] = Comp{Lo: -1}
+	resetPlaced(ix.placed, &ix.all, ix.byID, ix.coarse)
+}
+
+// notePlaced records buffer t, placed at c, in what an index keeps
+// besides its nodes (resetPlaced).
+func notePlaced(placed []Comp, all *denseSet, byID *compIDTree, coarse *coarseTree, t *Task, c Comp) {
+	placed[t.ID] = c
+	all.place(t.A, t.B, c)
+	if byID != nil {
+		byID.place(t.ID)
 	}
-	ix.all.reset()
-	if ix.coarse != nil {
-		ix.coarse.reset()
+	if coarse != nil {
+		coarse.place(t.A, t.B, c)
 	}
-	if t := ix.byID; t != nil {
-		for v := range t.node {
-			t.node[v].len, t.node[v].pend = 0, 0
-		}
+}
+
+// resetPlaced empties what an index keeps besides its nodes: the placed
+// ranges, the all-overlapping set, and the id and coarse trees where
+// there are any.
+func resetPlaced(placed []Comp, all *denseSet, byID *compIDTree, coarse *coarseTree) {
+	for id := range placed {
+		placed[id] = Comp{Lo: -1}
+	}
+	all.reset()
+	if coarse != nil {
+		coarse.reset()
+	}
+	if byID != nil {
+		byID.reset()
 	}
 }
 

@@ -13,6 +13,9 @@
 //   - compfit.go: CompIndex.FirstFit, first fit over those ranges without
 //     merging them: the runs walked together up to the first gap that
 //     holds the buffer.
+//   - fitindex.go: FitIndex, CompIndex's first fits for callers that ask
+//     nothing else (search.Placer): the long lifetimes covering a task
+//     kept as one merged list per block of tasks.
 //   - timeindex.go: TimeIndex, the same index buffer by buffer (for
 //     zero-size buffers and ExecuTorch's objects); Placed, SortPlaced.
 //   - gapwalk.go: GapWalk over spans sorted by offset and the gap choices:

@@ -26,7 +26,7 @@ import (
 // conflict list, as OmniMalloc does. Past that (idealloc's Y_1 has 180
 // million pairs, 1.4 GB of lists) it keeps none: a decode then finds the
 // placed buffers live with each one through an index over time
-// (kernel.CompIndex, which gives their address ranges merged into
+// (kernel.FitIndex, which gives their address ranges merged into
 // components), and conflicts are tested from the lifetimes. Both paths
 // give the same offsets: the lowest first-fit offset depends only on the
 // union of the occupied ranges and on where zero-size buffers sit, which
@@ -45,7 +45,7 @@ type Placer struct {
 	deg   []int32
 	tspan *kernel.TaskSpans
 	tasks []kernel.Task
-	proto *kernel.CompIndex
+	proto *kernel.FitIndex
 	mark  []bool
 	dec   *Decoder // Place's and PlaceBelow's
 }
@@ -172,7 +172,7 @@ func (pl *Placer) indexPath(bufs []workloads.Buffer) {
 		pl.deg[i] = int32(upTo - before - 1)
 	}
 	pl.tspan = kernel.NewTaskSpans(bufs, false)
-	pl.proto = kernel.NewCompIndex(pl.tspan)
+	pl.proto = kernel.NewFitIndex(pl.tspan, true)
 	pl.tasks = make([]kernel.Task, n)
 	for i, b := range bufs {
 		pl.tasks[i] = pl.tspan.TaskOf(i, b.Size)
@@ -212,8 +212,8 @@ func (pl *Placer) Degree(i int) int {
 // Placer's own Place, PlaceBelow and PlaceFrom share one Decoder.
 type Decoder struct {
 	pl    *Placer
-	ix    *kernel.CompIndex // the index path's, built on first use
-	spans []kernel.Comp     // the list path's
+	ix    *kernel.FitIndex // the index path's, built on first use
+	spans []kernel.Comp    // the list path's
 	looks int
 }
 
@@ -314,21 +314,13 @@ func (pl *Placer) placedPeak(offsets []int64) int64 {
 // decodeIndexed is decode through an index over time: every buffer
 // already placed in offsets goes into the Decoder's index, emptied, then
 // each buffer of order goes where first fit puts it among the ranges of
-// those live with it (kernel.CompIndex.FirstFit, which stops at the first
+// those live with it (kernel.FitIndex.FirstFit, which stops at the first
 // gap that holds it rather than merging them all).
 func (d *Decoder) decodeIndexed(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
-	return d.decodeWith(ctx, order, offsets, bound, (*kernel.CompIndex).FirstFit)
-}
-
-// decodeWith is decodeIndexed finding each offset with fit.
-func (d *Decoder) decodeWith(ctx context.Context, order []int32, offsets []int64, bound int64,
-	fit func(ix *kernel.CompIndex, t *kernel.Task, size, align int64) int64) (int64, error) {
 	pl := d.pl
 	top := pl.placedPeak(offsets)
 	if d.ix == nil {
 		d.ix = pl.proto.EmptyCopy()
-		d.ix.GatherByID()
-		d.ix.CoarseHints()
 	} else {
 		d.ix.Reset()
 	}
@@ -349,7 +341,7 @@ func (d *Decoder) decodeWith(ctx context.Context, order []int32, offsets []int64
 			return 0, err
 		}
 		t := &pl.tasks[idx]
-		o := fit(ix, t, t.Size, pl.alignOf(idx))
+		o := ix.FirstFit(t, t.Size, pl.alignOf(idx))
 		offsets[idx] = o
 		if top = max(top, o+t.Size); top >= bound {
 			return top, nil

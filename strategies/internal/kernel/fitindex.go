@@ -1,0 +1,277 @@
+package kernel
+
+import "math/bits"
+
+// FitIndex answers first-fit queries as CompIndex.FirstFit does (the
+// lowest aligned offset where a buffer fits among the placed buffers
+// overlapping it in time), for callers that only ask first fits
+// (search.Placer's decodes). It splits "overlaps [a, b]" the same way:
+// lifetimes containing a (a stabbing query on a segment tree over the
+// distinct first tasks) and lifetimes starting in (a, b] (a range of ids,
+// through a compIDTree). Two things differ.
+//
+// The stabbing part: the tree is a perfect one, cut at the level whose
+// nodes span fitBlockLeaves leaves (the blocks). Nodes below it keep
+// their components merged, as CompIndex's do; nodes at or above it only
+// log the ranges placed there, and each block keeps the merged ranges of
+// every log on its path to the root, brought up to date when a buffer
+// starting in the block asks (FitIndex.block). On idealloc's Y_1 a first
+// task is covered by about 3,000 long lifetimes, whose ranges CompIndex
+// keeps in a dozen long lists along the path, among which a first fit's
+// walk goes back and forth; here they are mostly one list, and a place at
+// a high node is an append rather than a merge into a long list.
+//
+// With coarse hints (a coarseTree), the buffers starting in blocks of
+// that tree wholly inside a lifetime are not gathered by id: they are
+// among the buffers live in those blocks, whose merged ranges the coarse
+// tree keeps and the hint is computed from, so those ranges go into the
+// walk as runs, and only the ids at both ends of the lifetime are
+// gathered (fewer id-tree nodes to merge and walk).
+//
+// The answers are CompIndex's (TestFitIndexMatchesCompIndex).
+type FitIndex struct {
+	*TaskSpans
+	leaves int32 // a power of two >= the number of first tasks
+	nb     int32 // blocks: the nodes nb .. 2nb-1 span a block each
+	depth  int   // the nodes on a block's path to the root, itself included
+	// Node v's room is pool[node[v].ptr:node[v+1].ptr], as many entries
+	// as buffers have v among their canonical nodes. A fine node
+	// (2nb <= v < 2*leaves) keeps its components there, merged, in
+	// pool[node[v].ptr:][:node[v].len]; a coarse one (1 <= v < 2nb) logs
+	// the ranges placed there, in order. (node[v].up is not used.)
+	node []segNode
+	pool []Comp
+	// blocks[k] holds the merged ranges of the logs on block k's path;
+	// seen[k*depth+j] is how much of the log j levels above the block
+	// is in them.
+	blocks []fitBlock
+	seen   []int32
+
+	placed []Comp // placed[id]; Lo is -1 until id is placed
+	all    denseSet
+	byID   *compIDTree
+	coarse *coarseTree
+
+	scratch, merged []Comp
+	fitRuns         [][]Comp
+	hintRuns        [][]Comp
+	next            []int64
+}
+
+// fitBlock is a block's merged ranges: set, and pend, the ranges logged
+// since set was last rebuilt, kept apart (and merged among themselves)
+// until they number 1/fitPendShare of set, as one merge rewrites set.
+type fitBlock struct{ set, pend []Comp }
+
+// fitBlockLeaves is the leaves a block spans (a power of two): smaller
+// blocks take more merges a place (a long lifetime's range goes into
+// every block under its coarse nodes), larger ones leave more ranges in
+// the fine nodes' lists. On Y_1 (52,854 first tasks), one decode ran 568 M
+// instructions with 1,024, 573 M with 2,048 and about 600 M with 512
+// (cachegrind, fitPendShare 8).
+const fitBlockLeaves = 1024
+
+// fitPendShare: a block merges its pending ranges into its set once they
+// number at least len(set)/fitPendShare. On Y_1, 2 ran 556 M
+// instructions a decode, 4 560 M, 8 568 M and 32 922 M.
+const fitPendShare = 2
+
+// NewFitIndex returns an empty index over the spans ts, gathering the
+// buffers starting inside a lifetime by id ranges (compIDTree) where
+// ts.GatherByIDPays, and giving coarse hints (CompIndex.CoarseHints)
+// where hints is set.
+func NewFitIndex(ts *TaskSpans, hints bool) *FitIndex {
+	return newFitIndex(ts, hints, fitBlockLeaves)
+}
+
+// newFitIndex is NewFitIndex with blocks of block leaves (a power of two).
+func newFitIndex(ts *TaskSpans, hints bool, block int32) *FitIndex {
+	d := ts.Tasks()
+	leaves := int32(1)
+	for leaves < d {
+		leaves *= 2
+	}
+	nb := max(1, leaves/block)
+	ix := &FitIndex{TaskSpans: ts, leaves: leaves, nb: nb, depth: bits.Len32(uint32(nb)),
+		node: make([]segNode, 2*leaves+1)}
+	ix.pool = make([]Comp, countCanonical(ix.node, ts.Span, leaves))
+	ix.blocks = make([]fitBlock, nb)
+	ix.seen = make([]int32, int(nb)*ix.depth)
+	ix.placed = make([]Comp, len(ts.ID))
+	for id := range ix.placed {
+		ix.placed[id].Lo = -1
+	}
+	ix.all = newDenseSet(len(ts.ID))
+	if ts.GatherByIDPays() {
+		ix.byID = newCompIDTree(int32(len(ts.ID)))
+	}
+	if hints {
+		ix.coarse = newCoarseTree(d)
+	}
+	return ix
+}
+
+// EmptyCopy returns an empty index over the same spans, with the same
+// layout and options, sharing nothing that Place changes.
+func (ix *FitIndex) EmptyCopy() *FitIndex {
+	c := *ix
+	c.node = append([]segNode(nil), ix.node...)
+	c.pool = make([]Comp, len(ix.pool))
+	c.blocks = make([]fitBlock, len(ix.blocks))
+	c.seen = make([]int32, len(ix.seen))
+	c.placed = make([]Comp, len(ix.placed))
+	c.all = newDenseSet(len(ix.placed))
+	if ix.byID != nil {
+		c.byID = newCompIDTree(int32(len(ix.placed)))
+	}
+	if ix.coarse != nil {
+		c.coarse = ix.coarse.emptyCopy()
+	}
+	c.scratch, c.merged, c.fitRuns, c.hintRuns, c.next = nil, nil, nil, nil, nil
+	c.Reset()
+	return &c
+}
+
+// Reset empties ix for a new round of Place calls, keeping its storage.
+func (ix *FitIndex) Reset() {
+	for v := range ix.node {
+		ix.node[v].len = 0
+	}
+	for k := range ix.blocks {
+		b := &ix.blocks[k]
+		b.set, b.pend = b.set[:0], b.pend[:0]
+	}
+	clear(ix.seen)
+	resetPlaced(ix.placed, &ix.all, ix.byID, ix.coarse)
+}
+
+// Place records buffer t, placed at c.
+func (ix *FitIndex) Place(t *Task, c Comp) {
+	notePlaced(ix.placed, &ix.all, ix.byID, ix.coarse, t, c)
+	fine := 2 * ix.nb
+	for l, r := t.A+ix.leaves, t.B+ix.leaves+1; l < r; l, r = l>>1, r>>1 {
+		if l&1 == 1 {
+			ix.add(l, fine, c)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			ix.add(r, fine, c)
+		}
+	}
+}
+
+// add merges c into fine node v, or logs it at coarse node v.
+func (ix *FitIndex) add(v, fine int32, c Comp) {
+	nd := &ix.node[v]
+	if v < fine {
+		ix.pool[nd.ptr+nd.len] = c
+		nd.len++
+		return
+	}
+	// The capacity is the node's room, so this never reallocates.
+	nd.len = int32(len(MergeComp(ix.pool[nd.ptr:nd.ptr+nd.len:ix.node[v+1].ptr], c)))
+}
+
+// block brings block k's ranges up to date with the logs on its path and
+// returns it.
+func (ix *FitIndex) block(k int32) *fitBlock {
+	b := &ix.blocks[k]
+	seen := ix.seen[int(k)*ix.depth:][:ix.depth]
+	for j, u := 0, ix.nb+k; u >= 1; j, u = j+1, u>>1 {
+		nd := ix.node[u]
+		for _, c := range ix.pool[nd.ptr+seen[j] : nd.ptr+nd.len] {
+			b.pend = MergeComp(b.pend, c)
+		}
+		seen[j] = nd.len
+	}
+	if len(b.pend) > 0 && len(b.pend)*fitPendShare >= len(b.set) {
+		merged := mergeRanges(ix.merged[:0], b.set, b.pend)
+		ix.merged, b.set, b.pend = b.set[:0], merged, b.pend[:0]
+	}
+	return b
+}
+
+// mergeRanges appends to out the union of x and y (each sorted and
+// disjoint), ranges that overlap or touch joined as MergeComp joins them.
+func mergeRanges(out, x, y []Comp) []Comp {
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		var c Comp
+		if j == len(y) || i < len(x) && x[i].Lo <= y[j].Lo {
+			c = x[i]
+			i++
+		} else {
+			c = y[j]
+			j++
+		}
+		if k := len(out) - 1; k >= 0 && c.Lo <= out[k].Hi {
+			out[k].Hi = max(out[k].Hi, c.Hi)
+		} else {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// FirstFit returns where a buffer of span t goes under the first-fit
+// rule among the placed buffers overlapping it in time: what
+// CompIndex.FirstFit returns given the same placements.
+func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
+	if size <= 0 {
+		return 0 // the first gap, [0, ...), holds it
+	}
+	if ix.all.covers(t.A, t.B) {
+		ix.scratch = ix.all.set.gapSpans(ix.scratch[:0], size)
+		return FirstFit(ix.scratch, size, align)
+	}
+	runs := ix.fitRuns[:0]
+	small := ix.scratch[:0]
+	// The buffers starting in (a, b] are ids lo..hi-1; those starting in
+	// blocks of the coarse tree wholly inside the span, ids mlo..mhi-1,
+	// are among the buffers live in those blocks, whose merged ranges the
+	// coarse tree keeps: those go instead, as runs, and give the walk its
+	// start (coarseTree.hint).
+	var from int64
+	lo, hi := t.RLo, t.RHi
+	mlo, mhi := hi, hi
+	if ix.coarse != nil {
+		if blo, bhi := ix.coarse.inside(t.A, t.B); blo <= bhi {
+			runs = ix.coarse.appendRuns(runs, blo, bhi)
+			ix.hintRuns = append(ix.hintRuns[:0], runs...)
+			from, ix.next = lazyFirstFit(ix.hintRuns, ix.next, 0, size, align)
+			mlo = ix.StartPtr[blo<<ix.coarse.shift]
+			mhi = ix.StartPtr[min((bhi+1)<<ix.coarse.shift, ix.Tasks())]
+		}
+	}
+	v := t.A + ix.leaves
+	for fine := 2 * ix.nb; v >= fine; v >>= 1 {
+		nd := ix.node[v]
+		if c := ix.pool[nd.ptr : nd.ptr+nd.len]; nd.len > smallRun {
+			runs = append(runs, c)
+		} else {
+			small = appendEndingAfter(small, c, from)
+		}
+	}
+	b := ix.block(v - ix.nb)
+	for _, c := range [2][]Comp{b.set, b.pend} {
+		if len(c) > smallRun {
+			runs = append(runs, c)
+		} else {
+			small = appendEndingAfter(small, c, from)
+		}
+	}
+	for _, r := range [2][2]int32{{lo, mlo}, {mhi, hi}} {
+		if r[0] >= r[1] {
+			continue
+		}
+		loose := ix.placed[r[0]:r[1]]
+		if ix.byID != nil {
+			runs, loose = ix.byID.gatherRuns(runs, ix.placed, r[0], r[1], syncShare)
+		}
+		small = appendEndingAfter(small, loose, from)
+	}
+	var off int64
+	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align)
+	return off
+}
