@@ -87,7 +87,7 @@ func (t *coarseTree) hint(a, b int32, size, align int64) int64 {
 		}
 	}
 	t.runs = runs
-	y, next := lazyFirstFit(runs, t.next, 0, size, align)
+	y, next := lazyFirstFit(runs, t.next, 0, size, align, nil, 0)
 	t.next = next
 	return y
 }
