@@ -873,11 +873,7 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		}
 		node := order[top[int(rnd.next())%len(top)]]
 
-		if g.lists() {
-			picks.gather(g, pos, order, node)
-		} else {
-			picks.gatherSpans(g, pos, order, node)
-		}
+		picks.fill(g, pos, order, node)
 		if len(picks.first) == 0 {
 			continue
 		}
@@ -1343,6 +1339,27 @@ type usmpPicks struct {
 	// gatherSpans' Fenwick trees over time: the first and last points
 	// of the lifetimes counted.
 	starts, ends []int32
+	// The node and the order the lists were gathered for (fill); valid
+	// once filled.
+	forNode  int32
+	forOrder []int32
+	filled   bool
+}
+
+// fill gathers the lists for node (gather, or gatherSpans without the
+// lists) unless they are those of the last fill: the same node in the
+// same order, as after an attempt that was rejected, which went back to
+// the order the one before left, give the same lists.
+func (p *usmpPicks) fill(g *usmpGraph, pos, order []int32, node int32) {
+	if p.filled && node == p.forNode && slices.Equal(order, p.forOrder) {
+		return
+	}
+	if g.lists() {
+		p.gather(g, pos, order, node)
+	} else {
+		p.gatherSpans(g, pos, order, node)
+	}
+	p.forNode, p.forOrder, p.filled = node, append(p.forOrder[:0], order...), true
 }
 
 func newUSMPPicks(n int) *usmpPicks { return &usmpPicks{count: make([]int64, n)} }
