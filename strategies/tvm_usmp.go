@@ -873,11 +873,7 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 		}
 		node := order[top[int(rnd.next())%len(top)]]
 
-		if g.lists() {
-			picks.gather(g, pos, order, node)
-		} else {
-			picks.gatherSpans(g, pos, order, node)
-		}
+		picks.fill(g, pos, order, node)
 		if len(picks.first) == 0 {
 			continue
 		}
@@ -931,7 +927,16 @@ type usmpAlloc struct {
 // the buffer's old end, before and after: nothing below that end is
 // freed or taken, and no new end below it appears (the walk's result is
 // the lowest end that clears; one above the old place cannot be lower).
-// The others are placed again. A rejected attempt that undoes the swap
+// The others are placed again. In one unbounded pool, one that did not
+// move in the order walks only where it can land below its old place o:
+// every offset y < o was blocked by a conflict placed before it, and y is
+// free now only if all its blockers are gone from there; a blocker is a
+// closed range [lo, hi] with hi > y and y+size > lo, so y lies in a window
+// [lo-size+1, hi) of a range that a conflict held in the last pass and
+// left (one placed elsewhere this pass, or moved by a swap: rm). The walk
+// jumps over the offsets below o outside those windows
+// (kernel.CompIndex.FirstFitWindows) and goes on from o as before.
+// A rejected attempt that undoes the swap
 // before it goes back to the order the rolled-back pass was placed in, so
 // that pass becomes the last one (revert). The index of a pass's placed
 // buffers is reset, not rebuilt, each pass (kernel.CompIndex.Reset), and
@@ -975,8 +980,15 @@ type usmpPass struct {
 	// the index; placeSpans puts them there before it asks, so that
 	// those after the last buffer placed again never go in.
 	held []int32
-	deg  []int32 // g.degrees()
-	high []int64 // run's pool sizes so far, where it may stop
+	// rm, in one unbounded pool past the first pass: the ranges the
+	// buffers placed elsewhere this pass (and those swaps moved) held in
+	// the last pass, for windows; gone[i] == epoch: i's range is in rm.
+	rm     *kernel.CompIndex
+	rmLive bool // rm is in use this pass
+	gone   []int32
+	wins   []kernel.Comp
+	deg    []int32 // g.degrees()
+	high   []int64 // run's pool sizes so far, where it may stop
 }
 
 func newUSMPPass(g *usmpGraph, order, pos []int32) *usmpPass {
@@ -1057,8 +1069,18 @@ func (ps *usmpPass) run(ctx context.Context, stop int64) (usmpAlloc, bool, error
 		for _, i := range ps.swaps {
 			ps.mark[i], ps.low[i] = ps.epoch, -1
 		}
+		if ps.rmLive = ps.plain && ps.ix != nil; ps.rmLive {
+			if ps.rm == nil {
+				ps.rm, ps.gone = ps.empty.EmptyCopy(), make([]int32, n)
+			} else {
+				ps.rm.Reset()
+			}
+			for _, i := range ps.swaps {
+				ps.remove(cur, i)
+			}
+		}
 	} else {
-		ps.dirty = 0
+		ps.dirty, ps.rmLive = 0, false
 	}
 	clear(ps.fresh)
 	ps.held = ps.held[:0]
@@ -1099,6 +1121,9 @@ func (ps *usmpPass) run(ctx context.Context, stop int64) (usmpAlloc, bool, error
 		}
 		if !full && (off != cur.off[i] || nope != cur.nope[i] || ps.low[i] < 0) {
 			ps.touch(i, min(off, cur.off[i]))
+			if ps.rmLive && off != cur.off[i] {
+				ps.remove(cur, i)
+			}
 		}
 		cur.off[i], cur.nope[i] = off, nope
 		cur.unfit = cur.unfit || nope
@@ -1108,6 +1133,40 @@ func (ps *usmpPass) run(ctx context.Context, stop int64) (usmpAlloc, bool, error
 	}
 	ps.last, ps.dirty, ps.swaps = cur, int32(n), ps.swaps[:0]
 	return cur, false, nil
+}
+
+// remove records in ps.rm the range buffer i held in the last pass (its
+// place in cur, before it is placed again), once a pass.
+func (ps *usmpPass) remove(cur usmpAlloc, i int32) {
+	if ps.gone[i] == ps.epoch {
+		return
+	}
+	ps.gone[i] = ps.epoch
+	g := ps.g
+	ps.rm.Place(&g.tasks[i], kernel.Comp{Lo: cur.off[i], Hi: AlignUp(cur.off[i]+g.size[i], g.align)})
+}
+
+// windows returns, for buffer i, the offsets below upTo (its last place)
+// that may hold it now, as sorted, disjoint windows [Lo, Hi) from above
+// up (usmpPass: those a range in ps.rm of a buffer overlapping it in time
+// blocked), in ps.wins' storage.
+func (ps *usmpPass) windows(i int32, upTo, above int64) []kernel.Comp {
+	size := ps.g.size[i]
+	ps.comps = ps.rm.Overlapping(ps.comps[:0], &ps.g.tasks[i])
+	wins := ps.wins[:0]
+	for _, c := range ps.comps { // sorted by Lo
+		lo, hi := max(above, c.Lo-size+1), min(c.Hi, upTo)
+		if lo >= hi {
+			continue
+		}
+		if n := len(wins); n > 0 && lo <= wins[n-1].Hi {
+			wins[n-1].Hi = max(wins[n-1].Hi, hi)
+		} else {
+			wins = append(wins, kernel.Comp{Lo: lo, Hi: hi})
+		}
+	}
+	ps.wins = wins
+	return wins
 }
 
 // reaches raises buffer i's pool's size in ps.high to its end in cur,
@@ -1194,8 +1253,15 @@ func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32, above int64) (int64, bool
 	t := &g.tasks[i]
 	if ps.plain {
 		// No pool to check against the top: the lowest gap that holds
-		// the buffer, found without merging all the components.
-		off := ix.FirstFitAbove(t, size, 1, above)
+		// the buffer, found without merging all the components; below
+		// its last place, only in the windows a removal opened.
+		var off int64
+		if ps.rmLive && ps.low[i] >= 0 {
+			o := cur.off[i]
+			off = ix.FirstFitWindows(t, size, 1, ps.windows(i, o, above), o)
+		} else {
+			off = ix.FirstFitAbove(t, size, 1, above)
+		}
 		ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
 		return off, false
 	}
@@ -1273,6 +1339,27 @@ type usmpPicks struct {
 	// gatherSpans' Fenwick trees over time: the first and last points
 	// of the lifetimes counted.
 	starts, ends []int32
+	// The node and the order the lists were gathered for (fill); valid
+	// once filled.
+	forNode  int32
+	forOrder []int32
+	filled   bool
+}
+
+// fill gathers the lists for node (gather, or gatherSpans without the
+// lists) unless they are those of the last fill: the same node in the
+// same order, as after an attempt that was rejected, which went back to
+// the order the one before left, give the same lists.
+func (p *usmpPicks) fill(g *usmpGraph, pos, order []int32, node int32) {
+	if p.filled && node == p.forNode && slices.Equal(order, p.forOrder) {
+		return
+	}
+	if g.lists() {
+		p.gather(g, pos, order, node)
+	} else {
+		p.gatherSpans(g, pos, order, node)
+	}
+	p.forNode, p.forOrder, p.filled = node, append(p.forOrder[:0], order...), true
 }
 
 func newUSMPPicks(n int) *usmpPicks { return &usmpPicks{count: make([]int64, n)} }

@@ -76,7 +76,7 @@ func (t *coarseTree) hint(a, b int32, size, align int64) int64 {
 		return 0
 	}
 	t.runs = t.appendRuns(t.runs[:0], lo, hi)
-	y, next := lazyFirstFit(t.runs, t.next, 0, size, align)
+	y, next := lazyFirstFit(t.runs, t.next, 0, size, align, nil, 0)
 	t.next = next
 	return y
 }

@@ -25,18 +25,36 @@ func (ix *CompIndex) FirstFit(t *Task, size, align int64) int64 {
 // below above (aligned, >= 0) holds the buffer: the walk starts there, or
 // at the coarse hint if that is higher.
 func (ix *CompIndex) FirstFitAbove(t *Task, size, align, above int64) int64 {
+	return ix.FirstFitWindows(t, size, align, nil, above)
+}
+
+// FirstFitWindows is FirstFit for a caller that knows no aligned offset
+// below upTo (aligned, >= 0) holds the buffer unless it lies in one of
+// wins: sorted, disjoint offset windows [Lo, Hi) (FirstFitAbove: none).
+// The walk starts at the first window, or at upTo, or at the coarse hint
+// if that is higher, and jumps over the offsets below upTo outside the
+// windows, which blocked offsets are (ranges that end by a jump's target
+// are passed as by any move).
+func (ix *CompIndex) FirstFitWindows(t *Task, size, align int64, wins []Comp, upTo int64) int64 {
 	if size <= 0 {
 		return 0 // the first gap, [0, ...), holds it
 	}
 	if ix.all.covers(t.A, t.B) {
 		// One merged set: its blocks without a long enough gap go whole.
 		ix.scratch = ix.all.set.gapSpans(ix.scratch[:0], size)
-		return FirstFit(ix.scratch, size, align)
+		if upTo == 0 {
+			return FirstFit(ix.scratch, size, align)
+		}
+		ix.fitRuns = append(ix.fitRuns[:0], ix.scratch)
+		off, next := lazyFirstFit(ix.fitRuns, ix.next, settle(0, align, wins, upTo), size, align, wins, upTo)
+		ix.next = next
+		return off
 	}
-	from := above
+	var from int64
 	if ix.coarse != nil {
-		from = max(from, ix.coarse.hint(t.A, t.B, size, align))
+		from = ix.coarse.hint(t.A, t.B, size, align)
 	}
+	from = settle(from, align, wins, upTo)
 	// Ranges that end by from block no offset from there up: the runs
 	// start after them, and the small ones are left out.
 	runs := ix.fitRuns[:0]
@@ -58,19 +76,40 @@ func (ix *CompIndex) FirstFitAbove(t *Task, size, align, above int64) int64 {
 		small = appendEndingAfter(small, loose, from)
 	}
 	var off int64
-	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align)
+	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align, wins, upTo)
 	return off
 }
 
 // walkRuns is lazyFirstFit over runs and the ranges of small (unsorted,
-// none ending by from) as one more run; it returns its scratch for reuse.
-func walkRuns(runs [][]Comp, small []Comp, next []int64, from, size, align int64) ([]Comp, [][]Comp, []int64, int64) {
+// none ending by from) as one more run, with FirstFitWindows' wins and
+// upTo (none: nil, 0); it returns its scratch for reuse.
+func walkRuns(runs [][]Comp, small []Comp, next []int64, from, size, align int64, wins []Comp, upTo int64) ([]Comp, [][]Comp, []int64, int64) {
 	if len(small) > 0 {
 		SortComps(small)
 		runs = append(runs, mergeSorted(small))
 	}
-	off, next := lazyFirstFit(runs, next, from, size, align)
+	off, next := lazyFirstFit(runs, next, from, size, align, wins, upTo)
 	return small, runs, next, off
+}
+
+// settle returns the lowest aligned offset at or above y that may hold
+// the buffer given what FirstFitWindows' caller knows: y itself from upTo
+// up or inside a window, else the start of the next window (aligned), else
+// upTo.
+func settle(y, align int64, wins []Comp, upTo int64) int64 {
+	for _, w := range wins {
+		if y >= upTo {
+			return y
+		}
+		if y >= w.Hi {
+			continue
+		}
+		// y is aligned: inside the window it stays.
+		if a := max(y, AlignUp(w.Lo, align)); a < w.Hi {
+			return min(a, upTo)
+		}
+	}
+	return max(y, upTo)
 }
 
 // appendEndingAfter appends the ranges of placed buffers among ps
@@ -103,9 +142,11 @@ const smallRun = 2
 // Each run keeps a cursor at its first range ending above y (ranges
 // ending by y block no later y) and that range's start in next, which
 // blocks only once y+size passes it: a run is looked at again only then.
-// Cursors move one range at a time: most moves pass one or two. It
-// consumes runs; next is scratch, returned for reuse.
-func lazyFirstFit(runs [][]Comp, next []int64, from, size, align int64) (int64, []int64) {
+// Cursors move one range at a time: most moves pass one or two. Below
+// upTo, y only takes offsets inside wins (FirstFitWindows; from is
+// settled already): a move that ends outside them jumps on. It consumes
+// runs; next is scratch, returned for reuse.
+func lazyFirstFit(runs [][]Comp, next []int64, from, size, align int64, wins []Comp, upTo int64) (int64, []int64) {
 	next = next[:0]
 	for r, run := range runs {
 		if from > 0 {
@@ -136,6 +177,12 @@ func lazyFirstFit(runs [][]Comp, next []int64, from, size, align int64) (int64, 
 					break
 				}
 				y = AlignUp(run[i].Hi, align)
+				if y < upTo {
+					for len(wins) > 0 && wins[0].Hi <= y {
+						wins = wins[1:]
+					}
+					y = settle(y, align, wins, upTo)
+				}
 				clear = 0
 				i++
 			}

@@ -36,7 +36,34 @@ func randomSpanBuffers(rng *rand.Rand, n, span, kind int, sizes []int64) []workl
 // touching ranges, alignments, and buffers placed both where first fit
 // puts them and anywhere (overlapping others), as planners other than
 // first fit do; FirstFitAbove from any aligned offset up to the answer
-// gives the answer.
+// gives the answer, and so does FirstFitWindows with windows that hold
+// the answer where it lies below their bound.
+// randomWindows returns up to four sorted, disjoint windows [Lo, Hi)
+// within [0, upTo), one of them holding want where want < upTo: what
+// FirstFitWindows' caller may know when want is the first fit.
+func randomWindows(rng *rand.Rand, want, upTo int64) []Comp {
+	var ws []Comp
+	if upTo > 0 {
+		for range rng.IntN(4) {
+			lo := rng.Int64N(upTo)
+			ws = append(ws, Comp{lo, lo + 1 + rng.Int64N(upTo-lo)})
+		}
+	}
+	if want < upTo {
+		ws = append(ws, Comp{max(0, want-rng.Int64N(40)), want + 1 + rng.Int64N(40)})
+	}
+	SortComps(ws)
+	var out []Comp
+	for _, w := range ws {
+		if n := len(out); n > 0 && w.Lo <= out[n-1].Hi {
+			out[n-1].Hi = max(out[n-1].Hi, w.Hi)
+		} else {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func TestCompIndexFirstFit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 26))
 	pick := rand.New(rand.NewPCG(20, 27)) // FirstFitAbove's bounds, apart from rng's cases
@@ -66,6 +93,13 @@ func TestCompIndexFirstFit(t *testing.T) {
 				// Any aligned offset up to the answer is a valid lower bound.
 				if above := align * pick.Int64N(want/align+1); ix.FirstFitAbove(&tk, tk.Size, align, above) != want {
 					t.Fatalf("trial %d, buffer %d size %d align %d: FirstFitAbove %d differs from %d", trial, i, tk.Size, align, above, want)
+				}
+				// Windows around the answer below any aligned upTo.
+				upTo := align * pick.Int64N(want/align+3)
+				wins := randomWindows(pick, want, upTo)
+				if got := ix.FirstFitWindows(&tk, tk.Size, align, wins, upTo); got != want {
+					t.Fatalf("trial %d, buffer %d size %d align %d: FirstFitWindows %v below %d gives %d, first fit %d",
+						trial, i, tk.Size, align, wins, upTo, got, want)
 				}
 				if ix.coarse != nil && tk.Size > 0 {
 					if h := ix.coarse.hint(tk.A, tk.B, tk.Size, align); h > want || h%align != 0 {

@@ -239,7 +239,7 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 		if blo, bhi := ix.coarse.inside(t.A, t.B); blo <= bhi {
 			runs = ix.coarse.appendRuns(runs, blo, bhi)
 			ix.hintRuns = append(ix.hintRuns[:0], runs...)
-			from, ix.next = lazyFirstFit(ix.hintRuns, ix.next, 0, size, align)
+			from, ix.next = lazyFirstFit(ix.hintRuns, ix.next, 0, size, align, nil, 0)
 			mlo = ix.StartPtr[blo<<ix.coarse.shift]
 			mhi = ix.StartPtr[min((bhi+1)<<ix.coarse.shift, ix.Tasks())]
 		}
@@ -272,6 +272,6 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 		small = appendEndingAfter(small, loose, from)
 	}
 	var off int64
-	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align)
+	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align, nil, 0)
 	return off
 }
