@@ -90,6 +90,21 @@ type traceEvent struct {
 //     the capacity slo comes to hands its search over to the question
 //     at slo.
 //
+// Each probe also restarts (issue 24, fourth round): after its first
+// step, which the static orders take, its steps go to searches whose
+// static orders are perturbed (perturb) while they have had less than
+// restartShare times the static orders' nodes. The restarts' lengths
+// follow Luby's sequence in steps (luby); each takes the latest seed
+// that found a plan and the probe has not tried, else a new one
+// (nextSeed). A capacity search's cost is heavy-tailed in its order:
+// from the root, TWA perturbed by 40 seeds found plans within 4,000
+// nodes where the static order took 13,495 to 42,536 or found none in
+// 40,000 (MiniMalloc's D at 1,024,000: 5 seeds, in 496 to 498 nodes;
+// J at 1,026,048: 4 seeds, 441 to 1,215 nodes), and a seed that finds a
+// plan at one capacity often finds one at others. A restart is as
+// complete as the static search, so one that ends without a plan rules
+// its capacity out too.
+//
 // The bands this replaced (issue 24) gave every capacity within a
 // round's reach of three anchors the same limit, which doubled every
 // round: on D the probe at 1,025,024 had 20,463 nodes of 735,000.
@@ -320,8 +335,13 @@ func (sv *solver) stepProbe(pr *probe, n int64, ev traceEvent) outcome {
 
 // restartShare is how many nodes of a probe its restarts get for each
 // node of the static orders' search, which has the probe's first step
-// and keeps a quarter, for the capacities it finds in a few steps
-// (MiniMalloc's J: 1,032,192 in 1,123 TWA nodes; D: 1,031,168 in 801).
+// and then one in four, for the capacities it finds in a few steps
+// (MiniMalloc's J: 1,032,192 in 1,123 TWA nodes, 1,029,120 in 6,918;
+// D: 1,031,168 in 801). Giving the static orders more first steps
+// trades D for J: with the first two theirs, D's 1,024,000 came at
+// 151,268 nodes (189,256 with one) but J's 1,029,120 not within
+// 400,000 (378,281 with one); with the first four, J's came at 231,662
+// and D's not within 500,000 (249,138 and 499,940 before restarts).
 const restartShare = 3
 
 // perturbSwap sets how much a restart's order is perturbed: each adjacent
