@@ -31,7 +31,9 @@
 // probe at depth d weighing 1/d in a weighted fair queue of small steps,
 // so that a probe on a hard capacity does not hold the others up and a
 // probe near the best plan searches as capacity mode would at a known
-// fraction of its speed (minimise.go).
+// fraction of its speed; three quarters of a probe's nodes go to
+// restarts with perturbed orders, of Luby's lengths, the seeds that
+// found plans tried first (minimise.go).
 // A plan found at C lowers the upper bound; a complete search
 // that finds none proves the bound C+1, rounded up to the quantum that
 // divides every canonical footprint (quantumOf). Before minimising, the
@@ -288,6 +290,10 @@ type solver struct {
 	// on MiniMalloc's D and J one order (TWA) finds nearly every plan
 	// below the first ones, the others none in 30,000 nodes.
 	wins [3]int64
+	// seeds counts the perturbed orders used; winners are those that
+	// found plans, the latest first.
+	seeds   uint64
+	winners []uint64
 }
 
 // maxWins caps what an order's wins count for: an order with none keeps

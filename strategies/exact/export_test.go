@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"membench/strategies"
 	"membench/workloads"
 )
 
@@ -169,3 +170,40 @@ var EqualSubs = equalSubs
 
 // LargeHeuristics are the planners of a problem too large to search.
 var LargeHeuristics = largeHeuristics
+
+// SearchSeeded runs one search of order heur (TWA, WAT or TAW), its
+// order perturbed by seed as minimise's restarts perturb it (0: the
+// static order), on every part of p within capacity c, with no node
+// limit; it reports whether every part fits, and checks the plan.
+func SearchSeeded(p *workloads.Problem, heur string, seed uint64, c int64) (bool, error) {
+	in, err := newInstance(context.Background(), p)
+	if err != nil {
+		return false, err
+	}
+	offs := make([]int64, len(p.Buffers))
+	for i, b := range p.Buffers {
+		offs[i], _ = p.FixedOf(i)
+		if b.Size == 0 && offs[i] < 0 {
+			offs[i] = 0
+		}
+	}
+	for pi := range in.parts {
+		pt := &in.parts[pi]
+		s := newSearcher(in, heur)
+		s.seed, s.b = seed, &budget{ctx: context.Background(), nodes: -1}
+		switch s.solve(pt, c, 1<<40) {
+		case infeasible:
+			return false, nil
+		case aborted:
+			return false, fmt.Errorf("part %d: aborted", pi)
+		}
+		for _, k := range pt.bufs {
+			offs[in.idx[k]] = s.offsets()[k]
+		}
+	}
+	plan := &strategies.Plan{Offsets: offs, Footprint: strategies.Footprint(p.Buffers, offs)}
+	if plan.Footprint > c {
+		return false, fmt.Errorf("footprint %d above %d", plan.Footprint, c)
+	}
+	return true, strategies.Validate(p, plan)
+}

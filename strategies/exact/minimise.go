@@ -1,10 +1,39 @@
 package exact
 
+import (
+	"math/rand/v2"
+	"slices"
+)
+
 // probe is a capacity question below the best plan, kept paused between
 // its turns so that no node of it is searched twice.
 type probe struct {
 	tr    *trial
 	given int64 // the nodes given so far
+	// restarts: the probe also searches with perturbed orders
+	// (perturb): rs is the current restart, its gen-th, with rsGiven
+	// nodes of its luby(gen) steps; perturbed counts the nodes of all
+	// of them, tried their seeds.
+	restarts  bool
+	rs        *trial
+	gen       int64
+	rsGiven   int64
+	perturbed int64
+	tried     []uint64
+}
+
+// close gives up pr's searches.
+func (pr *probe) close() {
+	pr.tr.close()
+	pr.dropRestart()
+}
+
+// dropRestart gives up pr's current restart.
+func (pr *probe) dropRestart() {
+	if pr.rs != nil {
+		pr.rs.close()
+		pr.rs = nil
+	}
 }
 
 // traceEvent is one step of minimise, as its trace hears of it.
@@ -19,6 +48,9 @@ type traceEvent struct {
 	Res        outcome
 	Lo, Hi     int64 // the bound and best footprint after the step
 	Total      int64 // the nodes of the whole run after the step
+	// Seed is the perturbation of the step's search, 0 for the static
+	// orders (perturb).
+	Seed uint64
 }
 
 // minimise narrows [lo, hi] until the bounds meet or the budget ends.
@@ -58,6 +90,21 @@ type traceEvent struct {
 //     the capacity slo comes to hands its search over to the question
 //     at slo.
 //
+// Each probe also restarts (issue 24, fourth round): after its first
+// step, which the static orders take, its steps go to searches whose
+// static orders are perturbed (perturb) while they have had less than
+// restartShare times the static orders' nodes. The restarts' lengths
+// follow Luby's sequence in steps (luby); each takes the latest seed
+// that found a plan and the probe has not tried, else a new one
+// (nextSeed). A capacity search's cost is heavy-tailed in its order:
+// from the root, TWA perturbed by 40 seeds found plans within 4,000
+// nodes where the static order took 13,495 to 42,536 or found none in
+// 40,000 (MiniMalloc's D at 1,024,000: 5 seeds, in 496 to 498 nodes;
+// J at 1,026,048: 4 seeds, 441 to 1,215 nodes), and a seed that finds a
+// plan at one capacity often finds one at others. A restart is as
+// complete as the static search, so one that ends without a plan rules
+// its capacity out too.
+//
 // The bands this replaced (issue 24) gave every capacity within a
 // round's reach of three anchors the same limit, which doubled every
 // round: on D the probe at 1,025,024 had 20,463 nodes of 735,000.
@@ -69,10 +116,10 @@ func (sv *solver) minimise() {
 	var probesGiven int64
 	defer func() {
 		if proof != nil {
-			proof.tr.close()
+			proof.close()
 		}
 		for _, pr := range pool {
-			pr.tr.close()
+			pr.close()
 		}
 	}()
 	// improvedAt is when the best plan last improved, in nodes since
@@ -95,18 +142,20 @@ func (sv *solver) minimise() {
 		}
 		for c, pr := range pool {
 			if c >= sv.hi || c < sv.slo || (c != sv.slo && (top-c)/q+1 > maxDepth(g)) {
-				pr.tr.close()
+				pr.close()
 				delete(pool, c)
 			}
 		}
 		if proof != nil && proof.tr.c != sv.slo {
-			proof.tr.close()
+			proof.close()
 			proof = nil
 		}
 		if proof == nil {
 			// A probe at the new slo hands over what it searched.
 			if proof = pool[sv.slo]; proof != nil {
 				delete(pool, sv.slo)
+				proof.dropRestart()
+				proof.restarts = false
 			} else {
 				proof = &probe{tr: sv.newTrial(sv.slo)}
 			}
@@ -135,20 +184,20 @@ func (sv *solver) minimise() {
 				limit *= 2
 			}
 			if res != aborted {
-				proof.tr.close()
+				proof.close()
 				proof = nil
 			}
 		} else {
 			c := top - (d-1)*q
 			pr := pool[c]
 			if pr == nil {
-				pr = &probe{tr: sv.newTrial(c)}
+				pr = &probe{tr: sv.newTrial(c), restarts: true}
 				pr.tr.contest = true
 				pool[c] = pr
 			}
 			before := sv.nodes
 			if res := sv.stepProbe(pr, sv.baseLimit(), traceEvent{Depth: d, Top: top}); res != aborted {
-				pr.tr.close()
+				pr.close()
 				delete(pool, c)
 			}
 			probesGiven += sv.nodes - before
@@ -251,14 +300,103 @@ func proofShare(spent, improved, n int64) int64 {
 func (sv *solver) stepProbe(pr *probe, n int64, ev traceEvent) outcome {
 	c := pr.tr.c
 	before := sv.nodes
-	res := sv.step(pr.tr, n)
+	tr := pr.tr
+	if pr.restarts && pr.perturbed < restartShare*(pr.given-pr.perturbed) {
+		if pr.rs != nil && pr.rsGiven >= luby(pr.gen)*n {
+			pr.dropRestart()
+		}
+		if pr.rs == nil {
+			pr.gen++
+			pr.rs, pr.rsGiven = sv.newTrial(c), 0
+			pr.rs.seed = sv.nextSeed(pr)
+			pr.tried = append(pr.tried, pr.rs.seed)
+			pr.rs.contest = true
+		}
+		tr = pr.rs
+		pr.rsGiven += n
+		pr.perturbed += n
+	}
+	res := sv.step(tr, n)
 	if res == infeasible {
+		// A search with perturbed orders is as complete as the others.
 		sv.ruledOut(c)
+	}
+	if res == found && tr.seed != 0 {
+		sv.won(tr.seed)
 	}
 	if sv.trace != nil {
 		ev.C, ev.Given, ev.Step, ev.Nodes, ev.Res, ev.Lo, ev.Hi, ev.Total = c, pr.given, n, sv.nodes-before, res, sv.slo, sv.hi, sv.nodes
+		ev.Seed = tr.seed
 		sv.trace(ev)
 	}
 	pr.given += n
 	return res
+}
+
+// restartShare is how many nodes of a probe its restarts get for each
+// node of the static orders' search, which has the probe's first step
+// and then one in four, for the capacities it finds in a few steps
+// (MiniMalloc's J: 1,032,192 in 1,123 TWA nodes, 1,029,120 in 6,918;
+// D: 1,031,168 in 801). Giving the static orders more first steps
+// trades D for J: with the first two theirs, D's 1,024,000 came at
+// 151,268 nodes (189,256 with one) but J's 1,029,120 not within
+// 400,000 (378,281 with one); with the first four, J's came at 231,662
+// and D's not within 500,000 (249,138 and 499,940 before restarts).
+const restartShare = 3
+
+// perturbSwap sets how much a restart's order is perturbed: each adjacent
+// pair of the static order is swapped with probability 1/perturbSwap,
+// in order, so a buffer may move further. At 1/16 restarts of TWA found
+// plans on MiniMalloc's D at 1,024,000 in 5 of 40 seeds within 4,000
+// nodes; at 1/4, none of 30 within 3,000.
+const perturbSwap = 16
+
+// perturb reorders ks, a static order of n buffers, for seed (not 0).
+func perturb[T any](ks []T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, uint64(len(ks))))
+	for i := 0; i+1 < len(ks); i++ {
+		if rng.IntN(perturbSwap) == 0 {
+			ks[i], ks[i+1] = ks[i+1], ks[i]
+		}
+	}
+}
+
+// maxWinners is how many winning seeds are kept.
+const maxWinners = 8
+
+// nextSeed returns the seed of pr's next restart: the latest seed that
+// found a plan (won) and that pr has not tried, else one not used
+// before. Seeds that find a plan at one capacity often find them at
+// others (MiniMalloc's J, TWA: one seed at 1,033,216, 1,031,168,
+// 1,028,096 and 1,026,048, within 1,100 nodes each).
+func (sv *solver) nextSeed(pr *probe) uint64 {
+	for _, w := range sv.winners {
+		if !slices.Contains(pr.tried, w) {
+			return w
+		}
+	}
+	sv.seeds++
+	return sv.seeds
+}
+
+// won records that a restart with seed found a plan.
+func (sv *solver) won(seed uint64) {
+	sv.winners = slices.DeleteFunc(sv.winners, func(w uint64) bool { return w == seed })
+	sv.winners = slices.Insert(sv.winners, 0, seed)
+	sv.winners = sv.winners[:min(len(sv.winners), maxWinners)]
+}
+
+// luby returns the i-th term (from 1) of Luby's universal sequence of
+// restart lengths: 1, 1, 2, 1, 1, 2, 4, 1, ... (Luby, Sinclair and
+// Zuckerman, 1993): within a log factor of the best fixed cutoff for
+// any distribution of the searches' costs.
+func luby(i int64) int64 {
+	for k := int64(1); ; k++ {
+		if i == 1<<k-1 {
+			return 1 << (k - 1)
+		}
+		if i < 1<<k-1 {
+			return luby(i - (1<<(k-1) - 1))
+		}
+	}
 }

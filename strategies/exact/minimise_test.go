@@ -37,7 +37,7 @@ func randomProblem(rng *rand.Rand, n int) *workloads.Problem {
 func TestMinimiseSchedule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 1))
 	ctx := context.Background()
-	probed, reopened := 0, 0
+	probed, reopened, restarted, won := 0, 0, 0, 0
 	shares := map[int64]int{} // steps taken at each share of the probes
 	// MiniMalloc's D, whose optimum is open, keeps the probes busy; the
 	// random problems are mostly settled at their bound.
@@ -78,6 +78,14 @@ func TestMinimiseSchedule(t *testing.T) {
 		per := int64(1)
 		lastHi := sv.hi
 		given := map[int64]int64{} // per capacity, while its probe lives
+		// Per capacity, while its probe lives: the nodes of its
+		// restarts, its current restart's seed, number and nodes, and
+		// the seeds it tried; across probes, the seeds that found plans
+		// (the latest first) and the most used.
+		perturbed, rsGiven, gen := map[int64]int64{}, map[int64]int64{}, map[int64]int64{}
+		seedOf, tried := map[int64]uint64{}, map[int64][]uint64{}
+		var winners []uint64
+		var seeds uint64
 		fail := func(ev traceEvent, format string, args ...any) {
 			t.Helper()
 			t.Fatalf("problem %d, step %+v (slo %d, hi %d before): "+format, append([]any{i, ev, lo, hi}, args...)...)
@@ -94,6 +102,11 @@ func TestMinimiseSchedule(t *testing.T) {
 			for c := range given {
 				if c >= hi || c < lo || (top-c)/q+1 > maxDepth(g) {
 					delete(given, c)
+					delete(perturbed, c)
+					delete(seedOf, c)
+					delete(tried, c)
+					delete(rsGiven, c)
+					delete(gen, c)
 				}
 			}
 			// The probe that should go next, and its key.
@@ -137,10 +150,54 @@ func TestMinimiseSchedule(t *testing.T) {
 				if ev.Given > 0 && !onLadder(ev.Depth) {
 					reopened++
 				}
+				// The restarts' turn: while they have had less than
+				// restartShare times the static orders' nodes.
+				if turn := perturbed[ev.C] < restartShare*(given[ev.C]-perturbed[ev.C]); turn != (ev.Seed != 0) {
+					fail(ev, "seed %d with %d of the probe's %d nodes perturbed", ev.Seed, perturbed[ev.C], given[ev.C])
+				}
+				if ev.Seed != 0 {
+					// A restart goes on for luby(gen) steps; the next
+					// takes the latest winning seed the probe has not
+					// tried, else a new one.
+					want := seedOf[ev.C]
+					if want == 0 || rsGiven[ev.C] >= luby(gen[ev.C])*base {
+						want = 0
+						for _, w := range winners {
+							if !slices.Contains(tried[ev.C], w) {
+								want = w
+								break
+							}
+						}
+						if want == 0 {
+							seeds++
+							want = seeds
+						}
+						gen[ev.C]++
+						rsGiven[ev.C] = 0
+						tried[ev.C] = append(tried[ev.C], want)
+						seedOf[ev.C] = want
+					}
+					if ev.Seed != want {
+						fail(ev, "restart seed %d, want %d", ev.Seed, want)
+					}
+					rsGiven[ev.C] += ev.Step
+					perturbed[ev.C] += ev.Step
+					restarted++
+					if ev.Res == found {
+						winners = slices.DeleteFunc(winners, func(w uint64) bool { return w == ev.Seed })
+						winners = slices.Insert(winners, 0, ev.Seed)[:min(len(winners)+1, maxWinners)]
+						won++
+					}
+				}
 				given[ev.C] += ev.Step
 			}
 			if ev.Res != aborted {
 				delete(given, ev.C)
+				delete(perturbed, ev.C)
+				delete(seedOf, ev.C)
+				delete(tried, ev.C)
+				delete(rsGiven, ev.C)
+				delete(gen, ev.C)
 			}
 			lo, hi = ev.Lo, ev.Hi
 			spent += ev.Nodes
@@ -150,9 +207,12 @@ func TestMinimiseSchedule(t *testing.T) {
 		}
 		sv.minimise()
 	}
-	if probed == 0 || reopened == 0 || shares[1] == 0 || shares[3] == 0 {
-		t.Fatalf("%d probes below the first plans, %d steps of probes kept off the ladder, steps at each share of the probes %v; want some of each",
-			probed, reopened, shares)
+	// Probes kept off the ladder (reopened) are checked when they occur;
+	// with restarts D's plans within this budget no longer leave one.
+	t.Logf("%d steps of probes kept off the ladder", reopened)
+	if probed == 0 || restarted == 0 || won == 0 || shares[1] == 0 || shares[3] == 0 {
+		t.Fatalf("%d probes below the first plans, %d restart steps, %d plans found by restarts, steps at each share of the probes %v; want some of each",
+			probed, restarted, won, shares)
 	}
 }
 
@@ -242,6 +302,52 @@ func TestLadder(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("gap %d: ladder %v, want %v", tc.g, got, tc.want)
+		}
+	}
+}
+
+// TestPerturb: a seed's perturbation is a permutation, the same each
+// time, and differs between seeds; it swaps about one adjacent pair in
+// perturbSwap.
+func TestPerturb(t *testing.T) {
+	base := make([]int, 400)
+	for i := range base {
+		base[i] = i
+	}
+	var prev []int
+	for seed := uint64(1); seed <= 5; seed++ {
+		a, b := slices.Clone(base), slices.Clone(base)
+		perturb(a, seed)
+		perturb(b, seed)
+		if !slices.Equal(a, b) {
+			t.Fatalf("seed %d: two perturbations differ", seed)
+		}
+		moved := 0
+		for i, x := range a {
+			if x != i {
+				moved++
+			}
+		}
+		if s := slices.Sorted(slices.Values(a)); !slices.Equal(s, base) {
+			t.Fatalf("seed %d: not a permutation", seed)
+		}
+		// About 2*400/16 = 50 buffers leave their place.
+		if moved < 20 || moved > 100 {
+			t.Fatalf("seed %d: %d of 400 moved", seed, moved)
+		}
+		if slices.Equal(a, prev) {
+			t.Fatalf("seeds %d and %d perturb alike", seed-1, seed)
+		}
+		prev = a
+	}
+}
+
+// TestLuby: the restarts' lengths follow Luby's sequence.
+func TestLuby(t *testing.T) {
+	want := []int64{1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1}
+	for i, w := range want {
+		if got := luby(int64(i + 1)); got != w {
+			t.Errorf("luby(%d) = %d, want %d", i+1, got, w)
 		}
 	}
 }

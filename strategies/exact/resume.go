@@ -85,6 +85,9 @@ type trial struct {
 	// even: the orders share its nodes evenly whatever their wins
 	// (minimise's question at slo).
 	even bool
+	// seed, when not 0, perturbs the static orders (a probe's restart,
+	// minimise.go); its runs are then the orders' searches only.
+	seed uint64
 }
 
 func (sv *solver) newTrial(c int64) *trial {
@@ -137,7 +140,7 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			// packed apart first, with fillers sweeping each way
 			// (band.go): the quickest when they lie side by side, and
 			// given up when one of them has no packing apart.
-			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
+			if tr.seed == 0 && in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
 				b, l := newBanded(in, pt, tr.c, false, false, sv.b)
 				var es []engine
 				switch {
@@ -157,14 +160,14 @@ func (sv *solver) step(tr *trial, limit int64) outcome {
 			}
 			for x, h := range orders {
 				s := newSearcher(in, h)
-				s.b = sv.b
+				s.b, s.seed = sv.b, tr.seed
 				r := newRun(s, pt, tr.c)
 				r.order = x
 				tr.runs = append(tr.runs, r)
 			}
 			// A part with no slack at c takes a perfect packing: the
 			// fillers sweep time each way.
-			if in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
+			if tr.seed == 0 && in.uniform && in.zeroSlack(pt, tr.c) && len(pt.bufs) <= maxFill {
 				for _, rev := range []bool{false, true} {
 					f := newPartFiller(in, pt, rev)
 					f.pacer().b = sv.b

@@ -150,6 +150,9 @@ type searcher struct {
 	// rank[k] is buffer k's place in the static order: the tie-breaker
 	// between buffers that could go at the same offset.
 	rank []int32
+	// seed, when not 0, perturbs the static order (minimise's restarts,
+	// perturb).
+	seed uint64
 
 	off    []int64 // offset of each buffer, noOffset while unplaced
 	minOff []int64 // lowest offset each unplaced buffer can take
@@ -263,6 +266,9 @@ func (s *searcher) rankBufs(bufs []int32) {
 		}
 		return cmp.Compare(a.k, b.k)
 	})
+	if s.seed != 0 {
+		perturb(ks, s.seed)
+	}
 	for r, x := range ks {
 		s.rank[x.k] = int32(r)
 	}
