@@ -102,6 +102,7 @@ func TestDecodeIndexedMatchesOld(t *testing.T) {
 		}
 		refs := []*compDecoder{newCompDecoder(pl, true, (*kernel.CompIndex).FirstFit),
 			newCompDecoder(pl, false, (*kernel.CompIndex).FirstFit), newCompDecoder(pl, false, fitOverlapping)}
+		direct := directDecoder{pl.NewDecoder()}
 		order := kernel.InOrder(n)
 		for range 3 {
 			r.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -120,6 +121,10 @@ func TestDecodeIndexedMatchesOld(t *testing.T) {
 					t.Fatalf("trial %d (n %d, dense %v), reference %d: order %v:\nwant %d %v\ngot  %d %v", trial, n, dense, k, order, pw, want, pg, got)
 				}
 			}
+			want := make([]int64, n)
+			if pw, err := direct.decode(ctx, order, want); err != nil || pw != pg || !slices.Equal(want, got) {
+				t.Fatalf("trial %d (n %d, dense %v), directDecoder: order %v:\nwant %d %v (%v)\ngot  %d %v", trial, n, dense, order, pw, want, err, pg, got)
+			}
 		}
 	}
 }
@@ -130,9 +135,10 @@ func TestDecodeIndexedMatchesOld(t *testing.T) {
 // kernel.CompIndex with coarse hints (compDecoder, the decode before
 // kernel.FitIndex), "new" the Placer's decode (kernel.FitIndex), each
 // with an index of its own, in one process, on the same shuffled order
-// (random-search's first, seed 42). The peaks must agree. Besides wall
-// time it reports the process's CPU time a decode (cpu-ns/op), steadier
-// on a loaded machine.
+// (random-search's first, seed 42); "direct" is the Placer's decode
+// reading each buffer's task as its first fit comes (directDecoder). The
+// peaks must agree. Besides wall time it reports the process's CPU time
+// a decode (cpu-ns/op), steadier on a loaded machine.
 //
 //	go test ./strategies/internal/search -run '^$' -bench DecodeY1 -benchmem -count 5
 func BenchmarkDecodeY1(b *testing.B) {
@@ -141,11 +147,12 @@ func BenchmarkDecodeY1(b *testing.B) {
 	order := kernel.InOrder(pl.Len())
 	NewPyRandom(42).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	comp, dec := newCompDecoder(pl, true, (*kernel.CompIndex).FirstFit), pl.NewDecoder()
+	direct := directDecoder{pl.NewDecoder()}
 	peaks := map[string]int64{}
 	for _, v := range []struct {
 		name   string
 		decode func(context.Context, []int32, []int64) (int64, error)
-	}{{"compindex", comp.decode}, {"new", func(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+	}{{"compindex", comp.decode}, {"direct", direct.decode}, {"new", func(ctx context.Context, order []int32, offsets []int64) (int64, error) {
 		return dec.PlaceBelow(ctx, order, offsets, math.MaxInt64)
 	}}} {
 		b.Run(v.name, func(b *testing.B) {
@@ -166,4 +173,39 @@ func BenchmarkDecodeY1(b *testing.B) {
 			b.Fatalf("peaks differ: %s %d, new %d", name, peak, peaks["new"])
 		}
 	}
+}
+
+// directDecoder decodes as decodeIndexed did before it read the tasks in
+// a pass of their own: each first fit reads its buffer's task from the
+// Placer's table itself. It is the "direct" side of BenchmarkDecodeY1
+// and a reference of TestDecodeIndexedMatchesOld.
+type directDecoder struct{ *Decoder }
+
+func (d directDecoder) decode(ctx context.Context, order []int32, offsets []int64) (int64, error) {
+	pl := d.pl
+	copy(offsets, pl.pin)
+	if d.ix == nil {
+		d.ix = pl.proto.EmptyCopy()
+	} else {
+		d.ix.Reset()
+	}
+	ix := d.ix
+	for i, o := range offsets {
+		if o >= 0 {
+			ix.Place(&pl.tasks[i], kernel.Comp{Lo: o, Hi: o + pl.Size[i]})
+		}
+	}
+	for _, idx := range order {
+		if pl.pins && pl.pin[idx] >= 0 {
+			continue
+		}
+		if err := d.look(ctx); err != nil {
+			return 0, err
+		}
+		t := &pl.tasks[idx]
+		o := ix.FirstFit(t, t.Size, pl.alignOf(idx))
+		offsets[idx] = o
+		ix.Place(t, kernel.Comp{Lo: o, Hi: o + t.Size})
+	}
+	return Peak(pl.Size, offsets), nil
 }
