@@ -320,17 +320,7 @@ func (pl *Placer) placedPeak(offsets []int64) int64 {
 func (d *Decoder) decodeIndexed(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error) {
 	pl := d.pl
 	top := pl.placedPeak(offsets)
-	if d.ix == nil {
-		d.ix = pl.proto.EmptyCopy()
-	} else {
-		d.ix.Reset()
-	}
-	ix := d.ix
-	for i, o := range offsets {
-		if o >= 0 {
-			ix.Place(&pl.tasks[i], kernel.Comp{Lo: o, Hi: o + pl.Size[i]})
-		}
-	}
+	ix := d.index(offsets)
 	// Each buffer's reads of the Placer's tables miss the cache (the
 	// order is random): its task is read in a pass of its own, whose
 	// loads do not wait on one another as they would between first fits
@@ -356,6 +346,23 @@ func (d *Decoder) decodeIndexed(ctx context.Context, order []int32, offsets []in
 		ix.Place(t, kernel.Comp{Lo: o, Hi: o + t.Size})
 	}
 	return Peak(pl.Size, offsets), nil
+}
+
+// index returns the Decoder's index, emptied, with the buffers placed in
+// offsets placed in it.
+func (d *Decoder) index(offsets []int64) *kernel.FitIndex {
+	pl := d.pl
+	if d.ix == nil {
+		d.ix = pl.proto.EmptyCopy()
+	} else {
+		d.ix.Reset()
+	}
+	for i, o := range offsets {
+		if o >= 0 {
+			d.ix.Place(&pl.tasks[i], kernel.Comp{Lo: o, Hi: o + pl.Size[i]})
+		}
+	}
+	return d.ix
 }
 
 // alignOf returns buffer i's alignment (1: none).

@@ -184,17 +184,7 @@ type directDecoder struct{ *Decoder }
 func (d directDecoder) decode(ctx context.Context, order []int32, offsets []int64) (int64, error) {
 	pl := d.pl
 	copy(offsets, pl.pin)
-	if d.ix == nil {
-		d.ix = pl.proto.EmptyCopy()
-	} else {
-		d.ix.Reset()
-	}
-	ix := d.ix
-	for i, o := range offsets {
-		if o >= 0 {
-			ix.Place(&pl.tasks[i], kernel.Comp{Lo: o, Hi: o + pl.Size[i]})
-		}
-	}
+	ix := d.index(offsets)
 	for _, idx := range order {
 		if pl.pins && pl.pin[idx] >= 0 {
 			continue
