@@ -179,6 +179,11 @@ type searcher struct {
 	slotAt  []int32 // per buffer: the slot of its first section
 	posUndo []int32
 	cutAt   []int32 // scratch
+	// sideOld, per section, all 1<<62-1 between places: in place (in
+	// the uniform case), the lowest old minimum offset of the raised
+	// buffers whose sections left of k's start there, or right of k's
+	// end there.
+	sideOld []int64
 	sol     []int64 // offsets of the last placement found
 	cands   [][]cand
 }
@@ -206,6 +211,10 @@ func newSearcher(in *instance, heur string) *searcher {
 		mark: make([]bool, len(in.load)), cuts: make([]int32, len(in.load)),
 		sol: make([]int64, n), slotAt: make([]int32, n+1),
 		live: make([][]int32, len(in.load)), nLive: make([]int32, len(in.load)),
+		sideOld: make([]int64, len(in.load)),
+	}
+	for t := range s.sideOld {
+		s.sideOld[t] = 1<<62 - 1
 	}
 	for k := range n {
 		var w int32
@@ -452,6 +461,10 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	next := alignUp(top, in.align)
 	s.touched = s.touched[:0]
 	hatless = true
+	// uniform: the sections of raised buffers left of k's, [sideLo, ka),
+	// and right of them, [kb, sideHi).
+	ka, kb := in.secLo[k], in.secHi[k]
+	sideLo, sideHi := ka, kb
 	for x, j := range in.overlaps[k] {
 		if s.off[j] != noOffset {
 			continue
@@ -480,20 +493,23 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		// buffer's holds the floor down, and raising j's changes nothing
 		// there.
 		if in.uniform {
-			// One run: the whole lifetime (the hot path, kept plain).
-			// The sections k lives in are looked at anyway (below),
-			// so only those of j's on either side of k's are.
-			for t := in.secLo[j]; t < min(in.secHi[j], in.secLo[k]); t++ {
-				if !s.mark[t] && old <= s.floor[t] {
-					s.mark[t] = true
-					s.touched = append(s.touched, t)
-				}
+			// One run: the whole lifetime (the hot path). The sections
+			// k lives in are looked at anyway (below), so only those of
+			// j's on either side of k's are. j shares a section with k,
+			// so its sections left of k's run up to k's first: section
+			// t there is looked at when the lowest old minimum offset
+			// of the buffers raised that start at or before t is at
+			// most its floor. Keeping only that lowest per first
+			// section and sweeping once (below) costs one step a
+			// section instead of one a section for each buffer raised
+			// (D and J: buffers that live almost throughout).
+			if lo := in.secLo[j]; lo < ka {
+				s.sideOld[lo] = min(s.sideOld[lo], old)
+				sideLo = min(sideLo, lo)
 			}
-			for t := max(in.secLo[j], in.secHi[k]); t < in.secHi[j]; t++ {
-				if !s.mark[t] && old <= s.floor[t] {
-					s.mark[t] = true
-					s.touched = append(s.touched, t)
-				}
+			if hi := in.secHi[j]; hi > kb {
+				s.sideOld[hi-1] = min(s.sideOld[hi-1], old)
+				sideHi = max(sideHi, hi)
 			}
 			continue
 		}
@@ -503,6 +519,26 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 					s.mark[t] = true
 					s.touched = append(s.touched, t)
 				}
+			}
+		}
+	}
+	if in.uniform {
+		low := int64(1<<62 - 1)
+		for t := sideLo; t < ka; t++ {
+			low = min(low, s.sideOld[t])
+			s.sideOld[t] = 1<<62 - 1
+			if low <= s.floor[t] {
+				s.mark[t] = true
+				s.touched = append(s.touched, t)
+			}
+		}
+		low = 1<<62 - 1
+		for t := sideHi - 1; t >= kb; t-- {
+			low = min(low, s.sideOld[t])
+			s.sideOld[t] = 1<<62 - 1
+			if low <= s.floor[t] {
+				s.mark[t] = true
+				s.touched = append(s.touched, t)
 			}
 		}
 	}
