@@ -184,8 +184,14 @@ type searcher struct {
 	// buffers whose sections left of k's start there, or right of k's
 	// end there.
 	sideOld []int64
-	sol     []int64 // offsets of the last placement found
-	cands   [][]cand
+	// held (len(in.load)+1, all 0 between places) counts, as
+	// differences from one section to the next, the buffers raised to
+	// k's top in each of k's sections; stands marks those it counts
+	// (uniform only).
+	held   []int32
+	stands []bool
+	sol    []int64 // offsets of the last placement found
+	cands  [][]cand
 }
 
 type change struct {
@@ -212,6 +218,7 @@ func newSearcher(in *instance, heur string) *searcher {
 		sol: make([]int64, n), slotAt: make([]int32, n+1),
 		live: make([][]int32, len(in.load)), nLive: make([]int32, len(in.load)),
 		sideOld: make([]int64, len(in.load)),
+		held:    make([]int32, len(in.load)+1), stands: make([]bool, len(in.load)),
 	}
 	for t := range s.sideOld {
 		s.sideOld[t] = 1<<62 - 1
@@ -511,6 +518,10 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 				s.sideOld[hi-1] = min(s.sideOld[hi-1], old)
 				sideHi = max(sideHi, hi)
 			}
+			// j now sits at next, k's top, in the sections it shares
+			// with k: their floors stand (below).
+			s.held[max(in.secLo[j], ka)]++
+			s.held[min(in.secHi[j], kb)]--
 			continue
 		}
 		for _, r := range in.runsOf(j) {
@@ -549,7 +560,13 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		if !in.uniform {
 			fl = alignUp(c.off+r.whi, in.align)
 		}
+		var held int32
 		for t := r.lo; t < r.hi; t++ {
+			if in.uniform {
+				held += s.held[t]
+				s.held[t] = 0
+				s.stands[t] = held > 0
+			}
 			s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
 			s.floor[t] = fl
 			s.total[t] -= r.w
@@ -560,12 +577,20 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 				s.touched = append(s.touched, t)
 			}
 		}
+		if in.uniform {
+			s.held[r.hi] = 0
+		}
 		s.room.rangeAdd(int(r.lo), int(r.hi), r.w)
 	}
 	// A section's unplaced buffers all lie at or above the lowest of
 	// their minimum offsets.
 	for _, t := range s.touched {
 		s.mark[t] = false
+		if s.stands[t] {
+			// A raised buffer lies at the floor, k's top.
+			s.stands[t] = false
+			continue
+		}
 		// Stop at the first unplaced buffer that could go at or below
 		// the floor: then the floor stands.
 		f := s.floor[t]
