@@ -541,6 +541,9 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 			if low <= s.floor[t] {
 				s.mark[t] = true
 				s.touched = append(s.touched, t)
+				// The raised buffers are at next now: at or below the
+				// floor, they hold it.
+				s.stands[t] = next <= s.floor[t]
 			}
 		}
 		low = 1<<62 - 1
@@ -550,6 +553,9 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 			if low <= s.floor[t] {
 				s.mark[t] = true
 				s.touched = append(s.touched, t)
+				// The raised buffers are at next now: at or below the
+				// floor, they hold it.
+				s.stands[t] = next <= s.floor[t]
 			}
 		}
 	}
