@@ -190,8 +190,12 @@ type searcher struct {
 	// (uniform only).
 	held   []int32
 	stands []bool
-	sol    []int64 // offsets of the last placement found
-	cands  [][]cand
+	// witness, per section, is the buffer (of its live ones when
+	// unplaced) that the last look found holding its floor down, or -1:
+	// looked at first. A hint only: it changes no floor.
+	witness []int32
+	sol     []int64 // offsets of the last placement found
+	cands   [][]cand
 }
 
 type change struct {
@@ -220,8 +224,10 @@ func newSearcher(in *instance, heur string) *searcher {
 		sideOld: make([]int64, len(in.load)),
 		held:    make([]int32, len(in.load)+1), stands: make([]bool, len(in.load)),
 	}
+	s.witness = make([]int32, len(in.load))
 	for t := range s.sideOld {
 		s.sideOld[t] = 1<<62 - 1
+		s.witness[t] = -1
 	}
 	for k := range n {
 		var w int32
@@ -593,17 +599,21 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	for _, t := range s.touched {
 		s.mark[t] = false
 		if s.stands[t] {
-			// A raised buffer lies at the floor, k's top.
+			// A raised buffer lies at k's top, at or below the floor.
 			s.stands[t] = false
 			continue
 		}
+		f := s.floor[t]
+		if w := s.witness[t]; w >= 0 && s.off[w] == noOffset && s.minOff[w] <= f {
+			continue // the buffer that held the floor last still does
+		}
 		// Stop at the first unplaced buffer that could go at or below
 		// the floor: then the floor stands.
-		f := s.floor[t]
 		lowest := int64(1<<62 - 1)
 		for _, j := range s.live[t][:s.nLive[t]] {
 			if s.minOff[j] <= f {
 				lowest = f
+				s.witness[t] = j
 				break
 			}
 			lowest = min(lowest, s.minOff[j])
