@@ -594,6 +594,15 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		}
 		s.room.rangeAdd(int(r.lo), int(r.hi), r.w)
 	}
+	if in.uniform && next <= s.cap && s.room.rangeMin(int(ka), int(kb)) < next {
+		// One of k's sections cannot stack its unplaced buffers from
+		// k's top, below which its floor never goes: the check below
+		// would fail it whatever floors rise, so they are not looked at.
+		for _, t := range s.touched {
+			s.mark[t], s.stands[t] = false, false
+		}
+		return infeasible, hatless
+	}
 	// A section's unplaced buffers all lie at or above the lowest of
 	// their minimum offsets.
 	for _, t := range s.touched {
