@@ -179,6 +179,21 @@ type searcher struct {
 	slotAt  []int32 // per buffer: the slot of its first section
 	posUndo []int32
 	cutAt   []int32 // scratch
+	// sideOld, per section, all 1<<62-1 between places: in place (in
+	// the uniform case), the lowest old minimum offset of the raised
+	// buffers whose sections left of k's start there, or right of k's
+	// end there.
+	sideOld []int64
+	// held (len(in.load)+1, all 0 between places) counts, as
+	// differences from one section to the next, the buffers raised to
+	// k's top in each of k's sections; stands marks those it counts
+	// (uniform only).
+	held   []int32
+	stands []bool
+	// witness, per section, is the buffer (of its live ones when
+	// unplaced) that the last look found holding its floor down, or -1:
+	// looked at first. A hint only: it changes no floor.
+	witness []int32
 	sol     []int64 // offsets of the last placement found
 	cands   [][]cand
 }
@@ -206,6 +221,13 @@ func newSearcher(in *instance, heur string) *searcher {
 		mark: make([]bool, len(in.load)), cuts: make([]int32, len(in.load)),
 		sol: make([]int64, n), slotAt: make([]int32, n+1),
 		live: make([][]int32, len(in.load)), nLive: make([]int32, len(in.load)),
+		sideOld: make([]int64, len(in.load)),
+		held:    make([]int32, len(in.load)+1), stands: make([]bool, len(in.load)),
+	}
+	s.witness = make([]int32, len(in.load))
+	for t := range s.sideOld {
+		s.sideOld[t] = 1<<62 - 1
+		s.witness[t] = -1
 	}
 	for k := range n {
 		var w int32
@@ -452,6 +474,10 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	next := alignUp(top, in.align)
 	s.touched = s.touched[:0]
 	hatless = true
+	// uniform: the sections of raised buffers left of k's, [sideLo, ka),
+	// and right of them, [kb, sideHi).
+	ka, kb := in.secLo[k], in.secHi[k]
+	sideLo, sideHi := ka, kb
 	for x, j := range in.overlaps[k] {
 		if s.off[j] != noOffset {
 			continue
@@ -480,21 +506,28 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		// buffer's holds the floor down, and raising j's changes nothing
 		// there.
 		if in.uniform {
-			// One run: the whole lifetime (the hot path, kept plain).
-			// The sections k lives in are looked at anyway (below),
-			// so only those of j's on either side of k's are.
-			for t := in.secLo[j]; t < min(in.secHi[j], in.secLo[k]); t++ {
-				if !s.mark[t] && old <= s.floor[t] {
-					s.mark[t] = true
-					s.touched = append(s.touched, t)
-				}
+			// One run: the whole lifetime (the hot path). The sections
+			// k lives in are looked at anyway (below), so only those of
+			// j's on either side of k's are. j shares a section with k,
+			// so its sections left of k's run up to k's first: section
+			// t there is looked at when the lowest old minimum offset
+			// of the buffers raised that start at or before t is at
+			// most its floor. Keeping only that lowest per first
+			// section and sweeping once (below) costs one step a
+			// section instead of one a section for each buffer raised
+			// (D and J: buffers that live almost throughout).
+			if lo := in.secLo[j]; lo < ka {
+				s.sideOld[lo] = min(s.sideOld[lo], old)
+				sideLo = min(sideLo, lo)
 			}
-			for t := max(in.secLo[j], in.secHi[k]); t < in.secHi[j]; t++ {
-				if !s.mark[t] && old <= s.floor[t] {
-					s.mark[t] = true
-					s.touched = append(s.touched, t)
-				}
+			if hi := in.secHi[j]; hi > kb {
+				s.sideOld[hi-1] = min(s.sideOld[hi-1], old)
+				sideHi = max(sideHi, hi)
 			}
+			// j now sits at next, k's top, in the sections it shares
+			// with k: their floors stand (below).
+			s.held[max(in.secLo[j], ka)]++
+			s.held[min(in.secHi[j], kb)]--
 			continue
 		}
 		for _, r := range in.runsOf(j) {
@@ -506,6 +539,32 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 			}
 		}
 	}
+	if in.uniform {
+		low := int64(1<<62 - 1)
+		for t := sideLo; t < ka; t++ {
+			low = min(low, s.sideOld[t])
+			s.sideOld[t] = 1<<62 - 1
+			if low <= s.floor[t] {
+				s.mark[t] = true
+				s.touched = append(s.touched, t)
+				// The raised buffers are at next now: at or below the
+				// floor, they hold it.
+				s.stands[t] = next <= s.floor[t]
+			}
+		}
+		low = 1<<62 - 1
+		for t := sideHi - 1; t >= kb; t-- {
+			low = min(low, s.sideOld[t])
+			s.sideOld[t] = 1<<62 - 1
+			if low <= s.floor[t] {
+				s.mark[t] = true
+				s.touched = append(s.touched, t)
+				// The raised buffers are at next now: at or below the
+				// floor, they hold it.
+				s.stands[t] = next <= s.floor[t]
+			}
+		}
+	}
 	for _, r := range in.runsOf(k) {
 		// Offsets are aligned: nothing goes between the top of k's
 		// window and the next multiple of the alignment.
@@ -513,7 +572,13 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 		if !in.uniform {
 			fl = alignUp(c.off+r.whi, in.align)
 		}
+		var held int32
 		for t := r.lo; t < r.hi; t++ {
+			if in.uniform {
+				held += s.held[t]
+				s.held[t] = 0
+				s.stands[t] = held > 0
+			}
 			s.floorUndo = append(s.floorUndo, change{t, s.floor[t]})
 			s.floor[t] = fl
 			s.total[t] -= r.w
@@ -524,19 +589,40 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 				s.touched = append(s.touched, t)
 			}
 		}
+		if in.uniform {
+			s.held[r.hi] = 0
+		}
 		s.room.rangeAdd(int(r.lo), int(r.hi), r.w)
+	}
+	if in.uniform && next <= s.cap && s.room.rangeMin(int(ka), int(kb)) < next {
+		// One of k's sections cannot stack its unplaced buffers from
+		// k's top, below which its floor never goes: the check below
+		// would fail it whatever floors rise, so they are not looked at.
+		for _, t := range s.touched {
+			s.mark[t], s.stands[t] = false, false
+		}
+		return infeasible, hatless
 	}
 	// A section's unplaced buffers all lie at or above the lowest of
 	// their minimum offsets.
 	for _, t := range s.touched {
 		s.mark[t] = false
+		if s.stands[t] {
+			// A raised buffer lies at k's top, at or below the floor.
+			s.stands[t] = false
+			continue
+		}
+		f := s.floor[t]
+		if w := s.witness[t]; w >= 0 && s.off[w] == noOffset && s.minOff[w] <= f {
+			continue // the buffer that held the floor last still does
+		}
 		// Stop at the first unplaced buffer that could go at or below
 		// the floor: then the floor stands.
-		f := s.floor[t]
 		lowest := int64(1<<62 - 1)
 		for _, j := range s.live[t][:s.nLive[t]] {
 			if s.minOff[j] <= f {
 				lowest = f
+				s.witness[t] = j
 				break
 			}
 			lowest = min(lowest, s.minOff[j])

@@ -14,7 +14,7 @@ import (
 	"membench/workloads"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/search.golden from the current search")
+var update = flag.Bool("update", false, "rewrite testdata/search.golden and minimise.golden from the current search")
 
 // sharedFactor returns n buffers with sizes that share the factor 4 and
 // lifetimes up to maxLife tasks starting within span tasks.
