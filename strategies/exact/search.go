@@ -461,6 +461,22 @@ func (s *searcher) next(pt *part, c cand, remaining, depth int) outcome {
 	return r
 }
 
+// markSide takes section t, beside k's, into a place's sweep outward
+// from k: low, the lowest old offset of the raised buffers seen so far
+// on the way, comes to include t's; where it is at or below t's floor the
+// floor may rise, and the raised buffers, now at next, hold it when next
+// is at or below it. It returns low.
+func (s *searcher) markSide(t int32, low, next int64) int64 {
+	low = min(low, s.sideOld[t])
+	s.sideOld[t] = 1<<62 - 1
+	if low <= s.floor[t] {
+		s.mark[t] = true
+		s.touched = append(s.touched, t)
+		s.stands[t] = next <= s.floor[t]
+	}
+	return low
+}
+
 // place puts candidate c at its offset and updates the floors; it returns
 // infeasible when some section's unplaced buffers can no longer fit. It
 // also reports whether no unplaced buffer overlaps c's.
@@ -542,27 +558,11 @@ func (s *searcher) place(pt *part, c cand) (res outcome, hatless bool) {
 	if in.uniform {
 		low := int64(1<<62 - 1)
 		for t := sideLo; t < ka; t++ {
-			low = min(low, s.sideOld[t])
-			s.sideOld[t] = 1<<62 - 1
-			if low <= s.floor[t] {
-				s.mark[t] = true
-				s.touched = append(s.touched, t)
-				// The raised buffers are at next now: at or below the
-				// floor, they hold it.
-				s.stands[t] = next <= s.floor[t]
-			}
+			low = s.markSide(t, low, next)
 		}
 		low = 1<<62 - 1
 		for t := sideHi - 1; t >= kb; t-- {
-			low = min(low, s.sideOld[t])
-			s.sideOld[t] = 1<<62 - 1
-			if low <= s.floor[t] {
-				s.mark[t] = true
-				s.touched = append(s.touched, t)
-				// The raised buffers are at next now: at or below the
-				// floor, they hold it.
-				s.stands[t] = next <= s.floor[t]
-			}
+			low = s.markSide(t, low, next)
 		}
 	}
 	for _, r := range in.runsOf(k) {
