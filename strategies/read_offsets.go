@@ -21,17 +21,32 @@ func ReadOffsets(r io.Reader, name string, bufs []workloads.Buffer) ([]int64, er
 	if err != nil {
 		return nil, &workloads.InputError{File: name, Msg: "read: " + err.Error()}
 	}
-	return parseOffsets(data, name, bufs)
+	return parseOffsets(data, name, bufs, nil)
 }
 
-func parseOffsets(data []byte, name string, bufs []workloads.Buffer) ([]int64, error) {
+// parseOffsets reads id,offset lines for bufs. With labels (a problem's
+// Labels, parallel to bufs), an id is matched against the labels, as the
+// input file wrote them; otherwise against the buffers' integer IDs.
+func parseOffsets(data []byte, name string, bufs []workloads.Buffer, labels []string) ([]int64, error) {
 	n := len(bufs)
-	index := make(map[int]int, n)
-	for i, b := range bufs {
-		index[b.ID] = i
+	if len(labels) != n {
+		labels = nil
+	}
+	id := (&workloads.Problem{Buffers: bufs, Labels: labels}).IDText
+	index := make(map[string]int, n)
+	for i := range bufs {
+		index[id(i)] = i
 	}
 	if len(index) != n {
 		return nil, &workloads.InputError{File: name, Msg: "the workload's buffer ids are not unique, so offsets cannot be matched by id"}
+	}
+	// show writes an id for a message: integers as they are, labels
+	// quoted.
+	show := func(id string) string {
+		if labels != nil {
+			return workloads.Echo(id)
+		}
+		return id
 	}
 	offsets := make([]int64, n)
 	seen := make([]int, n) // the line that gave buffer i, 0 for none
@@ -56,7 +71,18 @@ func parseOffsets(data []byte, name string, bufs []workloads.Buffer) ([]int64, e
 		}
 		if first {
 			first = false
-			if _, err := strconv.ParseInt(fields[0], 10, 64); err != nil {
+			// A first line is a header unless it reads as a data line:
+			// a known label and an offset, or an integer id.
+			isData := false
+			if labels != nil {
+				_, known := index[fields[0]]
+				_, offErr := strconv.ParseInt(fields[len(fields)-1], 10, 64)
+				isData = known && len(fields) == 2 && offErr == nil
+			} else {
+				_, err := strconv.ParseInt(fields[0], 10, 64)
+				isData = err == nil
+			}
+			if !isData {
 				idCol, offCol = -1, -1
 				for i, f := range fields {
 					switch strings.ToLower(f) {
@@ -76,20 +102,24 @@ func parseOffsets(data []byte, name string, bufs []workloads.Buffer) ([]int64, e
 		if len(fields) != cols {
 			return nil, fail("want %d columns, got %d", cols, len(fields))
 		}
-		id, err := strconv.Atoi(fields[idCol])
-		if err != nil {
-			return nil, fail("id %s: want an integer", workloads.Echo(fields[idCol]))
+		key := fields[idCol]
+		if labels == nil {
+			v, err := strconv.Atoi(key)
+			if err != nil {
+				return nil, fail("id %s: want an integer", workloads.Echo(key))
+			}
+			key = strconv.Itoa(v)
 		}
-		i, known := index[id]
+		i, known := index[key]
 		if !known {
-			return nil, fail("id %d: not a buffer id of the workload", id)
+			return nil, fail("id %s: not a buffer id of the workload", show(key))
 		}
 		off, err := strconv.ParseInt(fields[offCol], 10, 64)
 		if err != nil || off < 0 {
 			return nil, fail("offset %s: want a non-negative integer", workloads.Echo(fields[offCol]))
 		}
 		if seen[i] > 0 {
-			return nil, fail("id %d repeats line %d", id, seen[i])
+			return nil, fail("id %s repeats line %d", show(key), seen[i])
 		}
 		seen[i] = line
 		offsets[i] = off
@@ -104,7 +134,7 @@ func parseOffsets(data []byte, name string, bufs []workloads.Buffer) ([]int64, e
 		for i, l := range seen {
 			if l == 0 {
 				return nil, &workloads.InputError{File: name,
-					Msg: fmt.Sprintf("no offset for buffer id %d (%d of %d buffers missing; want one line per buffer)", bufs[i].ID, missing, n)}
+					Msg: fmt.Sprintf("no offset for buffer id %s (%d of %d buffers missing; want one line per buffer)", show(id(i)), missing, n)}
 			}
 		}
 	}
@@ -120,15 +150,18 @@ type planJSON struct {
 	ObjectSizes []int64 `json:"object_sizes"`
 }
 
-// ReadPlan reads an external plan for bufs from data: plan JSON as `plan
+// ReadPlan reads an external plan for p from data: plan JSON as `plan
 // --format json` prints it (offsets in buffer order, optionally the
 // footprint, object ids and sizes, all left for Validate to check) or
-// id,offset CSV as ReadOffsets reads it (the footprint is then computed).
-// Errors are *workloads.InputError naming the file and line.
-func ReadPlan(name string, data []byte, bufs []workloads.Buffer) (*Plan, error) {
+// id,offset CSV as `plan --format csv` prints it, ids matched against
+// p.Labels where the problem has them and its buffer IDs otherwise (the
+// footprint is then computed). Errors are *workloads.InputError naming
+// the file and line.
+func ReadPlan(name string, data []byte, p *workloads.Problem) (*Plan, error) {
+	bufs := p.Buffers
 	body := bytes.TrimPrefix(data, []byte(workloads.BOM))
 	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
-		offsets, err := parseOffsets(data, name, bufs)
+		offsets, err := parseOffsets(data, name, bufs, p.Labels)
 		if err != nil {
 			return nil, err
 		}

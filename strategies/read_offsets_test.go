@@ -82,7 +82,7 @@ func TestReadPlan(t *testing.T) {
 		{"no offsets", "{\"footprint\": 3}", strategies.Plan{}, `p.json: no "offsets" array: want plan JSON as 'membench plan --format json' prints`},
 		{"csv error", "4,0\n2,x\n", strategies.Plan{}, `p.json:2: offset "x": want a non-negative integer`},
 	} {
-		got, err := strategies.ReadPlan("p.json", []byte(tc.in), bufs)
+		got, err := strategies.ReadPlan("p.json", []byte(tc.in), &workloads.Problem{Buffers: bufs})
 		if tc.err != "" {
 			var ie *workloads.InputError
 			if !errors.As(err, &ie) || err.Error() != tc.err {
@@ -97,6 +97,34 @@ func TestReadPlan(t *testing.T) {
 	}
 }
 
+// TestReadPlanLabels: where the problem keeps its file's ids (MiniMalloc
+// ids that are not numbers), a CSV plan names buffers by them, with or
+// without a header, and an unknown, repeated or missing label is an
+// error that quotes it.
+func TestReadPlanLabels(t *testing.T) {
+	p := &workloads.Problem{Buffers: []workloads.Buffer{{ID: 0, Size: 8, First: 0, Last: 1}, {ID: 1, Size: 16, First: 1, Last: 2}},
+		Labels: []string{"conv", "7"}}
+	for _, tc := range []struct{ name, in, err string }{
+		{"plain", "7,0\nconv,16\n", ""},
+		{"header", "id,offset\nconv,16\n7,0\n", ""},
+		{"buffer header", "offset,buffer\n16,conv\n0,7\n", ""},
+		{"integer id is not a label", "conv,16\n1,0\n", `p.csv:2: id "1": not a buffer id of the workload`},
+		{"repeat", "conv,16\nconv,0\n", `p.csv:2: id "conv" repeats line 1`},
+		{"missing", "7,0\n", `p.csv: no offset for buffer id "conv" (1 of 2 buffers missing; want one line per buffer)`},
+	} {
+		got, err := strategies.ReadPlan("p.csv", []byte(tc.in), p)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%s: %v, want %s", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got.Offsets, []int64{16, 0}) || got.Footprint != 24 {
+			t.Errorf("%s: %+v, %v; want offsets [16 0], footprint 24", tc.name, got, err)
+		}
+	}
+}
+
 // FuzzReadPlan: any plan file gives a plan with one offset per buffer or
 // an input error in words.
 func FuzzReadPlan(f *testing.F) {
@@ -105,7 +133,7 @@ func FuzzReadPlan(f *testing.F) {
 	f.Add([]byte("# c\n4,16\n\n2,0"))
 	bufs := []workloads.Buffer{{ID: 4, Size: 8, First: 0, Last: 1}, {ID: 2, Size: 16, First: 1, Last: 2}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := strategies.ReadPlan("p", data, bufs)
+		p, err := strategies.ReadPlan("p", data, &workloads.Problem{Buffers: bufs})
 		if err != nil {
 			var ie *workloads.InputError
 			if !errors.As(err, &ie) {

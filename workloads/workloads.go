@@ -78,6 +78,8 @@
 // It imports nothing else of membench.
 package workloads
 
+import "strconv"
+
 // Buffer is one usage record: a tensor of Size bytes live during the
 // inclusive task interval [First, Last].
 type Buffer struct {
@@ -163,6 +165,16 @@ func (p *Problem) PersistentBytes() int64 {
 		n += b.Size
 	}
 	return n
+}
+
+// IDText returns buffer i's id as its input file wrote it: its label
+// where the problem has labels, else its integer ID in decimal. Plan
+// output names buffers by it, and plan readers match it.
+func (p *Problem) IDText(i int) string {
+	if len(p.Labels) == len(p.Buffers) {
+		return p.Labels[i]
+	}
+	return strconv.Itoa(p.Buffers[i].ID)
 }
 
 // Len returns the number of buffers.

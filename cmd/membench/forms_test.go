@@ -44,6 +44,24 @@ func TestGenForms(t *testing.T) {
 	expect(t, 2, []string{"membench: the MiniMalloc format cannot hold memory spaces"}, "gen", "--format", "minimalloc", "testdata/forms/spaces.json")
 }
 
+// TestPlanLabels: a problem whose MiniMalloc ids are not numbers gets
+// its plan back under those ids, and validate reads that plan.
+func TestPlanLabels(t *testing.T) {
+	r := expect(t, 0, nil, "plan", "--strategy", "exact", "--format", "csv", "testdata/forms/forms.csv")
+	if want := "id,offset\na,0\nb,16\nc,64\nd,96\n"; r.stdout != want {
+		t.Errorf("plan --format csv:\n%s\nwant\n%s", r.stdout, want)
+	}
+	plan := t.TempDir() + "/plan.csv"
+	if err := os.WriteFile(plan, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := expect(t, 0, nil, "validate", "--plan", plan, "testdata/forms/forms.csv"); !strings.Contains(r.stdout, "valid                  yes\n") {
+		t.Errorf("validate:\n%s", r.stdout)
+	}
+	expect(t, 2, []string{`forms-numbered-plan.csv:2: id "0": not a buffer id of the workload`},
+		"validate", "--plan", "testdata/forms/forms-numbered-plan.csv", "testdata/forms/forms.csv")
+}
+
 func TestValidateForms(t *testing.T) {
 	r := expect(t, 0, nil, "validate", "--plan", "testdata/forms/forms-plan.csv", "testdata/forms/forms.csv")
 	if !strings.Contains(r.stdout, "forms                  per-buffer alignment, gaps, fixed offsets, hints\n") ||

@@ -164,8 +164,8 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return enc.Encode(out)
 	case "csv":
 		fmt.Fprintln(e.stdout, "id,offset")
-		for i, b := range p.Buffers {
-			fmt.Fprintf(e.stdout, "%d,%d\n", b.ID, plan.Offsets[i])
+		for i := range p.Buffers {
+			fmt.Fprintf(e.stdout, "%s,%d\n", p.IDText(i), plan.Offsets[i])
 		}
 		return nil
 	}

@@ -47,7 +47,7 @@ func runValidate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return &workloads.InputError{File: *planFile, Msg: "cannot read: " + unwrapPath(err).Error()}
 	}
-	plan, err := strategies.ReadPlan(*planFile, data, p.Buffers)
+	plan, err := strategies.ReadPlan(*planFile, data, p)
 	if err != nil {
 		return err
 	}
