@@ -355,7 +355,9 @@ type layout struct {
 
 // boundary holds the buffers ending (e) and starting (st) at section
 // boundary s of the part, and their pairs, as masks of e and st (nil:
-// the whole boundary is one group).
+// the whole boundary is one group). A boundary with more than
+// maxBandSide buffers a side has its twins (twinsOf) apart, a boundary
+// of one pair each, and the rest in one more.
 type boundary struct {
 	s     int32
 	e, st []int32
@@ -409,6 +411,17 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) (*banded, *layo
 		e, st := ends[s], starts[s]
 		if len(e) == 0 || len(st) == 0 {
 			continue // not without slack: the checks below refuse it
+		}
+		if len(e) > maxBandSide || len(st) > maxBandSide {
+			// Twins first, each a boundary of its own.
+			var tw [][2]int32
+			tw, e, st = twinsOf(in, e, st)
+			for _, x := range tw {
+				l.bds = append(l.bds, boundary{s: s, e: []int32{x[0]}, st: []int32{x[1]}, pairs: [][2]uint64{{1, 1}}})
+			}
+			if len(e) == 0 || len(st) == 0 {
+				continue
+			}
 		}
 		a, bs = a[:0], bs[:0]
 		for _, k := range e {
@@ -895,6 +908,39 @@ func pairLarge(a, b []int64) [][2]uint64 {
 		pairs = append(pairs, [2]uint64{x, y})
 		restA, restB = restA&^x, restB&^y
 	}
+}
+
+// twinsOf pairs, of the buffers e ending at a boundary and st starting
+// there, each size that one buffer of each side has and no other buffer
+// of either side: where a block lives on across a boundary its bytes end
+// and start there in one buffer each, and a size of one buffer a side is
+// unlikely to match by chance where sums of several may. It returns the
+// twins and the buffers left of each side.
+func twinsOf(in *instance, e, st []int32) (tw [][2]int32, restE, restSt []int32) {
+	count := map[int64][2]int{}
+	for side, ks := range [2][]int32{e, st} {
+		for _, k := range ks {
+			c := count[in.size[k]]
+			c[side]++
+			count[in.size[k]] = c
+		}
+	}
+	at := map[int64]int32{}
+	for _, k := range st {
+		if count[in.size[k]] == [2]int{1, 1} {
+			at[in.size[k]] = k
+		} else {
+			restSt = append(restSt, k)
+		}
+	}
+	for _, k := range e {
+		if count[in.size[k]] == [2]int{1, 1} {
+			tw = append(tw, [2]int32{k, at[in.size[k]]})
+		} else {
+			restE = append(restE, k)
+		}
+	}
+	return tw, restE, restSt
 }
 
 // orShifted sets dst |= src << x, over bitsets of one length; dst may be
