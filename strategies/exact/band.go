@@ -453,25 +453,14 @@ func (l *layout) buildWithin(p *pace, rect *[2]int32, work *int64, maxWork int64
 	in, pt, c := l.in, l.pt, l.c
 	n := len(pt.bufs)
 	local := l.local
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	var find func(int32) int32
-	find = func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	parent := make(forest, n)
+	parent.reset()
+	find := parent.find
 	union := func(a, b int32) { parent[find(a)] = find(b) }
 	groups := l.groups()
 	// join joins the buffers of every group but those cut (nil: none).
 	join := func(cut []bool) {
-		for i := range parent {
-			parent[i] = int32(i)
-		}
+		parent.reset()
 		for gi, g := range groups {
 			if cut != nil && cut[gi] {
 				continue
@@ -532,6 +521,25 @@ func (bd *stripe) build(p *pace) bool {
 		bd.kids = append(bd.kids, newPacker(bin, bp, bd.h, bd.rev, p))
 	}
 	return true
+}
+
+// forest is a union-find over the buffers of a part, by index there.
+type forest []int32
+
+// reset makes every buffer a class of its own.
+func (f forest) reset() {
+	for i := range f {
+		f[i] = int32(i)
+	}
+}
+
+// find returns the root of x's class.
+func (f forest) find(x int32) int32 {
+	for f[x] != x {
+		f[x] = f[f[x]]
+		x = f[x]
+	}
+	return x
 }
 
 // group is a group of the buffers ending and starting at boundary s

@@ -23,7 +23,8 @@ import (
 // tiling before pairLarge took sides of more than 48 buffers, nor the
 // n = 300 uniform tiling seed 2 before twins were paired first at large
 // boundaries (its boundary of 32 ending and 36 starting buffers was one
-// group).
+// group), nor the n = 1,000 dominant tiling before split paired a
+// boundary again by the classes of the others (rebalanced).
 func TestPlantedGolden(t *testing.T) {
 	specs := []string{
 		"synthetic/pinwheel?n=100&sizes=log-uniform&seed=3",
@@ -33,6 +34,7 @@ func TestPlantedGolden(t *testing.T) {
 		"synthetic/pinwheel?n=300&sizes=log-uniform&seed=2",
 		"synthetic/tiling?n=1000&sizes=uniform&seed=1",
 		"synthetic/tiling?n=300&sizes=uniform&seed=2",
+		"synthetic/tiling?n=1000&sizes=dominant&seed=1",
 	}
 	if testing.Short() {
 		specs = specs[:3]
@@ -86,7 +88,12 @@ func TestPlantedGolden(t *testing.T) {
 // two of their boundaries otherwise and looks for rectangles in the
 // band that leaves), and a tiling whose boundary of 32 ending and 36
 // starting buffers left it one band until twins (one buffer a side of a
-// size no other has) were paired first (n = 300 uniform seed 2). Every
+// size no other has) were paired first (n = 300 uniform seed 2), and
+// one whose boundary of 36 ending and 8 starting buffers pairs sums that
+// agree by chance across its top band (n = 1,000 dominant: one band with
+// no rectangles, and no change of one or two boundaries' groups splits
+// it, until the boundary is paired by the nets of the classes the
+// others make). Every
 // packing must be valid and within the capacity.
 func TestBandsRepair(t *testing.T) {
 	for _, tc := range []struct {
@@ -102,6 +109,7 @@ func TestBandsRepair(t *testing.T) {
 		{true, 300, "zipf", 2},
 		{true, 300, "log-uniform", 3},
 		{false, 300, "uniform", 2},
+		{false, 1000, "dominant", 1},
 	} {
 		c := synthetic.DefaultTiling(tc.n, tc.seed)
 		c.Sizes, c.Pinwheel = tc.sizes, tc.pinwheel

@@ -376,14 +376,22 @@ const (
 )
 
 // split looks, in a part whose pairing leaves it one band with no
-// rectangles, for other pairings of one boundary (alternatives), then
-// of two, that split it into bands or rectangles: the first of them,
+// rectangles, for other pairings that split it into bands or
+// rectangles: first its boundaries paired again by the classes of the
+// others (rebalanced), then other pairings of one boundary
+// (alternatives), then of two: the first of them,
 // the others to try after it (banded.next), or nil where none does.
 func (l *layout) split(p *pace) *banded {
 	n := len(l.pt.bufs)
 	alts := l.alternatives(func(int32) bool { return true })
 	var cands []*banded
 	work := int64(0)
+	if nl := l.rebalanced(); nl != nil {
+		nl.bladesOnly = true
+		if nb := nl.buildWithin(p, nil, &work, maxSplitWork); nb != nil {
+			cands = append(cands, nb)
+		}
+	}
 	// try makes the bands of l changed by as, else its rectangles.
 	try := func(as ...alt) {
 		work += int64(n)
@@ -428,4 +436,141 @@ func (l *layout) with(as ...alt) *layout {
 		nl.bds[a.bi].pairs = a.pairs
 	}
 	return &nl
+}
+
+// rebalanced returns l with boundaries paired again where that splits
+// the part into more classes, or nil where none does. Each boundary in
+// turn is paired by the classes the others make: every class must hold
+// one load, so at the boundary the bytes its buffers end less those
+// they start (its net) must be made up by classes of the opposite net.
+// The classes of nets of one total (pairGroups, over the nets rather
+// than the sizes) are paired, classes of no net left alone; a pairing
+// of sizes that agree by chance, wrong at one boundary, is then told
+// by the load of the classes the rest of the part makes.
+func (l *layout) rebalanced() *layout {
+	n := len(l.pt.bufs)
+	parent := make(forest, n)
+	find := parent.find
+	nl := l.with()
+	// join joins the groups of every boundary but skip's and returns the
+	// classes left.
+	join := func(skip int) int {
+		parent.reset()
+		classes := n
+		for bi, bd := range nl.bds {
+			if bi == skip {
+				continue
+			}
+			for _, g := range bdGroups(bd) {
+				for _, k := range g[1:] {
+					a, b := find(l.local[k]), find(l.local[g[0]])
+					if a != b {
+						parent[a] = b
+						classes--
+					}
+				}
+			}
+		}
+		return classes
+	}
+	base := join(-1)
+	changed := false
+	for bi := range nl.bds {
+		bd := nl.bds[bi]
+		if len(bd.e) > 64 || len(bd.st) > 64 {
+			continue
+		}
+		join(bi)
+		pairs := netPairs(l, bd, find)
+		if pairs == nil {
+			continue
+		}
+		old := bd.pairs
+		nl.bds[bi].pairs = pairs
+		if c := join(-1); c > base {
+			base, changed = c, true
+		} else {
+			nl.bds[bi].pairs = old
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return nl
+}
+
+// bdGroups lists the groups of bd, each as its buffers.
+func bdGroups(bd boundary) [][]int32 {
+	if bd.pairs == nil {
+		return [][]int32{append(slices.Clone(bd.e), bd.st...)}
+	}
+	var gs [][]int32
+	for _, pr := range bd.pairs {
+		gs = append(gs, pairBufs(bd, pr))
+	}
+	return gs
+}
+
+// netPairs pairs the buffers of bd by the classes of find (rebalanced):
+// nil where they hold no class of a net.
+func netPairs(l *layout, bd boundary, find func(int32) int32) [][2]uint64 {
+	type class struct {
+		net  int64
+		mask [2]uint64
+	}
+	at := map[int32]int{}
+	var cs []class
+	for side, ks := range [2][]int32{bd.e, bd.st} {
+		for i, k := range ks {
+			r := find(l.local[k])
+			x, ok := at[r]
+			if !ok {
+				x = len(cs)
+				at[r] = x
+				cs = append(cs, class{})
+			}
+			if side == 0 {
+				cs[x].net += l.in.size[k]
+			} else {
+				cs[x].net -= l.in.size[k]
+			}
+			cs[x].mask[side] |= 1 << i
+		}
+	}
+	var pairs [][2]uint64
+	var pos, neg []int64
+	var pi, ni []int
+	for x, c := range cs {
+		switch {
+		case c.net == 0:
+			pairs = append(pairs, c.mask)
+		case c.net > 0:
+			pos, pi = append(pos, c.net), append(pi, x)
+		default:
+			neg, ni = append(neg, -c.net), append(ni, x)
+		}
+	}
+	if len(pos) == 0 {
+		return pairs
+	}
+	if len(pos) > 64 || len(neg) > 64 {
+		return nil
+	}
+	pp := pairGroups(pos, neg)
+	if pp == nil {
+		return nil
+	}
+	for _, pr := range pp {
+		var m [2]uint64
+		for side, idx := range [2][]int{pi, ni} {
+			for j, x := range idx {
+				if pr[side]&(1<<j) != 0 {
+					m[0] |= cs[x].mask[0]
+					m[1] |= cs[x].mask[1]
+				}
+			}
+		}
+		pairs = append(pairs, m)
+	}
+	return pairs
 }
