@@ -385,13 +385,35 @@ func (l *layout) split(p *pace) *banded {
 	n := len(l.pt.bufs)
 	alts := l.alternatives(func(int32) bool { return true })
 	var cands []*banded
-	work := int64(0)
-	if nl := l.rebalanced(); nl != nil {
+	// The pairings by the classes of the other boundaries have work of
+	// their own: the changes of one or two boundaries keep theirs.
+	rwork := int64(0)
+	if nl := l.rebalanced([2]int32{-1, -1}, p.b.pairsOf, &rwork); nl != nil {
 		nl.bladesOnly = true
-		if nb := nl.buildWithin(p, nil, &work, maxSplitWork); nb != nil {
+		if nb := nl.buildWithin(p, nil, &rwork, maxSplitWork); nb != nil {
 			cands = append(cands, nb)
 		}
 	}
+	if len(cands) == 0 {
+		// Rectangles: each pair of boundaries where a pinwheel's blades
+		// would end and start, the others paired again by the classes
+		// the rest make.
+		for _, cut := range l.bladePairs(&rwork) {
+			if rwork > maxSplitWork || p.b.spent() {
+				break
+			}
+			nl := l.rebalanced(cut, p.b.pairsOf, &rwork)
+			if nl == nil {
+				continue
+			}
+			if nb := nl.build(p, &cut); nb != nil {
+				cands = append(cands, nb)
+				break
+			}
+		}
+	}
+	rebalanced := len(cands)
+	work := int64(0)
 	// try makes the bands of l changed by as, else its rectangles.
 	try := func(as ...alt) {
 		work += int64(n)
@@ -407,7 +429,7 @@ func (l *layout) split(p *pace) *banded {
 		}
 		try(a)
 	}
-	if len(cands) == 0 {
+	if len(cands) == rebalanced {
 		// Two boundaries changed together.
 		m := min(len(alts), maxSplitPairs)
 		for i := 0; i < m && len(cands) < maxSplits; i++ {
@@ -439,64 +461,153 @@ func (l *layout) with(as ...alt) *layout {
 }
 
 // rebalanced returns l with boundaries paired again where that splits
-// the part into more classes, or nil where none does. Each boundary in
-// turn is paired by the classes the others make: every class must hold
-// one load, so at the boundary the bytes its buffers end less those
-// they start (its net) must be made up by classes of the opposite net.
-// The classes of nets of one total (pairGroups, over the nets rather
-// than the sizes) are paired, classes of no net left alone; a pairing
-// of sizes that agree by chance, wrong at one boundary, is then told
-// by the load of the classes the rest of the part makes.
-func (l *layout) rebalanced() *layout {
+// the part into more classes, the groups of the boundaries cut left
+// unjoined (-1: none), or nil where none does. Each boundary in turn is
+// paired by the classes the others make: every class must hold one
+// load over the part (or over its own lifetime, between the boundaries
+// cut), so at the boundary the bytes its buffers end less those they
+// start (its net) must be made up by classes of the opposite net. The
+// classes of nets of one total (pairGroups, over the nets rather than
+// the sizes) are paired, classes of no net left alone: a pairing of
+// sizes that agree by chance, wrong at one boundary, is then told by
+// the classes the rest of the part makes. Each pass over the
+// boundaries adds n (the part's buffers) to work per boundary.
+func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, work *int64) *layout {
 	n := len(l.pt.bufs)
-	parent := make(forest, n)
-	find := parent.find
 	nl := l.with()
-	// join joins the groups of every boundary but skip's and returns the
-	// classes left.
-	join := func(skip int) int {
-		parent.reset()
-		classes := n
-		for bi, bd := range nl.bds {
-			if bi == skip {
-				continue
-			}
-			for _, g := range bdGroups(bd) {
+	gs := make([][][]int32, len(nl.bds))
+	for bi, bd := range nl.bds {
+		if bd.s != cut[0] && bd.s != cut[1] {
+			gs[bi] = bdGroups(bd)
+		}
+	}
+	// Each boundary's pairing by the classes of all the others, found
+	// for all of them at once: the others' groups joined by halves, the
+	// joins undone on the way back.
+	alts := make([][][2]uint64, len(nl.bds))
+	u := newUndoForest(n)
+	add := func(lo, hi int) {
+		for _, g := range gs[lo:hi] {
+			for _, g := range g {
+				*work += int64(len(g))
 				for _, k := range g[1:] {
-					a, b := find(l.local[k]), find(l.local[g[0]])
+					u.union(l.local[k], l.local[g[0]])
+				}
+			}
+		}
+	}
+	var solve func(lo, hi, from int)
+	solve = func(lo, hi, from int) {
+		if hi <= from {
+			add(lo, hi)
+			return
+		}
+		if hi-lo == 1 {
+			bd := nl.bds[lo]
+			alts[lo] = nil
+			if gs[lo] != nil && len(bd.e) <= 64 && len(bd.st) <= 64 && len(bd.e) > 1 && len(bd.st) > 1 {
+				alts[lo] = netPairs(l, bd, u.find, pair)
+			}
+			return
+		}
+		mid := (lo + hi) / 2
+		h := len(u.hist)
+		add(mid, hi)
+		solve(lo, mid, from)
+		u.undo(h)
+		add(lo, mid)
+		solve(mid, hi, from)
+		u.undo(h)
+	}
+	parent := make(forest, n)
+	classes := func() int {
+		*work += int64(n)
+		parent.reset()
+		c := n
+		for _, g := range gs {
+			for _, g := range g {
+				for _, k := range g[1:] {
+					a, b := parent.find(l.local[k]), parent.find(l.local[g[0]])
 					if a != b {
 						parent[a] = b
-						classes--
+						c--
 					}
 				}
 			}
 		}
-		return classes
+		return c
 	}
-	base := join(-1)
+	base := classes()
 	changed := false
-	for bi := range nl.bds {
-		bd := nl.bds[bi]
-		if len(bd.e) > 64 || len(bd.st) > 64 {
-			continue
+	// Boundaries in order, each paired by the others as they stand: once
+	// one changes, those after it are paired again.
+	for from := 0; from < len(nl.bds); {
+		solve(0, len(nl.bds), from)
+		next := len(nl.bds)
+		for bi := from; bi < len(nl.bds) && next == len(nl.bds); bi++ {
+			pairs := alts[bi]
+			if pairs == nil || slices.Equal(pairs, nl.bds[bi].pairs) {
+				continue
+			}
+			old, oldPairs := gs[bi], nl.bds[bi].pairs
+			nl.bds[bi].pairs = pairs
+			gs[bi] = bdGroups(nl.bds[bi])
+			if c := classes(); c > base {
+				base, changed, next = c, true, bi+1
+			} else {
+				nl.bds[bi].pairs, gs[bi] = oldPairs, old
+			}
 		}
-		join(bi)
-		pairs := netPairs(l, bd, find)
-		if pairs == nil {
-			continue
-		}
-		old := bd.pairs
-		nl.bds[bi].pairs = pairs
-		if c := join(-1); c > base {
-			base, changed = c, true
-		} else {
-			nl.bds[bi].pairs = old
-		}
+		from = next
 	}
 	if !changed {
 		return nil
 	}
 	return nl
+}
+
+// undoForest is a union-find whose unions can be undone, latest first.
+type undoForest struct {
+	parent, size []int32
+	hist         []int32 // the roots joined under others, in order
+}
+
+func newUndoForest(n int) *undoForest {
+	u := &undoForest{parent: make([]int32, n), size: make([]int32, n)}
+	for i := range u.parent {
+		u.parent[i], u.size[i] = int32(i), 1
+	}
+	return u
+}
+
+func (u *undoForest) find(x int32) int32 {
+	for u.parent[x] != x {
+		x = u.parent[x]
+	}
+	return x
+}
+
+func (u *undoForest) union(a, b int32) {
+	a, b = u.find(a), u.find(b)
+	if a == b {
+		return
+	}
+	if u.size[a] > u.size[b] {
+		a, b = b, a
+	}
+	u.parent[a] = b
+	u.size[b] += u.size[a]
+	u.hist = append(u.hist, a)
+}
+
+// undo undoes the unions after the first h.
+func (u *undoForest) undo(h int) {
+	for len(u.hist) > h {
+		a := u.hist[len(u.hist)-1]
+		u.hist = u.hist[:len(u.hist)-1]
+		u.size[u.parent[a]] -= u.size[a]
+		u.parent[a] = a
+	}
 }
 
 // bdGroups lists the groups of bd, each as its buffers.
@@ -513,7 +624,7 @@ func bdGroups(bd boundary) [][]int32 {
 
 // netPairs pairs the buffers of bd by the classes of find (rebalanced):
 // nil where they hold no class of a net.
-func netPairs(l *layout, bd boundary, find func(int32) int32) [][2]uint64 {
+func netPairs(l *layout, bd boundary, find func(int32) int32, pair func(a, b []int64) [][2]uint64) [][2]uint64 {
 	type class struct {
 		net  int64
 		mask [2]uint64
@@ -556,7 +667,7 @@ func netPairs(l *layout, bd boundary, find func(int32) int32) [][2]uint64 {
 	if len(pos) > 64 || len(neg) > 64 {
 		return nil
 	}
-	pp := pairGroups(pos, neg)
+	pp := pair(pos, neg)
 	if pp == nil {
 		return nil
 	}
@@ -573,4 +684,80 @@ func netPairs(l *layout, bd boundary, find func(int32) int32) [][2]uint64 {
 		pairs = append(pairs, m)
 	}
 	return pairs
+}
+
+// bladePairs lists the pairs of boundaries (s1 < s2) that no buffer
+// lives across both, where, with the groups of each alone left unjoined,
+// some class ends at s1 having started with the part and some class
+// starts at s2 and ends with it: where a pinwheel's first and last
+// blades would end and start (rectsOf's first tries).
+func (l *layout) bladePairs(work *int64) [][2]int32 {
+	pt, in := l.pt, l.in
+	n := len(pt.bufs)
+	ns := pt.secHi - pt.secLo
+	parent := make(forest, n)
+	gs := l.groups()
+	lo, hi := make([]int32, n), make([]int32, n)
+	first, last := make([]bool, ns+1), make([]bool, ns+1)
+	seen := make([]bool, ns+1)
+	for _, bd := range l.bds {
+		s := bd.s
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		*work += int64(n)
+		parent.reset()
+		for _, g := range gs {
+			if g.s == s {
+				continue
+			}
+			for _, k := range g.bufs[1:] {
+				parent[parent.find(l.local[k])] = parent.find(l.local[g.bufs[0]])
+			}
+		}
+		for i := range n {
+			lo[i], hi[i] = ns, 0
+		}
+		for i, k := range pt.bufs {
+			r := parent.find(int32(i))
+			lo[r], hi[r] = min(lo[r], in.secLo[k]-pt.secLo), max(hi[r], in.secHi[k]-pt.secLo)
+		}
+		for i := range n {
+			first[s] = first[s] || lo[i] == 0 && hi[i] == s
+			last[s] = last[s] || lo[i] == s && hi[i] == ns
+		}
+	}
+	// maxHi[s]: the latest end of the buffers starting before s.
+	maxHi := make([]int32, ns+1)
+	for _, k := range pt.bufs {
+		maxHi[in.secLo[k]-pt.secLo+1] = max(maxHi[in.secLo[k]-pt.secLo+1], in.secHi[k]-pt.secLo)
+	}
+	for s := int32(1); s <= ns; s++ {
+		maxHi[s] = max(maxHi[s], maxHi[s-1])
+	}
+	// Those where each boundary alone leaves both a class from the
+	// part's start and one to its end (in a pinwheel, at s1 the first
+	// blade ends and the one above the centre starts, at s2 the one
+	// below it ends and the last starts) first.
+	var byFlags [3][][2]int32
+	for s1 := int32(1); s1 < ns; s1++ {
+		if !first[s1] {
+			continue
+		}
+		for s2 := max(s1+1, maxHi[s1]); s2 < ns; s2++ {
+			if !last[s2] {
+				continue
+			}
+			x := 2
+			if last[s1] {
+				x--
+			}
+			if first[s2] {
+				x--
+			}
+			byFlags[x] = append(byFlags[x], [2]int32{s1, s2})
+		}
+	}
+	return slices.Concat(byFlags[:]...)
 }
