@@ -29,7 +29,10 @@ import (
 // with rebalanced at bandWeight 4 throughout), nor the n = 1,000 uniform
 // pinwheel before split did so with the boundaries of a pinwheel's
 // blades left unjoined (120,564 nodes at bandWeight 4 throughout, 70,165
-// with the banded runs of large parts weighing more).
+// with the banded runs of large parts weighing more), nor the n = 1,000
+// bimodal pinwheel before split tried first the boundaries where the
+// most bytes end and start (turnPairs): the pairs its groups gave
+// (bladePairs) left out its blades' boundaries.
 func TestPlantedGolden(t *testing.T) {
 	specs := []string{
 		"synthetic/pinwheel?n=100&sizes=log-uniform&seed=3",
@@ -42,6 +45,7 @@ func TestPlantedGolden(t *testing.T) {
 		"synthetic/tiling?n=1000&sizes=dominant&seed=1",
 		"synthetic/pinwheel?n=1000&sizes=uniform&seed=1",
 		"synthetic/tiling-contention?n=1000&sizes=bimodal&seed=1",
+		"synthetic/pinwheel?n=1000&sizes=bimodal&seed=1",
 	}
 	if testing.Short() {
 		specs = specs[:3]
@@ -103,7 +107,9 @@ func TestPlantedGolden(t *testing.T) {
 // others make), and a pinwheel whose centre (545 buffers) is one band
 // with no rectangles until, with the boundaries where its blades end
 // and start left unjoined, three others are paired by the classes of
-// the rest (n = 1,000 uniform). Every
+// the rest (n = 1,000 uniform), and one that is one band with no
+// rectangles whose blades' boundaries, where the most bytes end and
+// start, its groups do not tell (n = 1,000 bimodal). Every
 // packing must be valid and within the capacity.
 func TestBandsRepair(t *testing.T) {
 	for _, tc := range []struct {
@@ -121,6 +127,7 @@ func TestBandsRepair(t *testing.T) {
 		{false, 300, "uniform", 2},
 		{false, 1000, "dominant", 1},
 		{true, 1000, "uniform", 1},
+		{true, 1000, "bimodal", 1},
 	} {
 		c := synthetic.DefaultTiling(tc.n, tc.seed)
 		c.Sizes, c.Pinwheel = tc.sizes, tc.pinwheel

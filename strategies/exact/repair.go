@@ -398,7 +398,7 @@ func (l *layout) split(p *pace) *banded {
 		// Rectangles: each pair of boundaries where a pinwheel's blades
 		// would end and start, the others paired again by the classes
 		// the rest make.
-		for _, cut := range l.bladePairs(&rwork) {
+		for _, cut := range slices.Concat(l.turnPairs(), l.bladePairs(&rwork)) {
 			if rwork > maxSplitWork || p.b.spent() {
 				break
 			}
@@ -684,6 +684,50 @@ func netPairs(l *layout, bd boundary, find func(int32) int32, pair func(a, b []i
 		pairs = append(pairs, m)
 	}
 	return pairs
+}
+
+// maxTurns is how many boundaries, those where most bytes end and
+// start, turnPairs pairs.
+const maxTurns = 8
+
+// turnPairs lists the pairs of boundaries (s1 < s2) that no buffer
+// lives across both among the maxTurns where the most bytes end (and
+// start), the most first: a pinwheel's first blade ends whole at s1 and
+// its last starts whole at s2, and together they are more than the
+// part's height (the centre between them has some), where the pairs
+// its groups leave (bladePairs) may be wrong.
+func (l *layout) turnPairs() [][2]int32 {
+	pt, in := l.pt, l.in
+	ns := pt.secHi - pt.secLo
+	turn := make([]int64, ns+1)
+	maxHi := make([]int32, ns+1)
+	for _, k := range pt.bufs {
+		turn[in.secHi[k]-pt.secLo] += in.size[k]
+		maxHi[in.secLo[k]-pt.secLo+1] = max(maxHi[in.secLo[k]-pt.secLo+1], in.secHi[k]-pt.secLo)
+	}
+	for s := int32(1); s <= ns; s++ {
+		maxHi[s] = max(maxHi[s], maxHi[s-1])
+	}
+	var top []int32
+	for s := int32(1); s < ns; s++ {
+		if turn[s] > 0 {
+			top = append(top, s)
+		}
+	}
+	slices.SortStableFunc(top, func(a, b int32) int { return cmp.Compare(turn[b], turn[a]) })
+	top = top[:min(len(top), maxTurns)]
+	var out [][2]int32
+	for _, a := range top {
+		for _, b := range top {
+			if a < b && b >= maxHi[a] && turn[a]+turn[b] > l.c {
+				out = append(out, [2]int32{a, b})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(x, y [2]int32) int {
+		return cmp.Compare(turn[y[0]]+turn[y[1]], turn[x[0]]+turn[x[1]])
+	})
+	return out
 }
 
 // bladePairs lists the pairs of boundaries (s1 < s2) that no buffer
