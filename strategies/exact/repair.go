@@ -470,8 +470,8 @@ func (l *layout) with(as ...alt) *layout {
 // classes of nets of one total (pairGroups, over the nets rather than
 // the sizes) are paired, classes of no net left alone: a pairing of
 // sizes that agree by chance, wrong at one boundary, is then told by
-// the classes the rest of the part makes. Each pass over the
-// boundaries adds n (the part's buffers) to work per boundary.
+// the classes the rest of the part makes. It adds to work the buffers
+// it joins.
 func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, work *int64) *layout {
 	n := len(l.pt.bufs)
 	nl := l.with()
@@ -686,6 +686,22 @@ func netPairs(l *layout, bd boundary, find func(int32) int32, pair func(a, b []i
 	return pairs
 }
 
+// latestEnds returns, by boundary s of the part, the latest end of its
+// buffers that start before s: no buffer lives across both s1 and s2
+// where s2 >= latestEnds()[s1].
+func (l *layout) latestEnds() []int32 {
+	pt, in := l.pt, l.in
+	ns := pt.secHi - pt.secLo
+	maxHi := make([]int32, ns+1)
+	for _, k := range pt.bufs {
+		maxHi[in.secLo[k]-pt.secLo+1] = max(maxHi[in.secLo[k]-pt.secLo+1], in.secHi[k]-pt.secLo)
+	}
+	for s := int32(1); s <= ns; s++ {
+		maxHi[s] = max(maxHi[s], maxHi[s-1])
+	}
+	return maxHi
+}
+
 // maxTurns is how many boundaries, those where most bytes end and
 // start, turnPairs pairs.
 const maxTurns = 8
@@ -700,14 +716,10 @@ func (l *layout) turnPairs() [][2]int32 {
 	pt, in := l.pt, l.in
 	ns := pt.secHi - pt.secLo
 	turn := make([]int64, ns+1)
-	maxHi := make([]int32, ns+1)
 	for _, k := range pt.bufs {
 		turn[in.secHi[k]-pt.secLo] += in.size[k]
-		maxHi[in.secLo[k]-pt.secLo+1] = max(maxHi[in.secLo[k]-pt.secLo+1], in.secHi[k]-pt.secLo)
 	}
-	for s := int32(1); s <= ns; s++ {
-		maxHi[s] = max(maxHi[s], maxHi[s-1])
-	}
+	maxHi := l.latestEnds()
 	var top []int32
 	for s := int32(1); s < ns; s++ {
 		if turn[s] > 0 {
@@ -734,7 +746,9 @@ func (l *layout) turnPairs() [][2]int32 {
 // lives across both, where, with the groups of each alone left unjoined,
 // some class ends at s1 having started with the part and some class
 // starts at s2 and ends with it: where a pinwheel's first and last
-// blades would end and start (rectsOf's first tries).
+// blades would end and start (rectsOf's first tries); those where also
+// a class starts at s1 and ends with the part, and one ends at s2
+// having started with it, first.
 func (l *layout) bladePairs(work *int64) [][2]int32 {
 	pt, in := l.pt, l.in
 	n := len(pt.bufs)
@@ -772,14 +786,7 @@ func (l *layout) bladePairs(work *int64) [][2]int32 {
 			last[s] = last[s] || lo[i] == s && hi[i] == ns
 		}
 	}
-	// maxHi[s]: the latest end of the buffers starting before s.
-	maxHi := make([]int32, ns+1)
-	for _, k := range pt.bufs {
-		maxHi[in.secLo[k]-pt.secLo+1] = max(maxHi[in.secLo[k]-pt.secLo+1], in.secHi[k]-pt.secLo)
-	}
-	for s := int32(1); s <= ns; s++ {
-		maxHi[s] = max(maxHi[s], maxHi[s-1])
-	}
+	maxHi := l.latestEnds()
 	// Those where each boundary alone leaves both a class from the
 	// part's start and one to its end (in a pinwheel, at s1 the first
 	// blade ends and the one above the centre starts, at s2 the one
