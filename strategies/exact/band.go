@@ -355,7 +355,9 @@ type layout struct {
 
 // boundary holds the buffers ending (e) and starting (st) at section
 // boundary s of the part, and their pairs, as masks of e and st (nil:
-// the whole boundary is one group).
+// the whole boundary is one group). A boundary with more than
+// maxBandSide buffers a side has its twins (twinsOf) apart, a boundary
+// of one pair each, and the rest in one more.
 type boundary struct {
 	s     int32
 	e, st []int32
@@ -410,6 +412,17 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) (*banded, *layo
 		if len(e) == 0 || len(st) == 0 {
 			continue // not without slack: the checks below refuse it
 		}
+		if len(e) > maxBandSide || len(st) > maxBandSide {
+			// Twins first, each a boundary of its own.
+			var tw [][2]int32
+			tw, e, st = twinsOf(in, e, st)
+			for _, x := range tw {
+				l.bds = append(l.bds, boundary{s: s, e: []int32{x[0]}, st: []int32{x[1]}, pairs: [][2]uint64{{1, 1}}})
+			}
+			if len(e) == 0 || len(st) == 0 {
+				continue
+			}
+		}
 		a, bs = a[:0], bs[:0]
 		for _, k := range e {
 			a = append(a, in.size[k])
@@ -440,25 +453,14 @@ func (l *layout) buildWithin(p *pace, rect *[2]int32, work *int64, maxWork int64
 	in, pt, c := l.in, l.pt, l.c
 	n := len(pt.bufs)
 	local := l.local
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	var find func(int32) int32
-	find = func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	parent := make(forest, n)
+	parent.reset()
+	find := parent.find
 	union := func(a, b int32) { parent[find(a)] = find(b) }
 	groups := l.groups()
 	// join joins the buffers of every group but those cut (nil: none).
 	join := func(cut []bool) {
-		for i := range parent {
-			parent[i] = int32(i)
-		}
+		parent.reset()
 		for gi, g := range groups {
 			if cut != nil && cut[gi] {
 				continue
@@ -519,6 +521,25 @@ func (bd *stripe) build(p *pace) bool {
 		bd.kids = append(bd.kids, newPacker(bin, bp, bd.h, bd.rev, p))
 	}
 	return true
+}
+
+// forest is a union-find over the buffers of a part, by index there.
+type forest []int32
+
+// reset makes every buffer a class of its own.
+func (f forest) reset() {
+	for i := range f {
+		f[i] = int32(i)
+	}
+}
+
+// find returns the root of x's class.
+func (f forest) find(x int32) int32 {
+	for f[x] != x {
+		f[x] = f[f[x]]
+		x = f[x]
+	}
+	return x
 }
 
 // group is a group of the buffers ending and starting at boundary s
@@ -895,6 +916,39 @@ func pairLarge(a, b []int64) [][2]uint64 {
 		pairs = append(pairs, [2]uint64{x, y})
 		restA, restB = restA&^x, restB&^y
 	}
+}
+
+// twinsOf pairs, of the buffers e ending at a boundary and st starting
+// there, each size that one buffer of each side has and no other buffer
+// of either side: where a block lives on across a boundary its bytes end
+// and start there in one buffer each, and a size of one buffer a side is
+// unlikely to match by chance where sums of several may. It returns the
+// twins and the buffers left of each side.
+func twinsOf(in *instance, e, st []int32) (tw [][2]int32, restE, restSt []int32) {
+	count := map[int64][2]int{}
+	for side, ks := range [2][]int32{e, st} {
+		for _, k := range ks {
+			c := count[in.size[k]]
+			c[side]++
+			count[in.size[k]] = c
+		}
+	}
+	at := map[int64]int32{}
+	for _, k := range st {
+		if count[in.size[k]] == [2]int{1, 1} {
+			at[in.size[k]] = k
+		} else {
+			restSt = append(restSt, k)
+		}
+	}
+	for _, k := range e {
+		if count[in.size[k]] == [2]int{1, 1} {
+			tw = append(tw, [2]int32{k, at[in.size[k]]})
+		} else {
+			restE = append(restE, k)
+		}
+	}
+	return tw, restE, restSt
 }
 
 // orShifted sets dst |= src << x, over bitsets of one length; dst may be

@@ -20,7 +20,19 @@ import (
 // proved optimal at its planted optimum, the family's capacity. Before
 // rectangles were repaired the three n = 300 pinwheels were not proved
 // in 10 s (n = 100 log-uniform seed 3 took 2 s), nor the n = 1,000
-// tiling before pairLarge took sides of more than 48 buffers.
+// tiling before pairLarge took sides of more than 48 buffers, nor the
+// n = 300 uniform tiling seed 2 before twins were paired first at large
+// boundaries (its boundary of 32 ending and 36 starting buffers was one
+// group), nor the n = 1,000 dominant tiling before split paired a
+// boundary again by the classes of the others (rebalanced), nor the
+// n = 1,000 bimodal tiling-contention (not in 300,000 nodes; 113,152
+// with rebalanced at bandWeight 4 throughout), nor the n = 1,000 uniform
+// pinwheel before split did so with the boundaries of a pinwheel's
+// blades left unjoined (120,564 nodes at bandWeight 4 throughout, 70,165
+// with the banded runs of large parts weighing more), nor the n = 1,000
+// bimodal pinwheel before split tried first the boundaries where the
+// most bytes end and start (turnPairs): the pairs its groups gave
+// (bladePairs) left out its blades' boundaries.
 func TestPlantedGolden(t *testing.T) {
 	specs := []string{
 		"synthetic/pinwheel?n=100&sizes=log-uniform&seed=3",
@@ -29,6 +41,11 @@ func TestPlantedGolden(t *testing.T) {
 		"synthetic/tiling?n=300&sizes=dominant&seed=4",
 		"synthetic/pinwheel?n=300&sizes=log-uniform&seed=2",
 		"synthetic/tiling?n=1000&sizes=uniform&seed=1",
+		"synthetic/tiling?n=300&sizes=uniform&seed=2",
+		"synthetic/tiling?n=1000&sizes=dominant&seed=1",
+		"synthetic/pinwheel?n=1000&sizes=uniform&seed=1",
+		"synthetic/tiling-contention?n=1000&sizes=bimodal&seed=1",
+		"synthetic/pinwheel?n=1000&sizes=bimodal&seed=1",
 	}
 	if testing.Short() {
 		specs = specs[:3]
@@ -80,8 +97,20 @@ func TestPlantedGolden(t *testing.T) {
 // have blades that are, one band as pairGroups pairs them (n = 300:
 // zipf seeds 4 and 2 and log-uniform seed 3, packed since split pairs
 // two of their boundaries otherwise and looks for rectangles in the
-// band that leaves). Every packing must be valid and within the
-// capacity.
+// band that leaves), and a tiling whose boundary of 32 ending and 36
+// starting buffers left it one band until twins (one buffer a side of a
+// size no other has) were paired first (n = 300 uniform seed 2), and
+// one whose boundary of 36 ending and 8 starting buffers pairs sums that
+// agree by chance across its top band (n = 1,000 dominant: one band with
+// no rectangles, and no change of one or two boundaries' groups splits
+// it, until the boundary is paired by the nets of the classes the
+// others make), and a pinwheel whose centre (545 buffers) is one band
+// with no rectangles until, with the boundaries where its blades end
+// and start left unjoined, three others are paired by the classes of
+// the rest (n = 1,000 uniform), and one that is one band with no
+// rectangles whose blades' boundaries, where the most bytes end and
+// start, its groups do not tell (n = 1,000 bimodal). Every
+// packing must be valid and within the capacity.
 func TestBandsRepair(t *testing.T) {
 	for _, tc := range []struct {
 		pinwheel bool
@@ -95,6 +124,10 @@ func TestBandsRepair(t *testing.T) {
 		{true, 300, "zipf", 4},
 		{true, 300, "zipf", 2},
 		{true, 300, "log-uniform", 3},
+		{false, 300, "uniform", 2},
+		{false, 1000, "dominant", 1},
+		{true, 1000, "uniform", 1},
+		{true, 1000, "bimodal", 1},
 	} {
 		c := synthetic.DefaultTiling(tc.n, tc.seed)
 		c.Sizes, c.Pinwheel = tc.sizes, tc.pinwheel

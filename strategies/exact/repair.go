@@ -376,13 +376,43 @@ const (
 )
 
 // split looks, in a part whose pairing leaves it one band with no
-// rectangles, for other pairings of one boundary (alternatives), then
-// of two, that split it into bands or rectangles: the first of them,
+// rectangles, for other pairings that split it into bands or
+// rectangles: first its boundaries paired again by the classes of the
+// others (rebalanced), then other pairings of one boundary
+// (alternatives), then of two: the first of them,
 // the others to try after it (banded.next), or nil where none does.
 func (l *layout) split(p *pace) *banded {
 	n := len(l.pt.bufs)
 	alts := l.alternatives(func(int32) bool { return true })
 	var cands []*banded
+	// The pairings by the classes of the other boundaries have work of
+	// their own: the changes of one or two boundaries keep theirs.
+	rwork := int64(0)
+	if nl := l.rebalanced([2]int32{-1, -1}, p.b.pairsOf, &rwork); nl != nil {
+		nl.bladesOnly = true
+		if nb := nl.buildWithin(p, nil, &rwork, maxSplitWork); nb != nil {
+			cands = append(cands, nb)
+		}
+	}
+	if len(cands) == 0 {
+		// Rectangles: each pair of boundaries where a pinwheel's blades
+		// would end and start, the others paired again by the classes
+		// the rest make.
+		for _, cut := range slices.Concat(l.turnPairs(), l.bladePairs(&rwork)) {
+			if rwork > maxSplitWork || p.b.spent() {
+				break
+			}
+			nl := l.rebalanced(cut, p.b.pairsOf, &rwork)
+			if nl == nil {
+				continue
+			}
+			if nb := nl.build(p, &cut); nb != nil {
+				cands = append(cands, nb)
+				break
+			}
+		}
+	}
+	rebalanced := len(cands)
 	work := int64(0)
 	// try makes the bands of l changed by as, else its rectangles.
 	try := func(as ...alt) {
@@ -399,7 +429,7 @@ func (l *layout) split(p *pace) *banded {
 		}
 		try(a)
 	}
-	if len(cands) == 0 {
+	if len(cands) == rebalanced {
 		// Two boundaries changed together.
 		m := min(len(alts), maxSplitPairs)
 		for i := 0; i < m && len(cands) < maxSplits; i++ {
@@ -428,4 +458,357 @@ func (l *layout) with(as ...alt) *layout {
 		nl.bds[a.bi].pairs = a.pairs
 	}
 	return &nl
+}
+
+// rebalanced returns l with boundaries paired again where that splits
+// the part into more classes, the groups of the boundaries cut left
+// unjoined (-1: none), or nil where none does. Each boundary in turn is
+// paired by the classes the others make: every class must hold one
+// load over the part (or over its own lifetime, between the boundaries
+// cut), so at the boundary the bytes its buffers end less those they
+// start (its net) must be made up by classes of the opposite net. The
+// classes of nets of one total (pairGroups, over the nets rather than
+// the sizes) are paired, classes of no net left alone: a pairing of
+// sizes that agree by chance, wrong at one boundary, is then told by
+// the classes the rest of the part makes. It adds to work the buffers
+// it joins.
+func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, work *int64) *layout {
+	n := len(l.pt.bufs)
+	nl := l.with()
+	gs := make([][][]int32, len(nl.bds))
+	for bi, bd := range nl.bds {
+		if bd.s != cut[0] && bd.s != cut[1] {
+			gs[bi] = bdGroups(bd)
+		}
+	}
+	// Each boundary's pairing by the classes of all the others, found
+	// for all of them at once: the others' groups joined by halves, the
+	// joins undone on the way back.
+	alts := make([][][2]uint64, len(nl.bds))
+	u := newUndoForest(n)
+	add := func(lo, hi int) {
+		for _, g := range gs[lo:hi] {
+			for _, g := range g {
+				*work += int64(len(g))
+				for _, k := range g[1:] {
+					u.union(l.local[k], l.local[g[0]])
+				}
+			}
+		}
+	}
+	var solve func(lo, hi, from int)
+	solve = func(lo, hi, from int) {
+		if hi <= from {
+			add(lo, hi)
+			return
+		}
+		if hi-lo == 1 {
+			bd := nl.bds[lo]
+			alts[lo] = nil
+			if gs[lo] != nil && len(bd.e) <= 64 && len(bd.st) <= 64 && len(bd.e) > 1 && len(bd.st) > 1 {
+				alts[lo] = netPairs(l, bd, u.find, pair)
+			}
+			return
+		}
+		mid := (lo + hi) / 2
+		h := len(u.hist)
+		add(mid, hi)
+		solve(lo, mid, from)
+		u.undo(h)
+		add(lo, mid)
+		solve(mid, hi, from)
+		u.undo(h)
+	}
+	parent := make(forest, n)
+	classes := func() int {
+		*work += int64(n)
+		parent.reset()
+		c := n
+		for _, g := range gs {
+			for _, g := range g {
+				for _, k := range g[1:] {
+					a, b := parent.find(l.local[k]), parent.find(l.local[g[0]])
+					if a != b {
+						parent[a] = b
+						c--
+					}
+				}
+			}
+		}
+		return c
+	}
+	base := classes()
+	changed := false
+	// Boundaries in order, each paired by the others as they stand: once
+	// one changes, those after it are paired again.
+	for from := 0; from < len(nl.bds); {
+		solve(0, len(nl.bds), from)
+		next := len(nl.bds)
+		for bi := from; bi < len(nl.bds) && next == len(nl.bds); bi++ {
+			pairs := alts[bi]
+			if pairs == nil || slices.Equal(pairs, nl.bds[bi].pairs) {
+				continue
+			}
+			old, oldPairs := gs[bi], nl.bds[bi].pairs
+			nl.bds[bi].pairs = pairs
+			gs[bi] = bdGroups(nl.bds[bi])
+			if c := classes(); c > base {
+				base, changed, next = c, true, bi+1
+			} else {
+				nl.bds[bi].pairs, gs[bi] = oldPairs, old
+			}
+		}
+		from = next
+	}
+	if !changed {
+		return nil
+	}
+	return nl
+}
+
+// undoForest is a union-find whose unions can be undone, latest first.
+type undoForest struct {
+	parent, size []int32
+	hist         []int32 // the roots joined under others, in order
+}
+
+func newUndoForest(n int) *undoForest {
+	u := &undoForest{parent: make([]int32, n), size: make([]int32, n)}
+	for i := range u.parent {
+		u.parent[i], u.size[i] = int32(i), 1
+	}
+	return u
+}
+
+func (u *undoForest) find(x int32) int32 {
+	for u.parent[x] != x {
+		x = u.parent[x]
+	}
+	return x
+}
+
+func (u *undoForest) union(a, b int32) {
+	a, b = u.find(a), u.find(b)
+	if a == b {
+		return
+	}
+	if u.size[a] > u.size[b] {
+		a, b = b, a
+	}
+	u.parent[a] = b
+	u.size[b] += u.size[a]
+	u.hist = append(u.hist, a)
+}
+
+// undo undoes the unions after the first h.
+func (u *undoForest) undo(h int) {
+	for len(u.hist) > h {
+		a := u.hist[len(u.hist)-1]
+		u.hist = u.hist[:len(u.hist)-1]
+		u.size[u.parent[a]] -= u.size[a]
+		u.parent[a] = a
+	}
+}
+
+// bdGroups lists the groups of bd, each as its buffers.
+func bdGroups(bd boundary) [][]int32 {
+	if bd.pairs == nil {
+		return [][]int32{append(slices.Clone(bd.e), bd.st...)}
+	}
+	var gs [][]int32
+	for _, pr := range bd.pairs {
+		gs = append(gs, pairBufs(bd, pr))
+	}
+	return gs
+}
+
+// netPairs pairs the buffers of bd by the classes of find (rebalanced):
+// nil where they hold no class of a net.
+func netPairs(l *layout, bd boundary, find func(int32) int32, pair func(a, b []int64) [][2]uint64) [][2]uint64 {
+	type class struct {
+		net  int64
+		mask [2]uint64
+	}
+	at := map[int32]int{}
+	var cs []class
+	for side, ks := range [2][]int32{bd.e, bd.st} {
+		for i, k := range ks {
+			r := find(l.local[k])
+			x, ok := at[r]
+			if !ok {
+				x = len(cs)
+				at[r] = x
+				cs = append(cs, class{})
+			}
+			if side == 0 {
+				cs[x].net += l.in.size[k]
+			} else {
+				cs[x].net -= l.in.size[k]
+			}
+			cs[x].mask[side] |= 1 << i
+		}
+	}
+	var pairs [][2]uint64
+	var pos, neg []int64
+	var pi, ni []int
+	for x, c := range cs {
+		switch {
+		case c.net == 0:
+			pairs = append(pairs, c.mask)
+		case c.net > 0:
+			pos, pi = append(pos, c.net), append(pi, x)
+		default:
+			neg, ni = append(neg, -c.net), append(ni, x)
+		}
+	}
+	if len(pos) == 0 {
+		return pairs
+	}
+	if len(pos) > 64 || len(neg) > 64 {
+		return nil
+	}
+	pp := pair(pos, neg)
+	if pp == nil {
+		return nil
+	}
+	for _, pr := range pp {
+		var m [2]uint64
+		for side, idx := range [2][]int{pi, ni} {
+			for j, x := range idx {
+				if pr[side]&(1<<j) != 0 {
+					m[0] |= cs[x].mask[0]
+					m[1] |= cs[x].mask[1]
+				}
+			}
+		}
+		pairs = append(pairs, m)
+	}
+	return pairs
+}
+
+// latestEnds returns, by boundary s of the part, the latest end of its
+// buffers that start before s: no buffer lives across both s1 and s2
+// where s2 >= latestEnds()[s1].
+func (l *layout) latestEnds() []int32 {
+	pt, in := l.pt, l.in
+	ns := pt.secHi - pt.secLo
+	maxHi := make([]int32, ns+1)
+	for _, k := range pt.bufs {
+		maxHi[in.secLo[k]-pt.secLo+1] = max(maxHi[in.secLo[k]-pt.secLo+1], in.secHi[k]-pt.secLo)
+	}
+	for s := int32(1); s <= ns; s++ {
+		maxHi[s] = max(maxHi[s], maxHi[s-1])
+	}
+	return maxHi
+}
+
+// maxTurns is how many boundaries, those where most bytes end and
+// start, turnPairs pairs.
+const maxTurns = 8
+
+// turnPairs lists the pairs of boundaries (s1 < s2) that no buffer
+// lives across both among the maxTurns where the most bytes end (and
+// start), the most first: a pinwheel's first blade ends whole at s1 and
+// its last starts whole at s2, and together they are more than the
+// part's height (the centre between them has some), where the pairs
+// its groups leave (bladePairs) may be wrong.
+func (l *layout) turnPairs() [][2]int32 {
+	pt, in := l.pt, l.in
+	ns := pt.secHi - pt.secLo
+	turn := make([]int64, ns+1)
+	for _, k := range pt.bufs {
+		turn[in.secHi[k]-pt.secLo] += in.size[k]
+	}
+	maxHi := l.latestEnds()
+	var top []int32
+	for s := int32(1); s < ns; s++ {
+		if turn[s] > 0 {
+			top = append(top, s)
+		}
+	}
+	slices.SortStableFunc(top, func(a, b int32) int { return cmp.Compare(turn[b], turn[a]) })
+	top = top[:min(len(top), maxTurns)]
+	var out [][2]int32
+	for _, a := range top {
+		for _, b := range top {
+			if a < b && b >= maxHi[a] && turn[a]+turn[b] > l.c {
+				out = append(out, [2]int32{a, b})
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(x, y [2]int32) int {
+		return cmp.Compare(turn[y[0]]+turn[y[1]], turn[x[0]]+turn[x[1]])
+	})
+	return out
+}
+
+// bladePairs lists the pairs of boundaries (s1 < s2) that no buffer
+// lives across both, where, with the groups of each alone left unjoined,
+// some class ends at s1 having started with the part and some class
+// starts at s2 and ends with it: where a pinwheel's first and last
+// blades would end and start (rectsOf's first tries); those where also
+// a class starts at s1 and ends with the part, and one ends at s2
+// having started with it, first.
+func (l *layout) bladePairs(work *int64) [][2]int32 {
+	pt, in := l.pt, l.in
+	n := len(pt.bufs)
+	ns := pt.secHi - pt.secLo
+	parent := make(forest, n)
+	gs := l.groups()
+	lo, hi := make([]int32, n), make([]int32, n)
+	first, last := make([]bool, ns+1), make([]bool, ns+1)
+	seen := make([]bool, ns+1)
+	for _, bd := range l.bds {
+		s := bd.s
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		*work += int64(n)
+		parent.reset()
+		for _, g := range gs {
+			if g.s == s {
+				continue
+			}
+			for _, k := range g.bufs[1:] {
+				parent[parent.find(l.local[k])] = parent.find(l.local[g.bufs[0]])
+			}
+		}
+		for i := range n {
+			lo[i], hi[i] = ns, 0
+		}
+		for i, k := range pt.bufs {
+			r := parent.find(int32(i))
+			lo[r], hi[r] = min(lo[r], in.secLo[k]-pt.secLo), max(hi[r], in.secHi[k]-pt.secLo)
+		}
+		for i := range n {
+			first[s] = first[s] || lo[i] == 0 && hi[i] == s
+			last[s] = last[s] || lo[i] == s && hi[i] == ns
+		}
+	}
+	maxHi := l.latestEnds()
+	// Those where each boundary alone leaves both a class from the
+	// part's start and one to its end (in a pinwheel, at s1 the first
+	// blade ends and the one above the centre starts, at s2 the one
+	// below it ends and the last starts) first.
+	var byFlags [3][][2]int32
+	for s1 := int32(1); s1 < ns; s1++ {
+		if !first[s1] {
+			continue
+		}
+		for s2 := max(s1+1, maxHi[s1]); s2 < ns; s2++ {
+			if !last[s2] {
+				continue
+			}
+			x := 2
+			if last[s1] {
+				x--
+			}
+			if first[s2] {
+				x--
+			}
+			byFlags[x] = append(byFlags[x], [2]int32{s1, s2})
+		}
+	}
+	return slices.Concat(byFlags[:]...)
 }
