@@ -1,6 +1,9 @@
 package kernel
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // FitIndex answers first-fit queries as CompIndex.FirstFit does (the
 // lowest aligned offset where a buffer fits among the placed buffers
@@ -54,8 +57,7 @@ type FitIndex struct {
 
 	scratch, merged []Comp
 	fitRuns         [][]Comp
-	hintRuns        [][]Comp
-	next            []int64
+	walk            fitWalk
 }
 
 // fitBlock is a block's merged ranges: set, and pend, the ranges logged
@@ -127,7 +129,7 @@ func (ix *FitIndex) EmptyCopy() *FitIndex {
 	if ix.coarse != nil {
 		c.coarse = ix.coarse.emptyCopy()
 	}
-	c.scratch, c.merged, c.fitRuns, c.hintRuns, c.next = nil, nil, nil, nil, nil
+	c.scratch, c.merged, c.fitRuns, c.walk = nil, nil, nil, fitWalk{}
 	c.Reset()
 	return &c
 }
@@ -238,8 +240,7 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 	if ix.coarse != nil {
 		if blo, bhi := ix.coarse.inside(t.A, t.B); blo <= bhi {
 			runs = ix.coarse.appendRuns(runs, blo, bhi)
-			ix.hintRuns = append(ix.hintRuns[:0], runs...)
-			from, ix.next = lazyFirstFit(ix.hintRuns, ix.next, 0, size, align, nil, 0)
+			from = ix.walk.firstFit(runs, 0, size, align)
 			mlo = ix.StartPtr[blo<<ix.coarse.shift]
 			mhi = ix.StartPtr[min((bhi+1)<<ix.coarse.shift, ix.Tasks())]
 		}
@@ -271,7 +272,78 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 		}
 		small = appendEndingAfter(small, loose, from)
 	}
-	var off int64
-	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align, nil, 0)
-	return off
+	runs = appendSmall(runs, small)
+	ix.scratch, ix.fitRuns = small, runs
+	return ix.walk.firstFit(runs, from, size, align)
+}
+
+// fitWalk is lazyFirstFit for FitIndex, which has no windows: the same
+// walk over the same runs, with the same answer, each run's cursor kept
+// beside it (fitCursor) rather than the run resliced. Storing a resliced
+// run back into the list wrote its three words, pointer included (with
+// the write barrier's check), every time a run was looked at: on Y_1
+// about three million times a decode.
+type fitWalk struct{ cur []fitCursor }
+
+// fitCursor is the cursor of a run of fitWalk's: the index of its first
+// range not yet passed, and that range's start (MaxInt64: none left).
+type fitCursor struct {
+	next int64
+	i    int
+}
+
+// firstFit returns lazyFirstFit(runs, _, from, size, align, nil, 0)
+// without changing runs.
+func (w *fitWalk) firstFit(runs [][]Comp, from, size, align int64) int64 {
+	cur := w.cur[:0]
+	for _, run := range runs {
+		c := fitCursor{math.MaxInt64, 0}
+		if from > 0 {
+			c.i = endAfter(run, from)
+		}
+		if c.i < len(run) {
+			c.next = run[c.i].Lo
+		}
+		cur = append(cur, c)
+	}
+	w.cur = cur
+	if len(cur) == 0 {
+		return from
+	}
+	runs = runs[:len(cur)] // as long as cur: runs[r] needs no bounds check
+	y, end := from, from+size
+	// Look at the runs in turn until a whole round, from the last that
+	// moved y (or the first), moves it no more: then none blocks it.
+	for r, stop := 0, 0; ; {
+		if c := &cur[r]; c.next < end {
+			// The range at the cursor starts below end: it blocks y unless
+			// it ends by y, and then the cursor passes it (mostly one
+			// range: it gallops only past two).
+			run, i := runs[r], c.i
+			for {
+				if h := run[i].Hi; h > y {
+					y = AlignUp(h, align)
+					end = y + size
+					stop = r
+					i++
+				} else if i++; i < len(run) && run[i].Hi <= y {
+					i = endAfterFrom(run, i+1, y)
+				}
+				if i == len(run) || run[i].Lo >= end {
+					break
+				}
+			}
+			c.i = i
+			c.next = math.MaxInt64
+			if i < len(run) {
+				c.next = run[i].Lo
+			}
+		}
+		if r++; r == len(cur) {
+			r = 0
+		}
+		if r == stop {
+			return y
+		}
+	}
 }

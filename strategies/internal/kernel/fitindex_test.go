@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -61,6 +62,48 @@ func TestFitIndexMatchesCompIndex(t *testing.T) {
 				fx.Reset()
 			} else {
 				fx = fx.EmptyCopy()
+			}
+		}
+	}
+}
+
+// TestFitWalkMatchesLazy requires fitWalk.firstFit, FitIndex's walk, to
+// give what lazyFirstFit gives over the same runs (random sorted,
+// disjoint runs, touching or not, sizes from 0, alignments 1 to 64,
+// walks from 0 or from an aligned offset below the answer), one walk's
+// scratch reused throughout, and to leave the runs as they were.
+func TestFitWalkMatchesLazy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var w fitWalk
+	for trial := range 20000 {
+		runs := make([][]Comp, rng.IntN(6))
+		for r := range runs {
+			var y int64
+			for range rng.IntN(12) {
+				lo := y + rng.Int64N(6)
+				if len(runs[r]) > 0 && lo == y {
+					lo++ // disjoint and not touching, as merged runs are
+				}
+				y = lo + 1 + rng.Int64N(10)
+				runs[r] = append(runs[r], Comp{lo, y})
+			}
+		}
+		size, align := rng.Int64N(8), []int64{1, 2, 4, 64}[rng.IntN(4)]
+		copies := make([][]Comp, len(runs))
+		for r, run := range runs {
+			copies[r] = slices.Clone(run)
+		}
+		want, _ := lazyFirstFit(slices.Clone(copies), nil, 0, size, align, nil, 0)
+		from := int64(0)
+		if rng.IntN(2) == 0 && want > 0 {
+			from = rng.Int64N(want+1) / align * align
+		}
+		if got := w.firstFit(runs, from, size, align); got != want {
+			t.Fatalf("trial %d: size %d align %d from %d over %v: fitWalk %d, lazyFirstFit %d", trial, size, align, from, runs, got, want)
+		}
+		for r := range runs {
+			if !slices.Equal(runs[r], copies[r]) {
+				t.Fatalf("trial %d: run %d changed: %v, was %v", trial, r, runs[r], copies[r])
 			}
 		}
 	}
