@@ -182,6 +182,9 @@ func (ix *FitIndex) block(k int32) *fitBlock {
 	seen := ix.seen[int(k)*ix.depth:][:ix.depth]
 	for j, u := 0, ix.nb+k; u >= 1; j, u = j+1, u>>1 {
 		nd := ix.node[u]
+		if seen[j] == nd.len {
+			continue // mostly: nothing new
+		}
 		for _, c := range ix.pool[nd.ptr+seen[j] : nd.ptr+nd.len] {
 			b.pend = MergeComp(b.pend, c)
 		}
@@ -246,12 +249,12 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 		}
 	}
 	v := t.A + ix.leaves
+	node, pool := ix.node, ix.pool
 	for fine := 2 * ix.nb; v >= fine; v >>= 1 {
-		nd := ix.node[v]
-		if c := ix.pool[nd.ptr : nd.ptr+nd.len]; nd.len > smallRun {
-			runs = append(runs, c)
-		} else {
-			small = appendEndingAfter(small, c, from)
+		if nd := node[v]; nd.len > smallRun {
+			runs = append(runs, pool[nd.ptr:nd.ptr+nd.len])
+		} else if nd.len > 0 {
+			small = appendEndingAfter(small, pool[nd.ptr:nd.ptr+nd.len], from)
 		}
 	}
 	b := ix.block(v - ix.nb)
@@ -262,19 +265,25 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 			small = appendEndingAfter(small, c, from)
 		}
 	}
-	for _, r := range [2][2]int32{{lo, mlo}, {mhi, hi}} {
-		if r[0] >= r[1] {
-			continue
-		}
-		loose := ix.placed[r[0]:r[1]]
-		if ix.byID != nil {
-			runs, loose = ix.byID.gatherRuns(runs, ix.placed, r[0], r[1], syncShare)
-		}
-		small = appendEndingAfter(small, loose, from)
+	if lo < mlo {
+		runs, small = ix.gatherIDs(runs, small, lo, mlo, from)
+	}
+	if mhi < hi {
+		runs, small = ix.gatherIDs(runs, small, mhi, hi, from)
 	}
 	runs = appendSmall(runs, small)
 	ix.scratch, ix.fitRuns = small, runs
 	return ix.walk.firstFit(runs, from, size, align)
+}
+
+// gatherIDs appends the placed ranges of ids lo..hi-1 (lo < hi) that end
+// after from: the id tree's nodes inside as runs, the rest to small.
+func (ix *FitIndex) gatherIDs(runs [][]Comp, small []Comp, lo, hi int32, from int64) ([][]Comp, []Comp) {
+	loose := ix.placed[lo:hi]
+	if ix.byID != nil {
+		runs, loose = ix.byID.gatherRuns(runs, ix.placed, lo, hi, syncShare)
+	}
+	return runs, appendEndingAfter(small, loose, from)
 }
 
 // fitWalk is lazyFirstFit for FitIndex, which has no windows: the same
