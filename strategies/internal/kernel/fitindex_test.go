@@ -108,3 +108,37 @@ func TestFitWalkMatchesLazy(t *testing.T) {
 		}
 	}
 }
+
+// TestCoarseTreePlace requires a coarseTree's nodes, after random places,
+// to hold what merging every range into every node with one of its
+// blocks gives (coarseTree.place leaves the nodes above one that covered
+// a range already): over 1 to 200 tasks (blocks of one task to many),
+// short and long spans, ranges that touch, overlap, nest or stand apart.
+func TestCoarseTreePlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for trial := range 300 {
+		tasks := 1 + rng.Int32N(200)
+		ct := newCoarseTree(tasks)
+		want := make([][]Comp, len(ct.node))
+		for range rng.IntN(300) {
+			a := rng.Int32N(tasks)
+			b := a + rng.Int32N(tasks-a)
+			if rng.IntN(2) == 0 {
+				b = min(a+rng.Int32N(4), tasks-1)
+			}
+			lo := rng.Int64N(100)
+			c := Comp{lo, lo + rng.Int64N(20)}
+			ct.place(a, b, c)
+			for l, r := a>>ct.shift+ct.leaves, b>>ct.shift+ct.leaves; l >= 1; l, r = l>>1, r>>1 {
+				for v := l; v <= r; v++ {
+					want[v] = MergeComp(want[v], c)
+				}
+			}
+		}
+		for v := range want {
+			if !slices.Equal(ct.node[v], want[v]) {
+				t.Fatalf("trial %d (%d tasks, shift %d): node %d holds %v, want %v", trial, tasks, ct.shift, v, ct.node[v], want[v])
+			}
+		}
+	}
+}
