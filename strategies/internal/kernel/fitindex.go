@@ -104,13 +104,45 @@ func newFitIndex(ts *TaskSpans, hints bool, block int32) *FitIndex {
 		ix.placed[id].Lo = -1
 	}
 	ix.all = newDenseSet(len(ts.ID))
-	if ts.GatherByIDPays() {
-		ix.byID = newCompIDTree(int32(len(ts.ID)))
-	}
 	if hints {
 		ix.coarse = newCoarseTree(d)
 	}
+	if ts.GatherByIDPays() {
+		ix.gatherByID()
+	}
 	return ix
+}
+
+// gatherByID makes ix gather the ids of its ranges through a compIDTree,
+// which keeps no nodes wider than the widest range FirstFit asks.
+func (ix *FitIndex) gatherByID() {
+	ix.byID = newCompIDTree(int32(len(ix.ID)))
+	var most int32
+	for i := range ix.ID {
+		t := ix.TaskOf(i, 0)
+		lo, mlo, mhi, hi := ix.inside(&t)
+		most = max(most, mlo-lo, hi-mhi)
+	}
+	ix.byID.keepSpans(most)
+}
+
+// inside returns the ids FirstFit gathers for t by id (those starting in
+// t's span after its first task): lo..mlo-1 and mhi..hi-1.
+func (ix *FitIndex) inside(t *Task) (lo, mlo, mhi, hi int32) {
+	lo, hi = t.RLo, t.RHi
+	mlo, mhi = hi, hi
+	if ix.coarse != nil {
+		if blo, bhi := ix.coarse.inside(t.A, t.B); blo <= bhi {
+			mlo, mhi = ix.insideIDs(blo, bhi)
+		}
+	}
+	return lo, mlo, mhi, hi
+}
+
+// insideIDs returns the ids of the buffers starting in the coarse tree's
+// blocks blo..bhi: mlo..mhi-1.
+func (ix *FitIndex) insideIDs(blo, bhi int32) (mlo, mhi int32) {
+	return ix.StartPtr[blo<<ix.coarse.shift], ix.StartPtr[min((bhi+1)<<ix.coarse.shift, ix.Tasks())]
 }
 
 // EmptyCopy returns an empty index over the same spans, with the same
@@ -125,6 +157,7 @@ func (ix *FitIndex) EmptyCopy() *FitIndex {
 	c.all = newDenseSet(len(ix.placed))
 	if ix.byID != nil {
 		c.byID = newCompIDTree(int32(len(ix.placed)))
+		c.byID.top = ix.byID.top
 	}
 	if ix.coarse != nil {
 		c.coarse = ix.coarse.emptyCopy()
@@ -244,8 +277,7 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 		if blo, bhi := ix.coarse.inside(t.A, t.B); blo <= bhi {
 			runs = ix.coarse.appendRuns(runs, blo, bhi)
 			from = ix.walk.firstFit(runs, 0, size, align)
-			mlo = ix.StartPtr[blo<<ix.coarse.shift]
-			mhi = ix.StartPtr[min((bhi+1)<<ix.coarse.shift, ix.Tasks())]
+			mlo, mhi = ix.insideIDs(blo, bhi)
 		}
 	}
 	v := t.A + ix.leaves

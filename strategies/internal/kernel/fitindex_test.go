@@ -27,7 +27,7 @@ func TestFitIndexMatchesCompIndex(t *testing.T) {
 		block := int32(1) << rng.IntN(7)
 		fx := newFitIndex(ts, trial%4 >= 2, block)
 		if trial%2 == 0 {
-			fx.byID = newCompIDTree(int32(n)) // gather by id whatever GatherByIDPays says
+			fx.gatherByID() // whatever GatherByIDPays says
 		}
 		order := rng.Perm(n)
 		offs := make([]int64, n)
