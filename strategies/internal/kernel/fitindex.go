@@ -283,20 +283,13 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 	v := t.A + ix.leaves
 	node, pool := ix.node, ix.pool
 	for fine := 2 * ix.nb; v >= fine; v >>= 1 {
-		if nd := node[v]; nd.len > smallRun {
-			runs = append(runs, pool[nd.ptr:nd.ptr+nd.len])
-		} else if nd.len > 0 {
-			small = appendEndingAfter(small, pool[nd.ptr:nd.ptr+nd.len], from)
+		if nd := node[v]; nd.len > 0 {
+			runs, small = appendRun(runs, small, pool[nd.ptr:nd.ptr+nd.len], from)
 		}
 	}
 	b := ix.block(v - ix.nb)
-	for _, c := range [2][]Comp{b.set, b.pend} {
-		if len(c) > smallRun {
-			runs = append(runs, c)
-		} else {
-			small = appendEndingAfter(small, c, from)
-		}
-	}
+	runs, small = appendRun(runs, small, b.set, from)
+	runs, small = appendRun(runs, small, b.pend, from)
 	if lo < mlo {
 		runs, small = ix.gatherIDs(runs, small, lo, mlo, from)
 	}
@@ -306,6 +299,15 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 	runs = appendSmall(runs, small)
 	ix.scratch, ix.fitRuns = small, runs
 	return ix.walk.firstFit(runs, from, size, align)
+}
+
+// appendRun appends c, a node's merged ranges, to runs if it has more
+// than smallRun of them, else those ending after from to small.
+func appendRun(runs [][]Comp, small, c []Comp, from int64) ([][]Comp, []Comp) {
+	if len(c) > smallRun {
+		return append(runs, c), small
+	}
+	return runs, appendEndingAfter(small, c, from)
 }
 
 // gatherIDs appends the placed ranges of ids lo..hi-1 (lo < hi) that end
