@@ -75,6 +75,9 @@ func (t *coarseTree) place(a, b int32, c Comp) {
 			}
 			now |= 1 << (v - l)
 		}
+		if now == 1<<(r-l+1)-1 {
+			return // all covered here, so all above
+		}
 		covered = now
 	}
 }
