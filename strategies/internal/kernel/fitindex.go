@@ -321,48 +321,44 @@ func (ix *FitIndex) gatherIDs(runs [][]Comp, small []Comp, lo, hi int32, from in
 }
 
 // fitWalk is lazyFirstFit for FitIndex, which has no windows: the same
-// walk over the same runs, with the same answer, each run's cursor kept
-// beside it (fitCursor) rather than the run resliced. Storing a resliced
-// run back into the list wrote its three words, pointer included (with
-// the write barrier's check), every time a run was looked at: on Y_1
-// about three million times a decode.
-type fitWalk struct{ cur []fitCursor }
-
-// fitCursor is the cursor of a run of fitWalk's: the index of its first
-// range not yet passed, and that range's start (MaxInt64: none left).
-type fitCursor struct {
-	next int64
-	i    int
+// walk over the same runs, with the same answer, each run's cursor and
+// the start of its range kept in lists beside the runs rather than the
+// run resliced. Storing a resliced run back into the list wrote its
+// three words, pointer included (with the write barrier's check), every
+// time a run was looked at: on Y_1 about three million times a decode.
+type fitWalk struct {
+	next []int64 // the start of run r's range at its cursor (MaxInt64: none left)
+	pos  []int   // run r's cursor: the index of its first range not yet passed
 }
 
 // firstFit returns lazyFirstFit(runs, _, from, size, align, nil, 0)
 // without changing runs.
 func (w *fitWalk) firstFit(runs [][]Comp, from, size, align int64) int64 {
-	cur := w.cur[:0]
+	next, pos := w.next[:0], w.pos[:0]
 	for _, run := range runs {
-		c := fitCursor{math.MaxInt64, 0}
+		i, x := 0, int64(math.MaxInt64)
 		if from > 0 {
-			c.i = endAfter(run, from)
+			i = endAfter(run, from)
 		}
-		if c.i < len(run) {
-			c.next = run[c.i].Lo
+		if i < len(run) {
+			x = run[i].Lo
 		}
-		cur = append(cur, c)
+		next, pos = append(next, x), append(pos, i)
 	}
-	w.cur = cur
-	if len(cur) == 0 {
+	w.next, w.pos = next, pos
+	if len(next) == 0 {
 		return from
 	}
-	runs = runs[:len(cur)] // as long as cur: runs[r] needs no bounds check
+	runs, pos = runs[:len(next)], pos[:len(next)] // as long as next: no bounds checks
 	y, end := from, from+size
 	// Look at the runs in turn until a whole round, from the last that
 	// moved y (or the first), moves it no more: then none blocks it.
 	for r, stop := 0, 0; ; {
-		if c := &cur[r]; c.next < end {
+		if next[r] < end {
 			// The range at the cursor starts below end: it blocks y unless
 			// it ends by y, and then the cursor passes it (mostly one
 			// range: it gallops only past two).
-			run, i := runs[r], c.i
+			run, i := runs[r], pos[r]
 			for {
 				if h := run[i].Hi; h > y {
 					y = AlignUp(h, align)
@@ -376,13 +372,13 @@ func (w *fitWalk) firstFit(runs [][]Comp, from, size, align int64) int64 {
 					break
 				}
 			}
-			c.i = i
-			c.next = math.MaxInt64
+			pos[r] = i
+			next[r] = math.MaxInt64
 			if i < len(run) {
-				c.next = run[i].Lo
+				next[r] = run[i].Lo
 			}
 		}
-		if r++; r == len(cur) {
+		if r++; r == len(next) {
 			r = 0
 		}
 		if r == stop {
