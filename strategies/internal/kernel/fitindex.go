@@ -326,6 +326,9 @@ func (ix *FitIndex) gatherIDs(runs [][]Comp, small []Comp, lo, hi int32, from in
 // run resliced. Storing a resliced run back into the list wrote its
 // three words, pointer included (with the write barrier's check), every
 // time a run was looked at: on Y_1 about three million times a decode.
+// And it looks for a run that blocks by scanning those starts from the
+// first, a tight loop over one list, where lazyFirstFit went round the
+// runs from the last it looked at until a whole round passed.
 type fitWalk struct {
 	next []int64 // the start of run r's range at its cursor (MaxInt64: none left)
 	pos  []int   // run r's cursor: the index of its first range not yet passed
@@ -346,43 +349,36 @@ func (w *fitWalk) firstFit(runs [][]Comp, from, size, align int64) int64 {
 		next, pos = append(next, x), append(pos, i)
 	}
 	w.next, w.pos = next, pos
-	if len(next) == 0 {
-		return from
-	}
 	runs, pos = runs[:len(next)], pos[:len(next)] // as long as next: no bounds checks
 	y, end := from, from+size
-	// Look at the runs in turn until a whole round, from the last that
-	// moved y (or the first), moves it no more: then none blocks it.
-	for r, stop := 0, 0; ; {
-		if next[r] < end {
-			// The range at the cursor starts below end: it blocks y unless
-			// it ends by y, and then the cursor passes it (mostly one
-			// range: it gallops only past two).
-			run, i := runs[r], pos[r]
-			for {
-				if h := run[i].Hi; h > y {
-					y = AlignUp(h, align)
-					end = y + size
-					stop = r
-					i++
-				} else if i++; i < len(run) && run[i].Hi <= y {
-					i = endAfterFrom(run, i+1, y)
-				}
-				if i == len(run) || run[i].Lo >= end {
-					break
-				}
-			}
-			pos[r] = i
-			next[r] = math.MaxInt64
-			if i < len(run) {
-				next[r] = run[i].Lo
-			}
+	for {
+		// The first run whose range at the cursor starts below end: it
+		// blocks y unless it ends by y, and then the cursor passes it
+		// (mostly one range: it gallops only past two). None: y is free.
+		r := 0
+		for r < len(next) && next[r] >= end {
+			r++
 		}
-		if r++; r == len(next) {
-			r = 0
-		}
-		if r == stop {
+		if r == len(next) {
 			return y
+		}
+		run, i := runs[r], pos[r]
+		for {
+			if h := run[i].Hi; h > y {
+				y = AlignUp(h, align)
+				end = y + size
+				i++
+			} else if i++; i < len(run) && run[i].Hi <= y {
+				i = endAfterFrom(run, i+1, y)
+			}
+			if i == len(run) || run[i].Lo >= end {
+				break
+			}
+		}
+		pos[r] = i
+		next[r] = math.MaxInt64
+		if i < len(run) {
+			next[r] = run[i].Lo
 		}
 	}
 }
