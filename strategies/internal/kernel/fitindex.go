@@ -36,7 +36,9 @@ type FitIndex struct {
 	*TaskSpans
 	leaves int32 // a power of two >= the number of first tasks
 	nb     int32 // blocks: the nodes nb .. 2nb-1 span a block each
-	depth  int   // the nodes on a block's path to the root, itself included
+	// blockShift: first task a is in block a >> blockShift.
+	blockShift uint8
+	depth      int // the nodes on a block's path to the root, itself included
 	// Node v's room is pool[node[v].ptr:node[v+1].ptr], as many entries
 	// as buffers have v among their canonical nodes. A fine node
 	// (2nb <= v < 2*leaves) keeps its components there, merged, in
@@ -94,7 +96,7 @@ func newFitIndex(ts *TaskSpans, hints bool, block int32) *FitIndex {
 		leaves *= 2
 	}
 	nb := max(1, leaves/block)
-	ix := &FitIndex{TaskSpans: ts, leaves: leaves, nb: nb, depth: bits.Len32(uint32(nb)),
+	ix := &FitIndex{TaskSpans: ts, leaves: leaves, nb: nb, blockShift: uint8(bits.TrailingZeros32(uint32(leaves / nb))), depth: bits.Len32(uint32(nb)),
 		node: make([]segNode, 2*leaves+1)}
 	ix.pool = make([]Comp, countCanonical(ix.node, ts.Span, leaves))
 	ix.blocks = make([]fitBlock, nb)
@@ -280,6 +282,10 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 			mlo, mhi = ix.insideIDs(blo, bhi)
 		}
 	}
+	// The block's lists first: on Y_1 they block the walk most often.
+	b := ix.block(t.A >> ix.blockShift)
+	runs, small = appendRun(runs, small, b.set, from)
+	runs, small = appendRun(runs, small, b.pend, from)
 	v := t.A + ix.leaves
 	node, pool := ix.node, ix.pool
 	for fine := 2 * ix.nb; v >= fine; v >>= 1 {
@@ -287,9 +293,6 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 			runs, small = appendRun(runs, small, pool[nd.ptr:nd.ptr+nd.len], from)
 		}
 	}
-	b := ix.block(v - ix.nb)
-	runs, small = appendRun(runs, small, b.set, from)
-	runs, small = appendRun(runs, small, b.pend, from)
 	if lo < mlo {
 		runs, small = ix.gatherIDs(runs, small, lo, mlo, from)
 	}
