@@ -96,8 +96,8 @@ func newFitIndex(ts *TaskSpans, hints bool, block int32) *FitIndex {
 		leaves *= 2
 	}
 	nb := max(1, leaves/block)
-	ix := &FitIndex{TaskSpans: ts, leaves: leaves, nb: nb, blockShift: uint8(bits.TrailingZeros32(uint32(leaves / nb))), depth: bits.Len32(uint32(nb)),
-		node: make([]segNode, 2*leaves+1)}
+	ix := &FitIndex{TaskSpans: ts, leaves: leaves, nb: nb, depth: bits.Len32(uint32(nb)),
+		blockShift: uint8(bits.TrailingZeros32(uint32(leaves / nb))), node: make([]segNode, 2*leaves+1)}
 	ix.pool = make([]Comp, countCanonical(ix.node, ts.Span, leaves))
 	ix.blocks = make([]fitBlock, nb)
 	ix.seen = make([]int32, int(nb)*ix.depth)
