@@ -25,8 +25,9 @@ import (
 // and alignments are search.Placer's.
 //
 // membench decodes up to workers shuffles at once (randomTrials); the
-// plan does not depend on how many: the shuffles are drawn in order, and
-// the kept one is chosen in trial order by OmniMalloc's rule.
+// plan does not depend on how many, nor on how their times fall: the
+// shuffles are drawn in order, and the kept one is chosen in trial order
+// by OmniMalloc's rule.
 func init() {
 	Register(Info{
 		Name:    "random-search",
@@ -67,26 +68,42 @@ func (r randomSearch) Plan(ctx context.Context, p *workloads.Problem) (*Plan, er
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	best, bestPeak, err := randomTrials(ctx, pl, r.trials, r.seed, search.NewDeadline(r.timeout), min(workers, r.trials))
+	decoder := func() decodeFunc { return pl.NewDecoder().PlaceBelow }
+	best, bestPeak, err := randomTrials(ctx, pl.Len(), decoder, r.trials, r.seed, search.NewDeadline(r.timeout), min(workers, r.trials))
 	if err != nil {
 		return nil, err
 	}
 	return &Plan{Offsets: best, Footprint: bestPeak}, nil
 }
 
+// decodeFunc decodes order into offsets by first fit, stopping once the
+// peak reaches bound (search.Decoder.PlaceBelow).
+type decodeFunc func(ctx context.Context, order []int32, offsets []int64, bound int64) (int64, error)
+
+// trialsAhead is how many trials past the first not yet judged
+// randomTrials starts, per worker: it bounds the finished trials whose
+// offsets wait to be judged.
+const trialsAhead = 4
+
 // randomTrials is random search's loop: trial k decodes the k-th shuffle
-// and is kept when its peak is below that of every earlier trial, so the
-// first of the lowest wins. A decode stops once its peak reaches a bound
-// (search.Decoder.PlaceBelow), as such an order could not be kept. With
-// one worker the bound is the best peak so far, as in a loop. With w
-// workers, trial k starts once trials up to k-w are judged and is bounded
-// by the best peak among them: never below the best of all trials before
-// k, so a trial stopped at it was not to be kept, and the others are
-// judged in trial order on their full peaks. Every decode, where it stops
-// included, is thus the same however the trials' times fall. The
-// shuffles come from the one generator, in order; the deadline is checked
-// before each trial after the first.
-func randomTrials(ctx context.Context, pl *search.Placer, trials int, seed uint64, deadline search.Deadline,
+// of n buffers and is kept when its peak is below that of every earlier
+// trial, so the first of the lowest wins. A decode stops once its peak
+// reaches a bound (search.Decoder.PlaceBelow), as such an order could not
+// be kept. With one worker the bound is the best peak so far, as in a
+// loop. With w workers (each with a decoder from newDecoder), a trial
+// starts as soon as a worker is free (up to trialsAhead*w past the first
+// not yet judged), bounded by the lowest peak any trial reported so far,
+// all of them earlier ones. That bound is never below the best true peak
+// of the trials before k: a trial that ran through reports its true
+// peak, and one that stopped reports at least its own bound, which by
+// the same argument was no lower than the best before it, hence than
+// the best before k. So a trial stopped at its bound was not to be kept,
+// and the others are judged in trial order on their full peaks: the plan
+// is the loop's whatever the workers and however the trials' times fall
+// (where a losing trial stops may differ). The shuffles come from the
+// one generator, in order; the deadline is checked before each trial
+// after the first.
+func randomTrials(ctx context.Context, n int, newDecoder func() decodeFunc, trials int, seed uint64, deadline search.Deadline,
 	workers int) ([]int64, int64, error) {
 	type job struct {
 		k       int
@@ -99,7 +116,6 @@ func randomTrials(ctx context.Context, pl *search.Placer, trials int, seed uint6
 		peak int64
 		err  error
 	}
-	n := pl.Len()
 	jobs := make(chan job)
 	results := make(chan result, workers)
 	var wg sync.WaitGroup
@@ -107,9 +123,9 @@ func randomTrials(ctx context.Context, pl *search.Placer, trials int, seed uint6
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dec := pl.NewDecoder()
+			decode := newDecoder()
 			for j := range jobs {
-				peak, err := dec.PlaceBelow(ctx, j.order, j.offsets, j.bound)
+				peak, err := decode(ctx, j.order, j.offsets, j.bound)
 				results <- result{job: j, peak: peak, err: err}
 			}
 		}()
@@ -125,19 +141,17 @@ func randomTrials(ctx context.Context, pl *search.Placer, trials int, seed uint6
 	var spare [][]int64 // offsets and orders free for reuse
 	var spareOrders [][]int32
 	done := map[int]result{} // finished trials not yet judged
-	prefix := []int64{}      // prefix[j]: the best peak of trials 0..j
+	judged := 0              // trials 0..judged-1 are judged
 	var best []int64
 	bestPeak := int64(math.MaxInt64)
+	reported := int64(math.MaxInt64) // the lowest peak any trial reported
 	next, running := 0, 0
 	var err error
 	for {
-		for running < workers && next < trials && err == nil && len(prefix) > next-workers &&
+		for running < workers && next < trials && err == nil && next-judged < trialsAhead*workers &&
 			(next == 0 || !deadline.Expired()) {
 			rng.Shuffle(n, swap)
-			j := job{k: next, bound: math.MaxInt64}
-			if next >= workers {
-				j.bound = prefix[next-workers]
-			}
+			j := job{k: next, bound: reported}
 			j.offsets, spare = reuse(spare, n)
 			j.order, spareOrders = reuse(spareOrders, n)
 			copy(j.order, order)
@@ -154,10 +168,11 @@ func randomTrials(ctx context.Context, pl *search.Placer, trials int, seed uint6
 			err = cmp.Or(err, res.err)
 			continue
 		}
+		reported = min(reported, res.peak)
 		done[res.k] = res
 		// Judge the finished trials in trial order, as the loop would.
 		for {
-			d, ok := done[len(prefix)]
+			d, ok := done[judged]
 			if !ok {
 				break
 			}
@@ -170,7 +185,7 @@ func randomTrials(ctx context.Context, pl *search.Placer, trials int, seed uint6
 				spare = append(spare, free)
 			}
 			spareOrders = append(spareOrders, d.order)
-			prefix = append(prefix, bestPeak)
+			judged++
 		}
 	}
 	if err != nil {

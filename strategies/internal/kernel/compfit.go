@@ -84,12 +84,19 @@ func (ix *CompIndex) FirstFitWindows(t *Task, size, align int64, wins []Comp, up
 // none ending by from) as one more run, with FirstFitWindows' wins and
 // upTo (none: nil, 0); it returns its scratch for reuse.
 func walkRuns(runs [][]Comp, small []Comp, next []int64, from, size, align int64, wins []Comp, upTo int64) ([]Comp, [][]Comp, []int64, int64) {
-	if len(small) > 0 {
-		SortComps(small)
-		runs = append(runs, mergeSorted(small))
-	}
+	runs = appendSmall(runs, small)
 	off, next := lazyFirstFit(runs, next, from, size, align, wins, upTo)
 	return small, runs, next, off
+}
+
+// appendSmall appends to runs the ranges of small (unsorted), sorted and
+// merged into one run, if there are any.
+func appendSmall(runs [][]Comp, small []Comp) [][]Comp {
+	if len(small) == 0 {
+		return runs
+	}
+	SortComps(small)
+	return append(runs, mergeSorted(small))
 }
 
 // settle returns the lowest aligned offset at or above y that may hold

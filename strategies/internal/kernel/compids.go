@@ -21,6 +21,7 @@ type compIDTree struct {
 	// placed since in pend[node[v].ptr:][:node[v].pend]; its room, up to
 	// node[v+1].ptr, is the number of ids it covers, which bounds both.
 	node     []compIDNode
+	top      int32 // the first node kept up to date (keepSpans)
 	pool     []Comp
 	pend     []int32
 	add, out []Comp   // sync's scratch
@@ -59,7 +60,7 @@ func newCompIDTree(n int32) *compIDTree {
 	// Nodes 1 .. leaves/compIDLeaf-1 ... with their children down to the
 	// level whose nodes span compIDLeaf ids: 2*leaves/compIDLeaf nodes.
 	top := 2 * leaves / compIDLeaf
-	t := &compIDTree{leaves: leaves, node: make([]compIDNode, top+1)}
+	t := &compIDTree{leaves: leaves, top: 1, node: make([]compIDNode, top+1)}
 	var total int32
 	for v := int32(1); v < top; v++ {
 		t.node[v].ptr = total
@@ -87,9 +88,21 @@ func (t *compIDTree) reset() {
 	}
 }
 
-// place notes buffer id, just placed, in the nodes covering id.
+// keepSpans leaves out of place the nodes spanning more than span ids,
+// for a caller whose ranges never hold more (such nodes are in none of
+// their decompositions): on Y_1, FitIndex's ranges lie within two coarse
+// blocks, and 5 of the 12 levels were noted on every place and never read.
+func (t *compIDTree) keepSpans(span int32) {
+	t.top = 1
+	for s := t.leaves; s > span && s > compIDLeaf; s /= 2 {
+		t.top *= 2
+	}
+}
+
+// place notes buffer id, just placed, in the nodes covering id (from
+// t.top down).
 func (t *compIDTree) place(id int32) {
-	for v := (t.leaves + id) / compIDLeaf; v >= 1; v >>= 1 {
+	for v := (t.leaves + id) / compIDLeaf; v >= t.top; v >>= 1 {
 		nd := &t.node[v]
 		t.pend[nd.ptr+nd.pend] = id
 		nd.pend++

@@ -98,17 +98,27 @@ func (ix *CompIndex) add(v int32, c Comp) {
 // MergeComp merges the closed range c into the sorted, disjoint
 // components l, in place where l's capacity allows.
 func MergeComp(l []Comp, c Comp) []Comp {
+	l, _ = mergeComp(l, c)
+	return l
+}
+
+// mergeComp is MergeComp, also reporting whether l covered c already
+// (and is unchanged).
+func mergeComp(l []Comp, c Comp) ([]Comp, bool) {
 	// Most ranges go above the last component or touch it alone (on a
 	// decode of idealloc's Y_1, 58% of the merges into the index's nodes):
 	// those need no binary search, whose reads of a long list miss the
 	// cache.
 	n := len(l)
 	if n == 0 || l[n-1].Hi < c.Lo {
-		return append(l, c)
+		return append(l, c), false
 	}
 	if last := &l[n-1]; last.Lo <= c.Hi && (n == 1 || l[n-2].Hi < c.Lo) {
+		if last.Lo <= c.Lo && c.Hi <= last.Hi {
+			return l, true
+		}
 		last.Lo, last.Hi = min(last.Lo, c.Lo), max(last.Hi, c.Hi)
-		return l
+		return l, false
 	}
 	// The first component ending at or after c.Lo: not after the last.
 	i, j := 0, n-1
@@ -120,15 +130,18 @@ func MergeComp(l []Comp, c Comp) []Comp {
 			j = h
 		}
 	}
+	if l[i].Lo <= c.Lo && c.Hi <= l[i].Hi {
+		return l, true
+	}
 	j = i
 	for ; j < len(l) && l[j].Lo <= c.Hi; j++ {
 		c.Lo, c.Hi = min(c.Lo, l[j].Lo), max(c.Hi, l[j].Hi)
 	}
 	if j == i+1 {
 		l[i] = c
-		return l
+		return l, false
 	}
-	return slices.Replace(l, i, j, c)
+	return slices.Replace(l, i, j, c), false
 }
 
 // Task is a tensor as CompIndex sees it: its size, id and span

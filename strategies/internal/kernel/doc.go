@@ -15,7 +15,8 @@
 //     holds the buffer.
 //   - fitindex.go: FitIndex, CompIndex's first fits for callers that ask
 //     nothing else (search.Placer): the long lifetimes covering a task
-//     kept as one merged list per block of tasks.
+//     kept as one merged list per block of tasks, the runs walked with
+//     cursors beside them (fitWalk).
 //   - timeindex.go: TimeIndex, the same index buffer by buffer (for
 //     zero-size buffers and ExecuTorch's objects); Placed, SortPlaced.
 //   - gapwalk.go: GapWalk over spans sorted by offset and the gap choices:

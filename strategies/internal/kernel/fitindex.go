@@ -1,6 +1,9 @@
 package kernel
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // FitIndex answers first-fit queries as CompIndex.FirstFit does (the
 // lowest aligned offset where a buffer fits among the placed buffers
@@ -33,7 +36,9 @@ type FitIndex struct {
 	*TaskSpans
 	leaves int32 // a power of two >= the number of first tasks
 	nb     int32 // blocks: the nodes nb .. 2nb-1 span a block each
-	depth  int   // the nodes on a block's path to the root, itself included
+	// blockShift: first task a is in block a >> blockShift.
+	blockShift uint8
+	depth      int // the nodes on a block's path to the root, itself included
 	// Node v's room is pool[node[v].ptr:node[v+1].ptr], as many entries
 	// as buffers have v among their canonical nodes. A fine node
 	// (2nb <= v < 2*leaves) keeps its components there, merged, in
@@ -54,8 +59,7 @@ type FitIndex struct {
 
 	scratch, merged []Comp
 	fitRuns         [][]Comp
-	hintRuns        [][]Comp
-	next            []int64
+	walk            fitWalk
 }
 
 // fitBlock is a block's merged ranges: set, and pend, the ranges logged
@@ -93,7 +97,7 @@ func newFitIndex(ts *TaskSpans, hints bool, block int32) *FitIndex {
 	}
 	nb := max(1, leaves/block)
 	ix := &FitIndex{TaskSpans: ts, leaves: leaves, nb: nb, depth: bits.Len32(uint32(nb)),
-		node: make([]segNode, 2*leaves+1)}
+		blockShift: uint8(bits.TrailingZeros32(uint32(leaves / nb))), node: make([]segNode, 2*leaves+1)}
 	ix.pool = make([]Comp, countCanonical(ix.node, ts.Span, leaves))
 	ix.blocks = make([]fitBlock, nb)
 	ix.seen = make([]int32, int(nb)*ix.depth)
@@ -102,13 +106,45 @@ func newFitIndex(ts *TaskSpans, hints bool, block int32) *FitIndex {
 		ix.placed[id].Lo = -1
 	}
 	ix.all = newDenseSet(len(ts.ID))
-	if ts.GatherByIDPays() {
-		ix.byID = newCompIDTree(int32(len(ts.ID)))
-	}
 	if hints {
 		ix.coarse = newCoarseTree(d)
 	}
+	if ts.GatherByIDPays() {
+		ix.gatherByID()
+	}
 	return ix
+}
+
+// gatherByID makes ix gather the ids of its ranges through a compIDTree,
+// which keeps no nodes wider than the widest range FirstFit asks.
+func (ix *FitIndex) gatherByID() {
+	ix.byID = newCompIDTree(int32(len(ix.ID)))
+	var most int32
+	for i := range ix.ID {
+		t := ix.TaskOf(i, 0)
+		lo, mlo, mhi, hi := ix.inside(&t)
+		most = max(most, mlo-lo, hi-mhi)
+	}
+	ix.byID.keepSpans(most)
+}
+
+// inside returns the ids FirstFit gathers for t by id (those starting in
+// t's span after its first task): lo..mlo-1 and mhi..hi-1.
+func (ix *FitIndex) inside(t *Task) (lo, mlo, mhi, hi int32) {
+	lo, hi = t.RLo, t.RHi
+	mlo, mhi = hi, hi
+	if ix.coarse != nil {
+		if blo, bhi := ix.coarse.inside(t.A, t.B); blo <= bhi {
+			mlo, mhi = ix.insideIDs(blo, bhi)
+		}
+	}
+	return lo, mlo, mhi, hi
+}
+
+// insideIDs returns the ids of the buffers starting in the coarse tree's
+// blocks blo..bhi: mlo..mhi-1.
+func (ix *FitIndex) insideIDs(blo, bhi int32) (mlo, mhi int32) {
+	return ix.StartPtr[blo<<ix.coarse.shift], ix.StartPtr[min((bhi+1)<<ix.coarse.shift, ix.Tasks())]
 }
 
 // EmptyCopy returns an empty index over the same spans, with the same
@@ -123,11 +159,12 @@ func (ix *FitIndex) EmptyCopy() *FitIndex {
 	c.all = newDenseSet(len(ix.placed))
 	if ix.byID != nil {
 		c.byID = newCompIDTree(int32(len(ix.placed)))
+		c.byID.top = ix.byID.top
 	}
 	if ix.coarse != nil {
 		c.coarse = ix.coarse.emptyCopy()
 	}
-	c.scratch, c.merged, c.fitRuns, c.hintRuns, c.next = nil, nil, nil, nil, nil
+	c.scratch, c.merged, c.fitRuns, c.walk = nil, nil, nil, fitWalk{}
 	c.Reset()
 	return &c
 }
@@ -180,6 +217,9 @@ func (ix *FitIndex) block(k int32) *fitBlock {
 	seen := ix.seen[int(k)*ix.depth:][:ix.depth]
 	for j, u := 0, ix.nb+k; u >= 1; j, u = j+1, u>>1 {
 		nd := ix.node[u]
+		if seen[j] == nd.len {
+			continue // mostly: nothing new
+		}
 		for _, c := range ix.pool[nd.ptr+seen[j] : nd.ptr+nd.len] {
 			b.pend = MergeComp(b.pend, c)
 		}
@@ -238,40 +278,110 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 	if ix.coarse != nil {
 		if blo, bhi := ix.coarse.inside(t.A, t.B); blo <= bhi {
 			runs = ix.coarse.appendRuns(runs, blo, bhi)
-			ix.hintRuns = append(ix.hintRuns[:0], runs...)
-			from, ix.next = lazyFirstFit(ix.hintRuns, ix.next, 0, size, align, nil, 0)
-			mlo = ix.StartPtr[blo<<ix.coarse.shift]
-			mhi = ix.StartPtr[min((bhi+1)<<ix.coarse.shift, ix.Tasks())]
+			from = ix.walk.firstFit(runs, 0, size, align)
+			mlo, mhi = ix.insideIDs(blo, bhi)
 		}
 	}
+	// The block's lists first: on Y_1 they block the walk most often.
+	b := ix.block(t.A >> ix.blockShift)
+	runs, small = appendRun(runs, small, b.set, from)
+	runs, small = appendRun(runs, small, b.pend, from)
 	v := t.A + ix.leaves
+	node, pool := ix.node, ix.pool
 	for fine := 2 * ix.nb; v >= fine; v >>= 1 {
-		nd := ix.node[v]
-		if c := ix.pool[nd.ptr : nd.ptr+nd.len]; nd.len > smallRun {
-			runs = append(runs, c)
-		} else {
-			small = appendEndingAfter(small, c, from)
+		if nd := node[v]; nd.len > 0 {
+			runs, small = appendRun(runs, small, pool[nd.ptr:nd.ptr+nd.len], from)
 		}
 	}
-	b := ix.block(v - ix.nb)
-	for _, c := range [2][]Comp{b.set, b.pend} {
-		if len(c) > smallRun {
-			runs = append(runs, c)
-		} else {
-			small = appendEndingAfter(small, c, from)
+	if lo < mlo {
+		runs, small = ix.gatherIDs(runs, small, lo, mlo, from)
+	}
+	if mhi < hi {
+		runs, small = ix.gatherIDs(runs, small, mhi, hi, from)
+	}
+	runs = appendSmall(runs, small)
+	ix.scratch, ix.fitRuns = small, runs
+	return ix.walk.firstFit(runs, from, size, align)
+}
+
+// appendRun appends c, a node's merged ranges, to runs if it has more
+// than smallRun of them, else those ending after from to small.
+func appendRun(runs [][]Comp, small, c []Comp, from int64) ([][]Comp, []Comp) {
+	if len(c) > smallRun {
+		return append(runs, c), small
+	}
+	return runs, appendEndingAfter(small, c, from)
+}
+
+// gatherIDs appends the placed ranges of ids lo..hi-1 (lo < hi) that end
+// after from: the id tree's nodes inside as runs, the rest to small.
+func (ix *FitIndex) gatherIDs(runs [][]Comp, small []Comp, lo, hi int32, from int64) ([][]Comp, []Comp) {
+	loose := ix.placed[lo:hi]
+	if ix.byID != nil {
+		runs, loose = ix.byID.gatherRuns(runs, ix.placed, lo, hi, syncShare)
+	}
+	return runs, appendEndingAfter(small, loose, from)
+}
+
+// fitWalk is lazyFirstFit for FitIndex, which has no windows: the same
+// walk over the same runs, with the same answer, each run's cursor and
+// the start of its range kept in lists beside the runs rather than the
+// run resliced. Storing a resliced run back into the list wrote its
+// three words, pointer included (with the write barrier's check), every
+// time a run was looked at: on Y_1 about three million times a decode.
+// And it looks for a run that blocks by scanning those starts from the
+// first, a tight loop over one list, where lazyFirstFit went round the
+// runs from the last it looked at until a whole round passed.
+type fitWalk struct {
+	next []int64 // the start of run r's range at its cursor (MaxInt64: none left)
+	pos  []int   // run r's cursor: the index of its first range not yet passed
+}
+
+// firstFit returns lazyFirstFit(runs, _, from, size, align, nil, 0)
+// without changing runs.
+func (w *fitWalk) firstFit(runs [][]Comp, from, size, align int64) int64 {
+	next, pos := w.next[:0], w.pos[:0]
+	for _, run := range runs {
+		i, x := 0, int64(math.MaxInt64)
+		if from > 0 {
+			i = endAfter(run, from)
+		}
+		if i < len(run) {
+			x = run[i].Lo
+		}
+		next, pos = append(next, x), append(pos, i)
+	}
+	w.next, w.pos = next, pos
+	runs, pos = runs[:len(next)], pos[:len(next)] // as long as next: no bounds checks
+	y, end := from, from+size
+	for {
+		// The first run whose range at the cursor starts below end: it
+		// blocks y unless it ends by y, and then the cursor passes it
+		// (mostly one range: it gallops only past two). None: y is free.
+		r := 0
+		for r < len(next) && next[r] >= end {
+			r++
+		}
+		if r == len(next) {
+			return y
+		}
+		run, i := runs[r], pos[r]
+		for {
+			if h := run[i].Hi; h > y {
+				y = AlignUp(h, align)
+				end = y + size
+				i++
+			} else if i++; i < len(run) && run[i].Hi <= y {
+				i = endAfterFrom(run, i+1, y)
+			}
+			if i == len(run) || run[i].Lo >= end {
+				break
+			}
+		}
+		pos[r] = i
+		next[r] = math.MaxInt64
+		if i < len(run) {
+			next[r] = run[i].Lo
 		}
 	}
-	for _, r := range [2][2]int32{{lo, mlo}, {mhi, hi}} {
-		if r[0] >= r[1] {
-			continue
-		}
-		loose := ix.placed[r[0]:r[1]]
-		if ix.byID != nil {
-			runs, loose = ix.byID.gatherRuns(runs, ix.placed, r[0], r[1], syncShare)
-		}
-		small = appendEndingAfter(small, loose, from)
-	}
-	var off int64
-	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align, nil, 0)
-	return off
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -26,7 +27,7 @@ func TestFitIndexMatchesCompIndex(t *testing.T) {
 		block := int32(1) << rng.IntN(7)
 		fx := newFitIndex(ts, trial%4 >= 2, block)
 		if trial%2 == 0 {
-			fx.byID = newCompIDTree(int32(n)) // gather by id whatever GatherByIDPays says
+			fx.gatherByID() // whatever GatherByIDPays says
 		}
 		order := rng.Perm(n)
 		offs := make([]int64, n)
@@ -61,6 +62,82 @@ func TestFitIndexMatchesCompIndex(t *testing.T) {
 				fx.Reset()
 			} else {
 				fx = fx.EmptyCopy()
+			}
+		}
+	}
+}
+
+// TestFitWalkMatchesLazy requires fitWalk.firstFit, FitIndex's walk, to
+// give what lazyFirstFit gives over the same runs (random sorted,
+// disjoint runs, touching or not, sizes from 0, alignments 1 to 64,
+// walks from 0 or from an aligned offset below the answer), one walk's
+// scratch reused throughout, and to leave the runs as they were.
+func TestFitWalkMatchesLazy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var w fitWalk
+	for trial := range 20000 {
+		runs := make([][]Comp, rng.IntN(6))
+		for r := range runs {
+			var y int64
+			for range rng.IntN(12) {
+				lo := y + rng.Int64N(6)
+				if len(runs[r]) > 0 && lo == y {
+					lo++ // disjoint and not touching, as merged runs are
+				}
+				y = lo + 1 + rng.Int64N(10)
+				runs[r] = append(runs[r], Comp{lo, y})
+			}
+		}
+		size, align := rng.Int64N(8), []int64{1, 2, 4, 64}[rng.IntN(4)]
+		copies := make([][]Comp, len(runs))
+		for r, run := range runs {
+			copies[r] = slices.Clone(run)
+		}
+		want, _ := lazyFirstFit(slices.Clone(copies), nil, 0, size, align, nil, 0)
+		from := int64(0)
+		if rng.IntN(2) == 0 && want > 0 {
+			from = rng.Int64N(want+1) / align * align
+		}
+		if got := w.firstFit(runs, from, size, align); got != want {
+			t.Fatalf("trial %d: size %d align %d from %d over %v: fitWalk %d, lazyFirstFit %d", trial, size, align, from, runs, got, want)
+		}
+		for r := range runs {
+			if !slices.Equal(runs[r], copies[r]) {
+				t.Fatalf("trial %d: run %d changed: %v, was %v", trial, r, runs[r], copies[r])
+			}
+		}
+	}
+}
+
+// TestCoarseTreePlace requires a coarseTree's nodes, after random places,
+// to hold what merging every range into every node with one of its
+// blocks gives (coarseTree.place leaves the nodes above one that covered
+// a range already): over 1 to 200 tasks (blocks of one task to many),
+// short and long spans, ranges that touch, overlap, nest or stand apart.
+func TestCoarseTreePlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for trial := range 300 {
+		tasks := 1 + rng.Int32N(200)
+		ct := newCoarseTree(tasks)
+		want := make([][]Comp, len(ct.node))
+		for range rng.IntN(300) {
+			a := rng.Int32N(tasks)
+			b := a + rng.Int32N(tasks-a)
+			if rng.IntN(2) == 0 {
+				b = min(a+rng.Int32N(4), tasks-1)
+			}
+			lo := rng.Int64N(100)
+			c := Comp{lo, lo + rng.Int64N(20)}
+			ct.place(a, b, c)
+			for l, r := a>>ct.shift+ct.leaves, b>>ct.shift+ct.leaves; l >= 1; l, r = l>>1, r>>1 {
+				for v := l; v <= r; v++ {
+					want[v] = MergeComp(want[v], c)
+				}
+			}
+		}
+		for v := range want {
+			if !slices.Equal(ct.node[v], want[v]) {
+				t.Fatalf("trial %d (%d tasks, shift %d): node %d holds %v, want %v", trial, tasks, ct.shift, v, ct.node[v], want[v])
 			}
 		}
 	}
