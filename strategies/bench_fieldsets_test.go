@@ -44,7 +44,7 @@ func BenchmarkTVMHillClimbAB(b *testing.B) {
 		name string
 		g    *usmpGraph
 		run  func(context.Context, *usmpGraph, int64) ([]int64, error)
-	}{{"old", lists, refUSMPHillClimb}, {"new", lists, usmpHillClimb}, {"spans", spans, usmpHillClimb}} {
+	}{{"old", lists, refUSMPHillClimb}, {"new", lists, hillClimbOne}, {"spans", spans, hillClimbOne}} {
 		g := v.g
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
@@ -54,6 +54,11 @@ func BenchmarkTVMHillClimbAB(b *testing.B) {
 			}
 		})
 	}
+}
+
+// hillClimbOne is usmpHillClimb with one worker.
+func hillClimbOne(ctx context.Context, g *usmpGraph, desired int64) ([]int64, error) {
+	return usmpHillClimb(ctx, g, desired, 1)
 }
 
 // BenchmarkTVMHillClimbY1 times tvm-hill-climb's search on idealloc/y-1
@@ -68,7 +73,7 @@ func BenchmarkTVMHillClimbY1(b *testing.B) {
 	}
 	lb := p.LoadBound()
 	for b.Loop() {
-		if _, err := usmpHillClimb(ctx, g, lb); err != nil {
+		if _, err := usmpHillClimb(ctx, g, lb, 1); err != nil {
 			b.Fatal(err)
 		}
 	}
