@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"sync"
 
 	"membench/strategies/internal/kernel"
 	"membench/workloads"
@@ -797,6 +796,7 @@ func usmpClimbAhead(ctx context.Context, g *usmpGraph, desired int64, workers in
 		c.pos[i] = int32(q)
 	}
 	sp := newUSMPSpec(g, max(workers, 1))
+	defer sp.close()
 	hinted := slices.ContainsFunc(g.pools.hint, func(h int64) bool { return h != 0 })
 	var totalSize int64
 	// pool is the pool of the last accepted (or rolled back) pass, placed
@@ -860,6 +860,8 @@ func usmpClimbAhead(ctx context.Context, g *usmpGraph, desired int64, workers in
 			c.swap(c.swapI2, c.swapI1)
 			poolSize = c.high(pool)
 		}
+		// The passes run ahead assumed a rejection after one draw.
+		sp.drop()
 		if err := c.choose(pool, poolSize); err != nil {
 			return nil, 0, err
 		}
@@ -990,7 +992,7 @@ func (c *usmpClimb) choose(pool usmpAlloc, poolSize []int64) error {
 	return nil
 }
 
-// usmpBase is what the passes of a round start from: the pool (placed in
+// usmpBase is what the passes of a chain start from: the pool (placed in
 // order; nil before the first pass) and what a stop depends on.
 type usmpBase struct {
 	alloc     usmpAlloc
@@ -1006,36 +1008,43 @@ type usmpResult struct {
 }
 
 // usmpSpec runs the hill climb's passes on its lanes (a usmpPass each,
-// made when first needed). A round runs the pass asked for on the first
-// and, on each further lane, the pass of the attempt after the one
-// before, as it would be were that one rejected after one draw (the
+// made when first needed), as a chain: the pass of the current attempt
+// and, on the other lanes, the passes of the attempts after it as they
+// would be were each attempt before them rejected after one draw (the
 // case of every attempt on idealloc/y-1 but the first): the same pool,
 // the order with the swap undone and the next one made, the random
-// numbers one draw on (usmpClimb.rejectOnce). Each such pass is kept
-// with the state it assumed (ahead), and is the real one where the real
-// order and stop turn out the same: a pass is a function of its order
-// and stop alone.
+// numbers one draw on (usmpClimb.rejectOnce). Where the attempt is so
+// rejected, the climb takes the state the next job assumed (rejected)
+// and that job's pass is the real one; otherwise the chain is dropped
+// and its passes cancelled. A lane that finishes takes the next attempt
+// at the chain's end, so the lanes stay busy while passes differ in
+// length.
 type usmpSpec struct {
 	g     *usmpGraph
 	lanes []*usmpPass
+	busy  []bool
 	empty *kernel.CompIndex // the lanes' empty index, shared
-	ahead []usmpAhead
-	used  int // passes run ahead that were the real ones
+	chain []*usmpJob
+	ended bool // the chain's last state has no next attempt
+	used  int  // passes run ahead that were the real ones
 }
 
-// usmpAhead is a pass run ahead: its attempt, order and stop, the state
-// the climb would have at its start, and its result.
-type usmpAhead struct {
-	attempt int
-	stop    int64
-	climb   *usmpClimb
-	from    *usmpClimb // the state climb was derived from
-	res     usmpResult
-	err     error
+// usmpJob is a pass on a lane: its attempt, the state the climb has at
+// its start (climb, derived from the job before's, from), its stop and
+// base, and, once done is closed, its result.
+type usmpJob struct {
+	attempt     int
+	climb, from *usmpClimb
+	stop        int64
+	lane        int
+	cancel      context.CancelFunc
+	done        chan struct{}
+	res         usmpResult
+	err         error
 }
 
 func newUSMPSpec(g *usmpGraph, workers int) *usmpSpec {
-	sp := &usmpSpec{g: g, lanes: make([]*usmpPass, workers)}
+	sp := &usmpSpec{g: g, lanes: make([]*usmpPass, workers), busy: make([]bool, workers)}
 	if g.spans != nil {
 		sp.empty = kernel.NewCompIndex(g.spans)
 		if g.spans.GatherByIDPays() {
@@ -1045,73 +1054,105 @@ func newUSMPSpec(g *usmpGraph, workers int) *usmpSpec {
 	return sp
 }
 
-// lane returns lane k, made if need be.
-func (sp *usmpSpec) lane(k int) *usmpPass {
+// launch starts the pass of attempt attempts in climb's order on a free
+// lane.
+func (sp *usmpSpec) launch(ctx context.Context, attempt int, climb, from *usmpClimb, stop int64, base usmpBase) *usmpJob {
+	k := slices.Index(sp.busy, false)
 	if sp.lanes[k] == nil {
 		sp.lanes[k] = newUSMPPass(sp.g, sp.empty)
 	}
-	return sp.lanes[k]
+	sp.busy[k] = true
+	j := &usmpJob{attempt: attempt, climb: climb, from: from, stop: stop, lane: k, done: make(chan struct{})}
+	ctx, j.cancel = context.WithCancel(ctx)
+	ps := sp.lanes[k]
+	go func() {
+		defer close(j.done)
+		j.res, j.err = ps.run(ctx, base.alloc, base.order, climb.order, stop)
+	}()
+	sp.chain = append(sp.chain, j)
+	return j
 }
 
-// pass returns the pass of attempt attempts in c's order with the given
-// stop, from base: one run ahead if it matches, else a new round.
-func (sp *usmpSpec) pass(ctx context.Context, c *usmpClimb, attempts int, stop int64, base usmpBase) (usmpResult, error) {
-	for len(sp.ahead) > 0 && sp.ahead[0].attempt < attempts {
-		sp.ahead = sp.ahead[1:]
+// finish waits for job j and frees its lane.
+func (sp *usmpSpec) finish(j *usmpJob) {
+	<-j.done
+	j.cancel()
+	sp.busy[j.lane] = false
+}
+
+// drop cancels the chain's jobs and waits for them.
+func (sp *usmpSpec) drop() {
+	for _, j := range sp.chain {
+		j.cancel()
 	}
-	if len(sp.ahead) > 0 {
-		a := sp.ahead[0]
-		if a.attempt == attempts && a.stop == stop && a.err == nil && slices.Equal(a.climb.order, c.order) {
-			sp.ahead = sp.ahead[1:]
-			sp.used++
-			return a.res, nil
+	for _, j := range sp.chain {
+		sp.finish(j)
+	}
+	sp.chain, sp.ended = sp.chain[:0], false
+}
+
+// extend fills the free lanes with the attempts after the chain's last,
+// each from the state the one before would leave after a rejection with
+// one draw.
+func (sp *usmpSpec) extend(ctx context.Context, base usmpBase) {
+	if base.totalSize == 0 {
+		return // before a total is accepted every pass is accepted
+	}
+	for !sp.ended && len(sp.chain) > 0 && len(sp.chain) < len(sp.lanes) {
+		last := sp.chain[len(sp.chain)-1]
+		if last.attempt+1 >= usmpMaxAttempts {
+			sp.ended = true
+			return
 		}
-	}
-	sp.ahead = sp.ahead[:0]
-	// Before a total is accepted every pass is accepted.
-	if len(sp.lanes) == 1 || base.totalSize == 0 {
-		return sp.lane(0).run(ctx, base.alloc, base.order, c.order, stop)
-	}
-	var wg sync.WaitGroup
-	var res usmpResult
-	var err error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		res, err = sp.lane(0).run(ctx, base.alloc, base.order, c.order, stop)
-	}()
-	ahead := make([]usmpAhead, 0, len(sp.lanes)-1)
-	prev := c
-	for k := 1; k < len(sp.lanes) && attempts+k < usmpMaxAttempts; k++ {
-		next := prev.clone()
+		next := last.climb.clone()
 		if next.rejectOnce(base.alloc) != nil {
-			break
+			sp.ended = true
+			return
 		}
-		ahead = append(ahead, usmpAhead{attempt: attempts + k, climb: next, from: prev,
-			stop: next.stopAt(attempts+k, base.totalSize, base.hinted)})
-		a := &ahead[len(ahead)-1]
-		ps := sp.lane(k)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a.res, a.err = ps.run(ctx, base.alloc, base.order, a.climb.order, a.stop)
-		}()
-		prev = next
+		sp.launch(ctx, last.attempt+1, next, last.climb, next.stopAt(last.attempt+1, base.totalSize, base.hinted), base)
 	}
-	wg.Wait()
-	sp.ahead = ahead
-	return res, err
+}
+
+// pass returns the pass of attempt attempts from state c with the given
+// stop, from base: the chain's first job where c is its state, else that
+// of a new chain.
+func (sp *usmpSpec) pass(ctx context.Context, c *usmpClimb, attempts int, stop int64, base usmpBase) (usmpResult, error) {
+	if len(sp.lanes) == 1 {
+		if sp.lanes[0] == nil {
+			sp.lanes[0] = newUSMPPass(sp.g, sp.empty)
+		}
+		return sp.lanes[0].run(ctx, base.alloc, base.order, c.order, stop)
+	}
+	if len(sp.chain) == 0 || sp.chain[0].attempt != attempts || sp.chain[0].climb != c || sp.chain[0].stop != stop {
+		sp.drop()
+		sp.launch(ctx, attempts, c, nil, stop, base)
+	} else {
+		sp.used++
+	}
+	sp.extend(ctx, base)
+	j := sp.chain[0]
+	sp.finish(j)
+	sp.chain = sp.chain[1:]
+	if j.err != nil {
+		sp.drop()
+		return usmpResult{}, j.err
+	}
+	sp.extend(ctx, base)
+	return j.res, nil
 }
 
 // rejected returns, after attempt attempts, begun in state c, was
 // rejected with one draw, the state the climb has at the start of the
-// next attempt where a pass was run ahead for it from c (nil if none).
+// next attempt where the chain's next job assumed it (nil if none).
 func (sp *usmpSpec) rejected(attempts int, c *usmpClimb) *usmpClimb {
-	if len(sp.ahead) > 0 && sp.ahead[0].attempt == attempts+1 && sp.ahead[0].from == c {
-		return sp.ahead[0].climb
+	if len(sp.chain) > 0 && sp.chain[0].attempt == attempts+1 && sp.chain[0].from == c {
+		return sp.chain[0].climb
 	}
 	return nil
 }
+
+// close drops the chain: the passes still running are not needed.
+func (sp *usmpSpec) close() { sp.drop() }
 
 // usmpAlloc is one hill-climb pass's allocation: offsets, the buffers
 // left in no pool, and whether there are any.
