@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"membench/workloads"
@@ -62,8 +63,9 @@ func hillClimbOne(ctx context.Context, g *usmpGraph, desired int64) ([]int64, er
 }
 
 // BenchmarkTVMHillClimbY1 times tvm-hill-climb's search on idealloc/y-1
-// (past usmpListPairs: no conflict lists); the graph is built once,
-// outside the timing. Peak memory: -benchmem.
+// (past usmpListPairs: no conflict lists) with 1 and 2 workers (passes
+// run ahead: usmpSpec); the graph is built once, outside the timing.
+// Peak memory: -benchmem.
 func BenchmarkTVMHillClimbY1(b *testing.B) {
 	ctx := context.Background()
 	p := fieldProblem(b, "idealloc/y-1")
@@ -72,9 +74,13 @@ func BenchmarkTVMHillClimbY1(b *testing.B) {
 		b.Fatal(err)
 	}
 	lb := p.LoadBound()
-	for b.Loop() {
-		if _, err := usmpHillClimb(ctx, g, lb, 1); err != nil {
-			b.Fatal(err)
-		}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprint("workers=", workers), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := usmpHillClimb(ctx, g, lb, workers); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"membench/strategies/internal/kernel"
 	"membench/workloads"
@@ -65,8 +67,12 @@ import (
 // kernel.CompIndex; from attempt usmpSureReject on, where no pool has a
 // size hint, a pass stops once it reaches the last accepted total, as
 // TVM would reject it whatever its end), and its second-level swap
-// candidates are counted by position (usmpPicks). Growth: the greedy
-// planners O(n log n); the hill climb with lists O(n log n + E) for the
+// candidates are counted by position (usmpPicks). With several workers
+// (the parameter workers, a membench extension) the passes of the next
+// attempts run beside the current one, each as it would be were the
+// attempts before it rejected after one draw, and are used only where
+// they were (usmpSpec): the plan is the same for any number. Growth: the
+// greedy planners O(n log n); the hill climb with lists O(n log n + E) for the
 // graph of E pairs, then per attempt O(n log n + E) at most; without
 // them O(n log n) per attempt besides the passes' placements.
 //
@@ -795,7 +801,7 @@ func usmpClimbAhead(ctx context.Context, g *usmpGraph, desired int64, workers in
 	for q, i := range c.order {
 		c.pos[i] = int32(q)
 	}
-	sp := newUSMPSpec(g, max(workers, 1))
+	sp := newUSMPSpec(ctx, g, max(workers, 1))
 	defer sp.close()
 	hinted := slices.ContainsFunc(g.pools.hint, func(h int64) bool { return h != 0 })
 	var totalSize int64
@@ -1019,6 +1025,13 @@ type usmpResult struct {
 // and its passes cancelled. A lane that finishes takes the next attempt
 // at the chain's end, so the lanes stay busy while passes differ in
 // length.
+//
+// With several lanes, the passes look at the caller's context only
+// through a flag that a watcher of its Done channel sets (usmpLaneCtx),
+// and the climb looks at it once an attempt: a look from a pass that
+// turns out to be thrown away would make the number of looks depend on
+// timing, and several lanes would each look once more after a
+// cancellation.
 type usmpSpec struct {
 	g     *usmpGraph
 	lanes []*usmpPass
@@ -1027,6 +1040,26 @@ type usmpSpec struct {
 	chain []*usmpJob
 	ended bool // the chain's last state has no next attempt
 	used  int  // passes run ahead that were the real ones
+	// cancelled is set once the caller's context is done; quit ends
+	// its watcher.
+	cancelled atomic.Bool
+	quit      chan struct{}
+}
+
+// usmpLaneCtx is the context of a pass on a lane: done once its job is
+// dropped or the caller's context is done (usmpSpec), and never looking
+// at the caller's.
+type usmpLaneCtx struct{ job, all *atomic.Bool }
+
+func (usmpLaneCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (usmpLaneCtx) Done() <-chan struct{}       { return nil }
+func (usmpLaneCtx) Value(any) any               { return nil }
+
+func (c usmpLaneCtx) Err() error {
+	if c.job.Load() || c.all.Load() {
+		return context.Canceled
+	}
+	return nil
 }
 
 // usmpJob is a pass on a lane: its attempt, the state the climb has at
@@ -1037,14 +1070,25 @@ type usmpJob struct {
 	climb, from *usmpClimb
 	stop        int64
 	lane        int
-	cancel      context.CancelFunc
+	dropped     atomic.Bool
 	done        chan struct{}
 	res         usmpResult
 	err         error
 }
 
-func newUSMPSpec(g *usmpGraph, workers int) *usmpSpec {
-	sp := &usmpSpec{g: g, lanes: make([]*usmpPass, workers), busy: make([]bool, workers)}
+func newUSMPSpec(ctx context.Context, g *usmpGraph, workers int) *usmpSpec {
+	sp := &usmpSpec{g: g, lanes: make([]*usmpPass, workers), busy: make([]bool, workers), quit: make(chan struct{})}
+	if workers > 1 {
+		if done := ctx.Done(); done != nil {
+			go func() {
+				select {
+				case <-done:
+					sp.cancelled.Store(true)
+				case <-sp.quit:
+				}
+			}()
+		}
+	}
 	if g.spans != nil {
 		sp.empty = kernel.NewCompIndex(g.spans)
 		if g.spans.GatherByIDPays() {
@@ -1056,14 +1100,14 @@ func newUSMPSpec(g *usmpGraph, workers int) *usmpSpec {
 
 // launch starts the pass of attempt attempts in climb's order on a free
 // lane.
-func (sp *usmpSpec) launch(ctx context.Context, attempt int, climb, from *usmpClimb, stop int64, base usmpBase) *usmpJob {
+func (sp *usmpSpec) launch(attempt int, climb, from *usmpClimb, stop int64, base usmpBase) *usmpJob {
 	k := slices.Index(sp.busy, false)
 	if sp.lanes[k] == nil {
 		sp.lanes[k] = newUSMPPass(sp.g, sp.empty)
 	}
 	sp.busy[k] = true
 	j := &usmpJob{attempt: attempt, climb: climb, from: from, stop: stop, lane: k, done: make(chan struct{})}
-	ctx, j.cancel = context.WithCancel(ctx)
+	ctx := usmpLaneCtx{job: &j.dropped, all: &sp.cancelled}
 	ps := sp.lanes[k]
 	go func() {
 		defer close(j.done)
@@ -1076,14 +1120,13 @@ func (sp *usmpSpec) launch(ctx context.Context, attempt int, climb, from *usmpCl
 // finish waits for job j and frees its lane.
 func (sp *usmpSpec) finish(j *usmpJob) {
 	<-j.done
-	j.cancel()
 	sp.busy[j.lane] = false
 }
 
 // drop cancels the chain's jobs and waits for them.
 func (sp *usmpSpec) drop() {
 	for _, j := range sp.chain {
-		j.cancel()
+		j.dropped.Store(true)
 	}
 	for _, j := range sp.chain {
 		sp.finish(j)
@@ -1094,7 +1137,7 @@ func (sp *usmpSpec) drop() {
 // extend fills the free lanes with the attempts after the chain's last,
 // each from the state the one before would leave after a rejection with
 // one draw.
-func (sp *usmpSpec) extend(ctx context.Context, base usmpBase) {
+func (sp *usmpSpec) extend(base usmpBase) {
 	if base.totalSize == 0 {
 		return // before a total is accepted every pass is accepted
 	}
@@ -1109,7 +1152,7 @@ func (sp *usmpSpec) extend(ctx context.Context, base usmpBase) {
 			sp.ended = true
 			return
 		}
-		sp.launch(ctx, last.attempt+1, next, last.climb, next.stopAt(last.attempt+1, base.totalSize, base.hinted), base)
+		sp.launch(last.attempt+1, next, last.climb, next.stopAt(last.attempt+1, base.totalSize, base.hinted), base)
 	}
 }
 
@@ -1123,21 +1166,25 @@ func (sp *usmpSpec) pass(ctx context.Context, c *usmpClimb, attempts int, stop i
 		}
 		return sp.lanes[0].run(ctx, base.alloc, base.order, c.order, stop)
 	}
+	if err := ctx.Err(); err != nil {
+		return usmpResult{}, err
+	}
 	if len(sp.chain) == 0 || sp.chain[0].attempt != attempts || sp.chain[0].climb != c || sp.chain[0].stop != stop {
 		sp.drop()
-		sp.launch(ctx, attempts, c, nil, stop, base)
+		sp.launch(attempts, c, nil, stop, base)
 	} else {
 		sp.used++
 	}
-	sp.extend(ctx, base)
+	sp.extend(base)
 	j := sp.chain[0]
 	sp.finish(j)
 	sp.chain = sp.chain[1:]
 	if j.err != nil {
+		// Only the caller's context ends the chain's first job.
 		sp.drop()
-		return usmpResult{}, j.err
+		return usmpResult{}, ctx.Err()
 	}
-	sp.extend(ctx, base)
+	sp.extend(base)
 	return j.res, nil
 }
 
@@ -1151,8 +1198,12 @@ func (sp *usmpSpec) rejected(attempts int, c *usmpClimb) *usmpClimb {
 	return nil
 }
 
-// close drops the chain: the passes still running are not needed.
-func (sp *usmpSpec) close() { sp.drop() }
+// close drops the chain (the passes still running are not needed) and
+// ends the watcher.
+func (sp *usmpSpec) close() {
+	sp.drop()
+	close(sp.quit)
+}
 
 // usmpAlloc is one hill-climb pass's allocation: offsets, the buffers
 // left in no pool, and whether there are any.
