@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"membench/workloads"
@@ -44,7 +45,7 @@ func BenchmarkTVMHillClimbAB(b *testing.B) {
 		name string
 		g    *usmpGraph
 		run  func(context.Context, *usmpGraph, int64) ([]int64, error)
-	}{{"old", lists, refUSMPHillClimb}, {"new", lists, usmpHillClimb}, {"spans", spans, usmpHillClimb}} {
+	}{{"old", lists, refUSMPHillClimb}, {"new", lists, hillClimbOne}, {"spans", spans, hillClimbOne}} {
 		g := v.g
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
@@ -56,9 +57,16 @@ func BenchmarkTVMHillClimbAB(b *testing.B) {
 	}
 }
 
+// hillClimbOne is usmpHillClimb with one worker.
+func hillClimbOne(ctx context.Context, g *usmpGraph, desired int64) ([]int64, error) {
+	return usmpHillClimb(ctx, g, desired, 1)
+}
+
 // BenchmarkTVMHillClimbY1 times tvm-hill-climb's search on idealloc/y-1
-// (past usmpListPairs: no conflict lists); the graph is built once,
-// outside the timing. Peak memory: -benchmem.
+// (past usmpListPairs: no conflict lists) with 1 and 2 workers (passes
+// run ahead: usmpSpec; ahead-used/op counts those that were the real
+// passes); the graph is built once, outside the timing. Peak memory:
+// -benchmem.
 func BenchmarkTVMHillClimbY1(b *testing.B) {
 	ctx := context.Background()
 	p := fieldProblem(b, "idealloc/y-1")
@@ -67,9 +75,17 @@ func BenchmarkTVMHillClimbY1(b *testing.B) {
 		b.Fatal(err)
 	}
 	lb := p.LoadBound()
-	for b.Loop() {
-		if _, err := usmpHillClimb(ctx, g, lb); err != nil {
-			b.Fatal(err)
-		}
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprint("workers=", workers), func(b *testing.B) {
+			used := 0
+			for b.Loop() {
+				_, u, err := usmpClimbAhead(ctx, g, lb, workers)
+				if err != nil {
+					b.Fatal(err)
+				}
+				used += u
+			}
+			b.ReportMetric(float64(used)/float64(b.N), "ahead-used/op")
+		})
 	}
 }

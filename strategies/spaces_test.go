@@ -473,7 +473,7 @@ func TestTVMHillClimbPools(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, werr := hillClimbUpstream(g, lb)
-		got, gerr := usmpHillClimb(ctx, g, lb)
+		got, gerr := usmpHillClimb(ctx, g, lb, 1)
 		if (werr == nil) != (gerr == nil) || !slices.Equal(got, want) {
 			t.Fatalf("trial %d (%d buffers, caps %v): %v (%v), want %v (%v)", trial, len(bufs), caps, got, gerr, want, werr)
 		}

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"membench/strategies/internal/kernel"
 	"membench/workloads"
@@ -64,8 +67,12 @@ import (
 // kernel.CompIndex; from attempt usmpSureReject on, where no pool has a
 // size hint, a pass stops once it reaches the last accepted total, as
 // TVM would reject it whatever its end), and its second-level swap
-// candidates are counted by position (usmpPicks). Growth: the greedy
-// planners O(n log n); the hill climb with lists O(n log n + E) for the
+// candidates are counted by position (usmpPicks). With several workers
+// (the parameter workers, a membench extension) the passes of the next
+// attempts run beside the current one, each as it would be were the
+// attempts before it rejected after one draw, and are used only where
+// they were (usmpSpec): the plan is the same for any number. Growth: the
+// greedy planners O(n log n); the hill climb with lists O(n log n + E) for the
 // graph of E pairs, then per attempt O(n log n + E) at most; without
 // them O(n log n) per attempt besides the passes' placements.
 //
@@ -151,13 +158,18 @@ func init() {
 		Forms:   workloads.FormMemories,
 		Doc: "TVM USMP hill_climb: up to 500 first-fit passes over orders perturbed by swapping " +
 			"conflicting buffers near the top, glibc rand_r seed 0; stops at LB_load",
-		Params: alignDoc,
+		Params: append(slices.Clip(alignDoc), workloads.ParamDoc{Name: "workers", Default: "0",
+			Doc: "passes run at once, 0 for GOMAXPROCS (a membench extension; the plan is the same for any)"}),
 		New: func(args *workloads.Args) (Strategy, error) {
 			a, err := tvmAlignment("tvm-hill-climb", args)
 			if err != nil {
 				return nil, err
 			}
-			return tvmHillClimb{align: a, maxPairs: usmpListPairs}, nil
+			w := args.Int64("workers", 0)
+			if w < 0 {
+				return nil, workloads.Usagef("tvm-hill-climb: parameter workers=%d: want 0 or more", w)
+			}
+			return tvmHillClimb{align: a, maxPairs: usmpListPairs, workers: int(min(w, math.MaxInt32))}, nil
 		},
 	})
 }
@@ -692,7 +704,12 @@ func (t *chmaxTree) max(l, r int32) int64 {
 type tvmHillClimb struct {
 	align    int64 // workspace_byte_alignment
 	maxPairs int64 // the conflict lists are kept up to this many pairs
+	workers  int   // passes run at once (usmpSpec), 0 for GOMAXPROCS
 }
+
+// usmpMaxWorkers bounds the passes run at once: each lane beyond the
+// first runs a pass that assumes every attempt before it is rejected.
+const usmpMaxWorkers = 8
 
 func (tvmHillClimb) Name() string { return "tvm-hill-climb" }
 
@@ -706,7 +723,11 @@ func (t tvmHillClimb) Plan(ctx context.Context, p *workloads.Problem) (*Plan, er
 	if err != nil {
 		return nil, err
 	}
-	offsets, err := usmpHillClimb(ctx, g, p.LoadBound())
+	workers := t.workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	offsets, err := usmpHillClimb(ctx, g, p.LoadBound(), min(workers, usmpMaxWorkers))
 	if err != nil {
 		return nil, err
 	}
@@ -751,79 +772,60 @@ func (s *randR) next() int32 {
 // Where the result keeps a buffer in no pool, that is USMP's error.
 //
 // Passes are incremental (usmpPass): a buffer is placed again only where
-// its inputs may have changed since the last pass. The second-level swap
-// candidates are counted by position (usmpPicks) rather than listed and
-// sorted. Both give what TVM's full passes and sorted lists give; the
-// test-only refUSMPHillClimb is the literal form they are checked against.
-func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, error) {
+// its inputs may have changed since the pool the pass starts from. The
+// second-level swap candidates are counted by position (usmpPicks) rather
+// than listed and sorted. Both give what TVM's full passes and sorted
+// lists give; the test-only refUSMPHillClimb is the literal form they are
+// checked against.
+//
+// With workers > 1 the passes of the next attempts run beside the
+// current one, as they would be were each attempt before them rejected
+// after one random draw (usmpSpec): a pass is a function of its order and
+// its stop alone, so one whose order and stop turn out to be the real
+// ones is the real pass, and the others are thrown away. The result is
+// the same for any number of workers.
+func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64, workers int) ([]int64, error) {
+	offsets, _, err := usmpClimbAhead(ctx, g, desired, workers)
+	return offsets, err
+}
+
+// usmpClimbAhead is usmpHillClimb that also reports how many passes run
+// ahead were the real ones.
+func usmpClimbAhead(ctx context.Context, g *usmpGraph, desired int64, workers int) ([]int64, int, error) {
 	n := len(g.size)
 	if n == 0 {
-		return []int64{}, nil
+		return []int64{}, 0, nil
 	}
-	order := usmpOrder(g.size, g.name, g.degrees(), false)
-	pos := make([]int32, n)
-	for q, i := range order {
-		pos[i] = int32(q)
+	c := &usmpClimb{g: g, order: usmpOrder(g.size, g.name, g.degrees(), false), pos: make([]int32, n),
+		swapI1: -1, swapI2: -1, picks: newUSMPPicks(n), increase: errors.New("tvm-hill-climb: TVM USMP Error: Please increase the size_hints for memory pools")}
+	for q, i := range c.order {
+		c.pos[i] = int32(q)
 	}
-	var rnd randR
-	ps := newUSMPPass(g, order, pos)
-	swap := func(i1, i2 int32) {
-		if i1 == i2 {
-			return
-		}
-		b1, b2 := order[i1], order[i2]
-		order[i1], order[i2] = b2, b1
-		pos[b1], pos[b2] = i2, i1
-		ps.moved(i1, i2)
-	}
-	// swapped: the last attempt ended with a swap, which a rejection
-	// undoes; the order is then the one rollback was placed in.
-	swapped := false
-	npool := g.pools.n()
-	high := func(a usmpAlloc) []int64 { // each pool's size, -1 for a pool no buffer is in
-		h := make([]int64, npool)
-		for m := range h {
-			h[m] = -1
-		}
-		for i, o := range a.off {
-			if !a.nope[i] {
-				m := g.pools.poolOf(int32(i))
-				h[m] = max(h[m], o+g.size[i])
-			}
-		}
-		return h
-	}
-	increase := errors.New("tvm-hill-climb: TVM USMP Error: Please increase the size_hints for memory pools")
-
-	var totalSize int64
+	sp := newUSMPSpec(ctx, g, max(workers, 1))
+	defer sp.close()
 	hinted := slices.ContainsFunc(g.pools.hint, func(h int64) bool { return h != 0 })
-	swapI1, swapI2 := int32(-1), int32(-1)
+	var totalSize int64
+	// pool is the pool of the last accepted (or rolled back) pass, placed
+	// in poolOrder; the next pass starts from it.
 	var pool, rollback, result usmpAlloc
-	picks := newUSMPPicks(n)
+	var poolOrder, rollbackOrder []int32
 	for attempts := 0; attempts < usmpMaxAttempts; attempts++ {
-		rollback = pool
-		// From attempt usmpSureReject on, a pass that fits everything and
-		// is no smaller than the last accepted one is rejected (its
-		// chance is 0), so a pass that a swap began may stop once its
-		// pools' sizes reach totalSize: its allocation is thrown away.
-		// Without size hints nothing can fail to fit.
-		var stop int64
-		if swapped && attempts >= usmpSureReject && totalSize > 0 && !hinted {
-			stop = totalSize
+		rollback, rollbackOrder = pool, poolOrder
+		stop := c.stopAt(attempts, totalSize, hinted)
+		res, err := sp.pass(ctx, c, attempts, stop, usmpBase{alloc: rollback, order: rollbackOrder, totalSize: totalSize, hinted: hinted})
+		if err != nil {
+			return nil, 0, err
 		}
-		var err error
-		var stopped bool
-		if pool, stopped, err = ps.run(ctx, stop); err != nil {
-			return nil, err
-		}
+		pool = res.alloc
 
 		var poolSize []int64
 		var total int64
-		accept := false
-		if stopped {
-			rnd.next() // the acceptance draw, which fails
+		accept, drew := false, false
+		if res.stopped {
+			c.rnd.next() // the acceptance draw, which fails
+			drew = true
 		} else {
-			poolSize = high(pool)
+			poolSize = c.high(pool)
 			some := false
 			for _, h := range poolSize {
 				if h >= 0 {
@@ -831,19 +833,21 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 				}
 			}
 			if !some {
-				return nil, increase
+				return nil, 0, c.increase
 			}
 			accept = totalSize == 0
 			if !accept && !pool.unfit {
 				accept = totalSize > total
 				if !accept {
 					// size_t arithmetic, as in TVM.
-					accept = int64(rnd.next()%100) < int64(int32(50*uint64(total-totalSize)/uint64(total)/uint64(attempts)))
+					drew = true
+					accept = int64(c.rnd.next()%100) < int64(int32(50*uint64(total-totalSize)/uint64(total)/uint64(attempts)))
 				}
 			}
 		}
 		if accept {
 			result = pool
+			poolOrder = slices.Clone(c.order)
 			if !pool.unfit {
 				totalSize = total
 				if totalSize <= desired {
@@ -851,59 +855,354 @@ func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64, e
 				}
 			}
 		} else {
-			swap(swapI2, swapI1)
-			if swapped {
-				ps.revert(rollback)
+			pool, poolOrder = rollback, rollbackOrder
+			if drew {
+				if next := sp.rejected(attempts, c); next != nil {
+					// The next attempt's state, found beside this pass.
+					c = next
+					continue
+				}
 			}
-			pool = rollback
-			poolSize = high(pool)
+			c.swap(c.swapI2, c.swapI1)
+			poolSize = c.high(pool)
 		}
-		swapped = false
-
-		// The buffers reaching their pool's top, by position; one at
-		// random.
-		var top []int32
-		for q, i := range order {
-			if !pool.nope[i] && pool.off[i]+g.size[i] == poolSize[g.pools.poolOf(i)] {
-				top = append(top, int32(q))
-			}
+		// The passes run ahead assumed a rejection after one draw.
+		sp.drop()
+		if err := c.choose(pool, poolSize); err != nil {
+			return nil, 0, err
 		}
-		if len(top) == 0 {
-			return nil, increase
-		}
-		node := order[top[int(rnd.next())%len(top)]]
-
-		picks.fill(g, pos, order, node)
-		if len(picks.first) == 0 {
-			continue
-		}
-		first := picks.first
-		buf1 := first[int(rnd.next())%len(first)]
-		buf2 := buf1
-		stuck := !slices.ContainsFunc(first, func(b int32) bool { return b != buf1 }) && !picks.secondOther(pos[buf1])
-		for buf2 == buf1 {
-			if picks.total > 0 && rnd.next()%100 > 25 {
-				buf2 = picks.second(int64(int(rnd.next()) % int(picks.total)))
-			} else {
-				buf2 = first[int(rnd.next())%len(first)]
-			}
-			if picks.total < 2 && len(first) < 2 || stuck {
-				break
-			}
-		}
-		if buf1 == buf2 {
-			continue
-		}
-		swapI1, swapI2 = pos[buf1], pos[buf2]
-		swap(swapI1, swapI2)
-		swapped = true
 	}
 	for i, nope := range result.nope {
 		if nope {
-			return nil, g.pools.exceeded("tvm-hill-climb", int32(i), g.size[i])
+			return nil, 0, g.pools.exceeded("tvm-hill-climb", int32(i), g.size[i])
 		}
 	}
-	return result.off, nil
+	return result.off, sp.used, nil
+}
+
+// usmpClimb is the hill climb's state between passes: the order, the
+// random numbers and the last recorded swap.
+type usmpClimb struct {
+	g          *usmpGraph
+	order, pos []int32
+	rnd        randR
+	// swapI1, swapI2: the positions of the last recorded swap, which a
+	// rejection undoes (TVM does so even when the attempt before made no
+	// swap); swapped: the last attempt ended with a swap.
+	swapI1, swapI2 int32
+	swapped        bool
+	picks          *usmpPicks // shared by the clones, used one at a time
+	increase       error
+}
+
+// clone returns a copy of c with orders of its own.
+func (c *usmpClimb) clone() *usmpClimb {
+	d := *c
+	d.order, d.pos = slices.Clone(c.order), slices.Clone(c.pos)
+	return &d
+}
+
+func (c *usmpClimb) swap(i1, i2 int32) {
+	if i1 == i2 {
+		return
+	}
+	b1, b2 := c.order[i1], c.order[i2]
+	c.order[i1], c.order[i2] = b2, b1
+	c.pos[b1], c.pos[b2] = i2, i1
+}
+
+// stopAt returns the total at which the pass of attempt attempts may
+// stop (usmpPass.run), 0 for none. From attempt usmpSureReject on, a pass
+// that fits everything and is no smaller than the last accepted one is
+// rejected (its chance is 0), so a pass that a swap began may stop once
+// its pools' sizes reach totalSize: its allocation is thrown away.
+// Without size hints nothing can fail to fit.
+func (c *usmpClimb) stopAt(attempts int, totalSize int64, hinted bool) int64 {
+	if c.swapped && attempts >= usmpSureReject && totalSize > 0 && !hinted {
+		return totalSize
+	}
+	return 0
+}
+
+// high returns each pool's size in a, -1 for a pool no buffer is in.
+func (c *usmpClimb) high(a usmpAlloc) []int64 { return c.g.poolSizes(a.off, a.nope) }
+
+// poolSizes returns each pool's size where the buffers are at offsets
+// off, those with nope set in no pool; -1 for a pool no buffer is in.
+func (g *usmpGraph) poolSizes(off []int64, nope []bool) []int64 {
+	h := make([]int64, g.pools.n())
+	for m := range h {
+		h[m] = -1
+	}
+	for i, o := range off {
+		if !nope[i] {
+			m := g.pools.poolOf(int32(i))
+			h[m] = max(h[m], o+g.size[i])
+		}
+	}
+	return h
+}
+
+// rejectOnce takes c past a rejection after one draw, with pool the
+// pool rolled back to: the draw, the undone swap and the next swap.
+func (c *usmpClimb) rejectOnce(pool usmpAlloc) error {
+	c.rnd.next()
+	c.swap(c.swapI2, c.swapI1)
+	return c.choose(pool, c.high(pool))
+}
+
+// choose picks the next swap given the pool (of sizes poolSize) the
+// attempt ended with: one of the buffers reaching their pool's top, by
+// position, at random; a conflict of it placed before it (first level)
+// and, mostly, one placed before such a conflict (second level), which
+// swap places in the order.
+func (c *usmpClimb) choose(pool usmpAlloc, poolSize []int64) error {
+	g := c.g
+	c.swapped = false
+	var top []int32
+	for q, i := range c.order {
+		if !pool.nope[i] && pool.off[i]+g.size[i] == poolSize[g.pools.poolOf(i)] {
+			top = append(top, int32(q))
+		}
+	}
+	if len(top) == 0 {
+		return c.increase
+	}
+	node := c.order[top[int(c.rnd.next())%len(top)]]
+
+	picks := c.picks
+	picks.fill(g, c.pos, c.order, node)
+	if len(picks.first) == 0 {
+		return nil
+	}
+	first := picks.first
+	buf1 := first[int(c.rnd.next())%len(first)]
+	buf2 := buf1
+	stuck := !slices.ContainsFunc(first, func(b int32) bool { return b != buf1 }) && !picks.secondOther(c.pos[buf1])
+	for buf2 == buf1 {
+		if picks.total > 0 && c.rnd.next()%100 > 25 {
+			buf2 = picks.second(int64(int(c.rnd.next()) % int(picks.total)))
+		} else {
+			buf2 = first[int(c.rnd.next())%len(first)]
+		}
+		if picks.total < 2 && len(first) < 2 || stuck {
+			break
+		}
+	}
+	if buf1 == buf2 {
+		return nil
+	}
+	c.swapI1, c.swapI2 = c.pos[buf1], c.pos[buf2]
+	c.swap(c.swapI1, c.swapI2)
+	c.swapped = true
+	return nil
+}
+
+// usmpBase is what the passes of a chain start from: the pool (placed in
+// order; nil before the first pass) and what a stop depends on.
+type usmpBase struct {
+	alloc     usmpAlloc
+	order     []int32
+	totalSize int64
+	hinted    bool
+}
+
+// usmpResult is a pass's result: its allocation, or that it stopped.
+type usmpResult struct {
+	alloc   usmpAlloc
+	stopped bool
+}
+
+// usmpSpec runs the hill climb's passes on its lanes (a usmpPass each,
+// made when first needed), as a chain: the pass of the current attempt
+// and, on the other lanes, the passes of the attempts after it as they
+// would be were each attempt before them rejected after one draw (the
+// case of every attempt on idealloc/y-1 but the first): the same pool,
+// the order with the swap undone and the next one made, the random
+// numbers one draw on (usmpClimb.rejectOnce). Where the attempt is so
+// rejected, the climb takes the state the next job assumed (rejected)
+// and that job's pass is the real one; otherwise the chain is dropped
+// and its passes cancelled. A lane that finishes takes the next attempt
+// at the chain's end, so the lanes stay busy while passes differ in
+// length.
+//
+// With several lanes, the passes look at the caller's context only
+// through a flag that a watcher of its Done channel sets (usmpLaneCtx),
+// and the climb looks at it once an attempt: a look from a pass that
+// turns out to be thrown away would make the number of looks depend on
+// timing, and several lanes would each look once more after a
+// cancellation.
+type usmpSpec struct {
+	g     *usmpGraph
+	lanes []*usmpPass
+	busy  []bool
+	empty *kernel.CompIndex // the lanes' empty index, shared
+	chain []*usmpJob
+	ended bool // the chain's last state has no next attempt
+	used  int  // passes run ahead that were the real ones
+	// cancelled is set once the caller's context is done; quit ends
+	// its watcher.
+	cancelled atomic.Bool
+	quit      chan struct{}
+}
+
+// usmpLaneCtx is the context of a pass on a lane: done once its job is
+// dropped or the caller's context is done (usmpSpec), and never looking
+// at the caller's.
+type usmpLaneCtx struct{ job, all *atomic.Bool }
+
+func (usmpLaneCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (usmpLaneCtx) Done() <-chan struct{}       { return nil }
+func (usmpLaneCtx) Value(any) any               { return nil }
+
+func (c usmpLaneCtx) Err() error {
+	if c.job.Load() || c.all.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// usmpJob is a pass on a lane: its attempt, the state the climb has at
+// its start (climb, derived from the job before's, from), its stop and
+// base, and, once done is closed, its result.
+type usmpJob struct {
+	attempt     int
+	climb, from *usmpClimb
+	stop        int64
+	lane        int
+	dropped     atomic.Bool
+	done        chan struct{}
+	res         usmpResult
+	err         error
+}
+
+func newUSMPSpec(ctx context.Context, g *usmpGraph, workers int) *usmpSpec {
+	sp := &usmpSpec{g: g, lanes: make([]*usmpPass, workers), busy: make([]bool, workers), quit: make(chan struct{})}
+	if workers > 1 {
+		if done := ctx.Done(); done != nil {
+			go func() {
+				select {
+				case <-done:
+					sp.cancelled.Store(true)
+				case <-sp.quit:
+				}
+			}()
+		}
+	}
+	if g.spans != nil {
+		sp.empty = kernel.NewCompIndex(g.spans)
+		if g.spans.GatherByIDPays() {
+			sp.empty.GatherByID()
+		}
+	}
+	return sp
+}
+
+// launch starts the pass of attempt attempts in climb's order on a free
+// lane.
+func (sp *usmpSpec) launch(attempt int, climb, from *usmpClimb, stop int64, base usmpBase) *usmpJob {
+	k := slices.Index(sp.busy, false)
+	if sp.lanes[k] == nil {
+		sp.lanes[k] = newUSMPPass(sp.g, sp.empty)
+	}
+	sp.busy[k] = true
+	j := &usmpJob{attempt: attempt, climb: climb, from: from, stop: stop, lane: k, done: make(chan struct{})}
+	ctx := usmpLaneCtx{job: &j.dropped, all: &sp.cancelled}
+	ps := sp.lanes[k]
+	go func() {
+		defer close(j.done)
+		j.res, j.err = ps.run(ctx, base.alloc, base.order, climb.order, stop)
+	}()
+	sp.chain = append(sp.chain, j)
+	return j
+}
+
+// finish waits for job j and frees its lane.
+func (sp *usmpSpec) finish(j *usmpJob) {
+	<-j.done
+	sp.busy[j.lane] = false
+}
+
+// drop cancels the chain's jobs and waits for them.
+func (sp *usmpSpec) drop() {
+	for _, j := range sp.chain {
+		j.dropped.Store(true)
+	}
+	for _, j := range sp.chain {
+		sp.finish(j)
+	}
+	sp.chain, sp.ended = sp.chain[:0], false
+}
+
+// extend fills the free lanes with the attempts after the chain's last,
+// each from the state the one before would leave after a rejection with
+// one draw.
+func (sp *usmpSpec) extend(base usmpBase) {
+	if base.totalSize == 0 {
+		return // before a total is accepted every pass is accepted
+	}
+	for !sp.ended && len(sp.chain) > 0 && len(sp.chain) < len(sp.lanes) {
+		last := sp.chain[len(sp.chain)-1]
+		if last.attempt+1 >= usmpMaxAttempts {
+			sp.ended = true
+			return
+		}
+		next := last.climb.clone()
+		if next.rejectOnce(base.alloc) != nil {
+			sp.ended = true
+			return
+		}
+		sp.launch(last.attempt+1, next, last.climb, next.stopAt(last.attempt+1, base.totalSize, base.hinted), base)
+	}
+}
+
+// pass returns the pass of attempt attempts from state c with the given
+// stop, from base: the chain's first job where c is its state, else that
+// of a new chain.
+func (sp *usmpSpec) pass(ctx context.Context, c *usmpClimb, attempts int, stop int64, base usmpBase) (usmpResult, error) {
+	if len(sp.lanes) == 1 {
+		if sp.lanes[0] == nil {
+			sp.lanes[0] = newUSMPPass(sp.g, sp.empty)
+		}
+		return sp.lanes[0].run(ctx, base.alloc, base.order, c.order, stop)
+	}
+	if err := ctx.Err(); err != nil {
+		return usmpResult{}, err
+	}
+	if len(sp.chain) == 0 || sp.chain[0].attempt != attempts || sp.chain[0].climb != c || sp.chain[0].stop != stop {
+		sp.drop()
+		sp.launch(attempts, c, nil, stop, base)
+	} else {
+		sp.used++
+	}
+	sp.extend(base)
+	j := sp.chain[0]
+	sp.finish(j)
+	sp.chain = sp.chain[1:]
+	if j.err != nil {
+		// Only the caller's context ends the chain's first job.
+		sp.drop()
+		return usmpResult{}, ctx.Err()
+	}
+	sp.extend(base)
+	return j.res, nil
+}
+
+// rejected returns, after attempt attempts, begun in state c, was
+// rejected with one draw, the state the climb has at the start of the
+// next attempt where the chain's next job assumed it (nil if none).
+func (sp *usmpSpec) rejected(attempts int, c *usmpClimb) *usmpClimb {
+	if len(sp.chain) > 0 && sp.chain[0].attempt == attempts+1 && sp.chain[0].from == c {
+		return sp.chain[0].climb
+	}
+	return nil
+}
+
+// close drops the chain (the passes still running are not needed) and
+// ends the watcher.
+func (sp *usmpSpec) close() {
+	sp.drop()
+	close(sp.quit)
 }
 
 // usmpAlloc is one hill-climb pass's allocation: offsets, the buffers
@@ -919,8 +1218,9 @@ type usmpAlloc struct {
 // their places: the walk by offset ends at the lowest of 0 and their
 // aligned ends that clears them all, whatever the order among equal
 // offsets, and the pool drops iff one of those ends leaves no room. So a
-// pass keeps the last pass's place of every buffer but those a swap
-// moved, their conflicts (whose sets of earlier conflicts may differ),
+// pass keeps the place in the pool it starts from (base, placed in its
+// own order) of every buffer but those whose position differs (moved),
+// their conflicts (whose sets of earlier conflicts may differ),
 // and the conflicts of a buffer whose place or pool changed in this
 // pass. Of those, a buffer in an unbounded pool keeps its place too when
 // every conflict that moved, joined or left its set did so at or above
@@ -936,22 +1236,23 @@ type usmpAlloc struct {
 // left (one placed elsewhere this pass, or moved by a swap: rm). The walk
 // jumps over the offsets below o outside those windows
 // (kernel.CompIndex.FirstFitWindows) and goes on from o as before.
-// A rejected attempt that undoes the swap
-// before it goes back to the order the rolled-back pass was placed in, so
-// that pass becomes the last one (revert). The index of a pass's placed
-// buffers is reset, not rebuilt, each pass (kernel.CompIndex.Reset), and
-// the buffers kept in place go into it only when a later one must be
-// placed again (held).
+// The caller starts each pass from the last accepted (or rolled-back)
+// pool, so that a pass after a rejection differs from it by one swap. The
+// index of a pass's placed buffers is reset, not rebuilt, each pass
+// (kernel.CompIndex.Reset), and the buffers kept in place go into it only
+// when a later one must be placed again (held). A usmpPass is one lane of
+// usmpSpec: its state is its own, and it reads the base and the graph
+// only, so lanes run at once.
 type usmpPass struct {
 	g          *usmpGraph
-	order, pos []int32
+	order, pos []int32 // the pass's order, copied in by run
 	// rev lists, for each buffer, the buffers whose lists name it (the
 	// lists themselves where the graph is symmetric).
 	rev   usmpGraph
-	last  usmpAlloc
-	dirty int32   // the lowest position a swap moved since the last pass
-	swaps []int32 // the buffers swaps moved since the last pass
-	mark  []int32 // mark[i] == epoch: buffer i's set of conflicts may differ
+	last  usmpAlloc // the pool the pass starts from
+	dirty int32     // the lowest position whose buffer differs from last's order
+	swaps []int32   // the buffers whose positions differ from last's order
+	mark  []int32   // mark[i] == epoch: buffer i's set of conflicts may differ
 	// low[i], where mark[i] == epoch: the lowest offset of a conflict of
 	// buffer i that moved, joined or left, before or after; -1 if i moved.
 	low   []int64
@@ -971,8 +1272,8 @@ type usmpPass struct {
 	tLo    int64
 	plain  bool // one unbounded pool: every placed conflict counts
 	comps  []kernel.Comp
-	// With g.spans: an empty index over them, and a pass's index of each
-	// pool's placed buffers.
+	// With g.spans: an empty index over them (shared by the lanes, read
+	// only), and a pass's index of each pool's placed buffers.
 	empty *kernel.CompIndex
 	ix    []*kernel.CompIndex
 	fresh []bool // fresh[m]: ix[m] holds this pass's placements
@@ -991,9 +1292,15 @@ type usmpPass struct {
 	high   []int64 // run's pool sizes so far, where it may stop
 }
 
-func newUSMPPass(g *usmpGraph, order, pos []int32) *usmpPass {
-	ps := &usmpPass{g: g, order: order, pos: pos, rev: *g, mark: make([]int32, len(order)), low: make([]int64, len(order)),
-		plain: g.pools.of == nil && g.pools.hint == nil}
+// newUSMPPass returns a lane for g's passes; empty is an empty index
+// over g.spans where g has them.
+func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex) *usmpPass {
+	n := len(g.size)
+	ps := &usmpPass{g: g, order: make([]int32, n), pos: make([]int32, n), rev: *g, mark: make([]int32, n), low: make([]int64, n),
+		plain: g.pools.of == nil && g.pools.hint == nil, empty: empty}
+	for q := range ps.order {
+		ps.order[q] = -1
+	}
 	ps.deg = g.degrees()
 	if !g.lists() {
 		ps.tt = newChmaxTree(int(g.spans.Tasks()))
@@ -1001,25 +1308,32 @@ func newUSMPPass(g *usmpGraph, order, pos []int32) *usmpPass {
 		ps.rev = g.transpose()
 	}
 	if g.spans != nil {
-		ps.empty = kernel.NewCompIndex(g.spans)
-		if g.spans.GatherByIDPays() {
-			ps.empty.GatherByID()
-		}
 		ps.ix = make([]*kernel.CompIndex, g.pools.n())
 		ps.fresh = make([]bool, g.pools.n())
 	}
 	return ps
 }
 
-// moved records that a swap exchanged the buffers at positions i1 and i2.
-func (ps *usmpPass) moved(i1, i2 int32) {
-	ps.dirty = min(ps.dirty, i1, i2)
-	ps.swaps = append(ps.swaps, ps.order[i1], ps.order[i2])
-}
-
-// revert makes a, placed in the current order, the last pass.
-func (ps *usmpPass) revert(a usmpAlloc) {
-	ps.last, ps.dirty, ps.swaps = a, int32(len(ps.order)), ps.swaps[:0]
+// start makes the lane's order order and its pass start from base,
+// placed in baseOrder (nil before the first pass): the buffers at
+// positions where the two orders differ are those the pass must move.
+func (ps *usmpPass) start(base usmpAlloc, baseOrder, order []int32) {
+	for q, i := range order {
+		if ps.order[q] != i {
+			ps.order[q], ps.pos[i] = i, int32(q)
+		}
+	}
+	n := int32(len(order))
+	ps.last, ps.dirty, ps.swaps = base, n, ps.swaps[:0]
+	if base.off == nil {
+		return
+	}
+	for q, i := range order {
+		if baseOrder[q] != i {
+			ps.dirty = min(ps.dirty, int32(q))
+			ps.swaps = append(ps.swaps, i)
+		}
+	}
 }
 
 // touch marks the buffers whose lists name buffer i, which moved to or
@@ -1040,11 +1354,12 @@ func (ps *usmpPass) touch(i int32, lo int64) {
 	}
 }
 
-// run returns the pass's allocation in the current order. Where stop >
-// 0 (no pool has a size hint), it stops once the buffers placed so far
-// reach pools whose sizes sum to stop or more, and reports so; the pass
-// is then not the last one, and the caller reverts to one (revert).
-func (ps *usmpPass) run(ctx context.Context, stop int64) (usmpAlloc, bool, error) {
+// run returns the pass's allocation in order, from base placed in
+// baseOrder (start). Where stop > 0 (no pool has a size hint), it stops
+// once the buffers placed so far reach pools whose sizes sum to stop or
+// more, and reports so.
+func (ps *usmpPass) run(ctx context.Context, base usmpAlloc, baseOrder, order []int32, stop int64) (usmpResult, error) {
+	ps.start(base, baseOrder, order)
 	n := len(ps.order)
 	if stop > 0 {
 		if len(ps.high) < ps.g.pools.n() {
@@ -1094,14 +1409,14 @@ func (ps *usmpPass) run(ctx context.Context, stop int64) (usmpAlloc, bool, error
 				ps.held = append(ps.held, i)
 			}
 			if stop > 0 && ps.reaches(cur, i, &sum, stop) {
-				return usmpAlloc{}, true, nil
+				return usmpResult{stopped: true}, nil
 			}
 			continue
 		}
 		// Poll ctx by work done: a buffer can conflict with all others.
 		if work += int(ps.deg[i]) + 1; work >= kernel.CtxCheckEvery*64 || q == int(ps.dirty) {
 			if err := ctx.Err(); err != nil {
-				return usmpAlloc{}, false, err
+				return usmpResult{}, err
 			}
 			work = 0
 		}
@@ -1128,11 +1443,10 @@ func (ps *usmpPass) run(ctx context.Context, stop int64) (usmpAlloc, bool, error
 		cur.off[i], cur.nope[i] = off, nope
 		cur.unfit = cur.unfit || nope
 		if stop > 0 && ps.reaches(cur, i, &sum, stop) {
-			return usmpAlloc{}, true, nil
+			return usmpResult{stopped: true}, nil
 		}
 	}
-	ps.last, ps.dirty, ps.swaps = cur, int32(n), ps.swaps[:0]
-	return cur, false, nil
+	return usmpResult{alloc: cur}, nil
 }
 
 // remove records in ps.rm the range buffer i held in the last pass (its
@@ -1352,6 +1666,7 @@ type usmpPicks struct {
 // the order the one before left, give the same lists.
 func (p *usmpPicks) fill(g *usmpGraph, pos, order []int32, node int32) {
 	if p.filled && node == p.forNode && slices.Equal(order, p.forOrder) {
+		p.order = order
 		return
 	}
 	if g.lists() {

@@ -55,22 +55,9 @@ func refUSMPHillClimb(ctx context.Context, g *usmpGraph, desired int64) ([]int64
 		nope  []bool
 		unfit bool
 	}
-	npool := g.pools.n()
 	// One unbounded pool: every placed conflict counts.
 	plain := g.pools.of == nil && g.pools.hint == nil
-	high := func(a alloc) []int64 { // each pool's size, -1 for a pool no buffer is in
-		h := make([]int64, npool)
-		for m := range h {
-			h[m] = -1
-		}
-		for i, o := range a.off {
-			if !a.nope[i] {
-				m := g.pools.poolOf(int32(i))
-				h[m] = max(h[m], o+g.size[i])
-			}
-		}
-		return h
-	}
+	high := func(a alloc) []int64 { return g.poolSizes(a.off, a.nope) } // each pool's size, -1 for a pool no buffer is in
 	increase := errors.New("tvm-hill-climb: TVM USMP Error: Please increase the size_hints for memory pools")
 
 	// A pass at a position depends only on the order up to it, so each
@@ -339,17 +326,20 @@ func compareHillClimb(t *testing.T, what string, g *usmpGraph, desired int64) {
 }
 
 // compareHillClimbWith compares usmpHillClimb on g with refUSMPHillClimb
-// on ref, the same problem with its lists.
+// on ref, the same problem with its lists, with 1, 2 and 3 workers
+// (passes run ahead: usmpSpec).
 func compareHillClimbWith(t *testing.T, what string, ref, g *usmpGraph, desired int64) {
 	t.Helper()
 	ctx := context.Background()
 	want, wantErr := refUSMPHillClimb(ctx, ref, desired)
-	got, err := usmpHillClimb(ctx, g, desired)
-	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
-		t.Fatalf("%s: error %v, want %v", what, err, wantErr)
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("%s: %v, want %v", what, got, want)
+	for workers := 1; workers <= 3; workers++ {
+		got, err := usmpHillClimb(ctx, g, desired, workers)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s, %d workers: error %v, want %v", what, workers, err, wantErr)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s, %d workers: %v, want %v", what, workers, got, want)
+		}
 	}
 }
 
@@ -432,5 +422,59 @@ func tvmRandomMix(rng *rand.Rand, trial, n0, nd int) []workloads.Buffer {
 		return tvmRandomIntervals(rng, n0+rng.IntN(nd+100), 50+rng.IntN(400), 1+rng.Int64N(1<<20))
 	default:
 		return tvmRandomIntervals(rng, n0+rng.IntN(nd), 5+rng.IntN(40), 4)
+	}
+}
+
+// TestTVMHillClimbWorkers plans problems where most attempts are
+// rejected with 1 to 4 workers: the same offsets as refUSMPHillClimb for
+// each, and with more than one worker some passes run ahead (usmpSpec)
+// are the real ones, so that the comparison covers them.
+func TestTVMHillClimbWorkers(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(20, 91))
+	for trial := range 6 {
+		bufs := tvmRandomMix(rng, trial, 60, 90)
+		lists, err := newUSMPGraph(ctx, "test", bufs, 16, usmpPools{}, usmpListPairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := refUSMPHillClimb(ctx, lists, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, maxPairs := range []int64{usmpListPairs, -1} {
+			g, err := newUSMPGraph(ctx, "test", bufs, 16, usmpPools{}, maxPairs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for workers := 1; workers <= 4; workers++ {
+				got, used, err := usmpClimbAhead(ctx, g, 0, workers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("trial %d, maxPairs %d, %d workers: %v, want %v", trial, maxPairs, workers, got, want)
+				}
+				if (used > 0) != (workers > 1) {
+					t.Errorf("trial %d, maxPairs %d, %d workers: %d passes run ahead used", trial, maxPairs, workers, used)
+				}
+			}
+		}
+	}
+}
+
+// TestTVMHillClimbWorkersParam checks the workers parameter: any count
+// gives the same plan, and a negative one is refused.
+func TestTVMHillClimbWorkersParam(t *testing.T) {
+	p := &workloads.Problem{Name: "random", Alignment: 1, Buffers: tvmRandomIntervals(rand.New(rand.NewPCG(3, 4)), 80, 12, 500)}
+	want := mustPlan(t, "tvm-hill-climb?workers=1", p).Offsets
+	for _, spec := range []string{"tvm-hill-climb", "tvm-hill-climb?workers=2", "tvm-hill-climb?workers=7"} {
+		if got := mustPlan(t, spec, p).Offsets; !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", spec, got, want)
+		}
+	}
+	_, err := Lookup("tvm-hill-climb?workers=-1")
+	if err == nil || err.Error() != "tvm-hill-climb: parameter workers=-1: want 0 or more" {
+		t.Errorf("workers=-1: error %v", err)
 	}
 }

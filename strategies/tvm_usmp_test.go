@@ -86,7 +86,7 @@ func TestTVMUpstreamAlgo(t *testing.T) {
 		"greedy_by_conflicts": func(g *usmpGraph) ([]int64, error) {
 			return usmpGreedy(ctx, g, usmpOrder(g.size, g.name, g.degrees(), true))
 		},
-		"hill_climb": func(g *usmpGraph) ([]int64, error) { return usmpHillClimb(ctx, g, 0) },
+		"hill_climb": func(g *usmpGraph) ([]int64, error) { return usmpHillClimb(ctx, g, 0, 1) },
 	}
 	for _, c := range doc.Cases {
 		for _, algo := range []string{"greedy_by_size", "greedy_by_conflicts", "hill_climb"} {
