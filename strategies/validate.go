@@ -117,6 +117,10 @@ func Validate(p *workloads.Problem, plan *Plan) error {
 	align := p.Alignment
 	// fps[m] is space m's max(offset+size); one space without Memories.
 	fps := make([]int64, max(len(p.Memories), 1))
+	// held[m]: the same over buffers of positive size, the bytes a
+	// runtime's arena must hold (a zero-size buffer takes none, wherever
+	// it sits: TFLite Micro, for one, leaves such tensors unplanned).
+	held := make([]int64, len(fps))
 	for i, off := range plan.Offsets {
 		if off < 0 {
 			return planErr("buffer %d has negative offset %d", i, off)
@@ -136,6 +140,9 @@ func Validate(p *workloads.Problem, plan *Plan) error {
 		}
 		m := p.MemoryOf(i)
 		fps[m] = max(fps[m], off+size)
+		if size > 0 {
+			held[m] = max(held[m], off+size)
+		}
 	}
 	if plan.IsObjects() || plan.ObjectSizes != nil {
 		if err := validateSpaceObjects(p, plan); err != nil {
@@ -150,8 +157,11 @@ func Validate(p *workloads.Problem, plan *Plan) error {
 		return err
 	}
 	// A runtime's own arena holds every buffer: it can only add rounding.
-	if plan.Arena < 0 || plan.Arena != 0 && plan.Arena < fp {
-		return planErr("arena %d is below the footprint %d", plan.Arena, fp)
+	if need := arenaNeed(p, held); plan.Arena < 0 || plan.Arena != 0 && plan.Arena < need {
+		if need == fp {
+			return planErr("arena %d is below the footprint %d", plan.Arena, fp)
+		}
+		return planErr("arena %d is below the %d bytes the buffers of positive size reach", plan.Arena, need)
 	}
 	if p.Gaps == nil && p.Spaces == nil {
 		return sweep(bufs, plan.Offsets, nil)
@@ -197,6 +207,21 @@ func validateFootprints(p *workloads.Problem, plan *Plan, fps []int64) (int64, e
 		return 0, planErr("footprint %d, want the sum of the memory spaces' footprints %d", plan.Footprint, sum)
 	}
 	return sum, nil
+}
+
+// arenaNeed is what a runtime's arena must hold, from each space's
+// highest end over buffers of positive size: the highest of them in one
+// space, their sum over several (as validateFootprints sums footprints).
+func arenaNeed(p *workloads.Problem, held []int64) int64 {
+	var need int64
+	for _, h := range held {
+		if p.Forms()&workloads.FormMemories == 0 {
+			need = max(need, h)
+		} else {
+			need += h // no overflow: validateFootprints summed the larger fps
+		}
+	}
+	return need
 }
 
 // validateSpaceObjects checks the shared-object part of a plan space by

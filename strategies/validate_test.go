@@ -126,6 +126,8 @@ func TestValidateRejects(t *testing.T) {
 			"footprint 128, want max(offset+size) = 96", ErrInvalidPlan},
 		{"arena below the footprint", chain, &Plan{Offsets: []int64{0, 64, 0, 64, 0}, Footprint: 96, Arena: 90},
 			"arena 90 is below the footprint 96", ErrInvalidPlan},
+		{"arena below a sized buffer, zero size above", recs(0, [3]int64{16, 0, 0}, [3]int64{0, 1, 1}), &Plan{Offsets: []int64{0, 100}, Footprint: 100, Arena: 8},
+			"arena 8 is below the 16 bytes the buffers of positive size reach", ErrInvalidPlan},
 		{"negative arena", chain, &Plan{Offsets: []int64{0, 64, 0, 64, 0}, Footprint: 96, Arena: -1},
 			"arena -1 is below the footprint 96", ErrInvalidPlan},
 		{"footprint of nothing", recs(0), &Plan{Footprint: 1},
@@ -160,6 +162,19 @@ func TestValidateRejects(t *testing.T) {
 				t.Errorf("Validate =\n  %v\nwant\n  %v", err, want)
 			}
 		})
+	}
+}
+
+// TestValidateArenaZeroSize: a runtime's arena need not reach a buffer of
+// size 0 (TFLite Micro leaves those unplanned, so a fixed offset on one
+// is outside its arena), only those of positive size; found by
+// FuzzStrategies on tflm-greedy (testdata/fuzz/FuzzStrategies/72318a8cc10384b2).
+func TestValidateArenaZeroSize(t *testing.T) {
+	p := recs(0, [3]int64{16, 0, 0}, [3]int64{0, 1, 1})
+	for _, arena := range []int64{16, 24} {
+		if err := Validate(p, &Plan{Offsets: []int64{0, 100}, Footprint: 100, Arena: arena}); err != nil {
+			t.Errorf("arena %d: %v", arena, err)
+		}
 	}
 }
 
