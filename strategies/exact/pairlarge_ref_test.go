@@ -1,0 +1,94 @@
+package exact
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// pairLargeRef is pairLarge as it was before leastCommonSum (9303e86):
+// full tables of every sum for both sides at each pair. Kept to check
+// that the faster one pairs the same groups.
+func pairLargeRef(a, b []int64) [][2]uint64 {
+	if !pairable(a, b) {
+		return nil
+	}
+	restA, restB := uint64(1)<<len(a)-1, uint64(1)<<len(b)-1
+	var pairs [][2]uint64
+	for {
+		ta, tb := sumTable(a, restA, maskSum(a, restA)), sumTable(b, restB, maskSum(b, restB))
+		fa, fb := ta[len(ta)-1], tb[len(tb)-1]
+		rest := maskSum(a, restA)
+		g := int64(-1)
+		for w := 0; w < len(fa) && g < 0; w++ {
+			for m := fa[w] & fb[w]; m != 0; m &= m - 1 {
+				if x := int64(w)*64 + int64(bits.TrailingZeros64(m)); x > 0 && x < rest {
+					g = x
+					break
+				}
+			}
+		}
+		if g < 0 || len(pairs) == maxGroupPairs {
+			return append(pairs, [2]uint64{restA, restB})
+		}
+		x, y := pickSum(a, restA, ta, g), pickSum(b, restB, tb, g)
+		pairs = append(pairs, [2]uint64{x, y})
+		restA, restB = restA&^x, restB&^y
+	}
+}
+
+// TestPairLargeMatchesReference pairs random boundaries of equal totals
+// (cut from one run of bytes at random points on each side, so that
+// common totals exist; sparse: few cuts of large sizes, dense: many of
+// small ones) with pairLarge and with the full-table reference: the
+// pairs must be the same, masks and order.
+func TestPairLargeMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 2))
+	cuts := func(total int64, n int) []int64 {
+		pts := []int64{0, total}
+		for len(pts) < n+1 {
+			x := 1 + r.Int64N(total-1)
+			if !slices.Contains(pts, x) {
+				pts = append(pts, x)
+			}
+		}
+		slices.Sort(pts)
+		s := make([]int64, n)
+		for i := range s {
+			s[i] = pts[i+1] - pts[i]
+		}
+		r.Shuffle(n, func(i, j int) { s[i], s[j] = s[j], s[i] })
+		return s
+	}
+	paired := 0
+	for i := range 400 {
+		var total int64
+		var na, nb int
+		switch i % 4 {
+		case 0: // sparse: large sizes, few buffers
+			total, na, nb = 1<<20+r.Int64N(1<<20), 2+r.IntN(8), 2+r.IntN(8)
+		case 1: // dense: small sizes, many buffers
+			total, na, nb = 2000+r.Int64N(20000), 10+r.IntN(20), 10+r.IntN(20)
+		case 2: // one block shared by both sides, the rest cut apart
+			total, na, nb = 1<<16+r.Int64N(1<<18), 3+r.IntN(25), 3+r.IntN(25)
+		default: // near the limits on buffers
+			total, na, nb = 1<<12+r.Int64N(1<<16), 20+r.IntN(8), 20+r.IntN(8)
+		}
+		a, b := cuts(total, na), cuts(total, nb)
+		if i%4 == 2 {
+			blk := 1 + r.Int64N(total/2)
+			a, b = append(cuts(total-blk, na), blk), append(cuts(total-blk, nb), blk)
+		}
+		got, want := pairLarge(a, b), pairLargeRef(a, b)
+		if !slices.Equal(got, want) {
+			t.Fatalf("pairLarge(%v, %v) = %x, reference %x", a, b, got, want)
+		}
+		if len(want) > 1 {
+			paired++
+		}
+	}
+	if paired < 100 {
+		t.Fatalf("only %d of 400 boundaries paired more than one group: the test does not exercise pairing", paired)
+	}
+}
