@@ -63,7 +63,10 @@ type filler struct {
 	words int
 	occ   [][]int32 // per depth: scratch
 	sums  []int64   // scratch
-	sol   []int64
+	// bySize[t] lists the buffers live in section t, largest first
+	// (sumOf's order), made when first asked for.
+	bySize [][]int32
+	sol    []int64
 }
 
 // zeroSlack reports whether every section of pt holds exactly c bytes and
@@ -308,7 +311,7 @@ func (f *filler) gapsFit(k int32, cs []uint64) bool {
 		}
 		for side, gap := range [2][2]int64{{lo, y}, {top, hi}} {
 			g := gap[1] - gap[0]
-			if g == 0 || f.sumOf(live, -1, g) {
+			if g == 0 || f.sumOf(f.largestFirst(f.sec(u)), -1, g) {
 				continue
 			}
 			if b := [2]int32{lob, hib}[side]; b >= 0 {
@@ -325,9 +328,23 @@ func (f *filler) gapsFit(k int32, cs []uint64) bool {
 	return true
 }
 
+// largestFirst returns the buffers live in section t, largest first.
+func (f *filler) largestFirst(t int32) []int32 {
+	if f.bySize == nil {
+		f.bySize = make([][]int32, len(f.in.secBufs))
+	}
+	if f.bySize[t] == nil {
+		ks := slices.Clone(f.in.secBufs[t])
+		slices.SortStableFunc(ks, func(a, b int32) int { return cmp.Compare(f.in.size[b], f.in.size[a]) })
+		f.bySize[t] = ks
+	}
+	return f.bySize[t]
+}
+
 // sumOf reports whether the sizes of some unplaced buffers of list, k
 // aside, sum to g. It gives up, reporting true, after a few hundred
-// steps.
+// steps. It takes the sizes largest first: where list is in that order
+// already (largestFirst's) there is nothing to sort.
 func (f *filler) sumOf(list []int32, k int32, g int64) bool {
 	in := f.in
 	sz := f.sums[:0]
@@ -342,7 +359,9 @@ func (f *filler) sumOf(list []int32, k int32, g int64) bool {
 	if total <= g {
 		return total == g
 	}
-	slices.SortFunc(sz, func(a, b int64) int { return cmp.Compare(b, a) })
+	if !slices.IsSortedFunc(sz, descending) {
+		slices.SortFunc(sz, descending)
+	}
 	steps := 0
 	var rec func(i int, g, rest int64) bool
 	rec = func(i int, g, rest int64) bool {
@@ -369,6 +388,8 @@ func (f *filler) sumOf(list []int32, k int32, g int64) bool {
 	}
 	return rec(0, g, total)
 }
+
+func descending(a, b int64) int { return cmp.Compare(b, a) }
 
 func (f *filler) place(k int32, y int64, d int) {
 	f.dep[k], f.off[k] = int32(d), y

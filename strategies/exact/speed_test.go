@@ -1,10 +1,13 @@
 package exact
 
 import (
+	"context"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"membench/workloads"
 )
 
 // pairLargeRef is pairLarge as it was before leastCommonSum (9303e86):
@@ -90,5 +93,48 @@ func TestPairLargeMatchesReference(t *testing.T) {
 	}
 	if paired < 100 {
 		t.Fatalf("only %d of 400 boundaries paired more than one group: the test does not exercise pairing", paired)
+	}
+}
+
+// TestSumOfLargestFirst checks that sumOf answers the same on a
+// section's buffers largest first (largestFirst, which it need not sort)
+// as on them in the instance's order, for every section of a pinwheel
+// with random buffers placed and gaps up to the capacity, and that
+// largestFirst is in that order.
+func TestSumOfLargestFirst(t *testing.T) {
+	w, err := workloads.Load("synthetic/pinwheel?n=300&sizes=log-uniform&seed=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := newInstance(context.Background(), w.Problem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFiller(in, false)
+	r := rand.New(rand.NewPCG(3, 4))
+	trues, falses := 0, 0
+	for t32 := range int32(len(in.secBufs)) {
+		ks := f.largestFirst(t32)
+		if !slices.IsSortedFunc(ks, func(a, b int32) int { return descending(in.size[a], in.size[b]) }) {
+			t.Fatalf("section %d: largestFirst not largest first", t32)
+		}
+		for range 20 {
+			for k := range f.dep {
+				f.dep[k] = int32(r.IntN(2)) - 1
+			}
+			g := 1 + r.Int64N(1<<20)
+			got, want := f.sumOf(ks, -1, g), f.sumOf(in.secBufs[t32], -1, g)
+			if got != want {
+				t.Fatalf("section %d, gap %d: %v on largestFirst, %v in order", t32, g, got, want)
+			}
+			if got {
+				trues++
+			} else {
+				falses++
+			}
+		}
+	}
+	if trues == 0 || falses == 0 {
+		t.Fatalf("%d true and %d false answers: the test does not tell them apart", trues, falses)
 	}
 }
