@@ -362,31 +362,45 @@ func (f *filler) sumOf(list []int32, k int32, g int64) bool {
 	if !slices.IsSortedFunc(sz, descending) {
 		slices.SortFunc(sz, descending)
 	}
-	steps := 0
-	var rec func(i int, g, rest int64) bool
-	rec = func(i int, g, rest int64) bool {
+	return (&sumSearch{sz: sz}).from(0, g, total)
+}
+
+// maxSumSteps is the most steps sumOf searches before it assumes a sum
+// possible.
+const maxSumSteps = 512
+
+// sumSearch looks for a group of the sizes sz (largest first) of a
+// total, counting its steps.
+type sumSearch struct {
+	sz    []int64
+	steps int
+}
+
+// from reports whether some of sz[i:] (of total rest) sum to g, or
+// maxSumSteps were taken. Each turn of its loop is one step: take sz[i]
+// (a call), else leave out every size equal to it (taking another of
+// them instead would be the same) and go on.
+func (s *sumSearch) from(i int, g, rest int64) bool {
+	for {
 		if g == 0 {
 			return true
 		}
-		if steps++; steps > 512 {
+		if s.steps++; s.steps > maxSumSteps {
 			return true
 		}
-		if i == len(sz) || rest < g {
+		if i == len(s.sz) || rest < g {
 			return false
 		}
-		if sz[i] <= g && rec(i+1, g-sz[i], rest-sz[i]) {
+		x := s.sz[i]
+		if x <= g && s.from(i+1, g-x, rest-x) {
 			return true
 		}
-		// Leave out every size equal to sz[i]: taking another of them
-		// instead would be the same.
-		j, r := i+1, rest-sz[i]
-		for j < len(sz) && sz[j] == sz[i] {
-			r -= sz[j]
-			j++
+		i, rest = i+1, rest-x
+		for i < len(s.sz) && s.sz[i] == x {
+			rest -= x
+			i++
 		}
-		return rec(j, g, r)
 	}
-	return rec(0, g, total)
 }
 
 func descending(a, b int64) int { return cmp.Compare(b, a) }

@@ -138,3 +138,67 @@ func TestSumOfLargestFirst(t *testing.T) {
 		t.Fatalf("%d true and %d false answers: the test does not tell them apart", trues, falses)
 	}
 }
+
+// sumsRef is sumOf's search as it was (9303e86), a recursive closure.
+func sumsRef(sz []int64, g, total int64) bool {
+	steps := 0
+	var rec func(i int, g, rest int64) bool
+	rec = func(i int, g, rest int64) bool {
+		if g == 0 {
+			return true
+		}
+		if steps++; steps > 512 {
+			return true
+		}
+		if i == len(sz) || rest < g {
+			return false
+		}
+		if sz[i] <= g && rec(i+1, g-sz[i], rest-sz[i]) {
+			return true
+		}
+		j, r := i+1, rest-sz[i]
+		for j < len(sz) && sz[j] == sz[i] {
+			r -= sz[j]
+			j++
+		}
+		return rec(j, g, r)
+	}
+	return rec(0, g, total)
+}
+
+// TestSumSearchMatchesReference checks sumSearch against the recursive
+// closure it replaced, on random sizes (few distinct values and many,
+// so that searches end by a sum found, by exhaustion and by the step
+// limit), and that all three ways of ending occur.
+func TestSumSearchMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var found, exhausted, gaveUp int
+	for i := range 3000 {
+		n := 1 + r.IntN(40)
+		hi := int64(2 + r.IntN([]int{4, 100, 1 << 16}[i%3]))
+		sz := make([]int64, n)
+		var total int64
+		for j := range sz {
+			sz[j] = 1 + r.Int64N(hi)
+			total += sz[j]
+		}
+		slices.SortFunc(sz, descending)
+		g := 1 + r.Int64N(total)
+		s := &sumSearch{sz: sz}
+		got, want := s.from(0, g, total), sumsRef(sz, g, total)
+		if got != want {
+			t.Fatalf("sizes %v, total %d: %v, reference %v", sz, g, got, want)
+		}
+		switch {
+		case s.steps > maxSumSteps:
+			gaveUp++
+		case got:
+			found++
+		default:
+			exhausted++
+		}
+	}
+	if found == 0 || exhausted == 0 || gaveUp == 0 {
+		t.Fatalf("found %d, exhausted %d, gave up %d: some way of ending untested", found, exhausted, gaveUp)
+	}
+}
