@@ -40,6 +40,9 @@ type budget struct {
 	clock time.Time // the last read, zero before the first
 	// pairs remembers pairGroups' answers by the sizes paired (pairsOf).
 	pairs map[string][][2]uint64
+	// sums remembers the filler's answers by the sizes and total asked
+	// about (filler.sumMemo).
+	sums map[string]bool
 }
 
 // every is the node-count mask between reads of the clock.

@@ -96,10 +96,12 @@ func TestPairLargeMatchesReference(t *testing.T) {
 	}
 }
 
-// TestSumOfLargestFirst checks that sumOf answers the same on a
-// section's buffers largest first (largestFirst, which it need not sort)
-// as on them in the instance's order, for every section of a pinwheel
-// with random buffers placed and gaps up to the capacity, and that
+// TestSumOfLargestFirst checks sumOf, on a section's buffers largest
+// first (largestFirst, which it need not sort) and in the instance's
+// order, against the search it replaced (sumsRef) on the sizes of the
+// unplaced buffers of the section up to the gap, for every section of
+// a pinwheel with random buffers placed and random gaps, each asked
+// several times (the later answers remembered: sumMemo); and that
 // largestFirst is in that order.
 func TestSumOfLargestFirst(t *testing.T) {
 	w, err := workloads.Load("synthetic/pinwheel?n=300&sizes=log-uniform&seed=2")
@@ -122,15 +124,32 @@ func TestSumOfLargestFirst(t *testing.T) {
 			for k := range f.dep {
 				f.dep[k] = int32(r.IntN(2)) - 1
 			}
-			g := 1 + r.Int64N(1<<20)
-			got, want := f.sumOf(ks, -1, g), f.sumOf(in.secBufs[t32], -1, g)
-			if got != want {
-				t.Fatalf("section %d, gap %d: %v on largestFirst, %v in order", t32, g, got, want)
-			}
-			if got {
-				trues++
-			} else {
-				falses++
+			// The last two gaps are above every size: the same sizes,
+			// different totals.
+			top := in.size[ks[0]] + r.Int64N(1<<16)
+			for _, g := range []int64{1 + r.Int64N(1<<20), 1 + r.Int64N(1<<16), 1 + r.Int64N(1<<12), top, top + 1} {
+				var sz []int64
+				var total int64
+				for _, k := range ks {
+					if f.dep[k] < 0 && in.size[k] <= g {
+						sz = append(sz, in.size[k])
+						total += in.size[k]
+					}
+				}
+				want := total == g || total > g && sumsRef(sz, g, total)
+				for range 2 {
+					if got := f.sumOf(ks, -1, g); got != want {
+						t.Fatalf("section %d, gap %d: %v on largestFirst, want %v", t32, g, got, want)
+					}
+					if got := f.sumOf(in.secBufs[t32], -1, g); got != want {
+						t.Fatalf("section %d, gap %d: %v in order, want %v", t32, g, got, want)
+					}
+				}
+				if want {
+					trues++
+				} else {
+					falses++
+				}
 			}
 		}
 	}
