@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"membench/workloads"
 )
@@ -219,5 +220,29 @@ func TestSumSearchMatchesReference(t *testing.T) {
 	}
 	if found == 0 || exhausted == 0 || gaveUp == 0 {
 		t.Fatalf("found %d, exhausted %d, gave up %d: some way of ending untested", found, exhausted, gaveUp)
+	}
+}
+
+// TestStopExactWithClock checks that a band's cap (pace.stop) ends a
+// search at the node past it when the budget is of time, as it does
+// under a node budget, whatever the clock's skip: at a cap of 10, the
+// 11th node aborts (the clock, read every 256 nodes, let it run to 256).
+func TestStopExactWithClock(t *testing.T) {
+	for _, nodes := range []int64{-1, 1000} {
+		b := &budget{ctx: context.Background(), nodes: nodes, deadline: time.Now().Add(time.Hour)}
+		p := &pace{b: b, limit: 1 << 62, stop: 10}
+		n := 1
+		for p.node() {
+			n++
+		}
+		if n != 11 {
+			t.Errorf("node budget %d: aborted at node %d, want 11", nodes, n)
+		}
+		p = &pace{b: b, limit: 1 << 62}
+		for range 300 {
+			if !p.node() {
+				t.Fatalf("node budget %d: no cap, aborted at node %d", nodes, p.count)
+			}
+		}
 	}
 }
