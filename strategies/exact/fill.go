@@ -67,8 +67,8 @@ type filler struct {
 	// bySize[t] lists the buffers live in section t, largest first
 	// (sumOf's order), made when first asked for.
 	bySize [][]int32
-	key    []byte          // scratch: sumOf's key
-	sums1  map[string]bool // sumOf's answers without a budget (sumMemo)
+	key    []byte  // scratch: sumOf's key
+	sums1  sumMemo // sumOf's answers without a budget
 	sol    []int64
 }
 
@@ -372,37 +372,43 @@ func (f *filler) sumOf(list []int32, k int32, g int64) bool {
 	key = binary.LittleEndian.AppendUint64(key, uint64(g))
 	f.key = key
 	memo := f.sumMemo()
-	if ok, seen := memo[string(key)]; seen {
+	if ok, seen := memo.m[string(key)]; seen {
 		return ok
 	}
 	ok := (&sumSearch{sz: sz}).from(0, g, total)
-	if len(memo) >= maxSumMemo {
-		clear(memo)
+	if memo.bytes+len(key) > maxSumMemo {
+		clear(memo.m)
+		memo.bytes = 0
 	}
-	memo[string(key)] = ok
+	memo.m[string(key)] = ok
+	memo.bytes += len(key)
 	return ok
 }
 
-// maxSumMemo is the most answers of sumOf remembered: past it they are
-// forgotten, all at once.
-const maxSumMemo = 1 << 16
+// maxSumMemo is the most bytes of keys (8 a size) of sumOf's answers
+// remembered: past it they are forgotten, all at once.
+const maxSumMemo = 8 << 20
 
-// sumMemo returns the answers of sumOf remembered by the sizes (largest
-// first) and the total: those of the budget, which every engine of a
-// plan shares (on a pinwheel of 1,000 buffers 99% of sumOf's questions
-// were asked before, by it or another), or the filler's own where it
-// runs without one.
-func (f *filler) sumMemo() map[string]bool {
+// sumMemo holds sumOf's answers by the sizes (largest first) and the
+// total asked about, and the bytes of their keys.
+type sumMemo struct {
+	m     map[string]bool
+	bytes int
+}
+
+// sumMemo returns the answers of sumOf remembered: those of the budget,
+// which every engine of a plan shares (on a pinwheel of 1,000 buffers
+// 99% of sumOf's questions were asked before, by it or another), or the
+// filler's own where it runs without one.
+func (f *filler) sumMemo() *sumMemo {
+	m := &f.sums1
 	if f.b != nil {
-		if f.b.sums == nil {
-			f.b.sums = map[string]bool{}
-		}
-		return f.b.sums
+		m = &f.b.sums
 	}
-	if f.sums1 == nil {
-		f.sums1 = map[string]bool{}
+	if m.m == nil {
+		m.m = map[string]bool{}
 	}
-	return f.sums1
+	return m
 }
 
 // maxSumSteps is the most steps sumOf searches before it assumes a sum

@@ -42,7 +42,7 @@ type budget struct {
 	pairs map[string][][2]uint64
 	// sums remembers the filler's answers by the sizes and total asked
 	// about (filler.sumMemo).
-	sums map[string]bool
+	sums sumMemo
 }
 
 // every is the node-count mask between reads of the clock.

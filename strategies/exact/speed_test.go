@@ -105,14 +105,7 @@ func TestPairLargeMatchesReference(t *testing.T) {
 // several times (the later answers remembered: sumMemo); and that
 // largestFirst is in that order.
 func TestSumOfLargestFirst(t *testing.T) {
-	w, err := workloads.Load("synthetic/pinwheel?n=300&sizes=log-uniform&seed=2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := newInstance(context.Background(), w.Problem)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := loadInstance(t, "synthetic/pinwheel?n=300&sizes=log-uniform&seed=2")
 	f := newFiller(in, false)
 	r := rand.New(rand.NewPCG(3, 4))
 	trues, falses := 0, 0
@@ -245,4 +238,49 @@ func TestStopExactWithClock(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSumMemoBounded checks that sumOf's remembered answers stay within
+// maxSumMemo bytes of keys, forgetting them all when full, and that
+// what it counts is the bytes of the keys it holds.
+func TestSumMemoBounded(t *testing.T) {
+	in := loadInstance(t, "synthetic/pinwheel?n=300&sizes=uniform&seed=1")
+	f := newFiller(in, false)
+	for k := range f.dep {
+		f.dep[k] = -1
+	}
+	ks := f.largestFirst(0)
+	forgot := false
+	for g := int64(1); g < 1<<20 && !forgot; g++ {
+		before := f.sums1.bytes
+		f.sumOf(ks, -1, g)
+		if f.sums1.bytes > maxSumMemo {
+			t.Fatalf("gap %d: %d bytes remembered, more than %d", g, f.sums1.bytes, maxSumMemo)
+		}
+		forgot = f.sums1.bytes < before
+	}
+	if !forgot {
+		t.Fatal("never forgot: the test did not fill the memo")
+	}
+	n := 0
+	for key := range f.sums1.m {
+		n += len(key)
+	}
+	if n != f.sums1.bytes {
+		t.Fatalf("%d bytes counted, the keys hold %d", f.sums1.bytes, n)
+	}
+}
+
+// loadInstance loads the workload spec and makes its instance.
+func loadInstance(t *testing.T, spec string) *instance {
+	t.Helper()
+	w, err := workloads.Load(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := newInstance(context.Background(), w.Problem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
