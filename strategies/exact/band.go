@@ -880,42 +880,78 @@ const maxGroupPairs = 8
 
 // pairLarge pairs large sides: while some total below the whole is the
 // total of a group of each side, it pairs such groups of the least
-// total, found by tables of the sums of groups, and the rest last (after
+// total, found by bitsets of the sums of groups, and the rest last (after
 // maxGroupPairs pairs, too). Nil where the total is above maxPairSum,
-// the sides hold more than maxPairSides buffers or the tables would pass
-// maxPairWords. Where sums are dense the groups it
+// the sides hold more than maxPairSides buffers or tables of every sum
+// would pass maxPairWords. Where sums are dense the groups it
 // pairs may not be those of the holes: the bands then fail to pack, which
 // costs nodes but never a packing.
 func pairLarge(a, b []int64) [][2]uint64 {
-	var total int64
-	for _, x := range a {
-		total += x
-	}
-	if total > maxPairSum || len(a)+len(b) > maxPairSides || int64(len(a)+len(b)+2)*(total/64+1) > maxPairWords {
+	if !pairable(a, b) {
 		return nil
 	}
 	restA, restB := uint64(1)<<len(a)-1, uint64(1)<<len(b)-1
 	var pairs [][2]uint64
 	for {
-		ta, tb := sumTable(a, restA), sumTable(b, restB)
-		fa, fb := ta[len(ta)-1], tb[len(tb)-1]
-		rest := maskSum(a, restA)
 		g := int64(-1)
-		for w := 0; w < len(fa) && g < 0; w++ {
-			for m := fa[w] & fb[w]; m != 0; m &= m - 1 {
-				if x := int64(w)*64 + int64(bits.TrailingZeros64(m)); x > 0 && x < rest {
-					g = x
-					break
-				}
-			}
+		if len(pairs) < maxGroupPairs {
+			g = leastCommonSum(a, restA, b, restB)
 		}
-		if g < 0 || len(pairs) == maxGroupPairs {
+		if g < 0 {
 			return append(pairs, [2]uint64{restA, restB})
 		}
-		x, y := pickSum(a, restA, ta, g), pickSum(b, restB, tb, g)
+		x, y := pickSum(a, restA, sumTable(a, restA, g), g), pickSum(b, restB, sumTable(b, restB, g), g)
 		pairs = append(pairs, [2]uint64{x, y})
 		restA, restB = restA&^x, restB&^y
 	}
+}
+
+// pairable says whether pairLarge pairs sides a and b: their total is
+// at most maxPairSum, they hold at most maxPairSides buffers and tables
+// of every sum for both would take at most maxPairWords.
+func pairable(a, b []int64) bool {
+	var total int64
+	for _, x := range a {
+		total += x
+	}
+	return total <= maxPairSum && len(a)+len(b) <= maxPairSides && int64(len(a)+len(b)+2)*(total/64+1) <= maxPairWords
+}
+
+// leastCommonSum returns the least total g, 0 < g < rest (the total of
+// the buffers of a in ma, which those of b in mb share), that a group of
+// each side reaches, or -1. The complements of two such groups reach
+// rest-g, so the least is at most rest/2: the sums are taken up to
+// there, and up to 64 words first, twice as many each time none is
+// found (most boundaries pair a small group first).
+func leastCommonSum(a []int64, ma uint64, b []int64, mb uint64) int64 {
+	rest := maskSum(a, ma)
+	all := int(rest/2/64 + 1)
+	for words := min(64, all); ; words = min(2*words, all) {
+		fa, fb := reachable(a, ma, words), reachable(b, mb, words)
+		for w := range fa {
+			for m := fa[w] & fb[w]; m != 0; m &= m - 1 {
+				if x := int64(w)*64 + int64(bits.TrailingZeros64(m)); x > 0 && x < rest {
+					return x
+				}
+			}
+		}
+		if words == all {
+			return -1
+		}
+	}
+}
+
+// reachable returns the bitset, of the given words, of the totals the
+// groups of the buffers of s in mask m reach (exact below its length).
+func reachable(s []int64, m uint64, words int) []uint64 {
+	row := make([]uint64, words)
+	row[0] = 1
+	for i, x := range s {
+		if m&(1<<i) != 0 {
+			orShifted(row, row, x)
+		}
+	}
+	return row
 }
 
 // twinsOf pairs, of the buffers e ending at a boundary and st starting
@@ -965,9 +1001,10 @@ func orShifted(dst, src []uint64, x int64) {
 }
 
 // sumTable returns, for the buffers of s in mask m in order, the bitsets
-// of the totals the groups of the first i of them reach (i = 0..).
-func sumTable(s []int64, m uint64) [][]uint64 {
-	row := make([]uint64, maskSum(s, m)/64+1)
+// of the totals up to at least g that the groups of the first i of them
+// reach (i = 0..).
+func sumTable(s []int64, m uint64, g int64) [][]uint64 {
+	row := make([]uint64, g/64+1)
 	row[0] = 1
 	rows := [][]uint64{row}
 	for i, x := range s {

@@ -2,6 +2,7 @@ package exact
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 )
 
@@ -63,7 +64,12 @@ type filler struct {
 	words int
 	occ   [][]int32 // per depth: scratch
 	sums  []int64   // scratch
-	sol   []int64
+	// bySize[t] lists the buffers live in section t, largest first
+	// (sumOf's order), made when first asked for.
+	bySize [][]int32
+	key    []byte  // scratch: sumOf's key
+	sums1  sumMemo // sumOf's answers without a budget
+	sol    []int64
 }
 
 // zeroSlack reports whether every section of pt holds exactly c bytes and
@@ -308,7 +314,7 @@ func (f *filler) gapsFit(k int32, cs []uint64) bool {
 		}
 		for side, gap := range [2][2]int64{{lo, y}, {top, hi}} {
 			g := gap[1] - gap[0]
-			if g == 0 || f.sumOf(live, -1, g) {
+			if g == 0 || f.sumOf(f.largestFirst(f.sec(u)), -1, g) {
 				continue
 			}
 			if b := [2]int32{lob, hib}[side]; b >= 0 {
@@ -325,9 +331,23 @@ func (f *filler) gapsFit(k int32, cs []uint64) bool {
 	return true
 }
 
+// largestFirst returns the buffers live in section t, largest first.
+func (f *filler) largestFirst(t int32) []int32 {
+	if f.bySize == nil {
+		f.bySize = make([][]int32, len(f.in.secBufs))
+	}
+	if f.bySize[t] == nil {
+		ks := slices.Clone(f.in.secBufs[t])
+		slices.SortStableFunc(ks, func(a, b int32) int { return cmp.Compare(f.in.size[b], f.in.size[a]) })
+		f.bySize[t] = ks
+	}
+	return f.bySize[t]
+}
+
 // sumOf reports whether the sizes of some unplaced buffers of list, k
 // aside, sum to g. It gives up, reporting true, after a few hundred
-// steps.
+// steps. It takes the sizes largest first: where list is in that order
+// already (largestFirst's) there is nothing to sort.
 func (f *filler) sumOf(list []int32, k int32, g int64) bool {
 	in := f.in
 	sz := f.sums[:0]
@@ -342,33 +362,94 @@ func (f *filler) sumOf(list []int32, k int32, g int64) bool {
 	if total <= g {
 		return total == g
 	}
-	slices.SortFunc(sz, func(a, b int64) int { return cmp.Compare(b, a) })
-	steps := 0
-	var rec func(i int, g, rest int64) bool
-	rec = func(i int, g, rest int64) bool {
+	if !slices.IsSortedFunc(sz, descending) {
+		slices.SortFunc(sz, descending)
+	}
+	key := f.key[:0]
+	for _, x := range sz {
+		key = binary.LittleEndian.AppendUint64(key, uint64(x))
+	}
+	key = binary.LittleEndian.AppendUint64(key, uint64(g))
+	f.key = key
+	memo := f.sumMemo()
+	if ok, seen := memo.m[string(key)]; seen {
+		return ok
+	}
+	ok := (&sumSearch{sz: sz}).from(0, g, total)
+	if memo.bytes+len(key) > maxSumMemo {
+		clear(memo.m)
+		memo.bytes = 0
+	}
+	memo.m[string(key)] = ok
+	memo.bytes += len(key)
+	return ok
+}
+
+// maxSumMemo is the most bytes of keys (8 a size) of sumOf's answers
+// remembered: past it they are forgotten, all at once.
+const maxSumMemo = 8 << 20
+
+// sumMemo holds sumOf's answers by the sizes (largest first) and the
+// total asked about, and the bytes of their keys.
+type sumMemo struct {
+	m     map[string]bool
+	bytes int
+}
+
+// sumMemo returns the answers of sumOf remembered: those of the budget,
+// which every engine of a plan shares (on a pinwheel of 1,000 buffers
+// 99% of sumOf's questions were asked before, by it or another), or the
+// filler's own where it runs without one.
+func (f *filler) sumMemo() *sumMemo {
+	m := &f.sums1
+	if f.b != nil {
+		m = &f.b.sums
+	}
+	if m.m == nil {
+		m.m = map[string]bool{}
+	}
+	return m
+}
+
+// maxSumSteps is the most steps sumOf searches before it assumes a sum
+// possible.
+const maxSumSteps = 512
+
+// sumSearch looks for a group of the sizes sz (largest first) of a
+// total, counting its steps.
+type sumSearch struct {
+	sz    []int64
+	steps int
+}
+
+// from reports whether some of sz[i:] (of total rest) sum to g, or
+// maxSumSteps were taken. Each turn of its loop is one step: take sz[i]
+// (a call), else leave out every size equal to it (taking another of
+// them instead would be the same) and go on.
+func (s *sumSearch) from(i int, g, rest int64) bool {
+	for {
 		if g == 0 {
 			return true
 		}
-		if steps++; steps > 512 {
+		if s.steps++; s.steps > maxSumSteps {
 			return true
 		}
-		if i == len(sz) || rest < g {
+		if i == len(s.sz) || rest < g {
 			return false
 		}
-		if sz[i] <= g && rec(i+1, g-sz[i], rest-sz[i]) {
+		x := s.sz[i]
+		if x <= g && s.from(i+1, g-x, rest-x) {
 			return true
 		}
-		// Leave out every size equal to sz[i]: taking another of them
-		// instead would be the same.
-		j, r := i+1, rest-sz[i]
-		for j < len(sz) && sz[j] == sz[i] {
-			r -= sz[j]
-			j++
+		i, rest = i+1, rest-x
+		for i < len(s.sz) && s.sz[i] == x {
+			rest -= x
+			i++
 		}
-		return rec(j, g, r)
 	}
-	return rec(0, g, total)
 }
+
+func descending(a, b int64) int { return cmp.Compare(b, a) }
 
 func (f *filler) place(k int32, y int64, d int) {
 	f.dep[k], f.off[k] = int32(d), y

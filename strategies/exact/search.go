@@ -40,6 +40,9 @@ type budget struct {
 	clock time.Time // the last read, zero before the first
 	// pairs remembers pairGroups' answers by the sizes paired (pairsOf).
 	pairs map[string][][2]uint64
+	// sums remembers the filler's answers by the sizes and total asked
+	// about (filler.sumMemo).
+	sums sumMemo
 }
 
 // every is the node-count mask between reads of the clock.
@@ -93,8 +96,10 @@ type pace struct {
 	// means the driver gave the search up.
 	yield func(struct{}) bool
 	// stop, where above 0, is the node count past which the search
-	// aborts without pausing: a band's cap (band.go). The clock's skip
-	// lets it pass by up to 255 nodes.
+	// aborts without pausing: a band's cap (band.go), checked at every
+	// node (when only at reads of the clock, whose skip follows the time
+	// a node takes, a cap passed by up to 255 nodes and timed runs went
+	// other ways from one run to the next).
 	stop int64
 	// quit: the driver gave the search up or its limit ended it (no
 	// yield); nothing more may be searched.
@@ -111,7 +116,9 @@ func (p *pace) pacer() *pace { return p }
 func (p *pace) node() bool {
 	p.count++
 	// The common case, kept small enough to be inlined.
-	if p.count <= p.limit && p.b.nodes < 0 && p.count&p.b.every() != 0 {
+	// Below stop, or no stop (0 or less: stop-1 is then above every
+	// count as unsigned), in one comparison.
+	if p.count <= p.limit && uint64(p.count-1) <= uint64(p.stop-1) && p.b.nodes < 0 && p.count&p.b.every() != 0 {
 		return true
 	}
 	return p.check()
