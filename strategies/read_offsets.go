@@ -21,29 +21,36 @@ func ReadOffsets(r io.Reader, name string, bufs []workloads.Buffer) ([]int64, er
 	if err != nil {
 		return nil, &workloads.InputError{File: name, Msg: "read: " + err.Error()}
 	}
-	return parseOffsets(data, name, bufs, nil)
+	return parseOffsets(data, name, &workloads.Problem{Buffers: bufs})
 }
 
-// parseOffsets reads id,offset lines for bufs. With labels (a problem's
-// Labels, parallel to bufs), an id is matched against the labels, as the
-// input file wrote them; otherwise against the buffers' integer IDs.
-func parseOffsets(data []byte, name string, bufs []workloads.Buffer, labels []string) ([]int64, error) {
+// parseOffsets reads id,offset lines for p's buffers. Where p has labels,
+// an id is matched against them, as the input file wrote them; otherwise
+// against the buffers' integer IDs.
+func parseOffsets(data []byte, name string, p *workloads.Problem) ([]int64, error) {
+	bufs := p.Buffers
 	n := len(bufs)
-	if len(labels) != n {
-		labels = nil
+	labelled := len(p.Labels) == n
+	var byID map[int]int
+	var byLabel map[string]int
+	if labelled {
+		byLabel = make(map[string]int, n)
+		for i, l := range p.Labels {
+			byLabel[l] = i
+		}
+	} else {
+		byID = make(map[int]int, n)
+		for i, b := range bufs {
+			byID[b.ID] = i
+		}
 	}
-	id := (&workloads.Problem{Buffers: bufs, Labels: labels}).IDText
-	index := make(map[string]int, n)
-	for i := range bufs {
-		index[id(i)] = i
-	}
-	if len(index) != n {
+	if len(byID)+len(byLabel) != n {
 		return nil, &workloads.InputError{File: name, Msg: "the workload's buffer ids are not unique, so offsets cannot be matched by id"}
 	}
 	// show writes an id for a message: integers as they are, labels
 	// quoted.
 	show := func(id string) string {
-		if labels != nil {
+		if labelled {
 			return workloads.Echo(id)
 		}
 		return id
@@ -74,8 +81,8 @@ func parseOffsets(data []byte, name string, bufs []workloads.Buffer, labels []st
 			// A first line is a header unless it reads as a data line:
 			// a known label and an offset, or an integer id.
 			isData := false
-			if labels != nil {
-				_, known := index[fields[0]]
+			if labelled {
+				_, known := byLabel[fields[0]]
 				_, offErr := strconv.ParseInt(fields[len(fields)-1], 10, 64)
 				isData = known && len(fields) == 2 && offErr == nil
 			} else {
@@ -103,14 +110,18 @@ func parseOffsets(data []byte, name string, bufs []workloads.Buffer, labels []st
 			return nil, fail("want %d columns, got %d", cols, len(fields))
 		}
 		key := fields[idCol]
-		if labels == nil {
+		var i int
+		var known bool
+		if labelled {
+			i, known = byLabel[key]
+		} else {
 			v, err := strconv.Atoi(key)
 			if err != nil {
 				return nil, fail("id %s: want an integer", workloads.Echo(key))
 			}
 			key = strconv.Itoa(v)
+			i, known = byID[v]
 		}
-		i, known := index[key]
 		if !known {
 			return nil, fail("id %s: not a buffer id of the workload", show(key))
 		}
@@ -134,7 +145,7 @@ func parseOffsets(data []byte, name string, bufs []workloads.Buffer, labels []st
 		for i, l := range seen {
 			if l == 0 {
 				return nil, &workloads.InputError{File: name,
-					Msg: fmt.Sprintf("no offset for buffer id %s (%d of %d buffers missing; want one line per buffer)", show(id(i)), missing, n)}
+					Msg: fmt.Sprintf("no offset for buffer id %s (%d of %d buffers missing; want one line per buffer)", show(p.IDText(i)), missing, n)}
 			}
 		}
 	}
@@ -161,7 +172,7 @@ func ReadPlan(name string, data []byte, p *workloads.Problem) (*Plan, error) {
 	bufs := p.Buffers
 	body := bytes.TrimPrefix(data, []byte(workloads.BOM))
 	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
-		offsets, err := parseOffsets(data, name, bufs, p.Labels)
+		offsets, err := parseOffsets(data, name, p)
 		if err != nil {
 			return nil, err
 		}

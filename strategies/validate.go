@@ -213,12 +213,13 @@ func validateFootprints(p *workloads.Problem, plan *Plan, fps []int64) (int64, e
 // highest end over buffers of positive size: the highest of them in one
 // space, their sum over several (as validateFootprints sums footprints).
 func arenaNeed(p *workloads.Problem, held []int64) int64 {
+	several := p.Forms()&workloads.FormMemories != 0
 	var need int64
 	for _, h := range held {
-		if p.Forms()&workloads.FormMemories == 0 {
-			need = max(need, h)
-		} else {
+		if several {
 			need += h // no overflow: validateFootprints summed the larger fps
+		} else {
+			need = max(need, h)
 		}
 	}
 	return need
