@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"membench/workloads"
 )
 
 // TestFitIndexMatchesCompIndex places random problems' buffers one by one
@@ -14,18 +16,29 @@ import (
 // blocks of 1 to 64 leaves (many blocks, one, a block per leaf), by id or
 // one by one, with coarse hints or none, zero sizes, touching ranges,
 // and buffers placed both where first fit puts them and anywhere
-// (overlapping others). Every problem is decoded twice, the index reset
-// between, and an EmptyCopy decodes it a third time.
+// (overlapping others). Half the problems start a third of their
+// buffers at one of a few first tasks, and the merged lists of hot first
+// tasks are kept from 1 to 8 starts (every task hot) or at hotStarts.
+// Every problem is decoded twice, the index reset between, and an
+// EmptyCopy decodes it a third time.
 func TestFitIndexMatchesCompIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 41))
 	sizes := []int64{0, 1, 2, 4, 8, 8, 16, 33, 64, 100}
 	for trial := range 500 {
 		n := 1 + rng.IntN(400)
 		kind := trial % 3 // 0 sparse, 1 dense, 2 mixed
-		bufs := randomSpanBuffers(rng, n, 1+rng.IntN(300), kind, sizes)
+		span := 1 + rng.IntN(300)
+		bufs := randomSpanBuffers(rng, n, span, kind, sizes)
+		if trial%5 < 2 {
+			crowd(rng, bufs, span)
+		}
 		ts := NewTaskSpans(bufs, false)
 		block := int32(1) << rng.IntN(7)
-		fx := newFitIndex(ts, trial%4 >= 2, block)
+		hot := int32(hotStarts)
+		if trial%7 < 5 {
+			hot = 1 + rng.Int32N(8)
+		}
+		fx := newFitIndex(ts, trial%4 >= 2, block, hot)
 		if trial%2 == 0 {
 			fx.gatherByID() // whatever GatherByIDPays says
 		}
@@ -46,8 +59,8 @@ func TestFitIndexMatchesCompIndex(t *testing.T) {
 				for _, align := range []int64{1, 4, 64} {
 					want := FirstFit(comps, tk.Size, align)
 					if got := fx.FirstFit(&tk, tk.Size, align); got != want {
-						t.Fatalf("trial %d round %d (kind %d, block %d, by id %v, hints %v), buffer %d size %d align %d: FitIndex %d, over Overlapping %d",
-							trial, round, kind, block, fx.byID != nil, fx.coarse != nil, i, tk.Size, align, got, want)
+						t.Fatalf("trial %d round %d (kind %d, block %d, hot %d, by id %v, hints %v), buffer %d size %d align %d: FitIndex %d, over Overlapping %d",
+							trial, round, kind, block, len(fx.hot), fx.byID != nil, fx.coarse != nil, i, tk.Size, align, got, want)
 					}
 				}
 				off := offs[i]
@@ -63,6 +76,20 @@ func TestFitIndexMatchesCompIndex(t *testing.T) {
 			} else {
 				fx = fx.EmptyCopy()
 			}
+		}
+	}
+}
+
+// crowd moves the first tasks of about a third of bufs (lifetimes kept
+// as long) to one of up to three tasks below span, as many buffers of
+// idealloc's Y_1 start at its first task.
+func crowd(rng *rand.Rand, bufs []workloads.Buffer, span int) {
+	at := []int{0, rng.IntN(span), rng.IntN(span)}[:1+rng.IntN(3)]
+	for i := range bufs {
+		if rng.IntN(3) == 0 {
+			b := &bufs[i]
+			f := at[rng.IntN(len(at))]
+			b.First, b.Last = f, f+b.Last-b.First
 		}
 	}
 }
