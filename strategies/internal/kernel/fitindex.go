@@ -387,8 +387,16 @@ type fitWalk struct {
 // firstFit returns lazyFirstFit(runs, _, from, size, align, nil, 0)
 // without changing runs.
 func (w *fitWalk) firstFit(runs [][]Comp, from, size, align int64) int64 {
-	next, pos := w.next[:0], w.pos[:0]
-	for _, run := range runs {
+	n := len(runs)
+	if cap(w.next) <= n {
+		w.next, w.pos = make([]int64, n+1, 2*n+2), make([]int, n, 2*n+2)
+	}
+	// next[n] is a sentinel below any end: the scan for a blocking run
+	// needs no bound check.
+	next, pos := w.next[:n+1], w.pos[:n]
+	next[n] = math.MinInt64
+	runs = runs[:n]
+	for r, run := range runs {
 		i, x := 0, int64(math.MaxInt64)
 		if from > 0 {
 			i = endAfter(run, from)
@@ -396,20 +404,18 @@ func (w *fitWalk) firstFit(runs [][]Comp, from, size, align int64) int64 {
 		if i < len(run) {
 			x = run[i].Lo
 		}
-		next, pos = append(next, x), append(pos, i)
+		next[r], pos[r] = x, i
 	}
-	w.next, w.pos = next, pos
-	runs, pos = runs[:len(next)], pos[:len(next)] // as long as next: no bounds checks
 	y, end := from, from+size
 	for {
 		// The first run whose range at the cursor starts below end: it
 		// blocks y unless it ends by y, and then the cursor passes it
 		// (mostly one range: it gallops only past two). None: y is free.
 		r := 0
-		for r < len(next) && next[r] >= end {
+		for next[r] >= end {
 			r++
 		}
-		if r == len(next) {
+		if r >= n {
 			return y
 		}
 		run, i := runs[r], pos[r]
