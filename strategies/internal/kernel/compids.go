@@ -17,14 +17,17 @@ package kernel
 type compIDTree struct {
 	leaves int32 // a power of two >= the number of ids
 	// Node v (v >= 1, heap order, covering at least compIDLeaf ids) keeps
-	// its components in pool[node[v].ptr:][:node[v].len] and the ids
+	// its components in pool[node[v].ptr:][:node[v].len] and the ranges
 	// placed since in pend[node[v].ptr:][:node[v].pend]; its room, up to
 	// node[v+1].ptr, is the number of ids it covers, which bounds both.
+	// The ranges themselves are noted, not their ids: a merge then reads
+	// them in a row rather than from the placed list in id order, which
+	// on a random decode of idealloc's Y_1 missed the cache.
 	node     []compIDNode
 	top      int32 // the first node kept up to date (keepSpans)
 	pool     []Comp
-	pend     []int32
-	add, out []Comp   // sync's scratch
+	pend     []Comp
+	out      []Comp   // sync's scratch
 	nodes    [][]Comp // gather's scratch
 	cut      []Comp   // gatherRuns' scratch: the ids cut off at both ends
 }
@@ -77,7 +80,7 @@ func newCompIDTree(n int32) *compIDTree {
 	t.node[top].ptr = total
 	t.node[0].ptr = 0
 	t.pool = make([]Comp, total)
-	t.pend = make([]int32, total)
+	t.pend = make([]Comp, total)
 	return t
 }
 
@@ -99,30 +102,26 @@ func (t *compIDTree) keepSpans(span int32) {
 	}
 }
 
-// place notes buffer id, just placed, in the nodes covering id (from
-// t.top down).
-func (t *compIDTree) place(id int32) {
+// place notes buffer id, just placed at c, in the nodes covering id
+// (from t.top down).
+func (t *compIDTree) place(id int32, c Comp) {
 	for v := (t.leaves + id) / compIDLeaf; v >= t.top; v >>= 1 {
 		nd := &t.node[v]
-		t.pend[nd.ptr+nd.pend] = id
+		t.pend[nd.ptr+nd.pend] = c
 		nd.pend++
 	}
 }
 
-// sync merges node v's pending buffers, whose ranges placed holds, into
-// its components: sorted, then merged with them in one pass
-// (mergeRanges).
-func (t *compIDTree) sync(v int32, placed []Comp) {
+// sync merges node v's pending ranges into its components: sorted where
+// they lie, then merged with them in one pass (mergeRanges).
+func (t *compIDTree) sync(v int32) {
 	nd := &t.node[v]
-	add := t.add[:0]
-	for _, id := range t.pend[nd.ptr : nd.ptr+nd.pend] {
-		add = append(add, placed[id])
-	}
+	add := t.pend[nd.ptr : nd.ptr+nd.pend]
 	SortComps(add)
 	out := mergeRanges(t.out[:0], t.pool[nd.ptr:nd.ptr+nd.len], add)
 	nd.len = int32(copy(t.pool[nd.ptr:t.node[v+1].ptr], out))
 	nd.pend = 0
-	t.add, t.out = add, out
+	t.out = out
 }
 
 // gather appends the components of the placed buffers with ids in
@@ -177,11 +176,9 @@ func (t *compIDTree) gatherRuns(nodes [][]Comp, placed []Comp, lo, hi, share int
 func (t *compIDTree) appendNode(nodes [][]Comp, placed []Comp, v, share int32) [][]Comp {
 	if nd := t.node[v]; nd.pend > 0 {
 		if share == 0 || nd.pend*share >= nd.len {
-			t.sync(v, placed)
+			t.sync(v)
 		} else {
-			for _, id := range t.pend[nd.ptr : nd.ptr+nd.pend] {
-				t.cut = append(t.cut, placed[id])
-			}
+			t.cut = append(t.cut, t.pend[nd.ptr:nd.ptr+nd.pend]...)
 		}
 	}
 	if nd := t.node[v]; nd.len > 0 {

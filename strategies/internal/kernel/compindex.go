@@ -366,7 +366,7 @@ func notePlaced(placed []Comp, all *denseSet, byID *compIDTree, coarse *coarseTr
 	placed[t.ID] = c
 	all.place(t.A, t.B, c)
 	if byID != nil {
-		byID.place(t.ID)
+		byID.place(t.ID, c)
 	}
 	if coarse != nil {
 		coarse.place(t.A, t.B, c)

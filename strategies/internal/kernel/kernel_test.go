@@ -96,7 +96,7 @@ func TestCompIDTreeGather(t *testing.T) {
 			for _, id := range order[:k] {
 				lo := rng.Int64N(2000)
 				placed[id] = Comp{lo, lo + 1 + rng.Int64N(100)}
-				tree.place(int32(id))
+				tree.place(int32(id), placed[id])
 			}
 			order = order[k:]
 			for range 3 {
