@@ -23,13 +23,13 @@ type compIDTree struct {
 	// The ranges themselves are noted, not their ids: a merge then reads
 	// them in a row rather than from the placed list in id order, which
 	// on a random decode of idealloc's Y_1 missed the cache.
-	node     []compIDNode
-	top      int32 // the first node kept up to date (keepSpans)
-	pool     []Comp
-	pend     []Comp
-	out      []Comp   // sync's scratch
-	nodes    [][]Comp // gather's scratch
-	cut      []Comp   // gatherRuns' scratch: the ids cut off at both ends
+	node  []compIDNode
+	top   int32 // the first node kept up to date (keepSpans)
+	pool  []Comp
+	pend  []Comp
+	out   []Comp   // sync's scratch
+	nodes [][]Comp // gather's scratch
+	cut   []Comp   // gatherRuns' scratch: the ids cut off at both ends
 }
 
 type compIDNode struct{ ptr, len, pend int32 }
