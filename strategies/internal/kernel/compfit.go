@@ -69,11 +69,11 @@ func (ix *CompIndex) FirstFitWindows(t *Task, size, align int64, wins []Comp, up
 		v = nd.up
 	}
 	if lo, hi := t.RLo, t.RHi; lo < hi {
-		loose := ix.placed[lo:hi]
 		if ix.byID != nil {
-			runs, loose = ix.byID.gatherRuns(runs, ix.placed, lo, hi, syncShare)
+			runs, small = ix.byID.gatherRuns(runs, small, ix.placed, lo, hi, syncShare, from)
+		} else {
+			small = appendEndingAfter(small, ix.placed[lo:hi], from)
 		}
-		small = appendEndingAfter(small, loose, from)
 	}
 	var off int64
 	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align, wins, upTo)

@@ -130,61 +130,65 @@ func (t *compIDTree) sync(v int32) {
 // nodes, unsorted, after them, their start returned (len(comps) if none).
 func (t *compIDTree) gather(comps []Comp, runs []int32, placed []Comp, lo, hi int32) ([]Comp, []int32, int) {
 	var loose []Comp
-	t.nodes, loose = t.gatherRuns(t.nodes[:0], placed, lo, hi, 0)
+	t.nodes, loose = t.gatherRuns(t.nodes[:0], t.cut[:0], placed, lo, hi, 0, -1)
+	t.cut = loose
 	for _, r := range t.nodes {
 		runs = append(runs, int32(len(comps)))
 		comps = append(comps, r...)
 	}
 	start := len(comps)
-	return appendPlaced(comps, loose), runs, start
+	return append(comps, loose...), runs, start
 }
 
 // gatherRuns appends to nodes the sorted components of each kept node
 // inside [lo, hi) (none empty; slices of the tree's storage, valid until
-// the next place) and returns the entries of placed for the ids outside
-// them, unfiltered (Lo < 0: not placed yet), and for those placed in them
-// that they have not merged yet (appendNode: a node merges them first once
-// they number 1/share of its components, at once with share 0), unsorted.
-func (t *compIDTree) gatherRuns(nodes [][]Comp, placed []Comp, lo, hi, share int32) ([][]Comp, []Comp) {
+// the next place), and to loose, unsorted, those ending after y (>= -1)
+// among the placed ranges of the ids outside them and the ranges placed
+// in them that they have not merged yet (appendNode: a node merges them
+// first once they number 1/share of its components, at once with share
+// 0). They go straight to loose: copied first and filtered after, the
+// copy was a good part of a first fit's gathering on idealloc's Y_1.
+func (t *compIDTree) gatherRuns(nodes [][]Comp, loose, placed []Comp, lo, hi, share int32, y int64) ([][]Comp, []Comp) {
 	// The kept nodes inside [lo, hi): round lo up and hi down to whole
 	// compIDLeaf blocks; the ids cut off go one by one.
 	blo := (lo + compIDLeaf - 1) / compIDLeaf
 	bhi := hi / compIDLeaf
 	if blo >= bhi {
-		return nodes, placed[lo:hi]
+		return nodes, appendEndingAfter(loose, placed[lo:hi], y)
 	}
-	t.cut = append(append(t.cut[:0], placed[lo:blo*compIDLeaf]...), placed[bhi*compIDLeaf:hi]...)
+	loose = appendEndingAfter(loose, placed[lo:blo*compIDLeaf], y)
+	loose = appendEndingAfter(loose, placed[bhi*compIDLeaf:hi], y)
 	base := t.leaves / compIDLeaf
 	for l, r := blo+base, bhi+base; l < r; l, r = l>>1, r>>1 {
 		if l&1 == 1 {
-			nodes = t.appendNode(nodes, placed, l, share)
+			nodes, loose = t.appendNode(nodes, loose, l, share, y)
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			nodes = t.appendNode(nodes, placed, r, share)
+			nodes, loose = t.appendNode(nodes, loose, r, share, y)
 		}
 	}
-	return nodes, t.cut
+	return nodes, loose
 }
 
 // appendNode appends node v's components, merged, to nodes if it has any.
-// The buffers placed since v was last merged are merged into them first
+// The ranges placed since v was last merged are merged into them first
 // if they number at least 1/share of them (share 0: always); fewer go
-// with the ids cut off (t.cut) instead, as a merge reads all the node's
-// components.
-func (t *compIDTree) appendNode(nodes [][]Comp, placed []Comp, v, share int32) [][]Comp {
+// to loose instead (those ending after y), as a merge reads all the
+// node's components.
+func (t *compIDTree) appendNode(nodes [][]Comp, loose []Comp, v, share int32, y int64) ([][]Comp, []Comp) {
 	if nd := t.node[v]; nd.pend > 0 {
 		if share == 0 || nd.pend*share >= nd.len {
 			t.sync(v)
 		} else {
-			t.cut = append(t.cut, t.pend[nd.ptr:nd.ptr+nd.pend]...)
+			loose = appendEndingAfter(loose, t.pend[nd.ptr:nd.ptr+nd.pend], y)
 		}
 	}
 	if nd := t.node[v]; nd.len > 0 {
 		nodes = append(nodes, t.pool[nd.ptr:nd.ptr+nd.len])
 	}
-	return nodes
+	return nodes, loose
 }
 
 // syncShare is FirstFit's share for appendNode: it reads the runs only up

@@ -363,11 +363,10 @@ func appendRun(runs [][]Comp, small, c []Comp, from int64) ([][]Comp, []Comp) {
 // gatherIDs appends the placed ranges of ids lo..hi-1 (lo < hi) that end
 // after from: the id tree's nodes inside as runs, the rest to small.
 func (ix *FitIndex) gatherIDs(runs [][]Comp, small []Comp, lo, hi int32, from int64) ([][]Comp, []Comp) {
-	loose := ix.placed[lo:hi]
 	if ix.byID != nil {
-		runs, loose = ix.byID.gatherRuns(runs, ix.placed, lo, hi, syncShare)
+		return ix.byID.gatherRuns(runs, small, ix.placed, lo, hi, syncShare, from)
 	}
-	return runs, appendEndingAfter(small, loose, from)
+	return runs, appendEndingAfter(small, ix.placed[lo:hi], from)
 }
 
 // fitWalk is lazyFirstFit for FitIndex, which has no windows: the same
