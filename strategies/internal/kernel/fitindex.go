@@ -266,26 +266,51 @@ func (ix *FitIndex) block(k int32) *fitBlock {
 	return b
 }
 
-// mergeRanges appends to out the union of x and y (each sorted and
-// disjoint), ranges that overlap or touch joined as MergeComp joins them.
+// mergeRanges appends to out the union of x, merged ranges (sorted,
+// disjoint and not touching, as MergeComp leaves them), and y, ranges
+// sorted by start: ranges that overlap or touch are joined as MergeComp
+// joins them, and the first joins out's last range if it touches it. The
+// joined range is kept apart from out until the next starts past it, and
+// once y is spent the rest of x is copied whole: on a decode of
+// idealloc's Y_1 this merge (the id tree's syncs, the blocks' rebuilds)
+// read about 1.4 million ranges, at about twice the instructions a range
+// of the former loop (mergeRangesOld in the tests).
 func mergeRanges(out, x, y []Comp) []Comp {
+	if len(x)+len(y) == 0 {
+		return out
+	}
+	out = slices.Grow(out, len(x)+len(y))
+	var cur Comp
+	if n := len(out); n > 0 {
+		cur, out = out[n-1], out[:n-1]
+	} else if len(y) == 0 || len(x) > 0 && x[0].Lo <= y[0].Lo {
+		cur, x = x[0], x[1:]
+	} else {
+		cur, y = y[0], y[1:]
+	}
 	i, j := 0, 0
-	for i < len(x) || j < len(y) {
+	for j < len(y) {
 		var c Comp
-		if j == len(y) || i < len(x) && x[i].Lo <= y[j].Lo {
+		if i < len(x) && x[i].Lo <= y[j].Lo {
 			c = x[i]
 			i++
 		} else {
 			c = y[j]
 			j++
 		}
-		if k := len(out) - 1; k >= 0 && c.Lo <= out[k].Hi {
-			out[k].Hi = max(out[k].Hi, c.Hi)
+		if c.Lo <= cur.Hi {
+			cur.Hi = max(cur.Hi, c.Hi)
 		} else {
-			out = append(out, c)
+			out = append(out, cur)
+			cur = c
 		}
 	}
-	return out
+	// The rest of x: the first may join cur, and none joins another.
+	for ; i < len(x) && x[i].Lo <= cur.Hi; i++ {
+		cur.Hi = max(cur.Hi, x[i].Hi)
+	}
+	out = append(out, cur)
+	return append(out, x[i:]...)
 }
 
 // FirstFit returns where a buffer of span t goes under the first-fit

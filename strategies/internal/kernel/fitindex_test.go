@@ -169,3 +169,57 @@ func TestCoarseTreePlace(t *testing.T) {
 		}
 	}
 }
+
+// mergeRangesOld is mergeRanges before it kept the joined range apart and
+// copied the rest of x whole: TestMergeRangesMatchesOld's reference.
+func mergeRangesOld(out, x, y []Comp) []Comp {
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		var c Comp
+		if j == len(y) || i < len(x) && x[i].Lo <= y[j].Lo {
+			c = x[i]
+			i++
+		} else {
+			c = y[j]
+			j++
+		}
+		if k := len(out) - 1; k >= 0 && c.Lo <= out[k].Hi {
+			out[k].Hi = max(out[k].Hi, c.Hi)
+		} else {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestMergeRangesMatchesOld requires mergeRanges to give what
+// mergeRangesOld gives: x merged ranges (apart or nearly touching), y
+// sorted ranges that overlap, nest, touch or repeat (an id tree's
+// pending ones), either empty, out empty or not, zero-length ranges.
+func TestMergeRangesMatchesOld(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 13))
+	for trial := range 20000 {
+		var x []Comp
+		var y int64
+		for range rng.IntN(12) {
+			lo := y + 1 + rng.Int64N(6) // past the last: merged, not touching
+			y = lo + rng.Int64N(8)
+			x = append(x, Comp{lo, y})
+		}
+		ys := make([]Comp, rng.IntN(10))
+		for k := range ys {
+			lo := rng.Int64N(y + 10)
+			ys[k] = Comp{lo, lo + rng.Int64N(12)}
+		}
+		SortComps(ys)
+		var out []Comp
+		if rng.IntN(3) == 0 {
+			lo := rng.Int64N(20) - 10
+			out = []Comp{{-30, -20}, {lo, lo + rng.Int64N(6)}}[:1+rng.IntN(2)]
+		}
+		want := mergeRangesOld(slices.Clone(out), x, ys)
+		if got := mergeRanges(slices.Clone(out), x, ys); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: mergeRanges(%v, %v, %v) = %v, want %v", trial, out, x, ys, got, want)
+		}
+	}
+}
