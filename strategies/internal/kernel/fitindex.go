@@ -213,8 +213,8 @@ func (ix *FitIndex) Reset() {
 // Place records buffer t, placed at c.
 func (ix *FitIndex) Place(t *Task, c Comp) {
 	notePlaced(ix.placed, &ix.all, ix.byID, ix.coarse, t, c)
-	if len(ix.hot) > 0 {
-		k, _ := slices.BinarySearch(ix.hot, t.A)
+	if h := ix.hot; len(h) > 0 && h[0] <= t.B && t.A <= h[len(h)-1] {
+		k, _ := slices.BinarySearch(h, t.A)
 		for ; k < len(ix.hot) && ix.hot[k] <= t.B; k++ {
 			ix.hotSet[k] = MergeComp(ix.hotSet[k], c)
 		}
@@ -358,8 +358,8 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 // hot task, else the block's lists (first: on Y_1 they block the walk
 // most often) and the fine nodes on a's path.
 func (ix *FitIndex) stab(runs [][]Comp, small []Comp, a int32, from int64) ([][]Comp, []Comp) {
-	if len(ix.hot) > 0 {
-		if k, ok := slices.BinarySearch(ix.hot, a); ok {
+	if h := ix.hot; len(h) > 0 && h[0] <= a && a <= h[len(h)-1] {
+		if k, ok := slices.BinarySearch(h, a); ok {
 			return appendRun(runs, small, ix.hotSet[k], from)
 		}
 	}
