@@ -44,8 +44,8 @@ type FitIndex struct {
 	// as buffers have v among their canonical nodes. A fine node
 	// (2nb <= v < 2*leaves) keeps its components there, merged, in
 	// pool[node[v].ptr:][:node[v].len]; a coarse one (1 <= v < 2nb) logs
-	// the ranges placed there, in order. (node[v].up is not used.)
-	node []segNode
+	// the ranges placed there, in order.
+	node []fitNode
 	pool []Comp
 	// blocks[k] holds the merged ranges of the logs on block k's path;
 	// seen[k*depth+j] is how much of the log j levels above the block
@@ -68,6 +68,12 @@ type FitIndex struct {
 	fitRuns         [][]Comp
 	walk            fitWalk
 }
+
+// fitNode is a node of FitIndex's tree: where its room starts in the
+// pool and how much of it is used. Two words rather than segNode's three,
+// as a first fit reads a node of each fine level on its path, most of
+// them out of cache.
+type fitNode struct{ ptr, len int32 }
 
 // fitBlock is a block's merged ranges: set, and pend, the ranges logged
 // since set was last rebuilt, kept apart (and merged among themselves)
@@ -115,8 +121,13 @@ func newFitIndex(ts *TaskSpans, hints bool, block, hot int32) *FitIndex {
 	}
 	nb := max(1, leaves/block)
 	ix := &FitIndex{TaskSpans: ts, leaves: leaves, nb: nb, depth: bits.Len32(uint32(nb)),
-		blockShift: uint8(bits.TrailingZeros32(uint32(leaves / nb))), node: make([]segNode, 2*leaves+1)}
-	ix.pool = make([]Comp, countCanonical(ix.node, ts.Span, leaves))
+		blockShift: uint8(bits.TrailingZeros32(uint32(leaves / nb)))}
+	seg := make([]segNode, 2*leaves+1)
+	ix.pool = make([]Comp, countCanonical(seg, ts.Span, leaves))
+	ix.node = make([]fitNode, len(seg))
+	for v, nd := range seg {
+		ix.node[v].ptr = nd.ptr
+	}
 	ix.blocks = make([]fitBlock, nb)
 	ix.seen = make([]int32, int(nb)*ix.depth)
 	ix.placed = make([]Comp, len(ts.ID))
@@ -175,7 +186,7 @@ func (ix *FitIndex) insideIDs(blo, bhi int32) (mlo, mhi int32) {
 // layout and options, sharing nothing that Place changes.
 func (ix *FitIndex) EmptyCopy() *FitIndex {
 	c := *ix
-	c.node = append([]segNode(nil), ix.node...)
+	c.node = append([]fitNode(nil), ix.node...)
 	c.pool = make([]Comp, len(ix.pool))
 	c.blocks = make([]fitBlock, len(ix.blocks))
 	c.seen = make([]int32, len(ix.seen))
