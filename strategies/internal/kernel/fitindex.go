@@ -343,12 +343,14 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 	// coarse tree keeps: those go instead, as runs, and give the walk its
 	// start (coarseTree.hint).
 	var from int64
+	keep := 0 // the runs walked for the hint
 	lo, hi := t.RLo, t.RHi
 	mlo, mhi := hi, hi
 	if ix.coarse != nil {
 		if blo, bhi := ix.coarse.inside(t.A, t.B); blo <= bhi {
 			runs = ix.coarse.appendRuns(runs, blo, bhi)
-			from = ix.walk.firstFit(runs, 0, size, align)
+			from = ix.walk.firstFit(runs, 0, size, align, 0)
+			keep = len(runs)
 			mlo, mhi = ix.insideIDs(blo, bhi)
 		}
 	}
@@ -361,7 +363,7 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 	}
 	runs = appendSmall(runs, small)
 	ix.scratch, ix.fitRuns = small, runs
-	return ix.walk.firstFit(runs, from, size, align)
+	return ix.walk.firstFit(runs, from, size, align, keep)
 }
 
 // stab appends the ranges of the placed buffers live at first task a
@@ -405,6 +407,32 @@ func (ix *FitIndex) gatherIDs(runs [][]Comp, small []Comp, lo, hi int32, from in
 	return runs, appendEndingAfter(small, ix.placed[lo:hi], from)
 }
 
+// start sets the cursors of runs for a walk from from (those of the
+// first keep as they are) and returns them, with next's sentinel.
+func (w *fitWalk) start(runs [][]Comp, from int64, keep int) (next []int64, pos []int) {
+	n := len(runs)
+	if cap(w.next) <= n {
+		w.next = append(make([]int64, 0, 2*n+2), w.next[:keep]...)
+		w.pos = append(make([]int, 0, 2*n+2), w.pos[:keep]...)
+	}
+	// next[n] is a sentinel below any end: the scan for a blocking run
+	// needs no bound check.
+	next, pos = w.next[:n+1], w.pos[:n]
+	next[n] = math.MinInt64
+	for r := keep; r < n; r++ {
+		run := runs[r]
+		i, x := 0, int64(math.MaxInt64)
+		if from > 0 {
+			i = endAfter(run, from)
+		}
+		if i < len(run) {
+			x = run[i].Lo
+		}
+		next[r], pos[r] = x, i
+	}
+	return next, pos
+}
+
 // fitWalk is lazyFirstFit for FitIndex, which has no windows: the same
 // walk over the same runs, with the same answer, each run's cursor and
 // the start of its range kept in lists beside the runs rather than the
@@ -420,27 +448,18 @@ type fitWalk struct {
 }
 
 // firstFit returns lazyFirstFit(runs, _, from, size, align, nil, 0)
-// without changing runs.
-func (w *fitWalk) firstFit(runs [][]Comp, from, size, align int64) int64 {
+// without changing runs. The first keep runs are those of w's last walk,
+// which ended at from: their cursors are where it left them, which is
+// where a search for from would put them (each range before a cursor
+// ends by from, and the one at it starts at from+size or above, size >
+// 0). On Y_1 the
+// coarse tree's runs, walked for the hint, are the longest a first fit
+// walks, and searching them again missed the cache.
+func (w *fitWalk) firstFit(runs [][]Comp, from, size, align int64, keep int) int64 {
 	n := len(runs)
-	if cap(w.next) <= n {
-		w.next, w.pos = make([]int64, n+1, 2*n+2), make([]int, n, 2*n+2)
-	}
-	// next[n] is a sentinel below any end: the scan for a blocking run
-	// needs no bound check.
-	next, pos := w.next[:n+1], w.pos[:n]
-	next[n] = math.MinInt64
-	runs = runs[:n]
-	for r, run := range runs {
-		i, x := 0, int64(math.MaxInt64)
-		if from > 0 {
-			i = endAfter(run, from)
-		}
-		if i < len(run) {
-			x = run[i].Lo
-		}
-		next[r], pos[r] = x, i
-	}
+	next, pos := w.start(runs, from, keep)
+	// As long as runs: no bounds checks.
+	next, pos, runs = next[:n+1], pos[:n], runs[:n]
 	y, end := from, from+size
 	for {
 		// The first run whose range at the cursor starts below end: it

@@ -97,8 +97,9 @@ func crowd(rng *rand.Rand, bufs []workloads.Buffer, span int) {
 // TestFitWalkMatchesLazy requires fitWalk.firstFit, FitIndex's walk, to
 // give what lazyFirstFit gives over the same runs (random sorted,
 // disjoint runs, touching or not, sizes from 0, alignments 1 to 64,
-// walks from 0 or from an aligned offset below the answer), one walk's
-// scratch reused throughout, and to leave the runs as they were.
+// walks from 0 or from an aligned offset below the answer, or from the
+// answer of a walk over the first few runs, whose cursors it keeps), one
+// walk's scratch reused throughout, and to leave the runs as they were.
 func TestFitWalkMatchesLazy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	var w fitWalk
@@ -125,8 +126,15 @@ func TestFitWalkMatchesLazy(t *testing.T) {
 		if rng.IntN(2) == 0 && want > 0 {
 			from = rng.Int64N(want+1) / align * align
 		}
-		if got := w.firstFit(runs, from, size, align); got != want {
+		if got := w.firstFit(runs, from, size, align, 0); got != want {
 			t.Fatalf("trial %d: size %d align %d from %d over %v: fitWalk %d, lazyFirstFit %d", trial, size, align, from, runs, got, want)
+		}
+		// A walk over the first keep runs alone, then over all from its
+		// answer with their cursors kept (FitIndex's hint, then its walk).
+		keep := rng.IntN(len(runs) + 1)
+		hint := w.firstFit(runs[:keep], 0, size, align, 0)
+		if got := w.firstFit(runs, hint, size, align, keep); got != want {
+			t.Fatalf("trial %d: size %d align %d, first %d runs' walk to %d, then all of %v: fitWalk %d, lazyFirstFit %d", trial, size, align, keep, hint, runs, got, want)
 		}
 		for r := range runs {
 			if !slices.Equal(runs[r], copies[r]) {
