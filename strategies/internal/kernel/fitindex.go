@@ -32,6 +32,10 @@ import (
 // walk as runs, and only the ids at both ends of the lifetime are
 // gathered (fewer id-tree nodes to merge and walk).
 //
+// Where many buffers start at one first task (hotStarts), the index keeps
+// the merged ranges of every placed buffer live there, and their first
+// fits walk that one list instead of the stabbing path (FitIndex.stab).
+//
 // The answers are CompIndex's (TestFitIndexMatchesCompIndex).
 type FitIndex struct {
 	*TaskSpans
