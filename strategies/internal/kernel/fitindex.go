@@ -358,13 +358,16 @@ func (ix *FitIndex) FirstFit(t *Task, size, align int64) int64 {
 			mlo, mhi = ix.insideIDs(blo, bhi)
 		}
 	}
-	runs, small = ix.stab(runs, small, t.A, from)
+	// The walk scans the runs in order for one that blocks: the id tree's
+	// first, then the stabbing path's (on Y_1, 360 M instructions a
+	// decode; 364 M the other way round).
 	if lo < mlo {
 		runs, small = ix.gatherIDs(runs, small, lo, mlo, from)
 	}
 	if mhi < hi {
 		runs, small = ix.gatherIDs(runs, small, mhi, hi, from)
 	}
+	runs, small = ix.stab(runs, small, t.A, from)
 	runs = appendSmall(runs, small)
 	ix.scratch, ix.fitRuns = small, runs
 	return ix.walk.firstFit(runs, from, size, align, keep)
