@@ -567,16 +567,29 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 }
 
 // undoForest is a union-find whose unions can be undone, latest first.
+// With spans (newSpanForest) each root also holds the first and last
+// section of its class, and comps counts the classes.
 type undoForest struct {
 	parent, size []int32
 	hist         []int32 // the roots joined under others, in order
+	lo, hi       []int32
+	old          [][2]int32 // per union: the span its root had before
+	comps        int
 }
 
 func newUndoForest(n int) *undoForest {
-	u := &undoForest{parent: make([]int32, n), size: make([]int32, n)}
+	u := &undoForest{parent: make([]int32, n), size: make([]int32, n), comps: n}
 	for i := range u.parent {
 		u.parent[i], u.size[i] = int32(i), 1
 	}
+	return u
+}
+
+// newSpanForest is newUndoForest whose class of buffer i spans sections
+// lo[i] to hi[i] (taken, not copied).
+func newSpanForest(lo, hi []int32) *undoForest {
+	u := newUndoForest(len(lo))
+	u.lo, u.hi = lo, hi
 	return u
 }
 
@@ -598,6 +611,11 @@ func (u *undoForest) union(a, b int32) {
 	u.parent[a] = b
 	u.size[b] += u.size[a]
 	u.hist = append(u.hist, a)
+	u.comps--
+	if u.lo != nil {
+		u.old = append(u.old, [2]int32{u.lo[b], u.hi[b]})
+		u.lo[b], u.hi[b] = min(u.lo[b], u.lo[a]), max(u.hi[b], u.hi[a])
+	}
 }
 
 // undo undoes the unions after the first h.
@@ -605,8 +623,15 @@ func (u *undoForest) undo(h int) {
 	for len(u.hist) > h {
 		a := u.hist[len(u.hist)-1]
 		u.hist = u.hist[:len(u.hist)-1]
-		u.size[u.parent[a]] -= u.size[a]
+		b := u.parent[a]
+		u.size[b] -= u.size[a]
 		u.parent[a] = a
+		u.comps++
+		if u.lo != nil {
+			o := u.old[len(u.old)-1]
+			u.old = u.old[:len(u.old)-1]
+			u.lo[b], u.hi[b] = o[0], o[1]
+		}
 	}
 }
 
