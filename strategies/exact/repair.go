@@ -470,8 +470,15 @@ func (l *layout) with(as ...alt) *layout {
 // classes of nets of one total (pairGroups, over the nets rather than
 // the sizes) are paired, classes of no net left alone: a pairing of
 // sizes that agree by chance, wrong at one boundary, is then told by
-// the classes the rest of the part makes. It adds to work the buffers
-// it joins.
+// the classes the rest of the part makes. The boundaries cut are then
+// paired so too, by the classes of all the others, where that changes
+// them: their groups are never joined, but rectsOf joins again those
+// that hold a class whose load changes there, and a rectangle that
+// lives across a cut boundary (a pinwheel's blade past the end of the
+// centre) has holes of its own there, which a pairing by sizes may
+// group with buffers of the rectangles that end or start there (their
+// classes then go bad, and joining them again joins the rectangles). It
+// adds to work the buffers it joins.
 func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, work *int64) *layout {
 	n := len(l.pt.bufs)
 	nl := l.with()
@@ -485,6 +492,9 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 	// for all of them at once: the others' groups joined by halves, the
 	// joins undone on the way back.
 	alts := make([][][2]uint64, len(nl.bds))
+	// cutLast: the leaves pair the boundaries cut (whose groups are
+	// never joined), not the others.
+	cutLast := false
 	u := newUndoForest(n)
 	add := func(lo, hi int) {
 		for _, g := range gs[lo:hi] {
@@ -505,7 +515,7 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 		if hi-lo == 1 {
 			bd := nl.bds[lo]
 			alts[lo] = nil
-			if gs[lo] != nil && len(bd.e) <= 64 && len(bd.st) <= 64 && len(bd.e) > 1 && len(bd.st) > 1 {
+			if (gs[lo] != nil) != cutLast && len(bd.e) <= 64 && len(bd.st) <= 64 && len(bd.e) > 1 && len(bd.st) > 1 {
 				alts[lo] = netPairs(l, bd, u.find, pair)
 			}
 			return
@@ -546,7 +556,7 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 		next := len(nl.bds)
 		for bi := from; bi < len(nl.bds) && next == len(nl.bds); bi++ {
 			pairs := alts[bi]
-			if pairs == nil || slices.Equal(pairs, nl.bds[bi].pairs) {
+			if pairs == nil || slices.Equal(pairs, nl.bds[bi].pairs) || gs[bi] == nil {
 				continue
 			}
 			old, oldPairs := gs[bi], nl.bds[bi].pairs
@@ -559,6 +569,17 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 			}
 		}
 		from = next
+	}
+	if cut[0] >= 0 {
+		// The boundaries cut last, by the classes all the others make.
+		cutLast = true
+		solve(0, len(nl.bds), 0)
+		for bi, bd := range nl.bds {
+			if gs[bi] == nil && alts[bi] != nil && !slices.Equal(alts[bi], bd.pairs) {
+				nl.bds[bi].pairs = alts[bi]
+				changed = true
+			}
+		}
 	}
 	if !changed {
 		return nil
