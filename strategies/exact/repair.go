@@ -196,25 +196,52 @@ func equalSubs(a, b []int64, ma, mb uint64) [][2]uint64 {
 	if ta != tb {
 		return nil
 	}
-	bySum := map[int64][]uint64{}
-	for _, x := range smallSubs(ma) {
-		bySum[maskSum(a, x)] = append(bySum[maskSum(a, x)], x)
-	}
 	low := ma & -ma
 	seen := map[[2]uint64]bool{}
 	var out [][2]uint64
-	for _, y := range smallSubs(mb) {
-		sy := maskSum(b, y)
-		for _, x := range bySum[sy] {
-			xy := [2]uint64{x, y}
-			if x&low == 0 {
-				xy = [2]uint64{ma &^ x, mb &^ y}
+	emit := func(x, y uint64) {
+		xy := [2]uint64{x, y}
+		if x&low == 0 {
+			xy = [2]uint64{ma &^ x, mb &^ y}
+		}
+		if xy[0] == 0 || xy[1] == 0 || xy[0] == ma && xy[1] == mb || seen[xy] {
+			return
+		}
+		seen[xy] = true
+		out = append(out, xy)
+	}
+	if bits.OnesCount64(ma) <= maxFullSide {
+		// Every group of ma, its total made from a smaller one's, against
+		// the small groups of mb by total: a split of many buffers on
+		// both sides (two groups whose sums agreed by chance, paired
+		// again) is found too.
+		byY := map[int64][]uint64{}
+		for _, y := range smallSubs(mb) {
+			byY[maskSum(b, y)] = append(byY[maskSum(b, y)], y)
+		}
+		subs, sums := []uint64{0}, []int64{0}
+		for x := ma; x != 0; x &= x - 1 {
+			bit, i := x&-x, bits.TrailingZeros64(x)
+			for j := range len(subs) {
+				subs, sums = append(subs, subs[j]|bit), append(sums, sums[j]+a[i])
 			}
-			if xy[0] == 0 || xy[1] == 0 || xy[0] == ma && xy[1] == mb || seen[xy] {
-				continue
+		}
+		for j, x := range subs {
+			for _, y := range byY[sums[j]] {
+				if x != 0 && x != ma && len(out) < maxAltSubs {
+					emit(x, y)
+				}
 			}
-			seen[xy] = true
-			out = append(out, xy)
+		}
+	} else {
+		bySum := map[int64][]uint64{}
+		for _, x := range smallSubs(ma) {
+			bySum[maskSum(a, x)] = append(bySum[maskSum(a, x)], x)
+		}
+		for _, y := range smallSubs(mb) {
+			for _, x := range bySum[maskSum(b, y)] {
+				emit(x, y)
+			}
 		}
 	}
 	slices.SortFunc(out, func(p, q [2]uint64) int {
@@ -226,6 +253,10 @@ func equalSubs(a, b []int64, ma, mb uint64) [][2]uint64 {
 	}
 	return out
 }
+
+// maxFullSide is the most ending buffers of a pair of groups whose
+// every subset equalSubs looks at (2^14: four times maxAltSubs).
+const maxFullSide = 14
 
 // smallSubs lists the non-empty proper subsets of m of at most r buffers,
 // r the largest that keeps them within maxAltSubs.
@@ -444,10 +475,63 @@ func (l *layout) split(p *pace) *banded {
 		}
 	}
 	if len(cands) == 0 {
+		cands = l.mended(p, alts)
+	}
+	if len(cands) == 0 {
 		return nil
 	}
 	cands[0].next = cands[1:]
 	return cands[0]
+}
+
+// maxMendWork bounds mended's steps (the buffers rebalanced joins, and
+// the part's buffers a try).
+const maxMendWork = 1 << 23
+
+// mended is split's last resort: at each pair of boundaries where a
+// pinwheel's blades would end and start (turnPairs), one boundary
+// changed (alts: a group split, or two groups paired again), then the
+// others paired by the classes the rest make (rebalanced), for
+// rectangles at that cut. A wrong pair at one boundary (sums that agree
+// by chance) leaves the classes that pair the others wrong too, so that
+// neither the change alone nor rebalanced alone finds them. The first
+// found, or nil.
+func (l *layout) mended(p *pace, alts []alt) []*banded {
+	n := int64(len(l.pt.bufs))
+	work := int64(0)
+	// Exchanges first (as many groups, other members: the sums that
+	// agree by chance), then splits, then joins.
+	kind := func(a alt) int {
+		switch d := len(a.pairs) - max(len(l.bds[a.bi].pairs), 1); {
+		case d == 0:
+			return 0
+		case d > 0:
+			return 1
+		}
+		return 2
+	}
+	cuts := l.turnPairs()
+	for tier := range 3 {
+		for _, cut := range cuts {
+			for _, a := range alts {
+				if s := l.bds[a.bi].s; kind(a) != tier || s == cut[0] || s == cut[1] {
+					continue // rebalanced pairs the cut boundaries again
+				}
+				if work > maxMendWork || p.b.spent() {
+					return nil
+				}
+				work += n
+				nl := l.with(a).rebalanced(cut, p.b.pairsOf, &work)
+				if nl == nil {
+					continue
+				}
+				if nb := nl.build(p, &cut); nb != nil {
+					return []*banded{nb}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // with returns l with the pairings as of alternatives as.
