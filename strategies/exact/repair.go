@@ -511,22 +511,52 @@ func (l *layout) mended(p *pace, alts []alt) []*banded {
 		return 2
 	}
 	cuts := l.turnPairs()
+	// try pairs the boundaries of ml other than its cut's by the classes
+	// of the rest, and looks for rectangles at the cut; stop: the work
+	// or the budget is spent.
+	try := func(ml *layout, cut [2]int32) (nb *banded, stop bool) {
+		if work > maxMendWork || p.b.spent() {
+			return nil, true
+		}
+		work += n
+		if nl := ml.rebalanced(cut, p.b.pairsOf, &work); nl != nil {
+			nb = nl.build(p, &cut)
+		}
+		return nb, false
+	}
+	// Twins first (one buffer a side of a size no other has, paired
+	// apart from the rest of their boundary: sizes near the least that
+	// meet by chance), each put back with the rest.
+	for _, cut := range cuts {
+		for bi, bd := range l.bds {
+			if len(bd.e) != 1 || len(bd.st) != 1 || bd.s == cut[0] || bd.s == cut[1] {
+				continue
+			}
+			ml := l.untwinned(bi, p)
+			if ml == nil {
+				continue
+			}
+			nb, stop := try(ml, cut)
+			if nb != nil {
+				return []*banded{nb}
+			}
+			if stop {
+				return nil
+			}
+		}
+	}
 	for tier := range 3 {
 		for _, cut := range cuts {
 			for _, a := range alts {
 				if s := l.bds[a.bi].s; kind(a) != tier || s == cut[0] || s == cut[1] {
 					continue // rebalanced pairs the cut boundaries again
 				}
-				if work > maxMendWork || p.b.spent() {
-					return nil
-				}
-				work += n
-				nl := l.with(a).rebalanced(cut, p.b.pairsOf, &work)
-				if nl == nil {
-					continue
-				}
-				if nb := nl.build(p, &cut); nb != nil {
+				nb, stop := try(l.with(a), cut)
+				if nb != nil {
 					return []*banded{nb}
+				}
+				if stop {
+					return nil
 				}
 			}
 		}
@@ -542,6 +572,34 @@ func (l *layout) with(as ...alt) *layout {
 		nl.bds[a.bi].pairs = a.pairs
 	}
 	return &nl
+}
+
+// untwinned returns l with the twins of boundary bi (one buffer a side,
+// paired apart: twinsOf) put back with the rest of their boundary and
+// that paired again by size, or nil where bi's boundary has no rest.
+func (l *layout) untwinned(bi int, p *pace) *layout {
+	tb := l.bds[bi]
+	for si, sb := range l.bds {
+		if si == bi || sb.s != tb.s || len(sb.e) == 1 && len(sb.st) == 1 {
+			continue // another twin
+		}
+		nb := boundary{s: sb.s, e: append(slices.Clone(sb.e), tb.e...), st: append(slices.Clone(sb.st), tb.st...)}
+		if len(nb.e) <= 64 && len(nb.st) <= 64 {
+			a, b := make([]int64, len(nb.e)), make([]int64, len(nb.st))
+			for i, k := range nb.e {
+				a[i] = l.in.size[k]
+			}
+			for i, k := range nb.st {
+				b[i] = l.in.size[k]
+			}
+			nb.pairs = p.b.pairsOf(a, b)
+		}
+		nl := l.with()
+		nl.bds[si] = nb
+		nl.bds = slices.Delete(nl.bds, bi, bi+1)
+		return nl
+	}
+	return nil
 }
 
 // rebalanced returns l with boundaries paired again where that splits
