@@ -410,8 +410,10 @@ const (
 // rectangles, for other pairings that split it into bands or
 // rectangles: first its boundaries paired again by the classes of the
 // others (rebalanced), then other pairings of one boundary
-// (alternatives), then of two: the first of them,
-// the others to try after it (banded.next), or nil where none does.
+// (alternatives), then of two, and failing all of those one boundary
+// changed with the rest paired by the classes at a cut (mended): the
+// first of them, the others to try after it (banded.next), or nil where
+// none does.
 func (l *layout) split(p *pace) *banded {
 	n := len(l.pt.bufs)
 	alts := l.alternatives(func(int32) bool { return true })
@@ -490,7 +492,8 @@ const maxMendWork = 1 << 23
 
 // mended is split's last resort: at each pair of boundaries where a
 // pinwheel's blades would end and start (turnPairs), one boundary
-// changed (alts: a group split, or two groups paired again), then the
+// changed (its twins put back with the rest of it, else alts: a group
+// split, or two groups paired again, or joined), then the
 // others paired by the classes the rest make (rebalanced), for
 // rectangles at that cut. A wrong pair at one boundary (sums that agree
 // by chance) leaves the classes that pair the others wrong too, so that
