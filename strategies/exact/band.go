@@ -456,24 +456,15 @@ func (l *layout) buildWithin(p *pace, rect *[2]int32, work *int64, maxWork int64
 	parent := make(forest, n)
 	parent.reset()
 	find := parent.find
-	union := func(a, b int32) { parent[find(a)] = find(b) }
 	groups := l.groups()
-	// join joins the buffers of every group but those cut (nil: none).
-	join := func(cut []bool) {
-		parent.reset()
-		for gi, g := range groups {
-			if cut != nil && cut[gi] {
-				continue
-			}
-			for _, k := range g.bufs[1:] {
-				union(local[k], local[g.bufs[0]])
-			}
+	for _, g := range groups {
+		for _, k := range g.bufs[1:] {
+			parent[find(local[k])] = find(local[g.bufs[0]])
 		}
 	}
-	join(nil)
 	classes, roots := classesOf(pt.bufs, find)
 	if len(roots) < 2 {
-		b := rectsOf(in, pt, c, l.rev, p, groups, join, find, rect, work, maxWork, l.bladesOnly)
+		b := rectsOf(in, pt, c, l.rev, p, groups, local, rect, work, maxWork, l.bladesOnly)
 		if b != nil {
 			b.lay = l
 		}
@@ -558,7 +549,8 @@ const maxRectWork = 1 << 23
 // over their own lifetime: rectangles, such as the blades and centre of
 // a pinwheel. Each class of several buffers is packed as one buffer of
 // its height in a coarse problem of the classes, then apart inside the
-// place the coarse packing gives it. Nil where none is found.
+// place the coarse packing gives it. Nil where none is found. local[k]
+// is buffer k's index in pt.bufs.
 //
 // A blade that lives across the boundary where others meet may be cut
 // there inside too: leaving that group unjoined leaves pieces of it
@@ -569,30 +561,59 @@ const maxRectWork = 1 << 23
 // of those that end after the one: in a pinwheel, the blade below the
 // centre lives across the first boundary and ends at the second, the
 // one above it starts at the first and lives across the second, and no
-// buffer lives across both. Then the other pairs, within maxRectWork.
-func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group, join func(cut []bool), find func(int32) int32, hint *[2]int32, work *int64, maxWork int64, bladesOnly bool) *banded {
+// buffer lives across both. Then the other pairs, within maxRectWork
+// (each try counts the part's buffers, as when it joined them afresh).
+//
+// The joins of each try are not made afresh: a union-find that undoes
+// its unions (its classes' spans kept at their roots) has the groups of
+// every boundary but those tried joined by halves (as rebalanced's),
+// the tries visited in order, so that a try costs the buffers of its
+// own boundaries, not those of the part.
+func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group, local []int32, hint *[2]int32, work *int64, maxWork int64, bladesOnly bool) *banded {
 	ns := pt.secHi - pt.secLo
 	n := len(pt.bufs)
-	lo, hi := make([]int32, n), make([]int32, n)
+	lo0, hi0 := make([]int32, n), make([]int32, n)
+	// ends[s], starts[s]: the buffers (by index in the part) that end or
+	// start at boundary s, where a class that ends or starts there has
+	// one.
+	ends, starts := make([][]int32, ns+1), make([][]int32, ns+1)
+	for i, k := range pt.bufs {
+		lo0[i], hi0[i] = in.secLo[k]-pt.secLo, in.secHi[k]-pt.secLo
+		ends[hi0[i]] = append(ends[hi0[i]], int32(i))
+		starts[lo0[i]] = append(starts[lo0[i]], int32(i))
+	}
+	u := newSpanForest(lo0, hi0)
 	net := make([]int64, n)
 	bad := make([]uint8, n) // per class: bit x where bad at the x-th boundary
-	local := make([]int32, len(in.size))
-	for i, k := range pt.bufs {
-		local[k] = int32(i)
-	}
 	// at[s] lists the groups of boundary s.
 	at := make([][]int, ns+1)
 	for gi, g := range groups {
 		at[g.s] = append(at[g.s], gi)
 	}
+	joinGroup := func(gi int) {
+		g := groups[gi].bufs
+		for _, k := range g[1:] {
+			u.union(local[k], local[g[0]])
+		}
+	}
+	// joinSecs joins the groups of boundaries a to b-1 but skip's.
+	joinSecs := func(a, b, skip int32) {
+		for s := max(a, 1); s < min(b, ns); s++ {
+			if s != skip {
+				for _, gi := range at[s] {
+					joinGroup(gi)
+				}
+			}
+		}
+	}
 	cut := make([]bool, len(groups))
 	var firstSeen, lastSeen bool
 	var s1, s2 int32
+	var rejoin []int
 	// eachCut calls, boundary by boundary (s1: x = 0, s2: x = 1), each
 	// pass in turn on every buffer k of the boundary's unjoined groups; a
 	// pass that returns true for some buffer of a group joins that group
-	// again.
-	changed := false
+	// again (once every pass is done).
 	eachCut := func(passes ...func(x int, s int32, k int32) bool) {
 		for x, s := range [2]int32{s1, s2} {
 			if s < 0 {
@@ -605,7 +626,8 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 					}
 					for _, k := range groups[gi].bufs {
 						if pass(x, s, k) {
-							cut[gi], changed = false, true
+							cut[gi] = false
+							rejoin = append(rejoin, gi)
 							break
 						}
 					}
@@ -613,6 +635,12 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 			}
 		}
 	}
+	// par and lo are the classes of the try that found rectangles: par
+	// every buffer's root, lo[r] the first section of class r.
+	var par forest
+	var lo []int32
+	// rect tries b1 and b2 left unjoined, every other boundary's groups
+	// joined in u; it leaves u as it found it.
 	rect := func(b1, b2 int32) bool {
 		s1, s2 = b1, b2
 		firstSeen, lastSeen = false, false
@@ -624,36 +652,28 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 				}
 			}
 		}
+		h := len(u.hist)
+		defer u.undo(h)
 		for {
 			*work += int64(n)
-			join(cut)
-			for i := range n {
-				lo[i], hi[i], net[i], bad[i] = ns, 0, 0, 0
-			}
-			roots, big := 0, false
-			for i, k := range pt.bufs {
-				r := find(int32(i))
-				if lo[r] == ns {
-					roots++
-				} else {
-					big = true
+			if s2 < 0 && s1 >= 0 && !firstSeen && !lastSeen {
+				for _, i := range ends[s1] {
+					r := u.find(i)
+					firstSeen = firstSeen || u.lo[r] == 0 && u.hi[r] == s1
 				}
-				lo[r], hi[r] = min(lo[r], in.secLo[k]-pt.secLo), max(hi[r], in.secHi[k]-pt.secLo)
-			}
-			if s2 < 0 && !firstSeen && !lastSeen {
-				for i := range n {
-					firstSeen = firstSeen || lo[i] == 0 && hi[i] == s1
-					lastSeen = lastSeen || lo[i] == s1 && hi[i] == ns
+				for _, i := range starts[s1] {
+					r := u.find(i)
+					lastSeen = lastSeen || u.lo[r] == s1 && u.hi[r] == ns
 				}
 			}
-			if roots < 2 || !big {
+			if u.comps < 2 || u.comps == n {
 				return false
 			}
 			// A class whose load changes at s1 or s2 inside its lifetime
 			// is bad.
 			anyBad := false
 			eachCut(func(x int, s int32, k int32) bool {
-				r := find(local[k])
+				r := u.find(local[k])
 				if in.secLo[k]-pt.secLo == s {
 					net[r] += in.size[k]
 				} else {
@@ -661,24 +681,39 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 				}
 				return false
 			}, func(x int, s int32, k int32) bool {
-				if r := find(local[k]); net[r] != 0 && lo[r] != s && hi[r] != s {
+				if r := u.find(local[k]); net[r] != 0 && u.lo[r] != s && u.hi[r] != s {
 					bad[r], anyBad = bad[r]|1<<x, true
 				}
 				return false
 			}, func(x int, s int32, k int32) bool {
-				net[find(local[k])] = 0
+				net[u.find(local[k])] = 0
 				return false
 			})
 			if !anyBad {
+				par, lo = make(forest, n), make([]int32, n)
+				for i := range par {
+					r := u.find(int32(i))
+					par[i], lo[r] = r, u.lo[r]
+				}
 				return true
 			}
 			// Repair: join again the unjoined groups that hold a buffer
 			// of a class bad at their boundary.
-			changed = false
+			rejoin = rejoin[:0]
 			eachCut(func(x int, s int32, k int32) bool {
-				return bad[find(local[k])]&(1<<x) != 0
+				return bad[u.find(local[k])]&(1<<x) != 0
 			})
-			if !changed {
+			eachCut(func(x int, s int32, k int32) bool {
+				bad[u.find(local[k])] = 0
+				return false
+			})
+			for _, gi := range rejoin {
+				for _, k := range groups[gi].bufs {
+					bad[u.find(local[k])] = 0
+				}
+				joinGroup(gi)
+			}
+			if len(rejoin) == 0 {
 				return false
 			}
 		}
@@ -689,10 +724,9 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 	for i := range minLo {
 		minLo[i] = ns
 	}
-	for _, k := range pt.bufs {
-		l, h := in.secLo[k]-pt.secLo, in.secHi[k]-pt.secLo
-		maxHi[l+1] = max(maxHi[l+1], h)
-		minLo[h-1] = min(minLo[h-1], l)
+	for i := range n {
+		maxHi[lo0[i]+1] = max(maxHi[lo0[i]+1], hi0[i])
+		minLo[hi0[i]-1] = min(minLo[hi0[i]-1], lo0[i])
 	}
 	for s := int32(1); s <= ns; s++ {
 		maxHi[s] = max(maxHi[s], maxHi[s-1])
@@ -700,42 +734,100 @@ func rectsOf(in *instance, pt *part, c int64, rev bool, p *pace, groups []group,
 	for s := ns - 1; s >= 0; s-- {
 		minLo[s] = min(minLo[s], minLo[s+1])
 	}
-	split := false
+	split, quit := false, false
 	if hint != nil {
 		// Another pairing of a part whose rectangles were found: only
 		// the boundaries they were found at are tried.
+		for s := int32(1); s < ns; s++ {
+			if s != hint[0] && s != hint[1] {
+				for _, gi := range at[s] {
+					joinGroup(gi)
+				}
+			}
+		}
 		split = rect(hint[0], hint[1])
-		return rectsDone(in, pt, c, rev, p, find, split, lo, [2]int32{s1, s2})
+		return rectsDone(in, pt, c, rev, p, par.find, split, lo, [2]int32{s1, s2})
+	}
+	// sweep visits the boundaries cands (ascending, within [a, b)) in
+	// order, each with every boundary of [a, b) but it joined (besides
+	// what u holds), by halves: false where visit stopped it.
+	var sweep func(a, b int32, cands []int32, skip int32, visit func(s int32) bool) bool
+	sweep = func(a, b int32, cands []int32, skip int32, visit func(s int32) bool) bool {
+		if len(cands) == 0 {
+			return true
+		}
+		if b-a == 1 {
+			return visit(a)
+		}
+		mid := (a + b) / 2
+		i, _ := slices.BinarySearch(cands, mid)
+		h := len(u.hist)
+		if i > 0 {
+			joinSecs(mid, b, skip)
+			ok := sweep(a, mid, cands[:i], skip, visit)
+			u.undo(h)
+			if !ok {
+				return false
+			}
+		}
+		if i < len(cands) {
+			joinSecs(a, mid, skip)
+			ok := sweep(mid, b, cands[i:], skip, visit)
+			u.undo(h)
+			return ok
+		}
+		return true
+	}
+	// try tries b1 and b2 unless the work or the budget is spent (quit).
+	try := func(b1, b2 int32) bool {
+		if *work > maxWork || p.b.spent() {
+			quit = true
+			return false
+		}
+		split = rect(b1, b2)
+		return !split
 	}
 	first, last := make([]bool, ns+1), make([]bool, ns+1)
-	for s1 := int32(1); s1 < ns && !split; s1++ {
-		if *work > maxWork || p.b.spent() {
-			return nil
-		}
-		split = rect(s1, -1)
-		first[s1], last[s1] = firstSeen, lastSeen
+	all := make([]int32, 0, ns)
+	for s := int32(1); s < ns; s++ {
+		all = append(all, s)
 	}
+	sweep(1, ns, all, -1, func(s int32) bool {
+		ok := try(s, -1)
+		first[s], last[s] = firstSeen, lastSeen
+		return ok
+	})
 	// Pairs of boundaries no buffer lives across both: first those
 	// where, each left unjoined alone, a class ends at the first having
 	// started with the part and one starts at the second and ends with
 	// it (a pinwheel's first and last blades), then the others.
+	var cands []int32
 	for _, blades := range []bool{true, false} {
 		if !blades && bladesOnly {
 			break
 		}
-		for s1 := int32(1); s1 < ns && !split; s1++ {
-			for s2 := max(s1+1, maxHi[s1]); s2 < ns && !split; s2++ {
-				if minLo[s2] < s1 || blades != (first[s1] && last[s2]) {
-					continue
+		for s1 := int32(1); s1 < ns && !split && !quit; s1++ {
+			cands = cands[:0]
+			for s2 := max(s1+1, maxHi[s1]); s2 < ns; s2++ {
+				if minLo[s2] >= s1 && blades == (first[s1] && last[s2]) {
+					cands = append(cands, s2)
 				}
-				if *work > maxWork || p.b.spent() {
-					return nil
-				}
-				split = rect(s1, s2)
 			}
+			if len(cands) == 0 {
+				continue
+			}
+			a, b := cands[0], cands[len(cands)-1]+1
+			h := len(u.hist)
+			joinSecs(1, a, s1)
+			joinSecs(b, ns, s1)
+			sweep(a, b, cands, s1, func(s int32) bool { return try(s1, s) })
+			u.undo(h)
 		}
 	}
-	return rectsDone(in, pt, c, rev, p, find, split, lo, [2]int32{s1, s2})
+	if quit {
+		return nil
+	}
+	return rectsDone(in, pt, c, rev, p, par.find, split, lo, [2]int32{s1, s2})
 }
 
 // rectsDone makes the rectangles that rectsOf found (split) by leaving

@@ -53,6 +53,11 @@ func TestEqualSubs(t *testing.T) {
 			[][2]uint64{{3, 1}, {3, 6}, {5, 2}, {5, 4}}},
 		// Only the whole: no split.
 		{"none", []int64{3, 8}, []int64{5, 6}, 3, 3, nil},
+		// 14 powers of two against their odd and even halves: the only
+		// split has 7 buffers of 14 a side, more than the subsets of up
+		// to 5 buffers listed by size (found by halves of every subset).
+		{"large groups", []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192}, []int64{10922, 5461},
+			1<<14 - 1, 3, [][2]uint64{{0b01010101010101, 2}}},
 		// One buffer a side: nothing to split.
 		{"single", []int64{4}, []int64{4}, 1, 1, nil},
 	} {

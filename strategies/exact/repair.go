@@ -196,25 +196,52 @@ func equalSubs(a, b []int64, ma, mb uint64) [][2]uint64 {
 	if ta != tb {
 		return nil
 	}
-	bySum := map[int64][]uint64{}
-	for _, x := range smallSubs(ma) {
-		bySum[maskSum(a, x)] = append(bySum[maskSum(a, x)], x)
-	}
 	low := ma & -ma
 	seen := map[[2]uint64]bool{}
 	var out [][2]uint64
-	for _, y := range smallSubs(mb) {
-		sy := maskSum(b, y)
-		for _, x := range bySum[sy] {
-			xy := [2]uint64{x, y}
-			if x&low == 0 {
-				xy = [2]uint64{ma &^ x, mb &^ y}
+	emit := func(x, y uint64) {
+		xy := [2]uint64{x, y}
+		if x&low == 0 {
+			xy = [2]uint64{ma &^ x, mb &^ y}
+		}
+		if xy[0] == 0 || xy[1] == 0 || xy[0] == ma && xy[1] == mb || seen[xy] {
+			return
+		}
+		seen[xy] = true
+		out = append(out, xy)
+	}
+	if bits.OnesCount64(ma) <= maxFullSide {
+		// Every group of ma, its total made from a smaller one's, against
+		// the small groups of mb by total: a split of many buffers on
+		// both sides (two groups whose sums agreed by chance, paired
+		// again) is found too.
+		byY := map[int64][]uint64{}
+		for _, y := range smallSubs(mb) {
+			byY[maskSum(b, y)] = append(byY[maskSum(b, y)], y)
+		}
+		subs, sums := []uint64{0}, []int64{0}
+		for x := ma; x != 0; x &= x - 1 {
+			bit, i := x&-x, bits.TrailingZeros64(x)
+			for j := range len(subs) {
+				subs, sums = append(subs, subs[j]|bit), append(sums, sums[j]+a[i])
 			}
-			if xy[0] == 0 || xy[1] == 0 || xy[0] == ma && xy[1] == mb || seen[xy] {
-				continue
+		}
+		for j, x := range subs {
+			for _, y := range byY[sums[j]] {
+				if x != 0 && x != ma && len(out) < maxAltSubs {
+					emit(x, y)
+				}
 			}
-			seen[xy] = true
-			out = append(out, xy)
+		}
+	} else {
+		bySum := map[int64][]uint64{}
+		for _, x := range smallSubs(ma) {
+			bySum[maskSum(a, x)] = append(bySum[maskSum(a, x)], x)
+		}
+		for _, y := range smallSubs(mb) {
+			for _, x := range bySum[maskSum(b, y)] {
+				emit(x, y)
+			}
 		}
 	}
 	slices.SortFunc(out, func(p, q [2]uint64) int {
@@ -226,6 +253,10 @@ func equalSubs(a, b []int64, ma, mb uint64) [][2]uint64 {
 	}
 	return out
 }
+
+// maxFullSide is the most ending buffers of a pair of groups whose
+// every subset equalSubs looks at (2^14: four times maxAltSubs).
+const maxFullSide = 14
 
 // smallSubs lists the non-empty proper subsets of m of at most r buffers,
 // r the largest that keeps them within maxAltSubs.
@@ -379,8 +410,10 @@ const (
 // rectangles, for other pairings that split it into bands or
 // rectangles: first its boundaries paired again by the classes of the
 // others (rebalanced), then other pairings of one boundary
-// (alternatives), then of two: the first of them,
-// the others to try after it (banded.next), or nil where none does.
+// (alternatives), then of two, and failing all of those one boundary
+// changed with the rest paired by the classes at a cut (mended): the
+// first of them, the others to try after it (banded.next), or nil where
+// none does.
 func (l *layout) split(p *pace) *banded {
 	n := len(l.pt.bufs)
 	alts := l.alternatives(func(int32) bool { return true })
@@ -444,10 +477,94 @@ func (l *layout) split(p *pace) *banded {
 		}
 	}
 	if len(cands) == 0 {
+		cands = l.mended(p, alts)
+	}
+	if len(cands) == 0 {
 		return nil
 	}
 	cands[0].next = cands[1:]
 	return cands[0]
+}
+
+// maxMendWork bounds mended's steps (the buffers rebalanced joins, and
+// the part's buffers a try).
+const maxMendWork = 1 << 23
+
+// mended is split's last resort: at each pair of boundaries where a
+// pinwheel's blades would end and start (turnPairs), one boundary
+// changed (its twins put back with the rest of it, else alts: a group
+// split, or two groups paired again, or joined), then the
+// others paired by the classes the rest make (rebalanced), for
+// rectangles at that cut. A wrong pair at one boundary (sums that agree
+// by chance) leaves the classes that pair the others wrong too, so that
+// neither the change alone nor rebalanced alone finds them. The first
+// found, or nil.
+func (l *layout) mended(p *pace, alts []alt) []*banded {
+	n := int64(len(l.pt.bufs))
+	work := int64(0)
+	// Exchanges first (as many groups, other members: the sums that
+	// agree by chance), then splits, then joins.
+	kind := func(a alt) int {
+		switch d := len(a.pairs) - max(len(l.bds[a.bi].pairs), 1); {
+		case d == 0:
+			return 0
+		case d > 0:
+			return 1
+		}
+		return 2
+	}
+	cuts := l.turnPairs()
+	// try pairs the boundaries of ml other than its cut's by the classes
+	// of the rest, and looks for rectangles at the cut; stop: the work
+	// or the budget is spent.
+	try := func(ml *layout, cut [2]int32) (nb *banded, stop bool) {
+		if work > maxMendWork || p.b.spent() {
+			return nil, true
+		}
+		work += n
+		if nl := ml.rebalanced(cut, p.b.pairsOf, &work); nl != nil {
+			nb = nl.build(p, &cut)
+		}
+		return nb, false
+	}
+	// Twins first (one buffer a side of a size no other has, paired
+	// apart from the rest of their boundary: sizes near the least that
+	// meet by chance), each put back with the rest.
+	for _, cut := range cuts {
+		for bi, bd := range l.bds {
+			if len(bd.e) != 1 || len(bd.st) != 1 || bd.s == cut[0] || bd.s == cut[1] {
+				continue
+			}
+			ml := l.untwinned(bi, p)
+			if ml == nil {
+				continue
+			}
+			nb, stop := try(ml, cut)
+			if nb != nil {
+				return []*banded{nb}
+			}
+			if stop {
+				return nil
+			}
+		}
+	}
+	for tier := range 3 {
+		for _, cut := range cuts {
+			for _, a := range alts {
+				if s := l.bds[a.bi].s; kind(a) != tier || s == cut[0] || s == cut[1] {
+					continue // rebalanced pairs the cut boundaries again
+				}
+				nb, stop := try(l.with(a), cut)
+				if nb != nil {
+					return []*banded{nb}
+				}
+				if stop {
+					return nil
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // with returns l with the pairings as of alternatives as.
@@ -460,6 +577,34 @@ func (l *layout) with(as ...alt) *layout {
 	return &nl
 }
 
+// untwinned returns l with the twins of boundary bi (one buffer a side,
+// paired apart: twinsOf) put back with the rest of their boundary and
+// that paired again by size, or nil where bi's boundary has no rest.
+func (l *layout) untwinned(bi int, p *pace) *layout {
+	tb := l.bds[bi]
+	for si, sb := range l.bds {
+		if si == bi || sb.s != tb.s || len(sb.e) == 1 && len(sb.st) == 1 {
+			continue // another twin
+		}
+		nb := boundary{s: sb.s, e: append(slices.Clone(sb.e), tb.e...), st: append(slices.Clone(sb.st), tb.st...)}
+		if len(nb.e) <= 64 && len(nb.st) <= 64 {
+			a, b := make([]int64, len(nb.e)), make([]int64, len(nb.st))
+			for i, k := range nb.e {
+				a[i] = l.in.size[k]
+			}
+			for i, k := range nb.st {
+				b[i] = l.in.size[k]
+			}
+			nb.pairs = p.b.pairsOf(a, b)
+		}
+		nl := l.with()
+		nl.bds[si] = nb
+		nl.bds = slices.Delete(nl.bds, bi, bi+1)
+		return nl
+	}
+	return nil
+}
+
 // rebalanced returns l with boundaries paired again where that splits
 // the part into more classes, the groups of the boundaries cut left
 // unjoined (-1: none), or nil where none does. Each boundary in turn is
@@ -470,8 +615,15 @@ func (l *layout) with(as ...alt) *layout {
 // classes of nets of one total (pairGroups, over the nets rather than
 // the sizes) are paired, classes of no net left alone: a pairing of
 // sizes that agree by chance, wrong at one boundary, is then told by
-// the classes the rest of the part makes. It adds to work the buffers
-// it joins.
+// the classes the rest of the part makes. The boundaries cut are then
+// paired so too, by the classes of all the others, where that changes
+// them: their groups are never joined, but rectsOf joins again those
+// that hold a class whose load changes there, and a rectangle that
+// lives across a cut boundary (a pinwheel's blade past the end of the
+// centre) has holes of its own there, which a pairing by sizes may
+// group with buffers of the rectangles that end or start there (their
+// classes then go bad, and joining them again joins the rectangles). It
+// adds to work the buffers it joins.
 func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, work *int64) *layout {
 	n := len(l.pt.bufs)
 	nl := l.with()
@@ -485,6 +637,9 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 	// for all of them at once: the others' groups joined by halves, the
 	// joins undone on the way back.
 	alts := make([][][2]uint64, len(nl.bds))
+	// cutLast: the leaves pair the boundaries cut (whose groups are
+	// never joined), not the others.
+	cutLast := false
 	u := newUndoForest(n)
 	add := func(lo, hi int) {
 		for _, g := range gs[lo:hi] {
@@ -505,7 +660,7 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 		if hi-lo == 1 {
 			bd := nl.bds[lo]
 			alts[lo] = nil
-			if gs[lo] != nil && len(bd.e) <= 64 && len(bd.st) <= 64 && len(bd.e) > 1 && len(bd.st) > 1 {
+			if (gs[lo] != nil) != cutLast && len(bd.e) <= 64 && len(bd.st) <= 64 && len(bd.e) > 1 && len(bd.st) > 1 {
 				alts[lo] = netPairs(l, bd, u.find, pair)
 			}
 			return
@@ -546,7 +701,7 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 		next := len(nl.bds)
 		for bi := from; bi < len(nl.bds) && next == len(nl.bds); bi++ {
 			pairs := alts[bi]
-			if pairs == nil || slices.Equal(pairs, nl.bds[bi].pairs) {
+			if pairs == nil || slices.Equal(pairs, nl.bds[bi].pairs) || gs[bi] == nil {
 				continue
 			}
 			old, oldPairs := gs[bi], nl.bds[bi].pairs
@@ -560,6 +715,17 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 		}
 		from = next
 	}
+	if cut[0] >= 0 {
+		// The boundaries cut last, by the classes all the others make.
+		cutLast = true
+		solve(0, len(nl.bds), 0)
+		for bi, bd := range nl.bds {
+			if gs[bi] == nil && alts[bi] != nil && !slices.Equal(alts[bi], bd.pairs) {
+				nl.bds[bi].pairs = alts[bi]
+				changed = true
+			}
+		}
+	}
 	if !changed {
 		return nil
 	}
@@ -567,16 +733,29 @@ func (l *layout) rebalanced(cut [2]int32, pair func(a, b []int64) [][2]uint64, w
 }
 
 // undoForest is a union-find whose unions can be undone, latest first.
+// With spans (newSpanForest) each root also holds the first and last
+// section of its class, and comps counts the classes.
 type undoForest struct {
 	parent, size []int32
 	hist         []int32 // the roots joined under others, in order
+	lo, hi       []int32
+	old          [][2]int32 // per union: the span its root had before
+	comps        int
 }
 
 func newUndoForest(n int) *undoForest {
-	u := &undoForest{parent: make([]int32, n), size: make([]int32, n)}
+	u := &undoForest{parent: make([]int32, n), size: make([]int32, n), comps: n}
 	for i := range u.parent {
 		u.parent[i], u.size[i] = int32(i), 1
 	}
+	return u
+}
+
+// newSpanForest is newUndoForest whose class of buffer i spans sections
+// lo[i] to hi[i] (taken, not copied).
+func newSpanForest(lo, hi []int32) *undoForest {
+	u := newUndoForest(len(lo))
+	u.lo, u.hi = lo, hi
 	return u
 }
 
@@ -598,6 +777,11 @@ func (u *undoForest) union(a, b int32) {
 	u.parent[a] = b
 	u.size[b] += u.size[a]
 	u.hist = append(u.hist, a)
+	u.comps--
+	if u.lo != nil {
+		u.old = append(u.old, [2]int32{u.lo[b], u.hi[b]})
+		u.lo[b], u.hi[b] = min(u.lo[b], u.lo[a]), max(u.hi[b], u.hi[a])
+	}
 }
 
 // undo undoes the unions after the first h.
@@ -605,8 +789,15 @@ func (u *undoForest) undo(h int) {
 	for len(u.hist) > h {
 		a := u.hist[len(u.hist)-1]
 		u.hist = u.hist[:len(u.hist)-1]
-		u.size[u.parent[a]] -= u.size[a]
+		b := u.parent[a]
+		u.size[b] -= u.size[a]
 		u.parent[a] = a
+		u.comps++
+		if u.lo != nil {
+			o := u.old[len(u.old)-1]
+			u.old = u.old[:len(u.old)-1]
+			u.lo[b], u.hi[b] = o[0], o[1]
+		}
 	}
 }
 
