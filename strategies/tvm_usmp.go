@@ -778,12 +778,13 @@ func (s *randR) next() int32 {
 // lists give; the test-only refUSMPHillClimb is the literal form they are
 // checked against.
 //
-// With workers > 1 the passes of the next attempts run beside the
-// current one, as they would be were each attempt before them rejected
-// after one random draw (usmpSpec): a pass is a function of its order and
-// its stop alone, so one whose order and stop turn out to be the real
-// ones is the real pass, and the others are thrown away. The result is
-// the same for any number of workers.
+// The passes of the next attempts run beside the current one (on the
+// other workers' lanes, and in lockstep with it on its own), as they
+// would be were each attempt before them rejected after one random draw
+// (usmpSpec): a pass is a function of its order and its stop alone, so
+// one whose order and stop turn out to be the real ones is the real
+// pass, and the others are thrown away. The result is the same for any
+// number of workers.
 func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64, workers int) ([]int64, error) {
 	offsets, _, err := usmpClimbAhead(ctx, g, desired, workers)
 	return offsets, err
@@ -1013,38 +1014,48 @@ type usmpResult struct {
 	stopped bool
 }
 
-// usmpSpec runs the hill climb's passes on its lanes (a usmpPass each,
-// made when first needed), as a chain: the pass of the current attempt
-// and, on the other lanes, the passes of the attempts after it as they
-// would be were each attempt before them rejected after one draw (the
-// case of every attempt on idealloc/y-1 but the first): the same pool,
-// the order with the swap undone and the next one made, the random
-// numbers one draw on (usmpClimb.rejectOnce). Where the attempt is so
-// rejected, the climb takes the state the next job assumed (rejected)
+// usmpSpec runs the hill climb's passes on its lanes (usmpLane), as a
+// chain: the pass of the current attempt and the passes of the attempts
+// after it as they would be were each attempt before them rejected after
+// one draw (the case of every attempt on idealloc/y-1 but the first): the
+// same pool, the order with the swap undone and the next one made, the
+// random numbers one draw on (usmpClimb.rejectOnce). Where the attempt is
+// so rejected, the climb takes the state the next job assumed (rejected)
 // and that job's pass is the real one; otherwise the chain is dropped
-// and its passes cancelled. A lane that finishes takes the next attempt
-// at the chain's end, so the lanes stay busy while passes differ in
-// length.
+// and its passes cancelled. A lane takes up to groupSize consecutive
+// attempts of the chain at once and runs their passes in lockstep
+// (usmpLane.lockstep); a lane that finishes takes the next attempts at
+// the chain's end.
 //
-// With several lanes, the passes look at the caller's context only
-// through a flag that a watcher of its Done channel sets (usmpLaneCtx),
-// and the climb looks at it once an attempt: a look from a pass that
-// turns out to be thrown away would make the number of looks depend on
-// timing, and several lanes would each look once more after a
-// cancellation.
+// The passes look at the caller's context only through a flag that a
+// watcher of its Done channel sets (usmpLaneCtx), and the climb looks at
+// it once an attempt: a look from a pass that turns out to be thrown
+// away would make the number of looks depend on timing, and several
+// passes would each look once more after a cancellation.
 type usmpSpec struct {
 	g     *usmpGraph
-	lanes []*usmpPass
-	busy  []bool
-	empty *kernel.CompIndex // the lanes' empty index, shared
-	chain []*usmpJob
-	ended bool // the chain's last state has no next attempt
-	used  int  // passes run ahead that were the real ones
+	lanes []*usmpLane
+	// running[k] is closed once lane k's last group has ended (nil: the
+	// lane never ran).
+	running   []chan struct{}
+	groupSize int
+	empty     *kernel.CompIndex // the lanes' empty index, shared
+	chain     []*usmpJob
+	ended     bool // the chain's last state has no next attempt
+	used      int  // passes run ahead that were the real ones
 	// cancelled is set once the caller's context is done; quit ends
 	// its watcher.
 	cancelled atomic.Bool
 	quit      chan struct{}
 }
+
+// usmpGroupSize is how many passes a lane runs in lockstep where it can
+// (one unbounded pool, no conflict lists): the buffers all of them keep
+// in the place the pool they start from gives go into one index, placed
+// once for all of them; on idealloc/y-1 four passes change about 3,500
+// buffers between them, where each keeps about 41,000 up to its last
+// query.
+const usmpGroupSize = 4
 
 // usmpLaneCtx is the context of a pass on a lane: done once its job is
 // dropped or the caller's context is done (usmpSpec), and never looking
@@ -1063,13 +1074,12 @@ func (c usmpLaneCtx) Err() error {
 }
 
 // usmpJob is a pass on a lane: its attempt, the state the climb has at
-// its start (climb, derived from the job before's, from), its stop and
-// base, and, once done is closed, its result.
+// its start (climb, derived from the job before's, from), its stop, and,
+// once done is closed, its result.
 type usmpJob struct {
 	attempt     int
 	climb, from *usmpClimb
 	stop        int64
-	lane        int
 	dropped     atomic.Bool
 	done        chan struct{}
 	res         usmpResult
@@ -1077,82 +1087,127 @@ type usmpJob struct {
 }
 
 func newUSMPSpec(ctx context.Context, g *usmpGraph, workers int) *usmpSpec {
-	sp := &usmpSpec{g: g, lanes: make([]*usmpPass, workers), busy: make([]bool, workers), quit: make(chan struct{})}
-	if workers > 1 {
-		if done := ctx.Done(); done != nil {
-			go func() {
-				select {
-				case <-done:
-					sp.cancelled.Store(true)
-				case <-sp.quit:
-				}
-			}()
-		}
+	sp := &usmpSpec{g: g, lanes: make([]*usmpLane, workers), running: make([]chan struct{}, workers), groupSize: 1, quit: make(chan struct{})}
+	if done := ctx.Done(); done != nil {
+		go func() {
+			select {
+			case <-done:
+				sp.cancelled.Store(true)
+			case <-sp.quit:
+			}
+		}()
 	}
 	if g.spans != nil {
 		sp.empty = kernel.NewCompIndex(g.spans)
 		if g.spans.GatherByIDPays() {
 			sp.empty.GatherByID()
 		}
+		if g.pools.of == nil && g.pools.hint == nil {
+			sp.groupSize = usmpGroupSize
+		}
 	}
 	return sp
 }
 
-// launch starts the pass of attempt attempts in climb's order on a free
-// lane.
-func (sp *usmpSpec) launch(attempt int, climb, from *usmpClimb, stop int64, base usmpBase) *usmpJob {
-	k := slices.Index(sp.busy, false)
-	if sp.lanes[k] == nil {
-		sp.lanes[k] = newUSMPPass(sp.g, sp.empty)
+// free returns a lane with no group running, -1 if none.
+func (sp *usmpSpec) free() int {
+	for k, r := range sp.running {
+		if r == nil {
+			return k
+		}
+		select {
+		case <-r:
+			return k
+		default:
+		}
 	}
-	sp.busy[k] = true
-	j := &usmpJob{attempt: attempt, climb: climb, from: from, stop: stop, lane: k, done: make(chan struct{})}
-	ctx := usmpLaneCtx{job: &j.dropped, all: &sp.cancelled}
-	ps := sp.lanes[k]
+	return -1
+}
+
+// launch starts the passes of jobs, consecutive attempts from base, on
+// lane k, and appends them to the chain.
+func (sp *usmpSpec) launch(k int, jobs []*usmpJob, base usmpBase) {
+	if sp.lanes[k] == nil {
+		sp.lanes[k] = &usmpLane{}
+	}
+	l := sp.lanes[k]
+	for _, j := range jobs {
+		j.done = make(chan struct{})
+	}
+	r := make(chan struct{})
+	sp.running[k] = r
 	go func() {
-		defer close(j.done)
-		j.res, j.err = ps.run(ctx, base.alloc, base.order, climb.order, stop)
+		defer close(r)
+		l.run(sp, jobs, base)
 	}()
-	sp.chain = append(sp.chain, j)
-	return j
+	sp.chain = append(sp.chain, jobs...)
 }
 
-// finish waits for job j and frees its lane.
-func (sp *usmpSpec) finish(j *usmpJob) {
-	<-j.done
-	sp.busy[j.lane] = false
+// next returns the job of the attempt after last's, from the state last
+// would leave after a rejection with one draw, or nil where there is
+// none (and the chain has ended).
+func (sp *usmpSpec) next(last *usmpJob, base usmpBase) *usmpJob {
+	if last.attempt+1 >= usmpMaxAttempts {
+		sp.ended = true
+		return nil
+	}
+	next := last.climb.clone()
+	if next.rejectOnce(base.alloc) != nil {
+		sp.ended = true
+		return nil
+	}
+	return &usmpJob{attempt: last.attempt + 1, climb: next, from: last.climb, stop: next.stopAt(last.attempt+1, base.totalSize, base.hinted)}
 }
 
-// drop cancels the chain's jobs and waits for them.
+// group returns first and the jobs of the attempts after it, up to
+// groupSize in all, each from the state the one before would leave
+// after a rejection with one draw.
+func (sp *usmpSpec) group(first *usmpJob, base usmpBase) []*usmpJob {
+	jobs := []*usmpJob{first}
+	if base.totalSize == 0 {
+		return jobs // before a total is accepted every pass is accepted
+	}
+	for len(jobs) < sp.groupSize && !sp.ended {
+		j := sp.next(jobs[len(jobs)-1], base)
+		if j == nil {
+			break
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+// finish waits for job j.
+func (sp *usmpSpec) finish(j *usmpJob) { <-j.done }
+
+// drop cancels the chain's jobs and waits for the lanes.
 func (sp *usmpSpec) drop() {
 	for _, j := range sp.chain {
 		j.dropped.Store(true)
 	}
-	for _, j := range sp.chain {
-		sp.finish(j)
+	for _, r := range sp.running {
+		if r != nil {
+			<-r
+		}
 	}
 	sp.chain, sp.ended = sp.chain[:0], false
 }
 
-// extend fills the free lanes with the attempts after the chain's last,
-// each from the state the one before would leave after a rejection with
-// one draw.
+// extend fills the free lanes with the attempts after the chain's last.
 func (sp *usmpSpec) extend(base usmpBase) {
 	if base.totalSize == 0 {
 		return // before a total is accepted every pass is accepted
 	}
-	for !sp.ended && len(sp.chain) > 0 && len(sp.chain) < len(sp.lanes) {
-		last := sp.chain[len(sp.chain)-1]
-		if last.attempt+1 >= usmpMaxAttempts {
-			sp.ended = true
+	for !sp.ended && len(sp.chain) > 0 {
+		k := sp.free()
+		if k < 0 {
 			return
 		}
-		next := last.climb.clone()
-		if next.rejectOnce(base.alloc) != nil {
-			sp.ended = true
+		first := sp.next(sp.chain[len(sp.chain)-1], base)
+		if first == nil {
 			return
 		}
-		sp.launch(last.attempt+1, next, last.climb, next.stopAt(last.attempt+1, base.totalSize, base.hinted), base)
+		sp.launch(k, sp.group(first, base), base)
 	}
 }
 
@@ -1160,18 +1215,12 @@ func (sp *usmpSpec) extend(base usmpBase) {
 // stop, from base: the chain's first job where c is its state, else that
 // of a new chain.
 func (sp *usmpSpec) pass(ctx context.Context, c *usmpClimb, attempts int, stop int64, base usmpBase) (usmpResult, error) {
-	if len(sp.lanes) == 1 {
-		if sp.lanes[0] == nil {
-			sp.lanes[0] = newUSMPPass(sp.g, sp.empty)
-		}
-		return sp.lanes[0].run(ctx, base.alloc, base.order, c.order, stop)
-	}
 	if err := ctx.Err(); err != nil {
 		return usmpResult{}, err
 	}
 	if len(sp.chain) == 0 || sp.chain[0].attempt != attempts || sp.chain[0].climb != c || sp.chain[0].stop != stop {
 		sp.drop()
-		sp.launch(attempts, c, nil, stop, base)
+		sp.launch(sp.free(), sp.group(&usmpJob{attempt: attempts, climb: c, stop: stop}, base), base)
 	} else {
 		sp.used++
 	}
@@ -1203,6 +1252,101 @@ func (sp *usmpSpec) rejected(attempts int, c *usmpClimb) *usmpClimb {
 func (sp *usmpSpec) close() {
 	sp.drop()
 	close(sp.quit)
+}
+
+// usmpLane runs groups of passes, one group at a time: a usmpPass for
+// each pass of a group (made when first needed), and, for lockstep, the
+// index of the buffers all of a group's passes keep (shared) and those
+// of them not yet placed there (held).
+type usmpLane struct {
+	passes []*usmpPass
+	shared *kernel.CompIndex
+	held   []int32
+}
+
+// run runs the passes of jobs from base and ends each job: one by one
+// (usmpPass.run), or in lockstep where there are several.
+func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
+	for len(l.passes) < len(jobs) {
+		l.passes = append(l.passes, newUSMPPass(sp.g, sp.empty))
+	}
+	if len(jobs) == 1 {
+		j := jobs[0]
+		j.res, j.err = l.passes[0].run(usmpLaneCtx{job: &j.dropped, all: &sp.cancelled}, base.alloc, base.order, j.climb.order, j.stop)
+		close(j.done)
+		return
+	}
+	if l.shared == nil {
+		l.shared = sp.empty.EmptyCopy()
+	} else {
+		l.shared.Reset()
+	}
+	l.lockstep(sp, jobs, base)
+}
+
+// lockstep runs the passes of jobs (several; all from base, in one
+// unbounded pool, without lists) position by position: each pass settles
+// the buffer at a position (usmpPass.visit), then the buffer at that
+// position in base's order goes into the shared index where every pass
+// still running has it there in base's place, else each such pass's
+// buffer at the position goes into its own index (usmpPass.grp). A
+// pass's first fit walks both indexes at once
+// (kernel.CompIndex.FirstFitWindowsWith), so it sees its own placements
+// up to the position, as alone. A pass that stops, or is dropped, leaves
+// the lockstep there.
+func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
+	l.held = l.held[:0]
+	type live struct {
+		ps  *usmpPass
+		job *usmpJob
+		ctx context.Context // converted once: visit takes it as an interface
+	}
+	active := make([]live, len(jobs))
+	for k, j := range jobs {
+		ps := l.passes[k]
+		ps.grp = l
+		ps.begin(base.alloc, base.order, j.climb.order, j.stop)
+		active[k] = live{ps, j, usmpLaneCtx{job: &j.dropped, all: &sp.cancelled}}
+	}
+	end := func(a live, res usmpResult, err error) {
+		a.ps.grp = nil
+		a.job.res, a.job.err = res, err
+		close(a.job.done)
+	}
+	n := len(base.order)
+	for q := 0; q < n && len(active) > 0; q++ {
+		kept := active[:0]
+		for _, a := range active {
+			stopped, err := a.ps.visit(a.ctx, q)
+			switch {
+			case err != nil:
+				end(a, usmpResult{}, err)
+			case stopped:
+				end(a, usmpResult{stopped: true}, nil)
+			default:
+				kept = append(kept, a)
+			}
+		}
+		active = kept
+		b := base.order[q]
+		all := true
+		for _, a := range active {
+			if a.ps.order[q] != b || a.ps.cur.off[b] != base.alloc.off[b] {
+				all = false
+				break
+			}
+		}
+		if all {
+			l.held = append(l.held, b)
+			continue
+		}
+		for _, a := range active {
+			a.ps.held = append(a.ps.held, a.ps.order[q])
+		}
+	}
+	for _, a := range active {
+		end(a, usmpResult{alloc: a.ps.cur}, nil)
+	}
 }
 
 // usmpAlloc is one hill-climb pass's allocation: offsets, the buffers
@@ -1240,9 +1384,11 @@ type usmpAlloc struct {
 // pool, so that a pass after a rejection differs from it by one swap. The
 // index of a pass's placed buffers is reset, not rebuilt, each pass
 // (kernel.CompIndex.Reset), and the buffers kept in place go into it only
-// when a later one must be placed again (held). A usmpPass is one lane of
-// usmpSpec: its state is its own, and it reads the base and the graph
-// only, so lanes run at once.
+// when a later one must be placed again (held); in lockstep with other
+// passes (usmpLane.lockstep) those all of them keep go into the lane's
+// shared index instead. A usmpPass is one pass of a lane of usmpSpec:
+// its state is its own, and it reads the base, the graph and, in
+// lockstep, the lane's shared index only, so lanes run at once.
 type usmpPass struct {
 	g          *usmpGraph
 	order, pos []int32 // the pass's order, copied in by run
@@ -1290,6 +1436,18 @@ type usmpPass struct {
 	wins   []kernel.Comp
 	deg    []int32 // g.degrees()
 	high   []int64 // run's pool sizes so far, where it may stop
+	// The pass under way (begin): its allocation so far, whether it
+	// places everything (no pool to start from), its stop, the sum of
+	// high, and the work since ctx was last polled.
+	cur       usmpAlloc
+	full      bool
+	stop, sum int64
+	work      int
+	// grp, while the pass runs in lockstep with others on its lane: the
+	// buffers they all keep in base's place go into grp.shared, not
+	// into ix, which then holds this pass's other placements; the lane
+	// fills held.
+	grp *usmpLane
 }
 
 // newUSMPPass returns a lane for g's passes; empty is an empty index
@@ -1359,18 +1517,35 @@ func (ps *usmpPass) touch(i int32, lo int64) {
 // once the buffers placed so far reach pools whose sizes sum to stop or
 // more, and reports so.
 func (ps *usmpPass) run(ctx context.Context, base usmpAlloc, baseOrder, order []int32, stop int64) (usmpResult, error) {
+	ps.begin(base, baseOrder, order, stop)
+	for q := range ps.order {
+		stopped, err := ps.visit(ctx, q)
+		if err != nil {
+			return usmpResult{}, err
+		}
+		if stopped {
+			return usmpResult{stopped: true}, nil
+		}
+	}
+	return usmpResult{alloc: ps.cur}, nil
+}
+
+// begin readies the pass run makes, from base placed in baseOrder, in
+// order, with stop: its allocation (ps.cur) starts as base's.
+func (ps *usmpPass) begin(base usmpAlloc, baseOrder, order []int32, stop int64) {
 	ps.start(base, baseOrder, order)
 	n := len(ps.order)
+	ps.stop, ps.sum, ps.work = stop, 0, 0
 	if stop > 0 {
 		if len(ps.high) < ps.g.pools.n() {
 			ps.high = make([]int64, ps.g.pools.n())
 		}
 		clear(ps.high)
 	}
-	var sum int64 // the sum of ps.high
 	cur := usmpAlloc{off: make([]int64, n), nope: make([]bool, n)}
-	full := ps.last.off == nil
-	if !full {
+	ps.cur = cur
+	ps.full = ps.last.off == nil
+	if !ps.full {
 		copy(cur.off, ps.last.off)
 		copy(cur.nope, ps.last.nope)
 		ps.epoch++
@@ -1399,54 +1574,52 @@ func (ps *usmpPass) run(ctx context.Context, base usmpAlloc, baseOrder, order []
 	}
 	clear(ps.fresh)
 	ps.held = ps.held[:0]
-	work := 0
-	for q := range n {
-		i := ps.order[q]
-		if q < int(ps.dirty) || !full && (!ps.marked(cur, i) || ps.keeps(cur, i)) {
-			// As in the last pass.
-			cur.unfit = cur.unfit || cur.nope[i]
-			if ps.ix != nil && !cur.nope[i] {
-				ps.held = append(ps.held, i)
-			}
-			if stop > 0 && ps.reaches(cur, i, &sum, stop) {
-				return usmpResult{stopped: true}, nil
-			}
-			continue
+}
+
+// visit settles the buffer at position q of the pass begin readied,
+// the positions before it settled: kept as in the last pass or placed
+// again. It reports whether the pass stops there.
+func (ps *usmpPass) visit(ctx context.Context, q int) (bool, error) {
+	cur, full := ps.cur, ps.full
+	i := ps.order[q]
+	if q < int(ps.dirty) || !full && (!ps.marked(cur, i) || ps.keeps(cur, i)) {
+		// As in the last pass.
+		ps.cur.unfit = ps.cur.unfit || cur.nope[i]
+		if ps.ix != nil && !cur.nope[i] && ps.grp == nil {
+			ps.held = append(ps.held, i)
 		}
-		// Poll ctx by work done: a buffer can conflict with all others.
-		if work += int(ps.deg[i]) + 1; work >= kernel.CtxCheckEvery*64 || q == int(ps.dirty) {
-			if err := ctx.Err(); err != nil {
-				return usmpResult{}, err
-			}
-			work = 0
+		return ps.stop > 0 && ps.reaches(cur, i), nil
+	}
+	// Poll ctx by work done: a buffer can conflict with all others.
+	if ps.work += int(ps.deg[i]) + 1; ps.work >= kernel.CtxCheckEvery*64 || q == int(ps.dirty) {
+		if err := ctx.Err(); err != nil {
+			return false, err
 		}
-		var off int64
-		var nope bool
-		if ps.ix != nil {
-			// A buffer that did not move in the order, past the first
-			// pass: every offset below its old one was blocked, and one
-			// whose window ends by the lowest change still is.
-			var above int64
-			if !full && ps.low[i] >= 0 {
-				above = max(0, min(cur.off[i], ps.low[i]-ps.g.size[i]+1))
-			}
-			off, nope = ps.placeSpans(cur, i, above)
-		} else {
-			off, nope = ps.placeLists(cur, i, int32(q))
+		ps.work = 0
+	}
+	var off int64
+	var nope bool
+	if ps.ix != nil {
+		// A buffer that did not move in the order, past the first
+		// pass: every offset below its old one was blocked, and one
+		// whose window ends by the lowest change still is.
+		var above int64
+		if !full && ps.low[i] >= 0 {
+			above = max(0, min(cur.off[i], ps.low[i]-ps.g.size[i]+1))
 		}
-		if !full && (off != cur.off[i] || nope != cur.nope[i] || ps.low[i] < 0) {
-			ps.touch(i, min(off, cur.off[i]))
-			if ps.rmLive && off != cur.off[i] {
-				ps.remove(cur, i)
-			}
-		}
-		cur.off[i], cur.nope[i] = off, nope
-		cur.unfit = cur.unfit || nope
-		if stop > 0 && ps.reaches(cur, i, &sum, stop) {
-			return usmpResult{stopped: true}, nil
+		off, nope = ps.placeSpans(cur, i, above)
+	} else {
+		off, nope = ps.placeLists(cur, i, int32(q))
+	}
+	if !full && (off != cur.off[i] || nope != cur.nope[i] || ps.low[i] < 0) {
+		ps.touch(i, min(off, cur.off[i]))
+		if ps.rmLive && off != cur.off[i] {
+			ps.remove(cur, i)
 		}
 	}
-	return usmpResult{alloc: cur}, nil
+	cur.off[i], cur.nope[i] = off, nope
+	ps.cur.unfit = ps.cur.unfit || nope
+	return ps.stop > 0 && ps.reaches(cur, i), nil
 }
 
 // remove records in ps.rm the range buffer i held in the last pass (its
@@ -1484,14 +1657,14 @@ func (ps *usmpPass) windows(i int32, upTo, above int64) []kernel.Comp {
 }
 
 // reaches raises buffer i's pool's size in ps.high to its end in cur,
-// and *sum with it, and reports whether *sum reached stop.
-func (ps *usmpPass) reaches(cur usmpAlloc, i int32, sum *int64, stop int64) bool {
+// and ps.sum with it, and reports whether ps.sum reached ps.stop.
+func (ps *usmpPass) reaches(cur usmpAlloc, i int32) bool {
 	m := ps.g.pools.poolOf(i)
 	if end := cur.off[i] + ps.g.size[i]; end > ps.high[m] {
-		*sum += end - ps.high[m]
+		ps.sum += end - ps.high[m]
 		ps.high[m] = end
 	}
-	return *sum >= stop
+	return ps.sum >= ps.stop
 }
 
 // marked reports whether buffer i's set of conflicts may differ from the
@@ -1499,15 +1672,17 @@ func (ps *usmpPass) reaches(cur usmpAlloc, i int32, sum *int64, stop int64) bool
 // report false for a buffer that keeps its place (keeps), which the
 // caller treats alike.
 func (ps *usmpPass) marked(cur usmpAlloc, i int32) bool {
-	if ps.mark[i] == ps.epoch {
-		return true
-	}
 	if ps.tt == nil {
-		return false
+		return ps.mark[i] == ps.epoch
 	}
+	// The span holds every buffer a swap moved (touch), which alone
+	// are marked before they are visited.
 	t := &ps.g.tasks[i]
 	if t.B < ps.tA || ps.tB < t.A {
 		return false
+	}
+	if ps.mark[i] == ps.epoch {
+		return true
 	}
 	if ps.unbounded(i) && ps.g.size[i] > 0 && ps.tLo >= cur.off[i]+ps.g.size[i] {
 		return false // keeps: every touch lies at or above its end
@@ -1569,13 +1744,23 @@ func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32, above int64) (int64, bool
 		// No pool to check against the top: the lowest gap that holds
 		// the buffer, found without merging all the components; below
 		// its last place, only in the windows a removal opened.
-		var off int64
+		var wins []kernel.Comp
+		upTo := above
 		if ps.rmLive && ps.low[i] >= 0 {
-			o := cur.off[i]
-			off = ix.FirstFitWindows(t, size, 1, ps.windows(i, o, above), o)
-		} else {
-			off = ix.FirstFitAbove(t, size, 1, above)
+			upTo = cur.off[i]
+			wins = ps.windows(i, upTo, above)
 		}
+		if l := ps.grp; l != nil {
+			// In lockstep: the lane places it, and the walk takes the
+			// buffers the passes share too.
+			base := ps.last.off
+			for _, j := range l.held {
+				l.shared.Place(&g.tasks[j], kernel.Comp{Lo: base[j], Hi: AlignUp(base[j]+g.size[j], g.align)})
+			}
+			l.held = l.held[:0]
+			return ix.FirstFitWindowsWith(l.shared, t, size, 1, wins, upTo), false
+		}
+		off := ix.FirstFitWindows(t, size, 1, wins, upTo)
 		ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
 		return off, false
 	}
