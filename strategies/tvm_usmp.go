@@ -1262,6 +1262,10 @@ type usmpLane struct {
 	passes []*usmpPass
 	shared *kernel.CompIndex
 	held   []int32
+	// order and info: base's order, and for each position the buffer
+	// there as keptAt needs it, in lockstep without lists.
+	order []int32
+	info  []usmpAt
 }
 
 // run runs the passes of jobs from base and ends each job: one by one
@@ -1296,6 +1300,16 @@ func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 // the lockstep there.
 func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 	l.held = l.held[:0]
+	g := sp.g
+	l.order = nil
+	if !g.lists() {
+		l.order = base.order
+		l.info = slices.Grow(l.info[:0], len(base.order))[:len(base.order)]
+		for q, i := range base.order {
+			t := &g.tasks[i]
+			l.info[q] = usmpAt{a: t.A, b: t.B, size: g.size[i], end: base.alloc.off[i] + g.size[i]}
+		}
+	}
 	type live struct {
 		ps  *usmpPass
 		job *usmpJob
@@ -1328,16 +1342,15 @@ func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 			}
 		}
 		active = kept
-		b := base.order[q]
 		all := true
 		for _, a := range active {
-			if a.ps.order[q] != b || a.ps.cur.off[b] != base.alloc.off[b] {
+			if a.ps.moved {
 				all = false
 				break
 			}
 		}
 		if all {
-			l.held = append(l.held, b)
+			l.held = append(l.held, base.order[q])
 			continue
 		}
 		for _, a := range active {
@@ -1443,6 +1456,9 @@ type usmpPass struct {
 	full      bool
 	stop, sum int64
 	work      int
+	// moved: the buffer visit last settled is not where the pool the
+	// pass starts from has it, or not at the same position.
+	moved bool
 	// grp, while the pass runs in lockstep with others on its lane: the
 	// buffers they all keep in base's place go into grp.shared, not
 	// into ix, which then holds this pass's other placements; the lane
@@ -1582,8 +1598,17 @@ func (ps *usmpPass) begin(base usmpAlloc, baseOrder, order []int32, stop int64) 
 func (ps *usmpPass) visit(ctx context.Context, q int) (bool, error) {
 	cur, full := ps.cur, ps.full
 	i := ps.order[q]
-	if q < int(ps.dirty) || !full && (!ps.marked(cur, i) || ps.keeps(cur, i)) {
+	if l := ps.grp; l != nil && ps.tt != nil && l.order[q] == i {
+		// In lockstep, a buffer where base has it: what the pass asks
+		// of it (marked, keeps, reaches) from the lane's table, read in
+		// order rather than by buffer.
+		if ps.keptAt(&l.info[q], q) {
+			ps.moved = false
+			return ps.stop > 0 && ps.reachesEnd(0, l.info[q].end), nil
+		}
+	} else if q < int(ps.dirty) || !full && (!ps.marked(cur, i) || ps.keeps(cur, i)) {
 		// As in the last pass.
+		ps.moved = false
 		ps.cur.unfit = ps.cur.unfit || cur.nope[i]
 		if ps.ix != nil && !cur.nope[i] && ps.grp == nil {
 			ps.held = append(ps.held, i)
@@ -1611,7 +1636,8 @@ func (ps *usmpPass) visit(ctx context.Context, q int) (bool, error) {
 	} else {
 		off, nope = ps.placeLists(cur, i, int32(q))
 	}
-	if !full && (off != cur.off[i] || nope != cur.nope[i] || ps.low[i] < 0) {
+	ps.moved = full || off != cur.off[i] || nope != cur.nope[i] || ps.low[i] < 0
+	if !full && ps.moved {
 		ps.touch(i, min(off, cur.off[i]))
 		if ps.rmLive && off != cur.off[i] {
 			ps.remove(cur, i)
@@ -1659,12 +1685,47 @@ func (ps *usmpPass) windows(i int32, upTo, above int64) []kernel.Comp {
 // reaches raises buffer i's pool's size in ps.high to its end in cur,
 // and ps.sum with it, and reports whether ps.sum reached ps.stop.
 func (ps *usmpPass) reaches(cur usmpAlloc, i int32) bool {
-	m := ps.g.pools.poolOf(i)
-	if end := cur.off[i] + ps.g.size[i]; end > ps.high[m] {
+	return ps.reachesEnd(ps.g.pools.poolOf(i), cur.off[i]+ps.g.size[i])
+}
+
+// reachesEnd is reaches for a buffer of pool m ending at end.
+func (ps *usmpPass) reachesEnd(m int, end int64) bool {
+	if end > ps.high[m] {
 		ps.sum += end - ps.high[m]
 		ps.high[m] = end
 	}
 	return ps.sum >= ps.stop
+}
+
+// usmpAt is what a pass in lockstep asks of the buffer at a position of
+// base's order, where it has not moved (usmpLane.info): its span, size
+// and end in base.
+type usmpAt struct {
+	a, b      int32
+	size, end int64
+}
+
+// keptAt is visit's test, for the buffer at position q in lockstep,
+// where base has it (so the pass has not marked it yet and it sits at
+// its place in base, of which in tells), whether it stays there: before
+// the first position that differs, unmarked (marked), or marked but
+// kept (keeps); where it is marked, mark and low are set as marked
+// sets them.
+func (ps *usmpPass) keptAt(in *usmpAt, q int) bool {
+	if q < int(ps.dirty) || in.b < ps.tA || ps.tB < in.a || in.size > 0 && ps.tLo >= in.end {
+		return true
+	}
+	v := ps.tt.max(in.a, in.b)
+	if v == 0 {
+		return true
+	}
+	low := math.MaxInt64 - v
+	if in.size > 0 && low >= in.end {
+		return true
+	}
+	i := ps.order[q]
+	ps.mark[i], ps.low[i] = ps.epoch, low
+	return false
 }
 
 // marked reports whether buffer i's set of conflicts may differ from the
