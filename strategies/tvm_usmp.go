@@ -639,11 +639,15 @@ func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buff
 // all cover a point of the range; so a query is the tops of its canonical
 // nodes and the tags on those two paths, and a raise lifts the tops on
 // them (a top may so exceed its subtree's value only below a node tagged
-// at least as high, which every query through it also reads).
+// at least as high, which every query through it also reads). A node's
+// tag and top lie side by side, and so do siblings: a query reads a
+// path's nodes and their siblings, mostly in the same cache lines.
 type chmaxTree struct {
-	leaves   int32
-	tag, top []int64
+	leaves int32
+	node   []chmaxNode
 }
+
+type chmaxNode struct{ tag, top int64 }
 
 // newChmaxTree returns a tree over points 0..n-1. The leaves are rounded
 // up to a power of two, so that every node covers a run of points.
@@ -652,50 +656,49 @@ func newChmaxTree(n int) *chmaxTree {
 	for leaves < n {
 		leaves *= 2
 	}
-	return &chmaxTree{leaves: int32(leaves), tag: make([]int64, 2*leaves), top: make([]int64, 2*leaves)}
+	return &chmaxTree{leaves: int32(leaves), node: make([]chmaxNode, 2*leaves)}
 }
 
 // raise lifts points l..r (inclusive) to at least v.
 func (t *chmaxTree) raise(l, r int32, v int64) {
 	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
 		if a&1 == 1 {
-			t.tag[a], t.top[a] = max(t.tag[a], v), max(t.top[a], v)
+			nd := &t.node[a]
+			nd.tag, nd.top = max(nd.tag, v), max(nd.top, v)
 			a++
 		}
 		if b&1 == 1 {
 			b--
-			t.tag[b], t.top[b] = max(t.tag[b], v), max(t.top[b], v)
+			nd := &t.node[b]
+			nd.tag, nd.top = max(nd.tag, v), max(nd.top, v)
 		}
 	}
 	for _, x := range [2]int32{l + t.leaves, r + t.leaves} {
 		for ; x >= 1; x >>= 1 {
-			t.top[x] = max(t.top[x], v)
+			t.node[x].top = max(t.node[x].top, v)
 		}
 	}
 }
 
 // reset sets every point back to 0.
-func (t *chmaxTree) reset() {
-	clear(t.tag)
-	clear(t.top)
-}
+func (t *chmaxTree) reset() { clear(t.node) }
 
 // max returns the largest value of points l..r (inclusive).
 func (t *chmaxTree) max(l, r int32) int64 {
 	var m int64
 	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
 		if a&1 == 1 {
-			m = max(m, t.top[a])
+			m = max(m, t.node[a].top)
 			a++
 		}
 		if b&1 == 1 {
 			b--
-			m = max(m, t.top[b])
+			m = max(m, t.node[b].top)
 		}
 	}
 	for _, x := range [2]int32{l + t.leaves, r + t.leaves} {
 		for ; x >= 1; x >>= 1 {
-			m = max(m, t.tag[x])
+			m = max(m, t.node[x].tag)
 		}
 	}
 	return m
