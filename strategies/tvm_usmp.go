@@ -1057,8 +1057,13 @@ type usmpSpec struct {
 // in the place the pool they start from gives go into one index, placed
 // once for all of them; on idealloc/y-1 four passes change about 3,500
 // buffers between them, where each keeps about 41,000 up to its last
-// query.
-const usmpGroupSize = 4
+// query (eight ran no faster). Each pass holds two indexes of its own
+// (about 50 MB on y-1), so the lanes together run at most usmpInFlight
+// passes: with more workers, fewer in lockstep on each.
+const (
+	usmpGroupSize = 4
+	usmpInFlight  = 8
+)
 
 // usmpLaneCtx is the context of a pass on a lane: done once its job is
 // dropped or the caller's context is done (usmpSpec), and never looking
@@ -1106,7 +1111,7 @@ func newUSMPSpec(ctx context.Context, g *usmpGraph, workers int) *usmpSpec {
 			sp.empty.GatherByID()
 		}
 		if g.pools.of == nil && g.pools.hint == nil {
-			sp.groupSize = usmpGroupSize
+			sp.groupSize = max(1, min(usmpGroupSize, usmpInFlight/workers))
 		}
 	}
 	return sp
