@@ -67,11 +67,13 @@ import (
 // kernel.CompIndex; from attempt usmpSureReject on, where no pool has a
 // size hint, a pass stops once it reaches the last accepted total, as
 // TVM would reject it whatever its end), and its second-level swap
-// candidates are counted by position (usmpPicks). With several workers
-// (the parameter workers, a membench extension) the passes of the next
+// candidates are counted by position (usmpPicks). The passes of the next
 // attempts run beside the current one, each as it would be were the
 // attempts before it rejected after one draw, and are used only where
-// they were (usmpSpec): the plan is the same for any number. Growth: the
+// they were (usmpSpec): on the lanes of several workers (the parameter
+// workers, a membench extension), and, in one unbounded pool, up to four
+// in lockstep on a lane, sharing the index of the buffers they all keep
+// in place. The plan is the same for any number. Growth: the
 // greedy planners O(n log n); the hill climb with lists O(n log n + E) for the
 // graph of E pairs, then per attempt O(n log n + E) at most; without
 // them O(n log n) per attempt besides the passes' placements.
@@ -159,7 +161,7 @@ func init() {
 		Doc: "TVM USMP hill_climb: up to 500 first-fit passes over orders perturbed by swapping " +
 			"conflicting buffers near the top, glibc rand_r seed 0; stops at LB_load",
 		Params: append(slices.Clip(alignDoc), workloads.ParamDoc{Name: "workers", Default: "0",
-			Doc: "passes run at once, 0 for GOMAXPROCS (a membench extension; the plan is the same for any)"}),
+			Doc: "lanes running passes at once, 0 for GOMAXPROCS (a membench extension; the plan is the same for any)"}),
 		New: func(args *workloads.Args) (Strategy, error) {
 			a, err := tvmAlignment("tvm-hill-climb", args)
 			if err != nil {
@@ -707,11 +709,11 @@ func (t *chmaxTree) max(l, r int32) int64 {
 type tvmHillClimb struct {
 	align    int64 // workspace_byte_alignment
 	maxPairs int64 // the conflict lists are kept up to this many pairs
-	workers  int   // passes run at once (usmpSpec), 0 for GOMAXPROCS
+	workers  int   // lanes running passes at once (usmpSpec), 0 for GOMAXPROCS
 }
 
-// usmpMaxWorkers bounds the passes run at once: each lane beyond the
-// first runs a pass that assumes every attempt before it is rejected.
+// usmpMaxWorkers bounds the lanes: each runs passes that assume every
+// attempt before them is rejected.
 const usmpMaxWorkers = 8
 
 func (tvmHillClimb) Name() string { return "tvm-hill-climb" }
