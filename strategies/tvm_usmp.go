@@ -67,11 +67,13 @@ import (
 // kernel.CompIndex; from attempt usmpSureReject on, where no pool has a
 // size hint, a pass stops once it reaches the last accepted total, as
 // TVM would reject it whatever its end), and its second-level swap
-// candidates are counted by position (usmpPicks). With several workers
-// (the parameter workers, a membench extension) the passes of the next
+// candidates are counted by position (usmpPicks). The passes of the next
 // attempts run beside the current one, each as it would be were the
 // attempts before it rejected after one draw, and are used only where
-// they were (usmpSpec): the plan is the same for any number. Growth: the
+// they were (usmpSpec): on the lanes of several workers (the parameter
+// workers, a membench extension), and, in one unbounded pool, up to four
+// in lockstep on a lane, sharing the index of the buffers they all keep
+// in place. The plan is the same for any number. Growth: the
 // greedy planners O(n log n); the hill climb with lists O(n log n + E) for the
 // graph of E pairs, then per attempt O(n log n + E) at most; without
 // them O(n log n) per attempt besides the passes' placements.
@@ -159,7 +161,7 @@ func init() {
 		Doc: "TVM USMP hill_climb: up to 500 first-fit passes over orders perturbed by swapping " +
 			"conflicting buffers near the top, glibc rand_r seed 0; stops at LB_load",
 		Params: append(slices.Clip(alignDoc), workloads.ParamDoc{Name: "workers", Default: "0",
-			Doc: "passes run at once, 0 for GOMAXPROCS (a membench extension; the plan is the same for any)"}),
+			Doc: "lanes running passes at once, 0 for GOMAXPROCS (a membench extension; the plan is the same for any)"}),
 		New: func(args *workloads.Args) (Strategy, error) {
 			a, err := tvmAlignment("tvm-hill-climb", args)
 			if err != nil {
@@ -639,11 +641,15 @@ func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buff
 // all cover a point of the range; so a query is the tops of its canonical
 // nodes and the tags on those two paths, and a raise lifts the tops on
 // them (a top may so exceed its subtree's value only below a node tagged
-// at least as high, which every query through it also reads).
+// at least as high, which every query through it also reads). A node's
+// tag and top lie side by side, and so do siblings: a query reads a
+// path's nodes and their siblings, mostly in the same cache lines.
 type chmaxTree struct {
-	leaves   int32
-	tag, top []int64
+	leaves int32
+	node   []chmaxNode
 }
+
+type chmaxNode struct{ tag, top int64 }
 
 // newChmaxTree returns a tree over points 0..n-1. The leaves are rounded
 // up to a power of two, so that every node covers a run of points.
@@ -652,50 +658,49 @@ func newChmaxTree(n int) *chmaxTree {
 	for leaves < n {
 		leaves *= 2
 	}
-	return &chmaxTree{leaves: int32(leaves), tag: make([]int64, 2*leaves), top: make([]int64, 2*leaves)}
+	return &chmaxTree{leaves: int32(leaves), node: make([]chmaxNode, 2*leaves)}
 }
 
 // raise lifts points l..r (inclusive) to at least v.
 func (t *chmaxTree) raise(l, r int32, v int64) {
 	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
 		if a&1 == 1 {
-			t.tag[a], t.top[a] = max(t.tag[a], v), max(t.top[a], v)
+			nd := &t.node[a]
+			nd.tag, nd.top = max(nd.tag, v), max(nd.top, v)
 			a++
 		}
 		if b&1 == 1 {
 			b--
-			t.tag[b], t.top[b] = max(t.tag[b], v), max(t.top[b], v)
+			nd := &t.node[b]
+			nd.tag, nd.top = max(nd.tag, v), max(nd.top, v)
 		}
 	}
 	for _, x := range [2]int32{l + t.leaves, r + t.leaves} {
 		for ; x >= 1; x >>= 1 {
-			t.top[x] = max(t.top[x], v)
+			t.node[x].top = max(t.node[x].top, v)
 		}
 	}
 }
 
 // reset sets every point back to 0.
-func (t *chmaxTree) reset() {
-	clear(t.tag)
-	clear(t.top)
-}
+func (t *chmaxTree) reset() { clear(t.node) }
 
 // max returns the largest value of points l..r (inclusive).
 func (t *chmaxTree) max(l, r int32) int64 {
 	var m int64
 	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
 		if a&1 == 1 {
-			m = max(m, t.top[a])
+			m = max(m, t.node[a].top)
 			a++
 		}
 		if b&1 == 1 {
 			b--
-			m = max(m, t.top[b])
+			m = max(m, t.node[b].top)
 		}
 	}
 	for _, x := range [2]int32{l + t.leaves, r + t.leaves} {
 		for ; x >= 1; x >>= 1 {
-			m = max(m, t.tag[x])
+			m = max(m, t.node[x].tag)
 		}
 	}
 	return m
@@ -704,11 +709,11 @@ func (t *chmaxTree) max(l, r int32) int64 {
 type tvmHillClimb struct {
 	align    int64 // workspace_byte_alignment
 	maxPairs int64 // the conflict lists are kept up to this many pairs
-	workers  int   // passes run at once (usmpSpec), 0 for GOMAXPROCS
+	workers  int   // lanes running passes at once (usmpSpec), 0 for GOMAXPROCS
 }
 
-// usmpMaxWorkers bounds the passes run at once: each lane beyond the
-// first runs a pass that assumes every attempt before it is rejected.
+// usmpMaxWorkers bounds the lanes: each runs passes that assume every
+// attempt before them is rejected.
 const usmpMaxWorkers = 8
 
 func (tvmHillClimb) Name() string { return "tvm-hill-climb" }
@@ -778,12 +783,13 @@ func (s *randR) next() int32 {
 // lists give; the test-only refUSMPHillClimb is the literal form they are
 // checked against.
 //
-// With workers > 1 the passes of the next attempts run beside the
-// current one, as they would be were each attempt before them rejected
-// after one random draw (usmpSpec): a pass is a function of its order and
-// its stop alone, so one whose order and stop turn out to be the real
-// ones is the real pass, and the others are thrown away. The result is
-// the same for any number of workers.
+// The passes of the next attempts run beside the current one (on the
+// other workers' lanes, and in lockstep with it on its own), as they
+// would be were each attempt before them rejected after one random draw
+// (usmpSpec): a pass is a function of its order and its stop alone, so
+// one whose order and stop turn out to be the real ones is the real
+// pass, and the others are thrown away. The result is the same for any
+// number of workers.
 func usmpHillClimb(ctx context.Context, g *usmpGraph, desired int64, workers int) ([]int64, error) {
 	offsets, _, err := usmpClimbAhead(ctx, g, desired, workers)
 	return offsets, err
@@ -1013,38 +1019,53 @@ type usmpResult struct {
 	stopped bool
 }
 
-// usmpSpec runs the hill climb's passes on its lanes (a usmpPass each,
-// made when first needed), as a chain: the pass of the current attempt
-// and, on the other lanes, the passes of the attempts after it as they
-// would be were each attempt before them rejected after one draw (the
-// case of every attempt on idealloc/y-1 but the first): the same pool,
-// the order with the swap undone and the next one made, the random
-// numbers one draw on (usmpClimb.rejectOnce). Where the attempt is so
-// rejected, the climb takes the state the next job assumed (rejected)
+// usmpSpec runs the hill climb's passes on its lanes (usmpLane), as a
+// chain: the pass of the current attempt and the passes of the attempts
+// after it as they would be were each attempt before them rejected after
+// one draw (the case of every attempt on idealloc/y-1 but the first): the
+// same pool, the order with the swap undone and the next one made, the
+// random numbers one draw on (usmpClimb.rejectOnce). Where the attempt is
+// so rejected, the climb takes the state the next job assumed (rejected)
 // and that job's pass is the real one; otherwise the chain is dropped
-// and its passes cancelled. A lane that finishes takes the next attempt
-// at the chain's end, so the lanes stay busy while passes differ in
-// length.
+// and its passes cancelled. A lane takes up to groupSize consecutive
+// attempts of the chain at once and runs their passes in lockstep
+// (usmpLane.lockstep); a lane that finishes takes the next attempts at
+// the chain's end.
 //
-// With several lanes, the passes look at the caller's context only
-// through a flag that a watcher of its Done channel sets (usmpLaneCtx),
-// and the climb looks at it once an attempt: a look from a pass that
-// turns out to be thrown away would make the number of looks depend on
-// timing, and several lanes would each look once more after a
-// cancellation.
+// The passes look at the caller's context only through a flag that a
+// watcher of its Done channel sets (usmpLaneCtx), and the climb looks at
+// it once an attempt: a look from a pass that turns out to be thrown
+// away would make the number of looks depend on timing, and several
+// passes would each look once more after a cancellation.
 type usmpSpec struct {
 	g     *usmpGraph
-	lanes []*usmpPass
-	busy  []bool
-	empty *kernel.CompIndex // the lanes' empty index, shared
-	chain []*usmpJob
-	ended bool // the chain's last state has no next attempt
-	used  int  // passes run ahead that were the real ones
+	lanes []*usmpLane
+	// running[k] is closed once lane k's last group has ended (nil: the
+	// lane never ran).
+	running   []chan struct{}
+	groupSize int
+	empty     *kernel.CompIndex // the lanes' empty index, shared
+	chain     []*usmpJob
+	ended     bool // the chain's last state has no next attempt
+	used      int  // passes run ahead that were the real ones
 	// cancelled is set once the caller's context is done; quit ends
 	// its watcher.
 	cancelled atomic.Bool
 	quit      chan struct{}
 }
+
+// usmpGroupSize is how many passes a lane runs in lockstep where it can
+// (one unbounded pool, no conflict lists): the buffers all of them keep
+// in the place the pool they start from gives go into one index, placed
+// once for all of them; on idealloc/y-1 four passes change about 3,500
+// buffers between them, where each keeps about 41,000 up to its last
+// query (eight ran no faster). Each pass holds two indexes of its own
+// (about 50 MB on y-1), so the lanes together run at most usmpInFlight
+// passes: with more workers, fewer in lockstep on each.
+const (
+	usmpGroupSize = 4
+	usmpInFlight  = 8
+)
 
 // usmpLaneCtx is the context of a pass on a lane: done once its job is
 // dropped or the caller's context is done (usmpSpec), and never looking
@@ -1063,13 +1084,12 @@ func (c usmpLaneCtx) Err() error {
 }
 
 // usmpJob is a pass on a lane: its attempt, the state the climb has at
-// its start (climb, derived from the job before's, from), its stop and
-// base, and, once done is closed, its result.
+// its start (climb, derived from the job before's, from), its stop, and,
+// once done is closed, its result.
 type usmpJob struct {
 	attempt     int
 	climb, from *usmpClimb
 	stop        int64
-	lane        int
 	dropped     atomic.Bool
 	done        chan struct{}
 	res         usmpResult
@@ -1077,82 +1097,127 @@ type usmpJob struct {
 }
 
 func newUSMPSpec(ctx context.Context, g *usmpGraph, workers int) *usmpSpec {
-	sp := &usmpSpec{g: g, lanes: make([]*usmpPass, workers), busy: make([]bool, workers), quit: make(chan struct{})}
-	if workers > 1 {
-		if done := ctx.Done(); done != nil {
-			go func() {
-				select {
-				case <-done:
-					sp.cancelled.Store(true)
-				case <-sp.quit:
-				}
-			}()
-		}
+	sp := &usmpSpec{g: g, lanes: make([]*usmpLane, workers), running: make([]chan struct{}, workers), groupSize: 1, quit: make(chan struct{})}
+	if done := ctx.Done(); done != nil {
+		go func() {
+			select {
+			case <-done:
+				sp.cancelled.Store(true)
+			case <-sp.quit:
+			}
+		}()
 	}
 	if g.spans != nil {
 		sp.empty = kernel.NewCompIndex(g.spans)
 		if g.spans.GatherByIDPays() {
 			sp.empty.GatherByID()
 		}
+		if g.pools.of == nil && g.pools.hint == nil {
+			sp.groupSize = max(1, min(usmpGroupSize, usmpInFlight/workers))
+		}
 	}
 	return sp
 }
 
-// launch starts the pass of attempt attempts in climb's order on a free
-// lane.
-func (sp *usmpSpec) launch(attempt int, climb, from *usmpClimb, stop int64, base usmpBase) *usmpJob {
-	k := slices.Index(sp.busy, false)
-	if sp.lanes[k] == nil {
-		sp.lanes[k] = newUSMPPass(sp.g, sp.empty)
+// free returns a lane with no group running, -1 if none.
+func (sp *usmpSpec) free() int {
+	for k, r := range sp.running {
+		if r == nil {
+			return k
+		}
+		select {
+		case <-r:
+			return k
+		default:
+		}
 	}
-	sp.busy[k] = true
-	j := &usmpJob{attempt: attempt, climb: climb, from: from, stop: stop, lane: k, done: make(chan struct{})}
-	ctx := usmpLaneCtx{job: &j.dropped, all: &sp.cancelled}
-	ps := sp.lanes[k]
+	return -1
+}
+
+// launch starts the passes of jobs, consecutive attempts from base, on
+// lane k, and appends them to the chain.
+func (sp *usmpSpec) launch(k int, jobs []*usmpJob, base usmpBase) {
+	if sp.lanes[k] == nil {
+		sp.lanes[k] = &usmpLane{}
+	}
+	l := sp.lanes[k]
+	for _, j := range jobs {
+		j.done = make(chan struct{})
+	}
+	r := make(chan struct{})
+	sp.running[k] = r
 	go func() {
-		defer close(j.done)
-		j.res, j.err = ps.run(ctx, base.alloc, base.order, climb.order, stop)
+		defer close(r)
+		l.run(sp, jobs, base)
 	}()
-	sp.chain = append(sp.chain, j)
-	return j
+	sp.chain = append(sp.chain, jobs...)
 }
 
-// finish waits for job j and frees its lane.
-func (sp *usmpSpec) finish(j *usmpJob) {
-	<-j.done
-	sp.busy[j.lane] = false
+// next returns the job of the attempt after last's, from the state last
+// would leave after a rejection with one draw, or nil where there is
+// none (and the chain has ended).
+func (sp *usmpSpec) next(last *usmpJob, base usmpBase) *usmpJob {
+	if last.attempt+1 >= usmpMaxAttempts {
+		sp.ended = true
+		return nil
+	}
+	next := last.climb.clone()
+	if next.rejectOnce(base.alloc) != nil {
+		sp.ended = true
+		return nil
+	}
+	return &usmpJob{attempt: last.attempt + 1, climb: next, from: last.climb, stop: next.stopAt(last.attempt+1, base.totalSize, base.hinted)}
 }
 
-// drop cancels the chain's jobs and waits for them.
+// group returns first and the jobs of the attempts after it, up to
+// groupSize in all, each from the state the one before would leave
+// after a rejection with one draw.
+func (sp *usmpSpec) group(first *usmpJob, base usmpBase) []*usmpJob {
+	jobs := []*usmpJob{first}
+	if base.totalSize == 0 {
+		return jobs // before a total is accepted every pass is accepted
+	}
+	for len(jobs) < sp.groupSize && !sp.ended {
+		j := sp.next(jobs[len(jobs)-1], base)
+		if j == nil {
+			break
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+// finish waits for job j.
+func (sp *usmpSpec) finish(j *usmpJob) { <-j.done }
+
+// drop cancels the chain's jobs and waits for the lanes.
 func (sp *usmpSpec) drop() {
 	for _, j := range sp.chain {
 		j.dropped.Store(true)
 	}
-	for _, j := range sp.chain {
-		sp.finish(j)
+	for _, r := range sp.running {
+		if r != nil {
+			<-r
+		}
 	}
 	sp.chain, sp.ended = sp.chain[:0], false
 }
 
-// extend fills the free lanes with the attempts after the chain's last,
-// each from the state the one before would leave after a rejection with
-// one draw.
+// extend fills the free lanes with the attempts after the chain's last.
 func (sp *usmpSpec) extend(base usmpBase) {
 	if base.totalSize == 0 {
 		return // before a total is accepted every pass is accepted
 	}
-	for !sp.ended && len(sp.chain) > 0 && len(sp.chain) < len(sp.lanes) {
-		last := sp.chain[len(sp.chain)-1]
-		if last.attempt+1 >= usmpMaxAttempts {
-			sp.ended = true
+	for !sp.ended && len(sp.chain) > 0 {
+		k := sp.free()
+		if k < 0 {
 			return
 		}
-		next := last.climb.clone()
-		if next.rejectOnce(base.alloc) != nil {
-			sp.ended = true
+		first := sp.next(sp.chain[len(sp.chain)-1], base)
+		if first == nil {
 			return
 		}
-		sp.launch(last.attempt+1, next, last.climb, next.stopAt(last.attempt+1, base.totalSize, base.hinted), base)
+		sp.launch(k, sp.group(first, base), base)
 	}
 }
 
@@ -1160,18 +1225,12 @@ func (sp *usmpSpec) extend(base usmpBase) {
 // stop, from base: the chain's first job where c is its state, else that
 // of a new chain.
 func (sp *usmpSpec) pass(ctx context.Context, c *usmpClimb, attempts int, stop int64, base usmpBase) (usmpResult, error) {
-	if len(sp.lanes) == 1 {
-		if sp.lanes[0] == nil {
-			sp.lanes[0] = newUSMPPass(sp.g, sp.empty)
-		}
-		return sp.lanes[0].run(ctx, base.alloc, base.order, c.order, stop)
-	}
 	if err := ctx.Err(); err != nil {
 		return usmpResult{}, err
 	}
 	if len(sp.chain) == 0 || sp.chain[0].attempt != attempts || sp.chain[0].climb != c || sp.chain[0].stop != stop {
 		sp.drop()
-		sp.launch(attempts, c, nil, stop, base)
+		sp.launch(sp.free(), sp.group(&usmpJob{attempt: attempts, climb: c, stop: stop}, base), base)
 	} else {
 		sp.used++
 	}
@@ -1203,6 +1262,114 @@ func (sp *usmpSpec) rejected(attempts int, c *usmpClimb) *usmpClimb {
 func (sp *usmpSpec) close() {
 	sp.drop()
 	close(sp.quit)
+}
+
+// usmpLane runs groups of passes, one group at a time: a usmpPass for
+// each pass of a group (made when first needed), and, for lockstep, the
+// index of the buffers all of a group's passes keep (shared) and those
+// of them not yet placed there (held).
+type usmpLane struct {
+	passes []*usmpPass
+	shared *kernel.CompIndex
+	held   []int32
+	// order and info: base's order, and for each position the buffer
+	// there as keptAt needs it, in lockstep without lists.
+	order []int32
+	info  []usmpAt
+}
+
+// run runs the passes of jobs from base and ends each job: one by one
+// (usmpPass.run), or in lockstep where there are several.
+func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
+	for len(l.passes) < len(jobs) {
+		l.passes = append(l.passes, newUSMPPass(sp.g, sp.empty))
+	}
+	if len(jobs) == 1 {
+		j := jobs[0]
+		j.res, j.err = l.passes[0].run(usmpLaneCtx{job: &j.dropped, all: &sp.cancelled}, base.alloc, base.order, j.climb.order, j.stop)
+		close(j.done)
+		return
+	}
+	if l.shared == nil {
+		l.shared = sp.empty.EmptyCopy()
+	} else {
+		l.shared.Reset()
+	}
+	l.lockstep(sp, jobs, base)
+}
+
+// lockstep runs the passes of jobs (several; all from base, in one
+// unbounded pool, without lists) position by position: each pass settles
+// the buffer at a position (usmpPass.visit), then the buffer at that
+// position in base's order goes into the shared index where every pass
+// still running has it there in base's place, else each such pass's
+// buffer at the position goes into its own index (usmpPass.grp). A
+// pass's first fit walks both indexes at once
+// (kernel.CompIndex.FirstFitWindowsWith), so it sees its own placements
+// up to the position, as alone. A pass that stops, or is dropped, leaves
+// the lockstep there.
+func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
+	l.held = l.held[:0]
+	g := sp.g
+	l.order = nil
+	if !g.lists() {
+		l.order = base.order
+		l.info = slices.Grow(l.info[:0], len(base.order))[:len(base.order)]
+		for q, i := range base.order {
+			t := &g.tasks[i]
+			l.info[q] = usmpAt{a: t.A, b: t.B, size: g.size[i], end: base.alloc.off[i] + g.size[i]}
+		}
+	}
+	type live struct {
+		ps  *usmpPass
+		job *usmpJob
+		ctx context.Context // converted once: visit takes it as an interface
+	}
+	active := make([]live, len(jobs))
+	for k, j := range jobs {
+		ps := l.passes[k]
+		ps.grp = l
+		ps.begin(base.alloc, base.order, j.climb.order, j.stop)
+		active[k] = live{ps, j, usmpLaneCtx{job: &j.dropped, all: &sp.cancelled}}
+	}
+	end := func(a live, res usmpResult, err error) {
+		a.ps.grp = nil
+		a.job.res, a.job.err = res, err
+		close(a.job.done)
+	}
+	n := len(base.order)
+	for q := 0; q < n && len(active) > 0; q++ {
+		kept := active[:0]
+		for _, a := range active {
+			stopped, err := a.ps.visit(a.ctx, q)
+			switch {
+			case err != nil:
+				end(a, usmpResult{}, err)
+			case stopped:
+				end(a, usmpResult{stopped: true}, nil)
+			default:
+				kept = append(kept, a)
+			}
+		}
+		active = kept
+		all := true
+		for _, a := range active {
+			if a.ps.moved {
+				all = false
+				break
+			}
+		}
+		if all {
+			l.held = append(l.held, base.order[q])
+			continue
+		}
+		for _, a := range active {
+			a.ps.held = append(a.ps.held, a.ps.order[q])
+		}
+	}
+	for _, a := range active {
+		end(a, usmpResult{alloc: a.ps.cur}, nil)
+	}
 }
 
 // usmpAlloc is one hill-climb pass's allocation: offsets, the buffers
@@ -1240,9 +1407,11 @@ type usmpAlloc struct {
 // pool, so that a pass after a rejection differs from it by one swap. The
 // index of a pass's placed buffers is reset, not rebuilt, each pass
 // (kernel.CompIndex.Reset), and the buffers kept in place go into it only
-// when a later one must be placed again (held). A usmpPass is one lane of
-// usmpSpec: its state is its own, and it reads the base and the graph
-// only, so lanes run at once.
+// when a later one must be placed again (held); in lockstep with other
+// passes (usmpLane.lockstep) those all of them keep go into the lane's
+// shared index instead. A usmpPass is one pass of a lane of usmpSpec:
+// its state is its own, and it reads the base, the graph and, in
+// lockstep, the lane's shared index only, so lanes run at once.
 type usmpPass struct {
 	g          *usmpGraph
 	order, pos []int32 // the pass's order, copied in by run
@@ -1290,6 +1459,21 @@ type usmpPass struct {
 	wins   []kernel.Comp
 	deg    []int32 // g.degrees()
 	high   []int64 // run's pool sizes so far, where it may stop
+	// The pass under way (begin): its allocation so far, whether it
+	// places everything (no pool to start from), its stop, the sum of
+	// high, and the work since ctx was last polled.
+	cur       usmpAlloc
+	full      bool
+	stop, sum int64
+	work      int
+	// moved: the buffer visit last settled is not where the pool the
+	// pass starts from has it, or not at the same position.
+	moved bool
+	// grp, while the pass runs in lockstep with others on its lane: the
+	// buffers they all keep in base's place go into grp.shared, not
+	// into ix, which then holds this pass's other placements; the lane
+	// fills held.
+	grp *usmpLane
 }
 
 // newUSMPPass returns a lane for g's passes; empty is an empty index
@@ -1359,18 +1543,35 @@ func (ps *usmpPass) touch(i int32, lo int64) {
 // once the buffers placed so far reach pools whose sizes sum to stop or
 // more, and reports so.
 func (ps *usmpPass) run(ctx context.Context, base usmpAlloc, baseOrder, order []int32, stop int64) (usmpResult, error) {
+	ps.begin(base, baseOrder, order, stop)
+	for q := range ps.order {
+		stopped, err := ps.visit(ctx, q)
+		if err != nil {
+			return usmpResult{}, err
+		}
+		if stopped {
+			return usmpResult{stopped: true}, nil
+		}
+	}
+	return usmpResult{alloc: ps.cur}, nil
+}
+
+// begin readies the pass run makes, from base placed in baseOrder, in
+// order, with stop: its allocation (ps.cur) starts as base's.
+func (ps *usmpPass) begin(base usmpAlloc, baseOrder, order []int32, stop int64) {
 	ps.start(base, baseOrder, order)
 	n := len(ps.order)
+	ps.stop, ps.sum, ps.work = stop, 0, 0
 	if stop > 0 {
 		if len(ps.high) < ps.g.pools.n() {
 			ps.high = make([]int64, ps.g.pools.n())
 		}
 		clear(ps.high)
 	}
-	var sum int64 // the sum of ps.high
 	cur := usmpAlloc{off: make([]int64, n), nope: make([]bool, n)}
-	full := ps.last.off == nil
-	if !full {
+	ps.cur = cur
+	ps.full = ps.last.off == nil
+	if !ps.full {
 		copy(cur.off, ps.last.off)
 		copy(cur.nope, ps.last.nope)
 		ps.epoch++
@@ -1399,54 +1600,62 @@ func (ps *usmpPass) run(ctx context.Context, base usmpAlloc, baseOrder, order []
 	}
 	clear(ps.fresh)
 	ps.held = ps.held[:0]
-	work := 0
-	for q := range n {
-		i := ps.order[q]
-		if q < int(ps.dirty) || !full && (!ps.marked(cur, i) || ps.keeps(cur, i)) {
-			// As in the last pass.
-			cur.unfit = cur.unfit || cur.nope[i]
-			if ps.ix != nil && !cur.nope[i] {
-				ps.held = append(ps.held, i)
-			}
-			if stop > 0 && ps.reaches(cur, i, &sum, stop) {
-				return usmpResult{stopped: true}, nil
-			}
-			continue
+}
+
+// visit settles the buffer at position q of the pass begin readied,
+// the positions before it settled: kept as in the last pass or placed
+// again. It reports whether the pass stops there.
+func (ps *usmpPass) visit(ctx context.Context, q int) (bool, error) {
+	cur, full := ps.cur, ps.full
+	i := ps.order[q]
+	if l := ps.grp; l != nil && ps.tt != nil && l.order[q] == i {
+		// In lockstep, a buffer where base has it: what the pass asks
+		// of it (marked, keeps, reaches) from the lane's table, read in
+		// order rather than by buffer.
+		if ps.keptAt(&l.info[q], q) {
+			ps.moved = false
+			return ps.stop > 0 && ps.reachesEnd(0, l.info[q].end), nil
 		}
-		// Poll ctx by work done: a buffer can conflict with all others.
-		if work += int(ps.deg[i]) + 1; work >= kernel.CtxCheckEvery*64 || q == int(ps.dirty) {
-			if err := ctx.Err(); err != nil {
-				return usmpResult{}, err
-			}
-			work = 0
+	} else if q < int(ps.dirty) || !full && (!ps.marked(cur, i) || ps.keeps(cur, i)) {
+		// As in the last pass.
+		ps.moved = false
+		ps.cur.unfit = ps.cur.unfit || cur.nope[i]
+		if ps.ix != nil && !cur.nope[i] && ps.grp == nil {
+			ps.held = append(ps.held, i)
 		}
-		var off int64
-		var nope bool
-		if ps.ix != nil {
-			// A buffer that did not move in the order, past the first
-			// pass: every offset below its old one was blocked, and one
-			// whose window ends by the lowest change still is.
-			var above int64
-			if !full && ps.low[i] >= 0 {
-				above = max(0, min(cur.off[i], ps.low[i]-ps.g.size[i]+1))
-			}
-			off, nope = ps.placeSpans(cur, i, above)
-		} else {
-			off, nope = ps.placeLists(cur, i, int32(q))
+		return ps.stop > 0 && ps.reaches(cur, i), nil
+	}
+	// Poll ctx by work done: a buffer can conflict with all others.
+	if ps.work += int(ps.deg[i]) + 1; ps.work >= kernel.CtxCheckEvery*64 || q == int(ps.dirty) {
+		if err := ctx.Err(); err != nil {
+			return false, err
 		}
-		if !full && (off != cur.off[i] || nope != cur.nope[i] || ps.low[i] < 0) {
-			ps.touch(i, min(off, cur.off[i]))
-			if ps.rmLive && off != cur.off[i] {
-				ps.remove(cur, i)
-			}
+		ps.work = 0
+	}
+	var off int64
+	var nope bool
+	if ps.ix != nil {
+		// A buffer that did not move in the order, past the first
+		// pass: every offset below its old one was blocked, and one
+		// whose window ends by the lowest change still is.
+		var above int64
+		if !full && ps.low[i] >= 0 {
+			above = max(0, min(cur.off[i], ps.low[i]-ps.g.size[i]+1))
 		}
-		cur.off[i], cur.nope[i] = off, nope
-		cur.unfit = cur.unfit || nope
-		if stop > 0 && ps.reaches(cur, i, &sum, stop) {
-			return usmpResult{stopped: true}, nil
+		off, nope = ps.placeSpans(cur, i, above)
+	} else {
+		off, nope = ps.placeLists(cur, i, int32(q))
+	}
+	ps.moved = full || off != cur.off[i] || nope != cur.nope[i] || ps.low[i] < 0
+	if !full && ps.moved {
+		ps.touch(i, min(off, cur.off[i]))
+		if ps.rmLive && off != cur.off[i] {
+			ps.remove(cur, i)
 		}
 	}
-	return usmpResult{alloc: cur}, nil
+	cur.off[i], cur.nope[i] = off, nope
+	ps.cur.unfit = ps.cur.unfit || nope
+	return ps.stop > 0 && ps.reaches(cur, i), nil
 }
 
 // remove records in ps.rm the range buffer i held in the last pass (its
@@ -1484,14 +1693,49 @@ func (ps *usmpPass) windows(i int32, upTo, above int64) []kernel.Comp {
 }
 
 // reaches raises buffer i's pool's size in ps.high to its end in cur,
-// and *sum with it, and reports whether *sum reached stop.
-func (ps *usmpPass) reaches(cur usmpAlloc, i int32, sum *int64, stop int64) bool {
-	m := ps.g.pools.poolOf(i)
-	if end := cur.off[i] + ps.g.size[i]; end > ps.high[m] {
-		*sum += end - ps.high[m]
+// and ps.sum with it, and reports whether ps.sum reached ps.stop.
+func (ps *usmpPass) reaches(cur usmpAlloc, i int32) bool {
+	return ps.reachesEnd(ps.g.pools.poolOf(i), cur.off[i]+ps.g.size[i])
+}
+
+// reachesEnd is reaches for a buffer of pool m ending at end.
+func (ps *usmpPass) reachesEnd(m int, end int64) bool {
+	if end > ps.high[m] {
+		ps.sum += end - ps.high[m]
 		ps.high[m] = end
 	}
-	return *sum >= stop
+	return ps.sum >= ps.stop
+}
+
+// usmpAt is what a pass in lockstep asks of the buffer at a position of
+// base's order, where it has not moved (usmpLane.info): its span, size
+// and end in base.
+type usmpAt struct {
+	a, b      int32
+	size, end int64
+}
+
+// keptAt is visit's test, for the buffer at position q in lockstep,
+// where base has it (so the pass has not marked it yet and it sits at
+// its place in base, of which in tells), whether it stays there: before
+// the first position that differs, unmarked (marked), or marked but
+// kept (keeps); where it is marked, mark and low are set as marked
+// sets them.
+func (ps *usmpPass) keptAt(in *usmpAt, q int) bool {
+	if q < int(ps.dirty) || in.b < ps.tA || ps.tB < in.a || in.size > 0 && ps.tLo >= in.end {
+		return true
+	}
+	v := ps.tt.max(in.a, in.b)
+	if v == 0 {
+		return true
+	}
+	low := math.MaxInt64 - v
+	if in.size > 0 && low >= in.end {
+		return true
+	}
+	i := ps.order[q]
+	ps.mark[i], ps.low[i] = ps.epoch, low
+	return false
 }
 
 // marked reports whether buffer i's set of conflicts may differ from the
@@ -1499,15 +1743,17 @@ func (ps *usmpPass) reaches(cur usmpAlloc, i int32, sum *int64, stop int64) bool
 // report false for a buffer that keeps its place (keeps), which the
 // caller treats alike.
 func (ps *usmpPass) marked(cur usmpAlloc, i int32) bool {
-	if ps.mark[i] == ps.epoch {
-		return true
-	}
 	if ps.tt == nil {
-		return false
+		return ps.mark[i] == ps.epoch
 	}
+	// The span holds every buffer a swap moved (touch), which alone
+	// are marked before they are visited.
 	t := &ps.g.tasks[i]
 	if t.B < ps.tA || ps.tB < t.A {
 		return false
+	}
+	if ps.mark[i] == ps.epoch {
+		return true
 	}
 	if ps.unbounded(i) && ps.g.size[i] > 0 && ps.tLo >= cur.off[i]+ps.g.size[i] {
 		return false // keeps: every touch lies at or above its end
@@ -1569,13 +1815,23 @@ func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32, above int64) (int64, bool
 		// No pool to check against the top: the lowest gap that holds
 		// the buffer, found without merging all the components; below
 		// its last place, only in the windows a removal opened.
-		var off int64
+		var wins []kernel.Comp
+		upTo := above
 		if ps.rmLive && ps.low[i] >= 0 {
-			o := cur.off[i]
-			off = ix.FirstFitWindows(t, size, 1, ps.windows(i, o, above), o)
-		} else {
-			off = ix.FirstFitAbove(t, size, 1, above)
+			upTo = cur.off[i]
+			wins = ps.windows(i, upTo, above)
 		}
+		if l := ps.grp; l != nil {
+			// In lockstep: the lane places it, and the walk takes the
+			// buffers the passes share too.
+			base := ps.last.off
+			for _, j := range l.held {
+				l.shared.Place(&g.tasks[j], kernel.Comp{Lo: base[j], Hi: AlignUp(base[j]+g.size[j], g.align)})
+			}
+			l.held = l.held[:0]
+			return ix.FirstFitWindowsWith(l.shared, t, size, 1, wins, upTo), false
+		}
+		off := ix.FirstFitWindows(t, size, 1, wins, upTo)
 		ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
 		return off, false
 	}

@@ -427,8 +427,9 @@ func tvmRandomMix(rng *rand.Rand, trial, n0, nd int) []workloads.Buffer {
 
 // TestTVMHillClimbWorkers plans problems where most attempts are
 // rejected with 1 to 4 workers: the same offsets as refUSMPHillClimb for
-// each, and with more than one worker some passes run ahead (usmpSpec)
-// are the real ones, so that the comparison covers them.
+// each, and some passes run ahead (usmpSpec: on another lane, or in
+// lockstep on the same one) are the real ones, so that the comparison
+// covers them.
 func TestTVMHillClimbWorkers(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(20, 91))
@@ -455,7 +456,7 @@ func TestTVMHillClimbWorkers(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Fatalf("trial %d, maxPairs %d, %d workers: %v, want %v", trial, maxPairs, workers, got, want)
 				}
-				if (used > 0) != (workers > 1) {
+				if used == 0 {
 					t.Errorf("trial %d, maxPairs %d, %d workers: %d passes run ahead used", trial, maxPairs, workers, used)
 				}
 			}

@@ -55,10 +55,18 @@ func (ix *CompIndex) FirstFitWindows(t *Task, size, align int64, wins []Comp, up
 		from = ix.coarse.hint(t.A, t.B, size, align)
 	}
 	from = settle(from, align, wins, upTo)
-	// Ranges that end by from block no offset from there up: the runs
-	// start after them, and the small ones are left out.
-	runs := ix.fitRuns[:0]
-	small := ix.scratch[:0]
+	runs, small := ix.appendFitRuns(ix.fitRuns[:0], ix.scratch[:0], t, from)
+	var off int64
+	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align, wins, upTo)
+	return off
+}
+
+// appendFitRuns appends to runs the sorted runs of the placed buffers
+// overlapping t that FirstFit walks (the stabbing path's nodes, the id
+// tree's nodes) and to small the ranges it takes loose (the small nodes,
+// the ids one by one), leaving out those that end by from: they block no
+// offset from there up.
+func (ix *CompIndex) appendFitRuns(runs [][]Comp, small []Comp, t *Task, from int64) ([][]Comp, []Comp) {
 	for v := t.A + ix.leaves; v >= 1; {
 		nd := ix.node[v]
 		if c := ix.pool[nd.ptr : nd.ptr+nd.len]; nd.len > smallRun {
@@ -75,9 +83,7 @@ func (ix *CompIndex) FirstFitWindows(t *Task, size, align int64, wins []Comp, up
 			small = appendEndingAfter(small, ix.placed[lo:hi], from)
 		}
 	}
-	var off int64
-	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align, wins, upTo)
-	return off
+	return runs, small
 }
 
 // walkRuns is lazyFirstFit over runs and the ranges of small (unsorted,
