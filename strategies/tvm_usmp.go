@@ -675,10 +675,15 @@ func (t *chmaxTree) raise(l, r int32, v int64) {
 			nd.tag, nd.top = max(nd.tag, v), max(nd.top, v)
 		}
 	}
-	for _, x := range [2]int32{l + t.leaves, r + t.leaves} {
-		for ; x >= 1; x >>= 1 {
-			t.node[x].top = max(t.node[x].top, v)
-		}
+	// The two leaf-to-root paths meet at the range's common ancestor and
+	// share every node above it: walk them together until they meet.
+	x, y := l+t.leaves, r+t.leaves
+	for ; x != y; x, y = x>>1, y>>1 {
+		t.node[x].top = max(t.node[x].top, v)
+		t.node[y].top = max(t.node[y].top, v)
+	}
+	for ; x >= 1; x >>= 1 {
+		t.node[x].top = max(t.node[x].top, v)
 	}
 }
 
@@ -698,10 +703,12 @@ func (t *chmaxTree) max(l, r int32) int64 {
 			m = max(m, t.node[b].top)
 		}
 	}
-	for _, x := range [2]int32{l + t.leaves, r + t.leaves} {
-		for ; x >= 1; x >>= 1 {
-			m = max(m, t.node[x].tag)
-		}
+	x, y := l+t.leaves, r+t.leaves
+	for ; x != y; x, y = x>>1, y>>1 {
+		m = max(m, t.node[x].tag, t.node[y].tag)
+	}
+	for ; x >= 1; x >>= 1 {
+		m = max(m, t.node[x].tag)
 	}
 	return m
 }
