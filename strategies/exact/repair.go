@@ -1085,7 +1085,8 @@ func (bd boundary) wide() bool {
 
 // inertPaired returns l with each wide boundary, its twins put back
 // (twins of sizes near the least meet by chance), paired by
-// inertGroups, or nil where no wide boundary splits.
+// inertGroups (one that does not split keeps its twins apart, as it
+// was), or nil where no wide boundary splits.
 func (l *layout) inertPaired(p *pace) *layout {
 	at := map[int32]int{} // wide boundary by section
 	for bi, bd := range l.bds {
@@ -1099,8 +1100,12 @@ func (l *layout) inertPaired(p *pace) *layout {
 	nl := l.with()
 	nl.bds = nil
 	merged := map[int32]*boundary{}
+	orig := map[int32][]boundary{} // the wide boundaries and their twins
 	for bi, bd := range l.bds {
 		wi, ok := at[bd.s]
+		if ok && (bi == wi || len(bd.e) == 1 && len(bd.st) == 1) {
+			orig[bd.s] = append(orig[bd.s], bd)
+		}
 		switch {
 		case !ok:
 			nl.bds = append(nl.bds, bd)
@@ -1144,7 +1149,7 @@ func (l *layout) inertPaired(p *pace) *layout {
 		bd := nl.bds[bi]
 		gs := nl.inertGroups(bi, groupsOf)
 		if len(gs) < 2 {
-			out = append(out, bd)
+			out = append(out, orig[bd.s]...) // as they were
 			continue
 		}
 		split = true
