@@ -1056,9 +1056,17 @@ func pairable(a, b []int64) bool {
 // found (most boundaries pair a small group first).
 func leastCommonSum(a []int64, ma uint64, b []int64, mb uint64) int64 {
 	rest := maskSum(a, ma)
-	all := int(rest/2/64 + 1)
+	return leastCommon(rest, int(rest/2/64+1), func(words int) ([]uint64, []uint64) {
+		return reachable(a, ma, words), reachable(b, mb, words)
+	})
+}
+
+// leastCommon returns the least total g, 0 < g < rest, set in both
+// bitsets that reach gives of a number of words (up to all): 64 words
+// first, twice as many each time none is found; -1 where none is.
+func leastCommon(rest int64, all int, reach func(words int) (fa, fb []uint64)) int64 {
 	for words := min(64, all); ; words = min(2*words, all) {
-		fa, fb := reachable(a, ma, words), reachable(b, mb, words)
+		fa, fb := reach(words)
 		for w := range fa {
 			for m := fa[w] & fb[w]; m != 0; m &= m - 1 {
 				if x := int64(w)*64 + int64(bits.TrailingZeros64(m)); x > 0 && x < rest {

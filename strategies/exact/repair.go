@@ -1365,20 +1365,9 @@ func leastCommonTotal(a, b []int64) int64 {
 	for _, x := range a {
 		rest += x
 	}
-	all := int(min(rest/64+1, maxInertWords))
-	for words := min(64, all); ; words = min(2*words, all) {
-		fa, fb := totals(a, words), totals(b, words)
-		for w := range fa {
-			for m := fa[w] & fb[w]; m != 0; m &= m - 1 {
-				if x := int64(w)*64 + int64(bits.TrailingZeros64(m)); x > 0 && x < rest {
-					return x
-				}
-			}
-		}
-		if words == all {
-			return -1
-		}
-	}
+	return leastCommon(rest, int(min(rest/64+1, maxInertWords)), func(words int) ([]uint64, []uint64) {
+		return totals(a, words), totals(b, words)
+	})
 }
 
 // pickTotal returns the indices of a group of s of total g, which some

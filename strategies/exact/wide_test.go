@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"membench/workloads"
 )
 
 // TestWideTotals checks the bitset totals behind the wide pairing
@@ -79,22 +77,16 @@ func TestInertPaired(t *testing.T) {
 		"synthetic/tiling-contention?n=1000&sizes=log-uniform&seed=1",
 		"synthetic/tiling-contention?n=1000&sizes=dominant&seed=1",
 	} {
-		w, err := workloads.Load(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := newInstance(context.Background(), w.Problem)
-		if err != nil {
-			t.Fatal(err)
-		}
+		const capacity = 1 << 20 // the family's, its optimum
+		in := loadInstance(t, spec)
 		bud := &budget{ctx: context.Background(), nodes: -1}
 		split := 0
 		for i := range in.parts {
 			pt := &in.parts[i]
-			if !in.zeroSlack(pt, w.Problem.Capacity) {
+			if !in.zeroSlack(pt, capacity) {
 				continue
 			}
-			_, l := bandsOf(in, pt, w.Problem.Capacity, false, &pace{b: bud}, false)
+			_, l := bandsOf(in, pt, capacity, false, &pace{b: bud}, false)
 			if l == nil {
 				continue
 			}
