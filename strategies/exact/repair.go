@@ -1283,8 +1283,8 @@ func (l *layout) inertGroups(bi int, groupsOf func(bj int) ([][]int32, bool)) []
 		}
 		return xs, nets
 	}
-	// Each live class, the smallest net first, with inert classes of
-	// the other side of its total (one of that net where there is one).
+	// Each live class, the smallest net first, with a group of the
+	// inert classes of the other side of its total (pickTotal's).
 	slices.SortStableFunc(live, func(x, y int) int { return cmp.Compare(abs(x), abs(y)) })
 	for _, x := range live {
 		side := 1
