@@ -73,6 +73,10 @@ type banded struct {
 	// next lists the engines of other pairings to try after this one
 	// (split's).
 	next []*banded
+	// inert is the engine of lay with its wide boundaries paired by
+	// the classes (packInert), made on its first use; b itself where
+	// there is none.
+	inert *banded
 }
 
 type stripe struct {
@@ -86,12 +90,15 @@ type stripe struct {
 	outer *instance
 	rev   bool
 	built bool
+	// inert: the parts of the band pair their wide boundaries by the
+	// classes first (inertPaired), as the layout that made it did.
+	inert bool
 }
 
 // newBanded returns the banded engine of pt at capacity c, sweeping one
 // way (rev), or nil where pt is one band (or bud ended while it looked).
 func newBanded(in *instance, pt *part, c int64, rev, repair bool, bud *budget) (*banded, *layout) {
-	return bandsOf(in, pt, c, rev, &pace{b: bud, repair: repair})
+	return bandsOf(in, pt, c, rev, &pace{b: bud, repair: repair}, false)
 }
 
 // newSplitter returns the engine that packs pt, one band with no
@@ -111,10 +118,10 @@ func (b *banded) like(rev, repair bool) *banded {
 	nl.rev, nl.fits, nl.failed = rev, map[string][]int64{}, map[string]int64{}
 	nb := &banded{p: &pace{b: b.p.b, repair: repair}, sol: make([]int64, len(b.sol)), lay: &nl, rect: b.rect}
 	for _, bd := range b.bands {
-		nb.bands = append(nb.bands, stripe{h: bd.h, ks: bd.ks, outer: bd.outer, rev: rev})
+		nb.bands = append(nb.bands, stripe{h: bd.h, ks: bd.ks, outer: bd.outer, rev: rev, inert: bd.inert})
 	}
 	if cs := b.coarse; cs != nil {
-		nb.coarse = &stripe{h: cs.h, ks: cs.ks, outer: cs.outer, rev: rev}
+		nb.coarse = &stripe{h: cs.h, ks: cs.ks, outer: cs.outer, rev: rev, inert: cs.inert}
 	}
 	return nb
 }
@@ -169,6 +176,17 @@ func (b *banded) pack(int64) outcome {
 		return res
 	}
 	res, fails := b.packBands(capLow)
+	if fails != nil && p.stop == 0 && !b.lay.rev {
+		// A run's own part (no enclosing cap), sweeping forward: its
+		// wide boundaries paired by the classes first (the backward run
+		// tries them after its high caps, in repair).
+		if b.packInert(capLow, capHigh) == found {
+			return found
+		}
+		if p.ended() {
+			return aborted
+		}
+	}
 	if fails != nil {
 		res, fails = b.packBands(capHigh)
 	}
@@ -310,8 +328,8 @@ func (bd *stripe) pack(p *pace, base int64, put func(k int32, off int64)) bool {
 
 // newPacker returns the packer of pt (with no slack at c) on pace p: its
 // bands where it has several, else its filler, chains merged.
-func newPacker(in *instance, pt *part, c int64, rev bool, p *pace) packer {
-	b, l := bandsOf(in, pt, c, rev, p)
+func newPacker(in *instance, pt *part, c int64, rev bool, p *pace, inert bool) packer {
+	b, l := bandsOf(in, pt, c, rev, p, inert)
 	if b != nil {
 		return b
 	}
@@ -351,6 +369,9 @@ type layout struct {
 	// pinwheel's first and last blades would end and start (split's
 	// pairings, tried by the hundred).
 	bladesOnly bool
+	// inert: its wide boundaries were paired by the classes
+	// (inertPaired), and so are those of its bands' parts.
+	inert bool
 }
 
 // boundary holds the buffers ending (e) and starting (st) at section
@@ -395,7 +416,7 @@ func pairBufs(bd boundary, pr [2]uint64) []int32 {
 // bandsOf splits pt into its bands and makes their packers, or returns
 // nil where it is one band (or a band does not come out with no slack,
 // which cannot happen); and the pairing it found.
-func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) (*banded, *layout) {
+func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace, inert bool) (*banded, *layout) {
 	ns := pt.secHi - pt.secLo
 	ends, starts := make([][]int32, ns+1), make([][]int32, ns+1)
 	for _, k := range pt.bufs {
@@ -436,6 +457,12 @@ func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace) (*banded, *layo
 		}
 		l.bds = append(l.bds, bd)
 	}
+	l.inert = inert
+	if inert && p.repair {
+		if il := l.inertPaired(p); il != nil {
+			return il.build(p, nil), il
+		}
+	}
 	return l.build(p, nil), l
 }
 
@@ -467,6 +494,7 @@ func (l *layout) buildWithin(p *pace, rect *[2]int32, work *int64, maxWork int64
 		b := rectsOf(in, pt, c, l.rev, p, groups, local, rect, work, maxWork, l.bladesOnly)
 		if b != nil {
 			b.lay = l
+			b.setInert(l.inert)
 		}
 		return b
 	}
@@ -486,7 +514,18 @@ func (l *layout) buildWithin(p *pace, rect *[2]int32, work *int64, maxWork int64
 	if total != c {
 		return nil
 	}
+	b.setInert(l.inert)
 	return b
+}
+
+// setInert marks b's stripes inert or not.
+func (b *banded) setInert(inert bool) {
+	for i := range b.bands {
+		b.bands[i].inert = inert
+	}
+	if b.coarse != nil {
+		b.coarse.inert = inert
+	}
 }
 
 // build makes the stripe's problem and the packers of its parts on pace
@@ -509,7 +548,7 @@ func (bd *stripe) build(p *pace) bool {
 			bd.kids = nil
 			return false
 		}
-		bd.kids = append(bd.kids, newPacker(bin, bp, bd.h, bd.rev, p))
+		bd.kids = append(bd.kids, newPacker(bin, bp, bd.h, bd.rev, p, bd.inert))
 	}
 	return true
 }
@@ -1017,9 +1056,17 @@ func pairable(a, b []int64) bool {
 // found (most boundaries pair a small group first).
 func leastCommonSum(a []int64, ma uint64, b []int64, mb uint64) int64 {
 	rest := maskSum(a, ma)
-	all := int(rest/2/64 + 1)
+	return leastCommon(rest, int(rest/2/64+1), func(words int) ([]uint64, []uint64) {
+		return reachable(a, ma, words), reachable(b, mb, words)
+	})
+}
+
+// leastCommon returns the least total g, 0 < g < rest, set in both
+// bitsets that reach gives of a number of words (up to all): 64 words
+// first, twice as many each time none is found; -1 where none is.
+func leastCommon(rest int64, all int, reach func(words int) (fa, fb []uint64)) int64 {
 	for words := min(64, all); ; words = min(2*words, all) {
-		fa, fb := reachable(a, ma, words), reachable(b, mb, words)
+		fa, fb := reach(words)
 		for w := range fa {
 			for m := fa[w] & fb[w]; m != 0; m &= m - 1 {
 				if x := int64(w)*64 + int64(bits.TrailingZeros64(m)); x > 0 && x < rest {

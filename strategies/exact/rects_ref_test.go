@@ -211,7 +211,7 @@ func TestRectsOfMatchesReference(t *testing.T) {
 					continue
 				}
 				bud := &budget{ctx: context.Background(), nodes: -1}
-				b, l := bandsOf(in, pt, c, false, &pace{b: bud})
+				b, l := bandsOf(in, pt, c, false, &pace{b: bud}, false)
 				if l != nil {
 					layouts = append(layouts, l)
 				}

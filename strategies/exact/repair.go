@@ -77,6 +77,12 @@ func (b *banded) repair(fails []int) outcome {
 		return found
 	}
 	stopped := func() bool { return p.ended() || p.stop > 0 && p.count > p.stop }
+	if b.packInert(capLow, capHigh) == found {
+		return found
+	}
+	if stopped() {
+		return aborted
+	}
 	for _, a := range alts {
 		if try(a) == found {
 			return found
@@ -96,6 +102,47 @@ func (b *banded) repair(fails []int) outcome {
 			if stopped() {
 				return aborted
 			}
+		}
+	}
+	return aborted
+}
+
+// packInert packs b's part by the bands of its layout with its wide
+// boundaries paired by the classes (inertPaired), each band within its
+// cap at each of mults in turn: found, or aborted where it has none or
+// some band failed. The engine is made once (b.inert), so that bands
+// that failed at a cap are not packed again at it.
+func (b *banded) packInert(mults ...int64) outcome {
+	l, p := b.lay, b.p
+	if l.inert {
+		return aborted // paired so already
+	}
+	if b.inert == nil {
+		il := l.inertPaired(p)
+		if il == nil {
+			b.inert = b // none: b itself marks it
+			return aborted
+		}
+		il.inert = true
+		b.inert = il.build(p, nil)
+		if b.inert == nil {
+			b.inert = b
+		}
+	}
+	nb := b.inert
+	if nb == b {
+		return aborted
+	}
+	for _, m := range mults {
+		res, fails := nb.packBands(m)
+		if res == found {
+			for _, k := range l.pt.bufs {
+				b.sol[k] = nb.sol[k]
+			}
+			return found
+		}
+		if fails == nil {
+			return res
 		}
 	}
 	return aborted
@@ -1002,4 +1049,345 @@ func (l *layout) bladePairs(work *int64) [][2]int32 {
 		}
 	}
 	return slices.Concat(byFlags[:]...)
+}
+
+// Wide boundaries. A boundary with more than 64 buffers a side after
+// its twins is one group (the masks' width), and so, often, is the
+// part. Sums there are dense: most totals are reached by groups of a
+// few buffers of each side, so pairing by totals alone (pairLarge's
+// rule, on sides of any length) pairs groups that agree by chance.
+// inertPaired pairs them instead by the classes the other boundaries
+// make, where the chance left does no harm: a class that lives from the
+// part's start up to the boundary, or from it to the part's end, and
+// meets no other boundary still to be paired, is inert: a rectangle of
+// its own whose place no other boundary fixes, so one inert group of a
+// total may stand for another of that total. Each class that lives on
+// elsewhere takes inert classes of the other side of its total (found
+// by bitsets of the totals they reach, as pairLarge's); inert classes
+// of both sides are paired by the least totals both reach; the rest is
+// one group. Every wide boundary is paired so, each by the others'
+// classes with the wide ones left unjoined, and each group is a
+// boundary of its own.
+
+// maxWidePairs is the most groups of inert classes of both sides that
+// inertGroups pairs by their least common totals.
+const maxWidePairs = 64
+
+// maxInertWords bounds the bitsets (64-bit words) in which inertGroups
+// looks for a group of a total.
+const maxInertWords = 1 << 12
+
+// wide says whether bd is one group for want of masks wide enough: more
+// than 64 buffers on a side, and more than one on each.
+func (bd boundary) wide() bool {
+	return bd.pairs == nil && (len(bd.e) > 64 || len(bd.st) > 64) && len(bd.e) > 1 && len(bd.st) > 1
+}
+
+// inertPaired returns l with each wide boundary, its twins put back
+// (twins of sizes near the least meet by chance), paired by
+// inertGroups (one that does not split keeps its twins apart, as it
+// was), or nil where no wide boundary splits.
+func (l *layout) inertPaired(p *pace) *layout {
+	at := map[int32]int{} // wide boundary by section
+	for bi, bd := range l.bds {
+		if bd.wide() {
+			at[bd.s] = bi
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	nl := l.with()
+	nl.bds = nil
+	merged := map[int32]*boundary{}
+	orig := map[int32][]boundary{} // the wide boundaries and their twins
+	for bi, bd := range l.bds {
+		wi, ok := at[bd.s]
+		if ok && (bi == wi || len(bd.e) == 1 && len(bd.st) == 1) {
+			orig[bd.s] = append(orig[bd.s], bd)
+		}
+		switch {
+		case !ok:
+			nl.bds = append(nl.bds, bd)
+		case bi == wi:
+			if m := merged[bd.s]; m != nil {
+				m.e, m.st = append(m.e, bd.e...), append(m.st, bd.st...)
+				continue
+			}
+			merged[bd.s] = &boundary{s: bd.s, e: slices.Clone(bd.e), st: slices.Clone(bd.st)}
+		case len(bd.e) == 1 && len(bd.st) == 1:
+			m := merged[bd.s]
+			if m == nil {
+				m = &boundary{s: bd.s}
+				merged[bd.s] = m
+			}
+			m.e, m.st = append(m.e, bd.e...), append(m.st, bd.st...)
+		default:
+			nl.bds = append(nl.bds, bd)
+		}
+	}
+	first := len(nl.bds)
+	for _, bd := range l.bds {
+		if m := merged[bd.s]; m != nil {
+			// In the part's order, as bandsOf lists them.
+			for _, ks := range [2][]int32{m.e, m.st} {
+				slices.SortFunc(ks, func(a, b int32) int { return cmp.Compare(l.local[a], l.local[b]) })
+			}
+			nl.bds = append(nl.bds, *m)
+			delete(merged, bd.s)
+		}
+	}
+	groupsOf := func(bj int) ([][]int32, bool) {
+		if bj >= first {
+			return nil, false
+		}
+		return bdGroups(nl.bds[bj]), true
+	}
+	var out []boundary
+	split := false
+	for bi := first; bi < len(nl.bds); bi++ {
+		bd := nl.bds[bi]
+		gs := nl.inertGroups(bi, groupsOf)
+		if len(gs) < 2 {
+			out = append(out, orig[bd.s]...) // as they were
+			continue
+		}
+		split = true
+		for _, g := range gs {
+			gb := boundary{s: bd.s, e: g[0], st: g[1]}
+			if len(g[0]) <= 64 && len(g[1]) <= 64 {
+				a, b := make([]int64, len(g[0])), make([]int64, len(g[1]))
+				for i, k := range g[0] {
+					a[i] = l.in.size[k]
+				}
+				for i, k := range g[1] {
+					b[i] = l.in.size[k]
+				}
+				gb.pairs = p.b.pairsOf(a, b)
+			}
+			out = append(out, gb)
+		}
+	}
+	if !split {
+		return nil
+	}
+	nl.bds = append(nl.bds[:first], out...)
+	return nl
+}
+
+// inertGroups pairs the buffers of boundary bi of l, as lists of its
+// ending and starting buffers, by the classes of the groups of the
+// other boundaries (groupsOf: false for a boundary left unjoined).
+func (l *layout) inertGroups(bi int, groupsOf func(bj int) ([][]int32, bool)) [][2][]int32 {
+	in, pt := l.in, l.pt
+	n := len(pt.bufs)
+	ns := pt.secHi - pt.secLo
+	bd := l.bds[bi]
+	parent := make(forest, n)
+	parent.reset()
+	open := map[int32]bool{} // sections of boundaries left unjoined
+	for bj, ob := range l.bds {
+		if bj == bi {
+			continue
+		}
+		gs, ok := groupsOf(bj)
+		if !ok {
+			if ob.s != bd.s {
+				open[ob.s] = true
+			}
+			continue
+		}
+		for _, g := range gs {
+			for _, k := range g[1:] {
+				parent[parent.find(l.local[k])] = parent.find(l.local[g[0]])
+			}
+		}
+	}
+	// Each class's first and last section, and whether it meets a
+	// boundary left unjoined.
+	lo, hi := make([]int32, n), make([]int32, n)
+	touch := make([]bool, n)
+	for i := range n {
+		lo[i], hi[i] = ns, 0
+	}
+	for i, k := range pt.bufs {
+		r := parent.find(int32(i))
+		a, b := in.secLo[k]-pt.secLo, in.secHi[k]-pt.secLo
+		lo[r], hi[r] = min(lo[r], a), max(hi[r], b)
+		touch[r] = touch[r] || open[a] || open[b]
+	}
+	type class struct {
+		net   int64 // bytes its buffers end here less those they start
+		ks    [2][]int32
+		inert bool
+	}
+	at := map[int32]int{}
+	var cs []class
+	for side, ks := range [2][]int32{bd.e, bd.st} {
+		for _, k := range ks {
+			r := parent.find(l.local[k])
+			x, ok := at[r]
+			if !ok {
+				x = len(cs)
+				at[r] = x
+				cs = append(cs, class{inert: !touch[r] && (lo[r] == 0 && hi[r] == bd.s || lo[r] == bd.s && hi[r] == ns)})
+			}
+			if side == 0 {
+				cs[x].net += in.size[k]
+			} else {
+				cs[x].net -= in.size[k]
+			}
+			cs[x].ks[side] = append(cs[x].ks[side], k)
+		}
+	}
+	abs := func(x int) int64 {
+		if cs[x].net < 0 {
+			return -cs[x].net
+		}
+		return cs[x].net
+	}
+	var out [][2][]int32
+	var live []int
+	var inert [2][]int // of positive and of negative nets
+	for x, c := range cs {
+		switch {
+		case c.net == 0:
+			out = append(out, c.ks)
+		case !c.inert:
+			live = append(live, x)
+		case c.net > 0:
+			inert[0] = append(inert[0], x)
+		default:
+			inert[1] = append(inert[1], x)
+		}
+	}
+	used := make([]bool, len(cs))
+	join := func(xs []int) [2][]int32 {
+		var g [2][]int32
+		for _, x := range xs {
+			used[x] = true
+			g[0] = append(g[0], cs[x].ks[0]...)
+			g[1] = append(g[1], cs[x].ks[1]...)
+		}
+		return g
+	}
+	// free lists the inert classes of a side not yet grouped, and their
+	// nets.
+	free := func(side int) ([]int, []int64) {
+		var xs []int
+		var nets []int64
+		for _, x := range inert[side] {
+			if !used[x] {
+				xs, nets = append(xs, x), append(nets, abs(x))
+			}
+		}
+		return xs, nets
+	}
+	// Each live class, the smallest net first, with a group of the
+	// inert classes of the other side of its total (pickTotal's).
+	slices.SortStableFunc(live, func(x, y int) int { return cmp.Compare(abs(x), abs(y)) })
+	for _, x := range live {
+		side := 1
+		if cs[x].net < 0 {
+			side = 0
+		}
+		g := abs(x)
+		if g/64+1 > maxInertWords {
+			continue
+		}
+		xs, nets := free(side)
+		if !reaches(nets, g) {
+			continue
+		}
+		group := []int{x}
+		for _, j := range pickTotal(nets, g) {
+			group = append(group, xs[j])
+		}
+		out = append(out, join(group))
+	}
+	// Inert classes of both sides by the least totals both reach.
+	for range maxWidePairs {
+		xa, na := free(0)
+		xb, nb := free(1)
+		if len(xa) == 0 || len(xb) == 0 {
+			break
+		}
+		g := leastCommonTotal(na, nb)
+		if g < 0 || g/64+1 > maxInertWords {
+			break
+		}
+		var group []int
+		for _, j := range pickTotal(na, g) {
+			group = append(group, xa[j])
+		}
+		for _, j := range pickTotal(nb, g) {
+			group = append(group, xb[j])
+		}
+		out = append(out, join(group))
+	}
+	var rest []int
+	for x := range cs {
+		if !used[x] && cs[x].net != 0 {
+			rest = append(rest, x)
+		}
+	}
+	if len(rest) > 0 {
+		out = append(out, join(rest))
+	}
+	return out
+}
+
+// totals returns the bitset, of the given words, of the totals that
+// groups of s reach (exact below its length).
+func totals(s []int64, words int) []uint64 {
+	row := make([]uint64, words)
+	row[0] = 1
+	for _, x := range s {
+		orShifted(row, row, x)
+	}
+	return row
+}
+
+// reaches says whether some group of s totals g.
+func reaches(s []int64, g int64) bool {
+	var sum int64
+	for _, x := range s {
+		sum += x
+	}
+	return g <= sum && totals(s, int(g/64+1))[g/64]&(1<<(g%64)) != 0
+}
+
+// leastCommonTotal returns the least total g, 0 < g < the total of a,
+// that a group of a and a group of b reach, or -1; up to maxInertWords
+// words, 64 first and twice as many until one is found.
+func leastCommonTotal(a, b []int64) int64 {
+	var rest int64
+	for _, x := range a {
+		rest += x
+	}
+	return leastCommon(rest, int(min(rest/64+1, maxInertWords)), func(words int) ([]uint64, []uint64) {
+		return totals(a, words), totals(b, words)
+	})
+}
+
+// pickTotal returns the indices of a group of s of total g, which some
+// group reaches: the latest buffers left out wherever the others reach
+// what is left.
+func pickTotal(s []int64, g int64) []int {
+	rows := make([][]uint64, len(s)+1)
+	rows[0] = make([]uint64, g/64+1)
+	rows[0][0] = 1
+	for i, x := range s {
+		rows[i+1] = slices.Clone(rows[i])
+		orShifted(rows[i+1], rows[i], x)
+	}
+	var pick []int
+	for r := len(s); r > 0 && g > 0; r-- {
+		if rows[r-1][g/64]&(1<<(g%64)) != 0 {
+			continue // reached without this one
+		}
+		pick = append(pick, r-1)
+		g -= s[r-1]
+	}
+	return pick
 }
