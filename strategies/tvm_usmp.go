@@ -1052,9 +1052,13 @@ type usmpSpec struct {
 	running   []chan struct{}
 	groupSize int
 	empty     *kernel.CompIndex // the lanes' empty index, shared
-	chain     []*usmpJob
-	ended     bool // the chain's last state has no next attempt
-	used      int  // passes run ahead that were the real ones
+	// px: the prefix index of pxBase, the last base a group in lockstep
+	// started from (prefix).
+	px     *kernel.PrefixIndex
+	pxBase usmpBase
+	chain  []*usmpJob
+	ended  bool // the chain's last state has no next attempt
+	used   int  // passes run ahead that were the real ones
 	// cancelled is set once the caller's context is done; quit ends
 	// its watcher.
 	cancelled atomic.Bool
@@ -1151,13 +1155,32 @@ func (sp *usmpSpec) launch(k int, jobs []*usmpJob, base usmpBase) {
 	for _, j := range jobs {
 		j.done = make(chan struct{})
 	}
+	var px *kernel.PrefixIndex
+	if len(jobs) > 1 {
+		px = sp.prefix(base)
+	}
 	r := make(chan struct{})
 	sp.running[k] = r
 	go func() {
 		defer close(r)
-		l.run(sp, jobs, base)
+		l.run(sp, jobs, base, px)
 	}()
 	sp.chain = append(sp.chain, jobs...)
+}
+
+// prefix returns the index of base's placements in base's order, for the
+// lanes' rounds in lockstep (usmpLane.shared): made once for each base,
+// which every group shares until a pass is accepted.
+func (sp *usmpSpec) prefix(base usmpBase) *kernel.PrefixIndex {
+	if sp.px == nil || &sp.pxBase.order[0] != &base.order[0] || &sp.pxBase.alloc.off[0] != &base.alloc.off[0] {
+		g := sp.g
+		at := make([]kernel.Comp, len(base.alloc.off))
+		for i, o := range base.alloc.off {
+			at[i] = kernel.Comp{Lo: o, Hi: AlignUp(o+g.size[i], g.align)}
+		}
+		sp.px, sp.pxBase = kernel.NewPrefixIndex(g.spans, base.order, at), base
+	}
+	return sp.px
 }
 
 // next returns the job of the attempt after last's, from the state last
@@ -1273,12 +1296,11 @@ func (sp *usmpSpec) close() {
 
 // usmpLane runs groups of passes, one group at a time: a usmpPass for
 // each pass of a group (made when first needed), and, for lockstep, the
-// index of the buffers all of a group's passes keep (shared) and those
-// of them not yet placed there (held).
+// round (over base's kernel.PrefixIndex) of the buffers all of a group's
+// passes keep in base's place.
 type usmpLane struct {
 	passes []*usmpPass
-	shared *kernel.CompIndex
-	held   []int32
+	shared *kernel.PrefixRound
 	// order and info: base's order, and for each position the buffer
 	// there as keptAt needs it, in lockstep without lists.
 	order []int32
@@ -1287,7 +1309,7 @@ type usmpLane struct {
 
 // run runs the passes of jobs from base and ends each job: one by one
 // (usmpPass.run), or in lockstep where there are several.
-func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
+func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase, px *kernel.PrefixIndex) {
 	for len(l.passes) < len(jobs) {
 		l.passes = append(l.passes, newUSMPPass(sp.g, sp.empty))
 	}
@@ -1298,9 +1320,9 @@ func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 		return
 	}
 	if l.shared == nil {
-		l.shared = sp.empty.EmptyCopy()
+		l.shared = px.NewRound()
 	} else {
-		l.shared.Reset()
+		l.shared.Reset(px)
 	}
 	l.lockstep(sp, jobs, base)
 }
@@ -1316,7 +1338,6 @@ func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 // up to the position, as alone. A pass that stops, or is dropped, leaves
 // the lockstep there.
 func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
-	l.held = l.held[:0]
 	g := sp.g
 	l.order = nil
 	if !g.lists() {
@@ -1341,6 +1362,9 @@ func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 	}
 	end := func(a live, res usmpResult, err error) {
 		a.ps.grp = nil
+		if res.alloc.off == nil {
+			a.ps.spare = a.ps.cur // not handed on: the next pass reuses it
+		}
 		a.job.res, a.job.err = res, err
 		close(a.job.done)
 	}
@@ -1367,9 +1391,9 @@ func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 			}
 		}
 		if all {
-			l.held = append(l.held, base.order[q])
 			continue
 		}
+		l.shared.Skip(int32(q))
 		for _, a := range active {
 			a.ps.held = append(a.ps.held, a.ps.order[q])
 		}
@@ -1469,8 +1493,12 @@ type usmpPass struct {
 	// The pass under way (begin): its allocation so far, whether it
 	// places everything (no pool to start from), its stop, the sum of
 	// high, and the work since ctx was last polled.
-	cur       usmpAlloc
-	full      bool
+	cur  usmpAlloc
+	full bool
+	// spare: the allocation of a pass that stopped or was dropped, which
+	// the next begin takes rather than a fresh one (a pass's result is
+	// the climb's, and never reused).
+	spare     usmpAlloc
 	stop, sum int64
 	work      int
 	// moved: the buffer visit last settled is not where the pool the
@@ -1554,9 +1582,11 @@ func (ps *usmpPass) run(ctx context.Context, base usmpAlloc, baseOrder, order []
 	for q := range ps.order {
 		stopped, err := ps.visit(ctx, q)
 		if err != nil {
+			ps.spare = ps.cur
 			return usmpResult{}, err
 		}
 		if stopped {
+			ps.spare = ps.cur
 			return usmpResult{stopped: true}, nil
 		}
 	}
@@ -1575,7 +1605,11 @@ func (ps *usmpPass) begin(base usmpAlloc, baseOrder, order []int32, stop int64) 
 		}
 		clear(ps.high)
 	}
-	cur := usmpAlloc{off: make([]int64, n), nope: make([]bool, n)}
+	cur := ps.spare
+	ps.spare = usmpAlloc{}
+	if len(cur.off) != n {
+		cur = usmpAlloc{off: make([]int64, n), nope: make([]bool, n)}
+	}
 	ps.cur = cur
 	ps.full = ps.last.off == nil
 	if !ps.full {
@@ -1603,6 +1637,8 @@ func (ps *usmpPass) begin(base usmpAlloc, baseOrder, order []int32, stop int64) 
 			}
 		}
 	} else {
+		clear(cur.off)
+		clear(cur.nope)
 		ps.dirty, ps.rmLive = 0, false
 	}
 	clear(ps.fresh)
@@ -1829,14 +1865,9 @@ func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32, above int64) (int64, bool
 			wins = ps.windows(i, upTo, above)
 		}
 		if l := ps.grp; l != nil {
-			// In lockstep: the lane places it, and the walk takes the
-			// buffers the passes share too.
-			base := ps.last.off
-			for _, j := range l.held {
-				l.shared.Place(&g.tasks[j], kernel.Comp{Lo: base[j], Hi: AlignUp(base[j]+g.size[j], g.align)})
-			}
-			l.held = l.held[:0]
-			return ix.FirstFitWindowsWith(l.shared, t, size, 1, wins, upTo), false
+			// In lockstep: the walk takes the buffers the passes
+			// share too, those before the buffer's position.
+			return ix.FirstFitWindowsPrefix(l.shared, ps.pos[i], t, size, 1, wins, upTo), false
 		}
 		off := ix.FirstFitWindows(t, size, 1, wins, upTo)
 		ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})
