@@ -1718,7 +1718,9 @@ func (ps *usmpPass) remove(cur usmpAlloc, i int32) {
 // blocked), in ps.wins' storage.
 func (ps *usmpPass) windows(i int32, upTo, above int64) []kernel.Comp {
 	size := ps.g.size[i]
-	ps.comps = ps.rm.Overlapping(ps.comps[:0], &ps.g.tasks[i])
+	// Only ranges ending above above and starting below upTo+size-1
+	// give a window.
+	ps.comps = ps.rm.OverlappingWithin(ps.comps[:0], &ps.g.tasks[i], above, upTo+size-1)
 	wins := ps.wins[:0]
 	for _, c := range ps.comps { // sorted by Lo
 		lo, hi := max(above, c.Lo-size+1), min(c.Hi, upTo)
