@@ -644,8 +644,15 @@ func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buff
 // at least as high, which every query through it also reads). A node's
 // tag and top lie side by side, and so do siblings: a query reads a
 // path's nodes and their siblings, mostly in the same cache lines.
+//
+// A tree may hold several such arrays (slots), the values of a node for
+// every slot side by side: the hill climb's passes in lockstep on a lane
+// each have a slot of the lane's tree, and ask it about the same ranges
+// one after the other (usmpPass.keptAt), so that the passes after the
+// first mostly find the nodes in the cache.
 type chmaxTree struct {
 	leaves int32
+	w      int32 // the number of slots
 	node   []chmaxNode
 }
 
@@ -653,25 +660,35 @@ type chmaxNode struct{ tag, top int64 }
 
 // newChmaxTree returns a tree over points 0..n-1. The leaves are rounded
 // up to a power of two, so that every node covers a run of points.
-func newChmaxTree(n int) *chmaxTree {
+func newChmaxTree(n int) *chmaxTree { return newChmaxSlots(n, 1) }
+
+// newChmaxSlots returns a tree of w slots over points 0..n-1.
+func newChmaxSlots(n, w int) *chmaxTree {
 	leaves := 1
 	for leaves < n {
 		leaves *= 2
 	}
-	return &chmaxTree{leaves: int32(leaves), node: make([]chmaxNode, 2*leaves)}
+	return &chmaxTree{leaves: int32(leaves), w: int32(w), node: make([]chmaxNode, 2*leaves*w)}
 }
 
 // raise lifts points l..r (inclusive) to at least v.
-func (t *chmaxTree) raise(l, r int32, v int64) {
+func (t *chmaxTree) raise(l, r int32, v int64) { t.raiseIn(0, l, r, v) }
+
+// max returns the largest value of points l..r (inclusive).
+func (t *chmaxTree) max(l, r int32) int64 { return t.maxIn(0, l, r) }
+
+// raiseIn is raise in slot s.
+func (t *chmaxTree) raiseIn(s, l, r int32, v int64) {
+	w := t.w
 	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
 		if a&1 == 1 {
-			nd := &t.node[a]
+			nd := &t.node[a*w+s]
 			nd.tag, nd.top = max(nd.tag, v), max(nd.top, v)
 			a++
 		}
 		if b&1 == 1 {
 			b--
-			nd := &t.node[b]
+			nd := &t.node[b*w+s]
 			nd.tag, nd.top = max(nd.tag, v), max(nd.top, v)
 		}
 	}
@@ -679,36 +696,38 @@ func (t *chmaxTree) raise(l, r int32, v int64) {
 	// share every node above it: walk them together until they meet.
 	x, y := l+t.leaves, r+t.leaves
 	for ; x != y; x, y = x>>1, y>>1 {
-		t.node[x].top = max(t.node[x].top, v)
-		t.node[y].top = max(t.node[y].top, v)
+		nx, ny := &t.node[x*w+s], &t.node[y*w+s]
+		nx.top, ny.top = max(nx.top, v), max(ny.top, v)
 	}
 	for ; x >= 1; x >>= 1 {
-		t.node[x].top = max(t.node[x].top, v)
+		nx := &t.node[x*w+s]
+		nx.top = max(nx.top, v)
 	}
 }
 
-// reset sets every point back to 0.
+// reset sets every point of every slot back to 0.
 func (t *chmaxTree) reset() { clear(t.node) }
 
-// max returns the largest value of points l..r (inclusive).
-func (t *chmaxTree) max(l, r int32) int64 {
+// maxIn is max in slot s.
+func (t *chmaxTree) maxIn(s, l, r int32) int64 {
+	w := t.w
 	var m int64
 	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
 		if a&1 == 1 {
-			m = max(m, t.node[a].top)
+			m = max(m, t.node[a*w+s].top)
 			a++
 		}
 		if b&1 == 1 {
 			b--
-			m = max(m, t.node[b].top)
+			m = max(m, t.node[b*w+s].top)
 		}
 	}
 	x, y := l+t.leaves, r+t.leaves
 	for ; x != y; x, y = x>>1, y>>1 {
-		m = max(m, t.node[x].tag, t.node[y].tag)
+		m = max(m, t.node[x*w+s].tag, t.node[y*w+s].tag)
 	}
 	for ; x >= 1; x >>= 1 {
-		m = max(m, t.node[x].tag)
+		m = max(m, t.node[x*w+s].tag)
 	}
 	return m
 }
@@ -1329,6 +1348,9 @@ func (sp *usmpSpec) close() {
 type usmpLane struct {
 	passes []*usmpPass
 	shared *kernel.PrefixRound
+	// tt, without lists: the passes' trees of touches, slot k pass k's
+	// (usmpPass.tt).
+	tt *chmaxTree
 	// order and info: base's order, and for each position the buffer
 	// there as keptAt needs it, in lockstep without lists.
 	order []int32
@@ -1338,8 +1360,14 @@ type usmpLane struct {
 // run runs the passes of jobs from base and ends each job: one by one
 // (usmpPass.run), or in lockstep where there are several.
 func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase, px *kernel.PrefixIndex) {
+	if l.tt == nil && !sp.g.lists() {
+		l.tt = newChmaxSlots(int(sp.g.spans.Tasks()), sp.groupSize)
+	}
 	for len(l.passes) < len(jobs) {
-		l.passes = append(l.passes, newUSMPPass(sp.g, sp.empty))
+		l.passes = append(l.passes, newUSMPPass(sp.g, sp.empty, l.tt, int32(len(l.passes))))
+	}
+	if l.tt != nil {
+		l.tt.reset() // for the passes' touches (usmpPass.begin)
 	}
 	if len(jobs) == 1 {
 		j := jobs[0]
@@ -1490,7 +1518,8 @@ type usmpPass struct {
 	// the offset it moved to or from; a buffer is marked where a point of
 	// its lifetime is raised, low being MaxInt64 less the highest. mark
 	// then flags only the buffers a swap moved.
-	tt *chmaxTree
+	tt   *chmaxTree
+	slot int32 // the pass's slot of tt, its lane's
 	// With tt, the touches since the pass began: the span of tasks they
 	// cover (tA..tB, empty while tA > tB) and their lowest offset
 	// (tLo). A buffer outside that span is not marked, and one in an
@@ -1540,8 +1569,9 @@ type usmpPass struct {
 }
 
 // newUSMPPass returns a lane for g's passes; empty is an empty index
-// over g.spans where g has them.
-func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex) *usmpPass {
+// over g.spans where g has them, and, without lists, slot of tt is the
+// pass's.
+func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex, tt *chmaxTree, slot int32) *usmpPass {
 	n := len(g.size)
 	ps := &usmpPass{g: g, order: make([]int32, n), pos: make([]int32, n), rev: *g, mark: make([]int32, n), low: make([]int64, n),
 		plain: g.pools.of == nil && g.pools.hint == nil, empty: empty}
@@ -1550,7 +1580,7 @@ func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex) *usmpPass {
 	}
 	ps.deg = g.degrees()
 	if !g.lists() {
-		ps.tt = newChmaxTree(int(g.spans.Tasks()))
+		ps.tt, ps.slot = tt, slot
 	} else if !g.sym {
 		ps.rev = g.transpose()
 	}
@@ -1588,7 +1618,7 @@ func (ps *usmpPass) start(base usmpAlloc, baseOrder, order []int32) {
 func (ps *usmpPass) touch(i int32, lo int64) {
 	if ps.tt != nil {
 		t := &ps.g.tasks[i]
-		ps.tt.raise(t.A, t.B, math.MaxInt64-lo)
+		ps.tt.raiseIn(ps.slot, t.A, t.B, math.MaxInt64-lo)
 		ps.tA, ps.tB, ps.tLo = min(ps.tA, t.A), max(ps.tB, t.B), min(ps.tLo, lo)
 		return
 	}
@@ -1645,7 +1675,7 @@ func (ps *usmpPass) begin(base usmpAlloc, baseOrder, order []int32, stop int64) 
 		copy(cur.nope, ps.last.nope)
 		ps.epoch++
 		if ps.tt != nil {
-			ps.tt.reset()
+			// The lane has reset the tree (usmpLane.run).
 			ps.tA, ps.tB, ps.tLo = math.MaxInt32, -1, math.MaxInt64
 		}
 		for _, i := range ps.swaps {
@@ -1798,7 +1828,7 @@ func (ps *usmpPass) keptAt(in *usmpAt, q int) bool {
 	if q < int(ps.dirty) || in.b < ps.tA || ps.tB < in.a || in.size > 0 && ps.tLo >= in.end {
 		return true
 	}
-	v := ps.tt.max(in.a, in.b)
+	v := ps.tt.maxIn(ps.slot, in.a, in.b)
 	if v == 0 {
 		return true
 	}
@@ -1831,7 +1861,7 @@ func (ps *usmpPass) marked(cur usmpAlloc, i int32) bool {
 	if ps.unbounded(i) && ps.g.size[i] > 0 && ps.tLo >= cur.off[i]+ps.g.size[i] {
 		return false // keeps: every touch lies at or above its end
 	}
-	v := ps.tt.max(t.A, t.B)
+	v := ps.tt.maxIn(ps.slot, t.A, t.B)
 	if v == 0 {
 		return false
 	}
