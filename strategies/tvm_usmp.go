@@ -1079,10 +1079,16 @@ type usmpSpec struct {
 	quit      chan struct{}
 }
 
+// usmpCoarseShift: usmpPass.tc's blocks are usmpCoarse tasks.
+const (
+	usmpCoarseShift = 6
+	usmpCoarse      = 1 << usmpCoarseShift
+)
+
 // usmpGroupSize is how many passes a lane runs in lockstep where it can
 // (one unbounded pool, no conflict lists): the buffers all of them keep
-// in the place the pool they start from gives go into one index, placed
-// once for all of them; on idealloc/y-1 four passes change about 3,500
+// in the place the pool they start from gives are one round's, shared
+// by all of them; on idealloc/y-1 four passes change about 3,500
 // buffers between them, where each keeps about 41,000 up to its last
 // query (eight ran no faster). Each pass holds two indexes of its own
 // (about 50 MB on y-1), so the lanes together run at most usmpInFlight
@@ -1348,9 +1354,9 @@ func (sp *usmpSpec) close() {
 type usmpLane struct {
 	passes []*usmpPass
 	shared *kernel.PrefixRound
-	// tt, without lists: the passes' trees of touches, slot k pass k's
-	// (usmpPass.tt).
-	tt *chmaxTree
+	// tt and tc, without lists: the passes' trees of touches, slot k
+	// pass k's (usmpPass.tt, tc).
+	tt, tc *chmaxTree
 	// order and info: base's order, and for each position the buffer
 	// there as keptAt needs it, in lockstep without lists.
 	order []int32
@@ -1361,13 +1367,17 @@ type usmpLane struct {
 // (usmpPass.run), or in lockstep where there are several.
 func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase, px *kernel.PrefixIndex) {
 	if l.tt == nil && !sp.g.lists() {
-		l.tt = newChmaxSlots(int(sp.g.spans.Tasks()), sp.groupSize)
+		d := int(sp.g.spans.Tasks())
+		l.tt = newChmaxSlots(d, sp.groupSize)
+		l.tc = newChmaxSlots((d+usmpCoarse-1)>>usmpCoarseShift, sp.groupSize)
 	}
 	for len(l.passes) < len(jobs) {
-		l.passes = append(l.passes, newUSMPPass(sp.g, sp.empty, l.tt, int32(len(l.passes))))
+		l.passes = append(l.passes, newUSMPPass(sp.g, sp.empty, l.tt, l.tc, int32(len(l.passes))))
 	}
 	if l.tt != nil {
-		l.tt.reset() // for the passes' touches (usmpPass.begin)
+		// For the passes' touches (usmpPass.begin).
+		l.tt.reset()
+		l.tc.reset()
 	}
 	if len(jobs) == 1 {
 		j := jobs[0]
@@ -1386,11 +1396,18 @@ func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase, px *kernel.
 // lockstep runs the passes of jobs (several; all from base, in one
 // unbounded pool, without lists) position by position: each pass settles
 // the buffer at a position (usmpPass.visit), then the buffer at that
-// position in base's order goes into the shared index where every pass
-// still running has it there in base's place, else each such pass's
-// buffer at the position goes into its own index (usmpPass.grp). A
-// pass's first fit walks both indexes at once
-// (kernel.CompIndex.FirstFitWindowsWith), so it sees its own placements
+// position in base's order counts as placed in the lane's shared round
+// where every pass still running has it there in base's place, else the
+// round skips the position (kernel.PrefixRound.Skip) and each such
+// pass's buffer at the position goes into its own index (usmpPass.grp).
+// The round places nothing: it holds base's placements in base's order
+// (kernel.PrefixIndex, made once for each base, which every group shares
+// until a pass is accepted), and a query at position q sees those below
+// q it has not skipped, merging a node's new ranges only when a query
+// reads the node. On idealloc/y-1 a CompIndex rebuilt for each group
+// placed about 43,000 buffers a group (5.4M over a run), most of the
+// placements. A pass's first fit walks both at once
+// (kernel.CompIndex.FirstFitWindowsPrefix), so it sees its own placements
 // up to the position, as alone. A pass that stops, or is dropped, leaves
 // the lockstep there.
 func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
@@ -1495,10 +1512,11 @@ type usmpAlloc struct {
 // index of a pass's placed buffers is reset, not rebuilt, each pass
 // (kernel.CompIndex.Reset), and the buffers kept in place go into it only
 // when a later one must be placed again (held); in lockstep with other
-// passes (usmpLane.lockstep) those all of them keep go into the lane's
-// shared index instead. A usmpPass is one pass of a lane of usmpSpec:
-// its state is its own, and it reads the base, the graph and, in
-// lockstep, the lane's shared index only, so lanes run at once.
+// passes (usmpLane.lockstep) those all of them keep are the lane's
+// shared round's instead. A usmpPass is one pass of a lane of usmpSpec:
+// its state is its own (in lockstep, its slot of the lane's tree of
+// touches), and it reads the base, the graph and, in lockstep, the
+// lane's shared round only, so lanes run at once.
 type usmpPass struct {
 	g          *usmpGraph
 	order, pos []int32 // the pass's order, copied in by run
@@ -1519,7 +1537,13 @@ type usmpPass struct {
 	// its lifetime is raised, low being MaxInt64 less the highest. mark
 	// then flags only the buffers a swap moved.
 	tt   *chmaxTree
-	slot int32 // the pass's slot of tt, its lane's
+	slot int32 // the pass's slot of tt and tc, its lane's
+	// tc: as tt over blocks of usmpCoarse tasks, each raise lifting the
+	// blocks its span meets. It bounds tt's maximum over a span from
+	// above, so that where it shows no touch, or none below a buffer's
+	// end, the buffer keeps its place without a query of tt, whose nodes
+	// on y-1 were the most missed reads of the cache; tc fits in it.
+	tc *chmaxTree
 	// With tt, the touches since the pass began: the span of tasks they
 	// cover (tA..tB, empty while tA > tB) and their lowest offset
 	// (tLo). A buffer outside that span is not marked, and one in an
@@ -1562,16 +1586,16 @@ type usmpPass struct {
 	// pass starts from has it, or not at the same position.
 	moved bool
 	// grp, while the pass runs in lockstep with others on its lane: the
-	// buffers they all keep in base's place go into grp.shared, not
-	// into ix, which then holds this pass's other placements; the lane
-	// fills held.
+	// buffers they all keep in base's place are grp.shared's, not in
+	// ix, which then holds this pass's other placements; the lane fills
+	// held.
 	grp *usmpLane
 }
 
 // newUSMPPass returns a lane for g's passes; empty is an empty index
 // over g.spans where g has them, and, without lists, slot of tt is the
 // pass's.
-func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex, tt *chmaxTree, slot int32) *usmpPass {
+func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex, tt, tc *chmaxTree, slot int32) *usmpPass {
 	n := len(g.size)
 	ps := &usmpPass{g: g, order: make([]int32, n), pos: make([]int32, n), rev: *g, mark: make([]int32, n), low: make([]int64, n),
 		plain: g.pools.of == nil && g.pools.hint == nil, empty: empty}
@@ -1580,7 +1604,7 @@ func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex, tt *chmaxTree, slot int3
 	}
 	ps.deg = g.degrees()
 	if !g.lists() {
-		ps.tt, ps.slot = tt, slot
+		ps.tt, ps.tc, ps.slot = tt, tc, slot
 	} else if !g.sym {
 		ps.rev = g.transpose()
 	}
@@ -1619,6 +1643,7 @@ func (ps *usmpPass) touch(i int32, lo int64) {
 	if ps.tt != nil {
 		t := &ps.g.tasks[i]
 		ps.tt.raiseIn(ps.slot, t.A, t.B, math.MaxInt64-lo)
+		ps.tc.raiseIn(ps.slot, t.A>>usmpCoarseShift, t.B>>usmpCoarseShift, math.MaxInt64-lo)
 		ps.tA, ps.tB, ps.tLo = min(ps.tA, t.A), max(ps.tB, t.B), min(ps.tLo, lo)
 		return
 	}
@@ -1828,6 +1853,10 @@ func (ps *usmpPass) keptAt(in *usmpAt, q int) bool {
 	if q < int(ps.dirty) || in.b < ps.tA || ps.tB < in.a || in.size > 0 && ps.tLo >= in.end {
 		return true
 	}
+	// The blocks' tree first: its maximum is at least the points'.
+	if v := ps.tc.maxIn(ps.slot, in.a>>usmpCoarseShift, in.b>>usmpCoarseShift); v == 0 || in.size > 0 && math.MaxInt64-v >= in.end {
+		return true
+	}
 	v := ps.tt.maxIn(ps.slot, in.a, in.b)
 	if v == 0 {
 		return true
@@ -1860,6 +1889,9 @@ func (ps *usmpPass) marked(cur usmpAlloc, i int32) bool {
 	}
 	if ps.unbounded(i) && ps.g.size[i] > 0 && ps.tLo >= cur.off[i]+ps.g.size[i] {
 		return false // keeps: every touch lies at or above its end
+	}
+	if v := ps.tc.maxIn(ps.slot, t.A>>usmpCoarseShift, t.B>>usmpCoarseShift); v == 0 || ps.unbounded(i) && ps.g.size[i] > 0 && math.MaxInt64-v >= cur.off[i]+ps.g.size[i] {
+		return false // as below, by the blocks' tree, whose maximum is at least the points'
 	}
 	v := ps.tt.maxIn(ps.slot, t.A, t.B)
 	if v == 0 {

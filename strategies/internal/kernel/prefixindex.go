@@ -44,8 +44,10 @@ type PrefixIndex struct {
 // nothing new to merge reads of it (one cache line, mostly): its room in
 // the lists and the round's pool (lo up to end), its cursor in its list
 // and the position there (next, MaxInt32 at the end), the number of
-// ranges it has merged, and, in the segment tree, up.
-type prefixNode struct{ lo, end, cur, next, len, up int32 }
+// ranges it has merged, in the segment tree up, and the round whose
+// state it is (PrefixRound.epoch; older ones stand for the initial
+// state, so that a round begins without writing every node).
+type prefixNode struct{ lo, end, cur, next, len, up, round int32 }
 
 // prefixRange is a range of the sequence and its position there.
 type prefixRange struct {
@@ -199,9 +201,27 @@ func (r *PrefixRound) Reset(px *PrefixIndex) {
 		r.segPool = growComps(r.segPool, len(px.seg))
 		r.idPool = growComps(r.idPool, len(px.ids))
 	}
-	r.epoch++ // the marks of rounds before no longer count
-	copy(r.segs, px.segInit)
-	copy(r.idNodes, px.idInit)
+	r.epoch++ // the marks and node states of rounds before no longer count
+}
+
+// seg returns segment tree node v's state in the round.
+func (r *PrefixRound) seg(v int32) *prefixNode {
+	nd := &r.segs[v]
+	if nd.round != r.epoch {
+		*nd = r.px.segInit[v]
+		nd.round = r.epoch
+	}
+	return nd
+}
+
+// idNode returns id tree node v's state in the round.
+func (r *PrefixRound) idNode(v int32) *prefixNode {
+	nd := &r.idNodes[v]
+	if nd.round != r.epoch {
+		*nd = r.px.idInit[v]
+		nd.round = r.epoch
+	}
+	return nd
 }
 
 // growInt32 returns s resized to n, reallocated if too short (zeroed
@@ -268,7 +288,7 @@ func (r *PrefixRound) node(list []prefixRange, nd *prefixNode, pool []Comp, q in
 func (r *PrefixRound) appendFitRuns(runs [][]Comp, small []Comp, t *Task, from int64, q int32) ([][]Comp, []Comp) {
 	px := r.px
 	for v := t.A + px.leaves; v >= 1; {
-		nd := &r.segs[v]
+		nd := r.seg(v)
 		v = nd.up
 		if c := r.node(px.seg, nd, r.segPool, q); len(c) > smallRun {
 			runs = append(runs, c)
@@ -289,14 +309,14 @@ func (r *PrefixRound) appendFitRuns(runs [][]Comp, small []Comp, t *Task, from i
 	small = r.appendIDs(small, bhi*compIDLeaf, hi, from, q)
 	for l, h := blo+px.idLeaves, bhi+px.idLeaves; l < h; l, h = l>>1, h>>1 {
 		if l&1 == 1 {
-			if c := r.node(px.ids, &r.idNodes[l], r.idPool, q); len(c) > 0 {
+			if c := r.node(px.ids, r.idNode(l), r.idPool, q); len(c) > 0 {
 				runs = append(runs, c)
 			}
 			l++
 		}
 		if h&1 == 1 {
 			h--
-			if c := r.node(px.ids, &r.idNodes[h], r.idPool, q); len(c) > 0 {
+			if c := r.node(px.ids, r.idNode(h), r.idPool, q); len(c) > 0 {
 				runs = append(runs, c)
 			}
 		}
