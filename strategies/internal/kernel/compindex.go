@@ -208,19 +208,25 @@ func (ix *CompIndex) Overlapping(comps []Comp, t *Task) []Comp {
 		}
 		v = nd.up
 	}
+	start := len(comps)
 	if lo, hi := t.RLo, t.RHi; lo < hi {
-		var start int
 		if ix.byID != nil {
 			comps, runs, start = ix.byID.gather(comps, runs, ix.placed, lo, hi)
 		} else {
-			start = len(comps)
 			comps = appendPlaced(comps, ix.placed[lo:hi])
 		}
-		if start < len(comps) {
-			runs = append(runs, int32(start))
-			if len(comps) > 24 { // else one insertion sort below does all
-				SortComps(comps[start:])
-			}
+	}
+	return ix.mergeGathered(comps, runs, start)
+}
+
+// mergeGathered merges what Overlapping gathered: the sorted runs of
+// comps that start at runs, and the loose ranges from start on (none if
+// start is len(comps)), sorted first as one more run.
+func (ix *CompIndex) mergeGathered(comps []Comp, runs []int32, start int) []Comp {
+	if start < len(comps) {
+		runs = append(runs, int32(start))
+		if len(comps) > 24 { // else one insertion sort in mergeRuns does all
+			SortComps(comps[start:])
 		}
 	}
 	ix.runs = runs
@@ -254,8 +260,8 @@ func (ix *CompIndex) OverlappingWithin(comps []Comp, t *Task, lo, hi int64) []Co
 		}
 		v = nd.up
 	}
+	start := len(comps)
 	if rlo, rhi := t.RLo, t.RHi; rlo < rhi {
-		start := len(comps)
 		if ix.byID != nil {
 			t := ix.byID
 			var loose []Comp
@@ -276,15 +282,8 @@ func (ix *CompIndex) OverlappingWithin(comps []Comp, t *Task, lo, hi int64) []Co
 				}
 			}
 		}
-		if start < len(comps) {
-			runs = append(runs, int32(start))
-			if len(comps) > 24 { // else one insertion sort below does all
-				SortComps(comps[start:])
-			}
-		}
 	}
-	ix.runs = runs
-	return ix.mergeRuns(comps)
+	return ix.mergeGathered(comps, runs, start)
 }
 
 // within returns the ranges of run (sorted and disjoint) that end after
