@@ -644,8 +644,15 @@ func usmpGreedyIntervals(ctx context.Context, name string, bufs []workloads.Buff
 // at least as high, which every query through it also reads). A node's
 // tag and top lie side by side, and so do siblings: a query reads a
 // path's nodes and their siblings, mostly in the same cache lines.
+//
+// A tree may hold several such arrays (slots), the values of a node for
+// every slot side by side: the hill climb's passes in lockstep on a lane
+// each have a slot of the lane's tree, and ask it about the same ranges
+// one after the other (usmpPass.keptAt), so that the passes after the
+// first mostly find the nodes in the cache.
 type chmaxTree struct {
 	leaves int32
+	w      int32 // the number of slots
 	node   []chmaxNode
 }
 
@@ -653,25 +660,35 @@ type chmaxNode struct{ tag, top int64 }
 
 // newChmaxTree returns a tree over points 0..n-1. The leaves are rounded
 // up to a power of two, so that every node covers a run of points.
-func newChmaxTree(n int) *chmaxTree {
+func newChmaxTree(n int) *chmaxTree { return newChmaxSlots(n, 1) }
+
+// newChmaxSlots returns a tree of w slots over points 0..n-1.
+func newChmaxSlots(n, w int) *chmaxTree {
 	leaves := 1
 	for leaves < n {
 		leaves *= 2
 	}
-	return &chmaxTree{leaves: int32(leaves), node: make([]chmaxNode, 2*leaves)}
+	return &chmaxTree{leaves: int32(leaves), w: int32(w), node: make([]chmaxNode, 2*leaves*w)}
 }
 
 // raise lifts points l..r (inclusive) to at least v.
-func (t *chmaxTree) raise(l, r int32, v int64) {
+func (t *chmaxTree) raise(l, r int32, v int64) { t.raiseIn(0, l, r, v) }
+
+// max returns the largest value of points l..r (inclusive).
+func (t *chmaxTree) max(l, r int32) int64 { return t.maxIn(0, l, r) }
+
+// raiseIn is raise in slot s.
+func (t *chmaxTree) raiseIn(s, l, r int32, v int64) {
+	w := t.w
 	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
 		if a&1 == 1 {
-			nd := &t.node[a]
+			nd := &t.node[a*w+s]
 			nd.tag, nd.top = max(nd.tag, v), max(nd.top, v)
 			a++
 		}
 		if b&1 == 1 {
 			b--
-			nd := &t.node[b]
+			nd := &t.node[b*w+s]
 			nd.tag, nd.top = max(nd.tag, v), max(nd.top, v)
 		}
 	}
@@ -679,36 +696,38 @@ func (t *chmaxTree) raise(l, r int32, v int64) {
 	// share every node above it: walk them together until they meet.
 	x, y := l+t.leaves, r+t.leaves
 	for ; x != y; x, y = x>>1, y>>1 {
-		t.node[x].top = max(t.node[x].top, v)
-		t.node[y].top = max(t.node[y].top, v)
+		nx, ny := &t.node[x*w+s], &t.node[y*w+s]
+		nx.top, ny.top = max(nx.top, v), max(ny.top, v)
 	}
 	for ; x >= 1; x >>= 1 {
-		t.node[x].top = max(t.node[x].top, v)
+		nx := &t.node[x*w+s]
+		nx.top = max(nx.top, v)
 	}
 }
 
-// reset sets every point back to 0.
+// reset sets every point of every slot back to 0.
 func (t *chmaxTree) reset() { clear(t.node) }
 
-// max returns the largest value of points l..r (inclusive).
-func (t *chmaxTree) max(l, r int32) int64 {
+// maxIn is max in slot s.
+func (t *chmaxTree) maxIn(s, l, r int32) int64 {
+	w := t.w
 	var m int64
 	for a, b := l+t.leaves, r+t.leaves+1; a < b; a, b = a>>1, b>>1 {
 		if a&1 == 1 {
-			m = max(m, t.node[a].top)
+			m = max(m, t.node[a*w+s].top)
 			a++
 		}
 		if b&1 == 1 {
 			b--
-			m = max(m, t.node[b].top)
+			m = max(m, t.node[b*w+s].top)
 		}
 	}
 	x, y := l+t.leaves, r+t.leaves
 	for ; x != y; x, y = x>>1, y>>1 {
-		m = max(m, t.node[x].tag, t.node[y].tag)
+		m = max(m, t.node[x*w+s].tag, t.node[y*w+s].tag)
 	}
 	for ; x >= 1; x >>= 1 {
-		m = max(m, t.node[x].tag)
+		m = max(m, t.node[x*w+s].tag)
 	}
 	return m
 }
@@ -872,6 +891,7 @@ func usmpClimbAhead(ctx context.Context, g *usmpGraph, desired int64, workers in
 			if drew {
 				if next := sp.rejected(attempts, c); next != nil {
 					// The next attempt's state, found beside this pass.
+					sp.recycle(c)
 					c = next
 					continue
 				}
@@ -880,7 +900,7 @@ func usmpClimbAhead(ctx context.Context, g *usmpGraph, desired int64, workers in
 			poolSize = c.high(pool)
 		}
 		// The passes run ahead assumed a rejection after one draw.
-		sp.drop()
+		sp.drop(c)
 		if err := c.choose(pool, poolSize); err != nil {
 			return nil, 0, err
 		}
@@ -906,13 +926,6 @@ type usmpClimb struct {
 	swapped        bool
 	picks          *usmpPicks // shared by the clones, used one at a time
 	increase       error
-}
-
-// clone returns a copy of c with orders of its own.
-func (c *usmpClimb) clone() *usmpClimb {
-	d := *c
-	d.order, d.pos = slices.Clone(c.order), slices.Clone(c.pos)
-	return &d
 }
 
 func (c *usmpClimb) swap(i1, i2 int32) {
@@ -1052,19 +1065,30 @@ type usmpSpec struct {
 	running   []chan struct{}
 	groupSize int
 	empty     *kernel.CompIndex // the lanes' empty index, shared
-	chain     []*usmpJob
-	ended     bool // the chain's last state has no next attempt
-	used      int  // passes run ahead that were the real ones
+	// px: the prefix index of pxBase, the last base a group in lockstep
+	// started from (prefix).
+	px     *kernel.PrefixIndex
+	pxBase usmpBase
+	spare  [][2][]int32 // recycled orders (clone)
+	chain  []*usmpJob
+	ended  bool // the chain's last state has no next attempt
+	used   int  // passes run ahead that were the real ones
 	// cancelled is set once the caller's context is done; quit ends
 	// its watcher.
 	cancelled atomic.Bool
 	quit      chan struct{}
 }
 
+// usmpCoarseShift: usmpPass.tc's blocks are usmpCoarse tasks.
+const (
+	usmpCoarseShift = 6
+	usmpCoarse      = 1 << usmpCoarseShift
+)
+
 // usmpGroupSize is how many passes a lane runs in lockstep where it can
 // (one unbounded pool, no conflict lists): the buffers all of them keep
-// in the place the pool they start from gives go into one index, placed
-// once for all of them; on idealloc/y-1 four passes change about 3,500
+// in the place the pool they start from gives are one round's, shared
+// by all of them; on idealloc/y-1 four passes change about 3,500
 // buffers between them, where each keeps about 41,000 up to its last
 // query (eight ran no faster). Each pass holds two indexes of its own
 // (about 50 MB on y-1), so the lanes together run at most usmpInFlight
@@ -1151,13 +1175,32 @@ func (sp *usmpSpec) launch(k int, jobs []*usmpJob, base usmpBase) {
 	for _, j := range jobs {
 		j.done = make(chan struct{})
 	}
+	var px *kernel.PrefixIndex
+	if len(jobs) > 1 {
+		px = sp.prefix(base)
+	}
 	r := make(chan struct{})
 	sp.running[k] = r
 	go func() {
 		defer close(r)
-		l.run(sp, jobs, base)
+		l.run(sp, jobs, base, px)
 	}()
 	sp.chain = append(sp.chain, jobs...)
+}
+
+// prefix returns the index of base's placements in base's order, for the
+// lanes' rounds in lockstep (usmpLane.shared): made once for each base,
+// which every group shares until a pass is accepted.
+func (sp *usmpSpec) prefix(base usmpBase) *kernel.PrefixIndex {
+	if sp.px == nil || &sp.pxBase.order[0] != &base.order[0] || &sp.pxBase.alloc.off[0] != &base.alloc.off[0] {
+		g := sp.g
+		at := make([]kernel.Comp, len(base.alloc.off))
+		for i, o := range base.alloc.off {
+			at[i] = kernel.Comp{Lo: o, Hi: AlignUp(o+g.size[i], g.align)}
+		}
+		sp.px, sp.pxBase = kernel.NewPrefixIndex(g.spans, base.order, at), base
+	}
+	return sp.px
 }
 
 // next returns the job of the attempt after last's, from the state last
@@ -1168,7 +1211,7 @@ func (sp *usmpSpec) next(last *usmpJob, base usmpBase) *usmpJob {
 		sp.ended = true
 		return nil
 	}
-	next := last.climb.clone()
+	next := sp.clone(last.climb)
 	if next.rejectOnce(base.alloc) != nil {
 		sp.ended = true
 		return nil
@@ -1197,8 +1240,9 @@ func (sp *usmpSpec) group(first *usmpJob, base usmpBase) []*usmpJob {
 // finish waits for job j.
 func (sp *usmpSpec) finish(j *usmpJob) { <-j.done }
 
-// drop cancels the chain's jobs and waits for the lanes.
-func (sp *usmpSpec) drop() {
+// drop cancels the chain's jobs and waits for the lanes; the orders of
+// their states but keep (the climb's) are recycled.
+func (sp *usmpSpec) drop(keep *usmpClimb) {
 	for _, j := range sp.chain {
 		j.dropped.Store(true)
 	}
@@ -1207,7 +1251,39 @@ func (sp *usmpSpec) drop() {
 			<-r
 		}
 	}
+	for _, j := range sp.chain {
+		if j.climb != keep {
+			sp.recycle(j.climb)
+		}
+	}
 	sp.chain, sp.ended = sp.chain[:0], false
+}
+
+// clone returns a copy of c with orders of its own, recycled ones where
+// there are any: a fresh copy for each of the 500 attempts' jobs, each
+// a quarter megabyte on idealloc/y-1, cost about a tenth of its time in
+// copies to new pages and collections.
+func (sp *usmpSpec) clone(c *usmpClimb) *usmpClimb {
+	d := *c
+	if k := len(sp.spare); k > 0 {
+		d.order, d.pos = sp.spare[k-1][0], sp.spare[k-1][1]
+		sp.spare = sp.spare[:k-1]
+		copy(d.order, c.order)
+		copy(d.pos, c.pos)
+	} else {
+		d.order, d.pos = slices.Clone(c.order), slices.Clone(c.pos)
+	}
+	return &d
+}
+
+// recycle takes the orders of c, a state nothing reads any more (no job
+// in the chain, no pass running, not the climb's), for later clones; c
+// keeps none.
+func (sp *usmpSpec) recycle(c *usmpClimb) {
+	if c.order != nil {
+		sp.spare = append(sp.spare, [2][]int32{c.order, c.pos})
+		c.order, c.pos = nil, nil
+	}
 }
 
 // extend fills the free lanes with the attempts after the chain's last.
@@ -1236,7 +1312,7 @@ func (sp *usmpSpec) pass(ctx context.Context, c *usmpClimb, attempts int, stop i
 		return usmpResult{}, err
 	}
 	if len(sp.chain) == 0 || sp.chain[0].attempt != attempts || sp.chain[0].climb != c || sp.chain[0].stop != stop {
-		sp.drop()
+		sp.drop(c)
 		sp.launch(sp.free(), sp.group(&usmpJob{attempt: attempts, climb: c, stop: stop}, base), base)
 	} else {
 		sp.used++
@@ -1247,7 +1323,7 @@ func (sp *usmpSpec) pass(ctx context.Context, c *usmpClimb, attempts int, stop i
 	sp.chain = sp.chain[1:]
 	if j.err != nil {
 		// Only the caller's context ends the chain's first job.
-		sp.drop()
+		sp.drop(c)
 		return usmpResult{}, ctx.Err()
 	}
 	sp.extend(base)
@@ -1267,18 +1343,20 @@ func (sp *usmpSpec) rejected(attempts int, c *usmpClimb) *usmpClimb {
 // close drops the chain (the passes still running are not needed) and
 // ends the watcher.
 func (sp *usmpSpec) close() {
-	sp.drop()
+	sp.drop(nil)
 	close(sp.quit)
 }
 
 // usmpLane runs groups of passes, one group at a time: a usmpPass for
 // each pass of a group (made when first needed), and, for lockstep, the
-// index of the buffers all of a group's passes keep (shared) and those
-// of them not yet placed there (held).
+// round (over base's kernel.PrefixIndex) of the buffers all of a group's
+// passes keep in base's place.
 type usmpLane struct {
 	passes []*usmpPass
-	shared *kernel.CompIndex
-	held   []int32
+	shared *kernel.PrefixRound
+	// tt and tc, without lists: the passes' trees of touches, slot k
+	// pass k's (usmpPass.tt, tc).
+	tt, tc *chmaxTree
 	// order and info: base's order, and for each position the buffer
 	// there as keptAt needs it, in lockstep without lists.
 	order []int32
@@ -1287,9 +1365,19 @@ type usmpLane struct {
 
 // run runs the passes of jobs from base and ends each job: one by one
 // (usmpPass.run), or in lockstep where there are several.
-func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
+func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase, px *kernel.PrefixIndex) {
+	if l.tt == nil && !sp.g.lists() {
+		d := int(sp.g.spans.Tasks())
+		l.tt = newChmaxSlots(d, sp.groupSize)
+		l.tc = newChmaxSlots((d+usmpCoarse-1)>>usmpCoarseShift, sp.groupSize)
+	}
 	for len(l.passes) < len(jobs) {
-		l.passes = append(l.passes, newUSMPPass(sp.g, sp.empty))
+		l.passes = append(l.passes, newUSMPPass(sp.g, sp.empty, l.tt, l.tc, int32(len(l.passes))))
+	}
+	if l.tt != nil {
+		// For the passes' touches (usmpPass.begin).
+		l.tt.reset()
+		l.tc.reset()
 	}
 	if len(jobs) == 1 {
 		j := jobs[0]
@@ -1298,9 +1386,9 @@ func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 		return
 	}
 	if l.shared == nil {
-		l.shared = sp.empty.EmptyCopy()
+		l.shared = px.NewRound()
 	} else {
-		l.shared.Reset()
+		l.shared.Reset(px)
 	}
 	l.lockstep(sp, jobs, base)
 }
@@ -1308,15 +1396,21 @@ func (l *usmpLane) run(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 // lockstep runs the passes of jobs (several; all from base, in one
 // unbounded pool, without lists) position by position: each pass settles
 // the buffer at a position (usmpPass.visit), then the buffer at that
-// position in base's order goes into the shared index where every pass
-// still running has it there in base's place, else each such pass's
-// buffer at the position goes into its own index (usmpPass.grp). A
-// pass's first fit walks both indexes at once
-// (kernel.CompIndex.FirstFitWindowsWith), so it sees its own placements
+// position in base's order counts as placed in the lane's shared round
+// where every pass still running has it there in base's place, else the
+// round skips the position (kernel.PrefixRound.Skip) and each such
+// pass's buffer at the position goes into its own index (usmpPass.grp).
+// The round places nothing: it holds base's placements in base's order
+// (kernel.PrefixIndex, made once for each base, which every group shares
+// until a pass is accepted), and a query at position q sees those below
+// q it has not skipped, merging a node's new ranges only when a query
+// reads the node. On idealloc/y-1 a CompIndex rebuilt for each group
+// placed about 43,000 buffers a group (5.4M over a run), most of the
+// placements. A pass's first fit walks both at once
+// (kernel.CompIndex.FirstFitWindowsPrefix), so it sees its own placements
 // up to the position, as alone. A pass that stops, or is dropped, leaves
 // the lockstep there.
 func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
-	l.held = l.held[:0]
 	g := sp.g
 	l.order = nil
 	if !g.lists() {
@@ -1341,6 +1435,9 @@ func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 	}
 	end := func(a live, res usmpResult, err error) {
 		a.ps.grp = nil
+		if res.alloc.off == nil {
+			a.ps.spare = a.ps.cur // not handed on: the next pass reuses it
+		}
 		a.job.res, a.job.err = res, err
 		close(a.job.done)
 	}
@@ -1367,9 +1464,9 @@ func (l *usmpLane) lockstep(sp *usmpSpec, jobs []*usmpJob, base usmpBase) {
 			}
 		}
 		if all {
-			l.held = append(l.held, base.order[q])
 			continue
 		}
+		l.shared.Skip(int32(q))
 		for _, a := range active {
 			a.ps.held = append(a.ps.held, a.ps.order[q])
 		}
@@ -1415,10 +1512,11 @@ type usmpAlloc struct {
 // index of a pass's placed buffers is reset, not rebuilt, each pass
 // (kernel.CompIndex.Reset), and the buffers kept in place go into it only
 // when a later one must be placed again (held); in lockstep with other
-// passes (usmpLane.lockstep) those all of them keep go into the lane's
-// shared index instead. A usmpPass is one pass of a lane of usmpSpec:
-// its state is its own, and it reads the base, the graph and, in
-// lockstep, the lane's shared index only, so lanes run at once.
+// passes (usmpLane.lockstep) those all of them keep are the lane's
+// shared round's instead. A usmpPass is one pass of a lane of usmpSpec:
+// its state is its own (in lockstep, its slot of the lane's tree of
+// touches), and it reads the base, the graph and, in lockstep, the
+// lane's shared round only, so lanes run at once.
 type usmpPass struct {
 	g          *usmpGraph
 	order, pos []int32 // the pass's order, copied in by run
@@ -1438,7 +1536,14 @@ type usmpPass struct {
 	// the offset it moved to or from; a buffer is marked where a point of
 	// its lifetime is raised, low being MaxInt64 less the highest. mark
 	// then flags only the buffers a swap moved.
-	tt *chmaxTree
+	tt   *chmaxTree
+	slot int32 // the pass's slot of tt and tc, its lane's
+	// tc: as tt over blocks of usmpCoarse tasks, each raise lifting the
+	// blocks its span meets. It bounds tt's maximum over a span from
+	// above, so that where it shows no touch, or none below a buffer's
+	// end, the buffer keeps its place without a query of tt, whose nodes
+	// on y-1 were the most missed reads of the cache; tc fits in it.
+	tc *chmaxTree
 	// With tt, the touches since the pass began: the span of tasks they
 	// cover (tA..tB, empty while tA > tB) and their lowest offset
 	// (tLo). A buffer outside that span is not marked, and one in an
@@ -1469,23 +1574,28 @@ type usmpPass struct {
 	// The pass under way (begin): its allocation so far, whether it
 	// places everything (no pool to start from), its stop, the sum of
 	// high, and the work since ctx was last polled.
-	cur       usmpAlloc
-	full      bool
+	cur  usmpAlloc
+	full bool
+	// spare: the allocation of a pass that stopped or was dropped, which
+	// the next begin takes rather than a fresh one (a pass's result is
+	// the climb's, and never reused).
+	spare     usmpAlloc
 	stop, sum int64
 	work      int
 	// moved: the buffer visit last settled is not where the pool the
 	// pass starts from has it, or not at the same position.
 	moved bool
 	// grp, while the pass runs in lockstep with others on its lane: the
-	// buffers they all keep in base's place go into grp.shared, not
-	// into ix, which then holds this pass's other placements; the lane
-	// fills held.
+	// buffers they all keep in base's place are grp.shared's, not in
+	// ix, which then holds this pass's other placements; the lane fills
+	// held.
 	grp *usmpLane
 }
 
 // newUSMPPass returns a lane for g's passes; empty is an empty index
-// over g.spans where g has them.
-func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex) *usmpPass {
+// over g.spans where g has them, and, without lists, slot of tt is the
+// pass's.
+func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex, tt, tc *chmaxTree, slot int32) *usmpPass {
 	n := len(g.size)
 	ps := &usmpPass{g: g, order: make([]int32, n), pos: make([]int32, n), rev: *g, mark: make([]int32, n), low: make([]int64, n),
 		plain: g.pools.of == nil && g.pools.hint == nil, empty: empty}
@@ -1494,7 +1604,7 @@ func newUSMPPass(g *usmpGraph, empty *kernel.CompIndex) *usmpPass {
 	}
 	ps.deg = g.degrees()
 	if !g.lists() {
-		ps.tt = newChmaxTree(int(g.spans.Tasks()))
+		ps.tt, ps.tc, ps.slot = tt, tc, slot
 	} else if !g.sym {
 		ps.rev = g.transpose()
 	}
@@ -1532,7 +1642,8 @@ func (ps *usmpPass) start(base usmpAlloc, baseOrder, order []int32) {
 func (ps *usmpPass) touch(i int32, lo int64) {
 	if ps.tt != nil {
 		t := &ps.g.tasks[i]
-		ps.tt.raise(t.A, t.B, math.MaxInt64-lo)
+		ps.tt.raiseIn(ps.slot, t.A, t.B, math.MaxInt64-lo)
+		ps.tc.raiseIn(ps.slot, t.A>>usmpCoarseShift, t.B>>usmpCoarseShift, math.MaxInt64-lo)
 		ps.tA, ps.tB, ps.tLo = min(ps.tA, t.A), max(ps.tB, t.B), min(ps.tLo, lo)
 		return
 	}
@@ -1554,9 +1665,11 @@ func (ps *usmpPass) run(ctx context.Context, base usmpAlloc, baseOrder, order []
 	for q := range ps.order {
 		stopped, err := ps.visit(ctx, q)
 		if err != nil {
+			ps.spare = ps.cur
 			return usmpResult{}, err
 		}
 		if stopped {
+			ps.spare = ps.cur
 			return usmpResult{stopped: true}, nil
 		}
 	}
@@ -1575,7 +1688,11 @@ func (ps *usmpPass) begin(base usmpAlloc, baseOrder, order []int32, stop int64) 
 		}
 		clear(ps.high)
 	}
-	cur := usmpAlloc{off: make([]int64, n), nope: make([]bool, n)}
+	cur := ps.spare
+	ps.spare = usmpAlloc{}
+	if len(cur.off) != n {
+		cur = usmpAlloc{off: make([]int64, n), nope: make([]bool, n)}
+	}
 	ps.cur = cur
 	ps.full = ps.last.off == nil
 	if !ps.full {
@@ -1583,7 +1700,7 @@ func (ps *usmpPass) begin(base usmpAlloc, baseOrder, order []int32, stop int64) 
 		copy(cur.nope, ps.last.nope)
 		ps.epoch++
 		if ps.tt != nil {
-			ps.tt.reset()
+			// The lane has reset the tree (usmpLane.run).
 			ps.tA, ps.tB, ps.tLo = math.MaxInt32, -1, math.MaxInt64
 		}
 		for _, i := range ps.swaps {
@@ -1603,6 +1720,8 @@ func (ps *usmpPass) begin(base usmpAlloc, baseOrder, order []int32, stop int64) 
 			}
 		}
 	} else {
+		clear(cur.off)
+		clear(cur.nope)
 		ps.dirty, ps.rmLive = 0, false
 	}
 	clear(ps.fresh)
@@ -1682,7 +1801,9 @@ func (ps *usmpPass) remove(cur usmpAlloc, i int32) {
 // blocked), in ps.wins' storage.
 func (ps *usmpPass) windows(i int32, upTo, above int64) []kernel.Comp {
 	size := ps.g.size[i]
-	ps.comps = ps.rm.Overlapping(ps.comps[:0], &ps.g.tasks[i])
+	// Only ranges ending above above and starting below upTo+size-1
+	// give a window.
+	ps.comps = ps.rm.OverlappingWithin(ps.comps[:0], &ps.g.tasks[i], above, upTo+size-1)
 	wins := ps.wins[:0]
 	for _, c := range ps.comps { // sorted by Lo
 		lo, hi := max(above, c.Lo-size+1), min(c.Hi, upTo)
@@ -1732,7 +1853,11 @@ func (ps *usmpPass) keptAt(in *usmpAt, q int) bool {
 	if q < int(ps.dirty) || in.b < ps.tA || ps.tB < in.a || in.size > 0 && ps.tLo >= in.end {
 		return true
 	}
-	v := ps.tt.max(in.a, in.b)
+	// The blocks' tree first: its maximum is at least the points'.
+	if v := ps.tc.maxIn(ps.slot, in.a>>usmpCoarseShift, in.b>>usmpCoarseShift); v == 0 || in.size > 0 && math.MaxInt64-v >= in.end {
+		return true
+	}
+	v := ps.tt.maxIn(ps.slot, in.a, in.b)
 	if v == 0 {
 		return true
 	}
@@ -1765,7 +1890,10 @@ func (ps *usmpPass) marked(cur usmpAlloc, i int32) bool {
 	if ps.unbounded(i) && ps.g.size[i] > 0 && ps.tLo >= cur.off[i]+ps.g.size[i] {
 		return false // keeps: every touch lies at or above its end
 	}
-	v := ps.tt.max(t.A, t.B)
+	if v := ps.tc.maxIn(ps.slot, t.A>>usmpCoarseShift, t.B>>usmpCoarseShift); v == 0 || ps.unbounded(i) && ps.g.size[i] > 0 && math.MaxInt64-v >= cur.off[i]+ps.g.size[i] {
+		return false // as below, by the blocks' tree, whose maximum is at least the points'
+	}
+	v := ps.tt.maxIn(ps.slot, t.A, t.B)
 	if v == 0 {
 		return false
 	}
@@ -1829,14 +1957,9 @@ func (ps *usmpPass) placeSpans(cur usmpAlloc, i int32, above int64) (int64, bool
 			wins = ps.windows(i, upTo, above)
 		}
 		if l := ps.grp; l != nil {
-			// In lockstep: the lane places it, and the walk takes the
-			// buffers the passes share too.
-			base := ps.last.off
-			for _, j := range l.held {
-				l.shared.Place(&g.tasks[j], kernel.Comp{Lo: base[j], Hi: AlignUp(base[j]+g.size[j], g.align)})
-			}
-			l.held = l.held[:0]
-			return ix.FirstFitWindowsWith(l.shared, t, size, 1, wins, upTo), false
+			// In lockstep: the walk takes the buffers the passes
+			// share too, those before the buffer's position.
+			return ix.FirstFitWindowsPrefix(l.shared, ps.pos[i], t, size, 1, wins, upTo), false
 		}
 		off := ix.FirstFitWindows(t, size, 1, wins, upTo)
 		ix.Place(t, kernel.Comp{Lo: off, Hi: AlignUp(off+size, g.align)})

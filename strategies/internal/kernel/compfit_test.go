@@ -1,7 +1,9 @@
 package kernel
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"membench/workloads"
@@ -114,4 +116,63 @@ func TestCompIndexFirstFit(t *testing.T) {
 			ix.Place(&tk, Comp{off, off + tk.Size})
 		}
 	}
+}
+
+// TestOverlappingWithin checks CompIndex.OverlappingWithin against
+// Overlapping filtered to the components that meet (lo, hi): the same
+// ranges in an order sorted by start, after every placement, on sparse,
+// dense and mixed problems, gathering by id or not, with ranges placed
+// anywhere (overlapping, touching, zero sizes) and bounds anywhere
+// around them, empty ones included.
+func TestOverlappingWithin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	var comps, got []Comp
+	for trial := range 300 {
+		kind := trial % 3
+		bufs := randomSpanBuffers(rng, 1+rng.IntN(300), 1+rng.IntN(150), kind, []int64{0, 1, 2, 4, 8, 16, 33, 64})
+		ts := NewTaskSpans(bufs, false)
+		ix := NewCompIndex(ts)
+		if trial&1 == 0 {
+			ix.GatherByID()
+		}
+		for _, i := range rng.Perm(len(bufs)) {
+			tk := ts.TaskOf(i, bufs[i].Size)
+			off := rng.Int64N(400)
+			ix.Place(&tk, Comp{off, off + tk.Size})
+			for range 3 {
+				q := rng.IntN(len(bufs))
+				tq := ts.TaskOf(q, bufs[q].Size)
+				lo := rng.Int64N(450) - 10
+				hi := lo + rng.Int64N(200) - 5
+				comps = ix.Overlapping(comps[:0], &tq)
+				var want []Comp
+				for _, c := range comps {
+					if c.Hi > lo && c.Lo < hi {
+						want = append(want, c)
+					}
+				}
+				got = ix.OverlappingWithin(got[:0], &tq, lo, hi)
+				if !sameSorted(got, want) {
+					t.Fatalf("trial %d (kind %d), buffer %d in (%d, %d): got %v, want %v", trial, kind, q, lo, hi, got, want)
+				}
+			}
+		}
+	}
+}
+
+// sameSorted reports whether got is sorted by start and holds the same
+// ranges as want (sorted by start), as a multiset.
+func sameSorted(got, want []Comp) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for k := 1; k < len(got); k++ {
+		if got[k].Lo < got[k-1].Lo {
+			return false
+		}
+	}
+	a, b := slices.Clone(got), slices.Clone(want)
+	slices.SortFunc(a, func(x, y Comp) int { return cmp.Or(cmp.Compare(x.Lo, y.Lo), cmp.Compare(x.Hi, y.Hi)) })
+	slices.SortFunc(b, func(x, y Comp) int { return cmp.Or(cmp.Compare(x.Lo, y.Lo), cmp.Compare(x.Hi, y.Hi)) })
+	return slices.Equal(a, b)
 }

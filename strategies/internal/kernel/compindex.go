@@ -208,23 +208,108 @@ func (ix *CompIndex) Overlapping(comps []Comp, t *Task) []Comp {
 		}
 		v = nd.up
 	}
+	start := len(comps)
 	if lo, hi := t.RLo, t.RHi; lo < hi {
-		var start int
 		if ix.byID != nil {
 			comps, runs, start = ix.byID.gather(comps, runs, ix.placed, lo, hi)
 		} else {
-			start = len(comps)
 			comps = appendPlaced(comps, ix.placed[lo:hi])
 		}
-		if start < len(comps) {
-			runs = append(runs, int32(start))
-			if len(comps) > 24 { // else one insertion sort below does all
-				SortComps(comps[start:])
-			}
+	}
+	return ix.mergeGathered(comps, runs, start)
+}
+
+// mergeGathered merges what Overlapping gathered: the sorted runs of
+// comps that start at runs, and the loose ranges from start on (none if
+// start is len(comps)), sorted first as one more run.
+func (ix *CompIndex) mergeGathered(comps []Comp, runs []int32, start int) []Comp {
+	if start < len(comps) {
+		runs = append(runs, int32(start))
+		if len(comps) > 24 { // else one insertion sort in mergeRuns does all
+			SortComps(comps[start:])
 		}
 	}
 	ix.runs = runs
 	return ix.mergeRuns(comps)
+}
+
+// OverlappingWithin is Overlapping less the components that end by lo
+// or start at or above hi: those of the placed buffers overlapping
+// buffer t in time that meet the open range (lo, hi), sorted by start,
+// in comps' storage. A caller that wants only those (the hill climb's
+// windows below a buffer's last place) so skips the copy, sort and merge
+// of the others: its sorted runs are cut to the range by binary search
+// and the loose ranges filtered before they are sorted.
+func (ix *CompIndex) OverlappingWithin(comps []Comp, t *Task, lo, hi int64) []Comp {
+	if ix.all.covers(t.A, t.B) {
+		for _, b := range ix.all.set.blocks {
+			if b.c[len(b.c)-1].Hi > lo && b.c[0].Lo < hi {
+				comps = append(comps, within(b.c, lo, hi)...)
+			}
+		}
+		return comps
+	}
+	runs := ix.runs[:0]
+	for v := t.A + ix.leaves; v >= 1; {
+		nd := ix.node[v]
+		if nd.len > 0 {
+			if c := within(ix.pool[nd.ptr:nd.ptr+nd.len], lo, hi); len(c) > 0 {
+				runs = append(runs, int32(len(comps)))
+				comps = append(comps, c...)
+			}
+		}
+		v = nd.up
+	}
+	start := len(comps)
+	if rlo, rhi := t.RLo, t.RHi; rlo < rhi {
+		if ix.byID != nil {
+			t := ix.byID
+			var loose []Comp
+			t.nodes, loose = t.gatherRuns(t.nodes[:0], t.cut[:0], ix.placed, rlo, rhi, 0, lo)
+			t.cut = loose
+			for _, r := range t.nodes {
+				if c := within(r, lo, hi); len(c) > 0 {
+					runs = append(runs, int32(len(comps)))
+					comps = append(comps, c...)
+				}
+			}
+			start = len(comps)
+			comps = appendStartingBelow(comps, loose, hi)
+		} else {
+			for _, c := range ix.placed[rlo:rhi] {
+				if c.Lo >= 0 && c.Hi > lo && c.Lo < hi {
+					comps = append(comps, c)
+				}
+			}
+		}
+	}
+	return ix.mergeGathered(comps, runs, start)
+}
+
+// within returns the ranges of run (sorted and disjoint) that end after
+// lo and start below hi.
+func within(run []Comp, lo, hi int64) []Comp {
+	run = run[endAfter(run, lo):]
+	i, j := 0, len(run)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if run[h].Lo < hi {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return run[:i]
+}
+
+// appendStartingBelow appends the ranges of cs that start below hi.
+func appendStartingBelow(comps, cs []Comp, hi int64) []Comp {
+	for _, c := range cs {
+		if c.Lo < hi {
+			comps = append(comps, c)
+		}
+	}
+	return comps
 }
 
 // SortComps sorts components by start: a quicksort specialised to them,

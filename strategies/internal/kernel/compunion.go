@@ -38,3 +38,22 @@ func (ix *CompIndex) appendUnionRuns(runs [][]Comp, small []Comp, t *Task, size,
 	}
 	return ix.appendFitRuns(runs, small, t, from)
 }
+
+// FirstFitWindowsPrefix is FirstFitWindowsWith over the buffers placed
+// in ix and those round r places below position q (PrefixRound), as if
+// they were placed in one index. Coarse hints come from ix alone.
+func (ix *CompIndex) FirstFitWindowsPrefix(r *PrefixRound, q int32, t *Task, size, align int64, wins []Comp, upTo int64) int64 {
+	if size <= 0 {
+		return 0 // the first gap, [0, ...), holds it
+	}
+	var from int64
+	if ix.coarse != nil {
+		from = ix.coarse.hint(t.A, t.B, size, align)
+	}
+	from = settle(from, align, wins, upTo)
+	runs, small := ix.appendUnionRuns(ix.fitRuns[:0], ix.scratch[:0], t, size, from)
+	runs, small = r.appendFitRuns(runs, small, t, from, q)
+	var off int64
+	ix.scratch, ix.fitRuns, ix.next, off = walkRuns(runs, small, ix.next, from, size, align, wins, upTo)
+	return off
+}
