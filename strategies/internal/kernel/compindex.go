@@ -40,7 +40,7 @@ type CompIndex struct {
 	scratch []Comp
 	fitRuns [][]Comp // FirstFit's scratch
 	next    []int64
-	gaps    []Comp // FirstFitWindowsWith's scratch: the gap spans of all
+	gaps    []Comp // appendUnionRuns' scratch: the gap spans of all
 }
 
 // NewCompIndex returns an empty index over the spans ts.
