@@ -1076,7 +1076,9 @@ func (l *layout) bladePairs(work *int64) [][2]int32 {
 // its own whose place no other boundary fixes, so one inert group of a
 // total may stand for another of that total. Each class that lives on
 // elsewhere takes inert classes of the other side of its total (found
-// by bitsets of the totals they reach, as pairLarge's); inert classes
+// by bitsets of the totals they reach, as pairLarge's), after the
+// buffers of its lifetimes whose each has one of its size on the other
+// side are paired with them; inert classes
 // of both sides are paired by the least totals both reach; the rest is
 // one group. Every wide boundary is paired so, each by the others'
 // classes with the wide ones left unjoined, and each group is a
