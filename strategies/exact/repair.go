@@ -526,6 +526,19 @@ func (l *layout) split(p *pace) *banded {
 	if len(cands) == 0 {
 		cands = l.mended(p, alts)
 	}
+	if !l.inert {
+		// Where the pairing by the classes (inertPaired) leaves the part
+		// one band too, the pairings that split that come first.
+		if il := l.inertPaired(p); il != nil {
+			il.inert = true
+			if il.build(p, nil) == nil {
+				if sb := il.split(p); sb != nil {
+					cands = slices.Concat([]*banded{sb}, sb.next, cands)
+					sb.next = nil
+				}
+			}
+		}
+	}
 	if len(cands) == 0 {
 		return nil
 	}
@@ -1063,7 +1076,9 @@ func (l *layout) bladePairs(work *int64) [][2]int32 {
 // its own whose place no other boundary fixes, so one inert group of a
 // total may stand for another of that total. Each class that lives on
 // elsewhere takes inert classes of the other side of its total (found
-// by bitsets of the totals they reach, as pairLarge's); inert classes
+// by bitsets of the totals they reach, as pairLarge's), after the
+// buffers of its lifetimes whose each has one of its size on the other
+// side are paired with them; inert classes
 // of both sides are paired by the least totals both reach; the rest is
 // one group. Every wide boundary is paired so, each by the others'
 // classes with the wide ones left unjoined, and each group is a
@@ -1283,10 +1298,111 @@ func (l *layout) inertGroups(bi int, groupsOf func(bj int) ([][]int32, bool)) []
 		}
 		return xs, nets
 	}
-	// Each live class, the smallest net first, with a group of the
-	// inert classes of the other side of its total (pickTotal's).
-	slices.SortStableFunc(live, func(x, y int) int { return cmp.Compare(abs(x), abs(y)) })
+	// Same-size pairs. The buffers of one lifetime in a live class (a
+	// block cut in address, or a rectangle of its own) whose each has a
+	// buffer of its size of the other side, in another class not yet
+	// grouped whose net is of that side and not below it, are each
+	// paired with one, those of live classes first: a buffer that goes
+	// on past the boundary as it was. Where some of them have none, they
+	// stay together (the sums of a block that was cut again), and so do
+	// classes of buffers of both sides.
+	owner := map[int32]int{}
+	for x := range cs {
+		for side := range 2 {
+			for _, k := range cs[x].ks[side] {
+				owner[k] = x
+			}
+		}
+	}
+	cut := make([]bool, len(cs)) // classes that lost buffers so
+	remove := func(k int32, side int) {
+		y := owner[k]
+		cut[y] = true
+		cs[y].ks[side] = slices.DeleteFunc(cs[y].ks[side], func(j int32) bool { return j == k })
+		if side == 0 {
+			cs[y].net -= in.size[k]
+		} else {
+			cs[y].net += in.size[k]
+		}
+		if len(cs[y].ks[0])+len(cs[y].ks[1]) == 0 {
+			used[y] = true
+		}
+	}
+	partner := func(k int32, side, x int, skip map[int32]bool) int32 {
+		best := int32(-1)
+		for _, k2 := range [2][]int32{bd.e, bd.st}[1-side] {
+			y := owner[k2]
+			if skip[k2] || y == x || used[y] || in.size[k2] != in.size[k] || (cs[y].net < 0) != (side == 0) || in.size[k2] > abs(y) {
+				continue
+			}
+			if best < 0 || cs[owner[best]].inert && !cs[y].inert {
+				best = k2
+			}
+		}
+		return best
+	}
 	for _, x := range live {
+		side := 0
+		if cs[x].net < 0 {
+			side = 1
+		}
+		if len(cs[x].ks[1-side]) > 0 || len(cs[x].ks[side]) < 2 {
+			continue
+		}
+		byLife := map[[2]int32][]int32{}
+		var lives [][2]int32
+		for _, k := range cs[x].ks[side] {
+			life := [2]int32{in.secLo[k], in.secHi[k]}
+			if byLife[life] == nil {
+				lives = append(lives, life)
+			}
+			byLife[life] = append(byLife[life], k)
+		}
+		for _, life := range lives {
+			skip := map[int32]bool{}
+			var prs [][2]int32
+			for _, k := range byLife[life] {
+				k2 := partner(k, side, x, skip)
+				if k2 < 0 {
+					prs = nil
+					break
+				}
+				skip[k2] = true
+				prs = append(prs, [2]int32{k, k2})
+			}
+			for _, pr := range prs {
+				remove(pr[0], side)
+				remove(pr[1], 1-side)
+				var g [2][]int32
+				g[side], g[1-side] = []int32{pr[0]}, []int32{pr[1]}
+				out = append(out, g)
+			}
+		}
+	}
+	// A class so left with no net is a group of its own.
+	for y := range cs {
+		if cut[y] && !used[y] && cs[y].net == 0 {
+			used[y] = true
+			out = append(out, cs[y].ks)
+		}
+	}
+	// Each live class, those that lost buffers to the pairs first (the
+	// rest of a block whose other parts went on), the smallest net
+	// first, with a group of the inert classes of the other side of its
+	// total (pickTotal's).
+	slices.SortStableFunc(live, func(x, y int) int {
+		if cut[x] != cut[y] {
+			if cut[x] {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(abs(x), abs(y))
+	})
+	for _, x := range live {
+		if used[x] {
+			continue
+		}
 		side := 1
 		if cs[x].net < 0 {
 			side = 0
