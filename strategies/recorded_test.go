@@ -2,6 +2,7 @@ package strategies_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 
 // TestRecordedGraphs plans every recorded static graph with every
 // registered strategy (min-cost-flow only where the default suite runs it,
-// n <= 600) and validates each plan.
+// n <= 600) and validates each plan; one whose solver is not installed
+// (milp without cbc) is left out.
 func TestRecordedGraphs(t *testing.T) {
 	n := 0
 	for _, w := range workloads.All() {
@@ -34,6 +36,11 @@ func TestRecordedGraphs(t *testing.T) {
 				t.Fatal(err)
 			}
 			plan, err := s.Plan(context.Background(), p)
+			if errors.Is(err, strategies.ErrSolverMissing) {
+				// README's test command runs where no solver is installed.
+				t.Logf("%s with %s: skipped: %v", w.Name, name, err)
+				continue
+			}
 			if err != nil {
 				t.Errorf("%s with %s: %v", w.Name, name, err)
 				continue
