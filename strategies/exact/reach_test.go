@@ -3,13 +3,10 @@ package exact
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
-
-	"membench/workloads"
 )
 
 // BenchmarkMinimiseReach minimises MiniMalloc's D and J within a node
@@ -34,12 +31,7 @@ func BenchmarkMinimiseReach(b *testing.B) {
 		{"J", []int64{1035264, 1031168, 1029120}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			w, err := workloads.Load("../../../shared/workloads/minimalloc/" + tc.name + ".1048576.csv")
-			if errors.Is(err, fs.ErrNotExist) {
-				b.Skip("the shared MiniMalloc instances are absent")
-			} else if err != nil {
-				b.Fatal(err)
-			}
+			p := minimalloc(b, tc.name)
 			for range b.N {
 				at := make([]int64, len(tc.targets))
 				for i := range at {
@@ -52,7 +44,7 @@ func BenchmarkMinimiseReach(b *testing.B) {
 						}
 					}
 				}}
-				plan, err := e.Plan(context.Background(), w.Problem)
+				plan, err := e.Plan(context.Background(), p)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -113,12 +105,7 @@ func TestMinimiseReachesTargets(t *testing.T) {
 		{"J", 1029120, 450000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, err := workloads.Load("../../../shared/workloads/minimalloc/" + tc.name + ".1048576.csv")
-			if errors.Is(err, fs.ErrNotExist) {
-				t.Skip("the shared MiniMalloc instances are absent")
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			p := minimalloc(t, tc.name)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			at := int64(-1)
@@ -130,7 +117,7 @@ func TestMinimiseReachesTargets(t *testing.T) {
 			}}
 			// Stopped by the trace, Plan returns ctx's error; the trace
 			// has seen the plan held.
-			plan, err := e.Plan(ctx, w.Problem)
+			plan, err := e.Plan(ctx, p)
 			switch {
 			case at >= 0 && (err == nil || errors.Is(err, context.Canceled)):
 			case err != nil:
