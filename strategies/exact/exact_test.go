@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"testing"
 
@@ -221,15 +220,8 @@ func TestCapacityErrors(t *testing.T) {
 // minimalloc loads a MiniMalloc challenge instance, skipping without
 // ../shared.
 func minimalloc(t testing.TB, name string) *workloads.Problem {
-	path := "../../../shared/workloads/minimalloc/" + name + ".1048576.csv"
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("%s is absent", path)
-	}
-	w, err := workloads.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w.Problem
+	t.Helper()
+	return exact.MiniMallocInstance(t, name)
 }
 
 // TestDeterministicNodes plans a hard instance twice with a node budget.

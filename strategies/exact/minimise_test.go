@@ -227,7 +227,7 @@ func TestMinimiseSchedule(t *testing.T) {
 // which doubles with each win up to maxWins.
 func TestTrialWeights(t *testing.T) {
 	ctx := context.Background()
-	d := minimalloc(t, "D")
+	d := MiniMallocInstance(t, "D")
 	in, err := newInstance(ctx, d)
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func BenchmarkMinimiseReach(b *testing.B) {
 		{"J", []int64{1035264, 1031168, 1029120}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			p := minimalloc(b, tc.name)
+			p := MiniMallocInstance(b, tc.name)
 			for range b.N {
 				at := make([]int64, len(tc.targets))
 				for i := range at {
@@ -105,7 +105,7 @@ func TestMinimiseReachesTargets(t *testing.T) {
 		{"J", 1029120, 450000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := minimalloc(t, tc.name)
+			p := MiniMallocInstance(t, tc.name)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			at := int64(-1)

@@ -20,9 +20,10 @@ func exists(t testing.TB, path string) bool {
 	return err == nil
 }
 
-// minimalloc loads a MiniMalloc challenge instance from ../shared,
-// skipping where it is absent.
-func minimalloc(t testing.TB, name string) *workloads.Problem {
+// MiniMallocInstance loads a MiniMalloc challenge instance from
+// ../shared, skipping where it is absent; the tests of both packages
+// here load them through it.
+func MiniMallocInstance(t testing.TB, name string) *workloads.Problem {
 	t.Helper()
 	path := "../../../shared/workloads/minimalloc/" + name + ".1048576.csv"
 	if !exists(t, path) {
