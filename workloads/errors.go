@@ -32,9 +32,18 @@ func (e *InputError) Error() string {
 
 // UsageError is a bad name, spec or parameter given by the user. Commands
 // exit with status 2 on it.
-type UsageError struct{ Msg string }
+type UsageError struct {
+	Msg string
+	// Err, where set, is what errors.Is and errors.As see beneath: a
+	// workload that is neither a file nor a registered name wraps
+	// fs.ErrNotExist, so a caller can tell it from one that is malformed.
+	Err error
+}
 
 func (e *UsageError) Error() string { return e.Msg }
+
+// Unwrap returns Err.
+func (e *UsageError) Unwrap() error { return e.Err }
 
 // Usagef returns a UsageError with a formatted message.
 func Usagef(format string, args ...any) error {

@@ -296,9 +296,9 @@ func loadRegistered(spec string) (*Workload, error) {
 			names = append(names, in.Name)
 		}
 		if len(names) == 0 {
-			return nil, Usagef("unknown workload %s: no such file, and no workloads are registered", Echo(sp.Name))
+			return nil, &UsageError{Msg: fmt.Sprintf("unknown workload %s: no such file, and no workloads are registered", Echo(sp.Name)), Err: fs.ErrNotExist}
 		}
-		return nil, Usagef("unknown workload %s: no such file or registered name (%s)", Echo(sp.Name), validNames(sp.Name, names))
+		return nil, &UsageError{Msg: fmt.Sprintf("unknown workload %s: no such file or registered name (%s)", Echo(sp.Name), validNames(sp.Name, names)), Err: fs.ErrNotExist}
 	}
 	args := NewArgs(sp)
 	p, err := info.New(args)

@@ -3,6 +3,7 @@ package workloads
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"reflect"
 	"testing"
 )
@@ -79,16 +80,17 @@ func TestLoadErrors(t *testing.T) {
 	cases := []struct {
 		spec, want string
 		input      bool // an *InputError, else a *UsageError
+		missing    bool // wraps fs.ErrNotExist
 	}{
-		{"testdata/load/empty.csv", "testdata/load/empty.csv: empty file: want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with \"traceEvents\" or an array of trace events), a PyTorch snapshot pickle, a .tflite model or an .onnx model", true},
-		{"testdata/load/badheader.csv", `testdata/load/badheader.csv:4: unknown header "size,first,last": want size,first_task,last_task[,reuse|deps] or x,y[,z],first_task,last_task[,element_size] or b,h,w,c,first_task,last_task[,element_size]`, true},
-		{"testdata/load/badrow.csv", `testdata/load/badrow.csv:3: first_task: want an integer, got "x"`, true},
-		{"testdata/load/unknown.txt", `testdata/load/unknown.txt:1: unknown header "hello, world": want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with "traceEvents" or an array of trace events), a PyTorch snapshot pickle, a .tflite model or an .onnx model`, true},
-		{"testdata/load", `workload "testdata/load" is a directory, not a file`, false},
-		{"no/such", `unknown workload "no/such": no such file or registered name (valid: test/readers-broken, test/readers-tiny)`, false},
-		{"test/readers-tiny?m=1", `test/readers-tiny: unknown parameter "m" (valid: n)`, false},
-		{"test/readers-tiny?n=x", `test/readers-tiny: parameter n="x": want an integer`, false},
-		{"test/readers-tiny?n", `spec "test/readers-tiny?n": parameter "n" needs the form key=value`, false},
+		{"testdata/load/empty.csv", "testdata/load/empty.csv: empty file: want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with \"traceEvents\" or an array of trace events), a PyTorch snapshot pickle, a .tflite model or an .onnx model", true, false},
+		{"testdata/load/badheader.csv", `testdata/load/badheader.csv:4: unknown header "size,first,last": want size,first_task,last_task[,reuse|deps] or x,y[,z],first_task,last_task[,element_size] or b,h,w,c,first_task,last_task[,element_size]`, true, false},
+		{"testdata/load/badrow.csv", `testdata/load/badrow.csv:3: first_task: want an integer, got "x"`, true, false},
+		{"testdata/load/unknown.txt", `testdata/load/unknown.txt:1: unknown header "hello, world": want a TFLite header size,first_task,last_task, a MiniMalloc header id,lower,upper,size[,alignment][,hint][,gaps][,offset] or buffer,start,end,size, trace lines a,ID,BYTES / f,ID, / v,ID,OF, a membench JSON object, a Chrome trace (a JSON object with "traceEvents" or an array of trace events), a PyTorch snapshot pickle, a .tflite model or an .onnx model`, true, false},
+		{"testdata/load", `workload "testdata/load" is a directory, not a file`, false, false},
+		{"no/such", `unknown workload "no/such": no such file or registered name (valid: test/readers-broken, test/readers-tiny)`, false, true},
+		{"test/readers-tiny?m=1", `test/readers-tiny: unknown parameter "m" (valid: n)`, false, false},
+		{"test/readers-tiny?n=x", `test/readers-tiny: parameter n="x": want an integer`, false, false},
+		{"test/readers-tiny?n", `spec "test/readers-tiny?n": parameter "n" needs the form key=value`, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.spec, func(t *testing.T) {
@@ -100,6 +102,9 @@ func TestLoadErrors(t *testing.T) {
 			var ue *UsageError
 			if c.input && !errors.As(err, &ie) || !c.input && !errors.As(err, &ue) {
 				t.Fatalf("error is a %T", err)
+			}
+			if got := errors.Is(err, fs.ErrNotExist); got != c.missing {
+				t.Errorf("errors.Is(err, fs.ErrNotExist) = %v, want %v", got, c.missing)
 			}
 		})
 	}
