@@ -29,7 +29,7 @@ type compIDTree struct {
 	pend  []Comp
 	out   []Comp   // sync's scratch
 	nodes [][]Comp // gather's scratch
-	cut   []Comp   // gatherRuns' scratch: the ids cut off at both ends
+	cut   []Comp   // the loose ranges gatherRuns gives gather and OverlappingWithin
 }
 
 type compIDNode struct{ ptr, len, pend int32 }

@@ -245,9 +245,10 @@ func growComps(s []Comp, n int) []Comp {
 // must come before any query with a bound above p.
 func (r *PrefixRound) Skip(p int32) { r.skip[p] = r.epoch }
 
-// node returns node v's merged ranges of the positions below q not
-// skipped (list and merged: the index's list and the round's state of a
-// tree), merging those it has not merged yet.
+// node returns a node's merged ranges of the positions below q not
+// skipped (list: the index's list of its tree; nd and pool: the round's
+// state of the node and the room of the tree's merged ranges), merging
+// those it has not merged yet.
 func (r *PrefixRound) node(list []prefixRange, nd *prefixNode, pool []Comp, q int32) []Comp {
 	lo, end := nd.lo, nd.end
 	if nd.next >= q {
