@@ -155,7 +155,8 @@ func (b *banded) packed() []int64  { return b.sol }
 // before it is taken as wrongly paired: bands of right pairs pack in
 // about a node a buffer, some in several times that. A band is tried at
 // capLow, then at capHigh, before its pairing is changed (repair's
-// tries get capLow).
+// tries get capLow); a run's own part sweeping forward tries its wide
+// boundaries paired by the classes (packInert) between the two.
 func bandCap(n int, mult int64) int64 { return mult * (int64(n) + 8) }
 
 const (
@@ -166,7 +167,9 @@ const (
 // pack packs the bands, each within its cap, from the bottom up or where
 // the coarse packing puts them. Where some band fails at both caps, it
 // looks for other pairings at the boundaries of the failing bands
-// (repair), and failing that packs the bands of its first pairing with
+// (repair; sweeping forward in a run's own part, its wide boundaries
+// paired by the classes come first, packInert), and failing that packs
+// the bands of its first pairing with
 // no cap of their own. A band packed apart that has no packing is no
 // proof: the part is then given up as aborted.
 func (b *banded) pack(int64) outcome {
@@ -415,7 +418,10 @@ func pairBufs(bd boundary, pr [2]uint64) []int32 {
 
 // bandsOf splits pt into its bands and makes their packers, or returns
 // nil where it is one band (or a band does not come out with no slack,
-// which cannot happen); and the pairing it found.
+// which cannot happen); and the pairing it found. With inert, on a pace
+// that repairs, a part with wide boundaries is paired by the classes
+// (inertPaired) and that pairing alone is returned, even where it is
+// one band: the caller then splits that pairing (layout.split).
 func bandsOf(in *instance, pt *part, c int64, rev bool, p *pace, inert bool) (*banded, *layout) {
 	ns := pt.secHi - pt.secLo
 	ends, starts := make([][]int32, ns+1), make([][]int32, ns+1)

@@ -40,8 +40,9 @@ type alt struct {
 	cost  int
 }
 
-// repair looks for a pairing whose bands all pack within their caps,
-// changing one boundary or two where the bands fails failed.
+// repair looks for a pairing whose bands all pack within their caps:
+// first the wide boundaries paired by the classes (packInert), then one
+// boundary or two changed where the bands fails failed.
 func (b *banded) repair(fails []int) outcome {
 	l, p := b.lay, b.p
 	bad := map[int32]bool{}
@@ -232,9 +233,10 @@ func splitCost(u, xy [2]uint64) int {
 // equalSubs returns groups (x, y), x of the ending buffers in ma and y
 // of the starting ones in mb, of equal totals, which split (ma, mb) into
 // two pairs of groups: each written with the lowest buffer of ma, the
-// smallest groups first, at most maxAltsPer. Groups of up to as many
-// buffers a side as keep each side's list within maxAltSubs are looked
-// at.
+// smallest groups first, at most maxAltsPer. Where ma has at most
+// maxFullSide buffers every group of it is looked at (the first
+// maxAltSubs that match kept), else groups of up to as many buffers a
+// side as keep each side's list within maxAltSubs.
 func equalSubs(a, b []int64, ma, mb uint64) [][2]uint64 {
 	if bits.OnesCount64(ma) < 2 && bits.OnesCount64(mb) < 2 {
 		return nil
@@ -273,11 +275,16 @@ func equalSubs(a, b []int64, ma, mb uint64) [][2]uint64 {
 				subs, sums = append(subs, subs[j]|bit), append(sums, sums[j]+a[i])
 			}
 		}
+	full:
 		for j, x := range subs {
+			if x == 0 || x == ma {
+				continue
+			}
 			for _, y := range byY[sums[j]] {
-				if x != 0 && x != ma && len(out) < maxAltSubs {
-					emit(x, y)
+				if len(out) == maxAltSubs {
+					break full
 				}
+				emit(x, y)
 			}
 		}
 	} else {
@@ -458,9 +465,11 @@ const (
 // rectangles: first its boundaries paired again by the classes of the
 // others (rebalanced), then other pairings of one boundary
 // (alternatives), then of two, and failing all of those one boundary
-// changed with the rest paired by the classes at a cut (mended): the
-// first of them, the others to try after it (banded.next), or nil where
-// none does.
+// changed with the rest paired by the classes at a cut (mended); where
+// the pairing of its wide boundaries by the classes (inertPaired) is one
+// band too, the pairings that split that go before all of these. It
+// returns the first of them, the others to try after it (banded.next),
+// or nil where none does.
 func (l *layout) split(p *pace) *banded {
 	n := len(l.pt.bufs)
 	alts := l.alternatives(func(int32) bool { return true })
